@@ -1,0 +1,68 @@
+/* `g5 bench NAME`: the table of benchmarks and `g5 bench all`. */
+#include "bench/bench.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/cli.h"
+
+static const struct bench benches[] = {
+	{ "engine", "event engine, hold model (--pending N, --events N, --json)", bench_engine },
+};
+
+double bench_now_s(void)
+{
+	return (double)g_get_monotonic_time() / 1e6;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: g5 bench <benchmark|all> [options]\n\nbenchmarks:\n");
+	for (size_t i = 0; i < G_N_ELEMENTS(benches); i++)
+		fprintf(f, "  %-8s %s\n", benches[i].name, benches[i].summary);
+	fprintf(f, "  %-8s every benchmark with its default settings\n", "all");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage_error(argv[0], "missing benchmark name");
+	const char *name = argv[1];
+
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "all")) {
+		if (argc > 2)
+			return cli_usage_error(argv[0], "'all' takes no options");
+		int rc = 0;
+
+		for (size_t i = 0; i < G_N_ELEMENTS(benches); i++) {
+			char prog[64];
+			char *av[] = { prog, NULL };
+
+			snprintf(prog, sizeof(prog), "g5 bench %s", benches[i].name);
+			rc |= benches[i].run(1, av);
+		}
+		return rc;
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(benches); i++) {
+		if (strcmp(name, benches[i].name))
+			continue;
+		char prog[64];
+
+		snprintf(prog, sizeof(prog), "g5 bench %s", name);
+		argv[1] = prog;
+		return benches[i].run(argc - 1, argv + 1);
+	}
+	GString *known = g_string_new(NULL);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(benches); i++)
+		g_string_append_printf(known, "%s, ", benches[i].name);
+	g_string_append(known, "all");
+	int rc = cli_usage_error(argv[0], "unknown benchmark '%s' (known: %s)", name, known->str);
+
+	g_string_free(known, TRUE);
+	return rc;
+}

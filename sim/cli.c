@@ -1,0 +1,45 @@
+/* Helpers shared by the g5 subcommands: option parsing with one-line usage
+ * errors, and the version string. */
+#include "sim/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#ifndef G5_VERSION
+#define G5_VERSION "0.1.0"
+#endif
+#ifndef G5_COMMIT
+#define G5_COMMIT "unknown"
+#endif
+
+const char *cli_version(void)
+{
+	return G5_VERSION " (" G5_COMMIT ")";
+}
+
+int cli_usage_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see '%s --help')\n", prog);
+	return 2;
+}
+
+bool cli_parse(GOptionContext *ctx, const char *prog, int *argc, char ***argv)
+{
+	GError *err = NULL;
+
+	if (!g_option_context_parse(ctx, argc, argv, &err)) {
+		char *msg = g_utf8_strdown(err->message, -1);
+
+		cli_usage_error(prog, "%s", msg);
+		g_free(msg);
+		g_error_free(err);
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,28 @@
+/* The g5 command line: one entry per subcommand, each in sim/cmd_*.c or
+ * bench/. A command returns the process exit status: 0 success, 1 failure of
+ * the work itself, 2 bad usage (after a one-line message on stderr). */
+#ifndef G5_SIM_CLI_H
+#define G5_SIM_CLI_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+struct cli_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv); /* argv[0] is "g5 NAME" */
+};
+
+/* Parses argv with ctx. On a usage error prints "PROG: MESSAGE" and a hint on
+ * one line to stderr and returns false (the caller exits with 2). */
+bool cli_parse(GOptionContext *ctx, const char *prog, int *argc, char ***argv);
+
+/* Prints "PROG: MESSAGE (see 'PROG --help')" on stderr and returns 2. */
+int cli_usage_error(const char *prog, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+/* The version string: "MAJOR.MINOR.PATCH (COMMIT)" when the commit is known. */
+const char *cli_version(void);
+
+int cmd_bench(int argc, char **argv);
+
+#endif

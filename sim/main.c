@@ -1,0 +1,52 @@
+/* g5: the command-line front end. Looks the subcommand up in one table and
+ * hands it the rest of argv. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/cli.h"
+
+static const struct cli_command commands[] = {
+	{ "bench", "measure the simulator's own speed (engine, fabric)", cmd_bench },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: g5 [--version] [--help] <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'g5 <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[1];
+
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version")) {
+		printf("g5 %s\n", cli_version());
+		return 0;
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) {
+		if (strcmp(name, commands[i].name))
+			continue;
+		char prog[64];
+
+		snprintf(prog, sizeof(prog), "g5 %s", name);
+		argv[1] = prog;
+		return commands[i].run(argc - 1, argv + 1);
+	}
+	GString *known = g_string_new(NULL);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+		g_string_append_printf(known, "%s%s", i ? ", " : "", commands[i].name);
+	fprintf(stderr, "g5: unknown command '%s' (known: %s)\n", name, known->str);
+	g_string_free(known, TRUE);
+	return 2;
+}
