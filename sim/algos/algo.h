@@ -1,0 +1,62 @@
+/* sim/algos/algo — algorithms as schedule generators, one registry.
+ *
+ * Each family lives in its own file and exports one const `struct algo_ops`
+ * with designated initializers; registry.c lists them all. An algorithm is
+ * found by (collective, name): the same name may serve several collectives
+ * ("ring" builds AllReduce, AllGather, ReduceScatter; the AllToAll "ring" is
+ * its own entry). An unknown name is an error that lists the known ones.
+ *
+ * The alpha-beta model of each algorithm:
+ *   theory_us = overhead_us + steps x alpha_us + coef x M / beta
+ * with M the collective's size in bytes (nccl-tests' definition). */
+#ifndef G5_SIM_ALGOS_ALGO_H
+#define G5_SIM_ALGOS_ALGO_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/algos/schedule.h"
+
+struct algo_params {
+	int nranks;               /* >= 2 (P2P: >= 2) */
+	uint32_t nchunks;         /* >= 1 */
+	int root;                 /* broadcast/reduce/p2p source, default 0 */
+	int peer;                 /* p2p destination, default 1 */
+	const uint64_t *weights;  /* AllGatherV: nranks relative counts, or NULL (equal) */
+	bool paxi_set;            /* override the algorithm's default PAXI kind */
+	enum paxi_kind paxi;
+};
+
+struct algo_theory {
+	double steps;  /* latency terms (alpha each) */
+	double coef;   /* bandwidth term: coef x M / beta */
+};
+
+struct algo_ops {
+	const char *name;
+	const char *summary;
+	unsigned collectives;        /* COLL_* mask */
+	enum paxi_kind default_paxi; /* DESIGN.md's default */
+	/* Builds the schedule of collective c, or returns NULL with error set
+	 * when the parameters are not admitted (e.g. hd on 6 ranks). */
+	struct sched *(*build)(enum coll c, const struct algo_params *p, GError **error);
+	/* The alpha-beta terms for collective c on nranks. */
+	void (*theory)(enum coll c, int nranks, struct algo_theory *out);
+};
+
+/* The algorithm `name` for collective c, or NULL with error set naming the
+ * known ones for that collective. */
+const struct algo_ops *algo_find(enum coll c, const char *name, GError **error);
+
+/* Every registered algorithm, NULL-terminated. */
+const struct algo_ops *const *algo_all(void);
+
+/* Builds through the registry: applies the PAXI override, fills defaults. */
+struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct algo_params *p,
+			 GError **error);
+
+double algo_theory_us(const struct algo_ops *a, enum coll c, int nranks, uint64_t bytes,
+		      double overhead_us, double alpha_us, double beta_bytes_per_s);
+
+#endif

@@ -1,0 +1,145 @@
+/* sim/algos/schedule — the schedule IR: what each rank does, op by op.
+ *
+ * A schedule is, per rank, an ordered list of ops. Each op may receive a range
+ * of units from one peer, combine it with local data, store it, and send it on
+ * to one peer; pure local ops copy or reduce. The same IR is verified
+ * symbolically (verify.c), simulated (runner.c on sim/paxi), written to the
+ * schedule file (schedule_file.c, docs/schedule-format.md) and run by the CUDA
+ * executor (gpu/).
+ *
+ * Units and the chunking rule. The collective's data is E elements (nccl-tests'
+ * count for the whole buffer, see DESIGN.md "Sizes and metrics"). It is split
+ * into `nblocks` blocks, block b holding E / nblocks elements plus one if
+ * b < E % nblocks (or, for AllGatherV, the per-rank counts scaled to E by the
+ * same rule); each block is split into `nchunks` pieces by the same rule. Unit
+ * u = block u / nchunks, piece u % nchunks; there are nunits = nblocks x
+ * nchunks units, and an empty unit (zero elements) still signals.
+ *
+ * Buffers are addressed in global units: a buffer of a rank holds the units of
+ * its window [lo, hi) (e.g. AllGather's input of rank r is block r); scratch
+ * holds `scratch_units` units, scratch unit s having the size of unit
+ * s % nunits. In place, input unit u and output unit u are the same memory
+ * (nccl's convention: AllGather's input is its block of the output,
+ * ReduceScatter's output is its block of the input).
+ *
+ * Ordering. Ops of one lane are issued in list order; an op starts once every
+ * op it depends on (deps: indices of earlier ops of the same rank) is done
+ * and, for the data it forwards, per slice as the slice arrives. Sends and
+ * receives match in FIFO order per (sender, receiver, lane): the k-th op of A
+ * that sends to B on lane l pairs with the k-th op of B that receives from A
+ * on lane l. */
+#ifndef G5_SIM_ALGOS_SCHEDULE_H
+#define G5_SIM_ALGOS_SCHEDULE_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum coll {
+	COLL_ALLREDUCE = 1 << 0,
+	COLL_ALLGATHER = 1 << 1,
+	COLL_REDUCESCATTER = 1 << 2,
+	COLL_ALLTOALL = 1 << 3,
+	COLL_BROADCAST = 1 << 4,
+	COLL_REDUCE = 1 << 5,
+	COLL_P2P = 1 << 6,
+	COLL_ALLGATHERV = 1 << 7,
+};
+
+enum sched_buf {
+	SBUF_NONE = 0,
+	SBUF_IN,
+	SBUF_OUT,
+	SBUF_SCRATCH,
+};
+
+/* What an op does. R is the data received from recv_peer, L the local source
+ * range (src), D the destination range (dst); all ranges have `count` units.
+ *   SEND               send L to send_peer
+ *   RECV               D = R
+ *   RECV_REDUCE        D = R + L            (L may equal D)
+ *   RECV_COPY_SEND     D = R, send R to send_peer
+ *   RECV_REDUCE_SEND   send R + L to send_peer (nothing stored)
+ *   RECV_REDUCE_COPY   same as RECV_REDUCE
+ *   RECV_REDUCE_COPY_SEND  D = R + L, send D to send_peer
+ *   COPY               D = L
+ *   REDUCE             D = D + L
+ * RECV_REDUCE_COPY exists so that NCCL's ring kernel maps op for op. */
+enum sched_op_kind {
+	SOP_SEND,
+	SOP_RECV,
+	SOP_RECV_REDUCE,
+	SOP_RECV_COPY_SEND,
+	SOP_RECV_REDUCE_SEND,
+	SOP_RECV_REDUCE_COPY,
+	SOP_RECV_REDUCE_COPY_SEND,
+	SOP_COPY,
+	SOP_REDUCE,
+	SOP_NKINDS
+};
+
+enum paxi_kind {
+	PAXI_TRANSFER = 0, /* one-sided streaming write, usable per slice */
+	PAXI_SENDRECV = 1, /* RTS, CTS, data, completion; usable after completion */
+};
+
+struct sched_op {
+	uint8_t kind;        /* enum sched_op_kind */
+	uint8_t paxi;        /* enum paxi_kind, for the transfer this op sends or receives */
+	uint8_t lane;        /* CDMA unit that issues it (lane % units on the platform) */
+	uint8_t src_buf;     /* enum sched_buf, SBUF_NONE when unused */
+	uint8_t dst_buf;
+	int32_t recv_peer;   /* -1: receives nothing */
+	int32_t send_peer;   /* -1: sends nothing */
+	uint32_t src_off;    /* global units */
+	uint32_t dst_off;    /* global units */
+	uint32_t count;      /* units, >= 1 */
+	uint32_t step;       /* algorithm step, from 0 */
+	uint32_t dep_first;  /* deps are rank->deps[dep_first .. dep_first + ndeps) */
+	uint32_t ndeps;
+};
+
+struct sched_rank {
+	GArray *ops;  /* of struct sched_op, owned */
+	GArray *deps; /* of uint32_t: indices of earlier ops of this rank, owned */
+	uint32_t in_lo, in_hi;   /* input window, global units */
+	uint32_t out_lo, out_hi; /* output window, global units */
+};
+
+struct sched {
+	enum coll coll;
+	char *algo;            /* owned: the generator's name */
+	int nranks;
+	int root;              /* broadcast, reduce, p2p source; else 0 */
+	int peer;              /* p2p destination; else -1 */
+	uint32_t nblocks;
+	uint32_t nchunks;
+	uint32_t nunits;       /* nblocks x nchunks */
+	uint32_t scratch_units;
+	uint32_t nsteps;       /* max step + 1 */
+	uint32_t nlanes;       /* max lane + 1 */
+	bool inplace_ok;       /* correct when input and output alias */
+	uint64_t *weights;     /* AllGatherV: nblocks relative counts, owned; else NULL */
+	struct sched_rank *ranks; /* nranks, owned */
+};
+
+struct sched *sched_new(enum coll coll, const char *algo, int nranks, uint32_t nblocks,
+			uint32_t nchunks);
+void sched_free(struct sched *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sched, sched_free)
+
+/* Appends an op to rank r with the given deps and returns its index. */
+uint32_t sched_add(struct sched *s, int r, const struct sched_op *op,
+		   const uint32_t *deps, uint32_t ndeps);
+
+/* Element range of unit u (u < nunits) for a collective of `elems` elements:
+ * first element and count, by the chunking rule above. */
+void sched_unit_range(const struct sched *s, uint64_t elems, uint32_t u,
+		      uint64_t *first, uint64_t *count);
+
+const char *coll_name(enum coll c);
+/* Parses "allreduce", "allgather", ...; false if unknown. */
+bool coll_parse(const char *name, enum coll *out);
+const char *sched_op_kind_name(enum sched_op_kind k);
+
+#endif
