@@ -8,6 +8,7 @@
 
 static const struct bench benches[] = {
 	{ "engine", "event engine, hold model (--pending N, --events N, --json)", bench_engine },
+	{ "fabric", "8-node ring, 512 MiB per node to its neighbour (--mib N, --json)", bench_fabric },
 };
 
 double bench_now_s(void)

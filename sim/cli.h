@@ -24,5 +24,8 @@ int cli_usage_error(const char *prog, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 const char *cli_version(void);
 
 int cmd_bench(int argc, char **argv);
+int cmd_schedule(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 #endif

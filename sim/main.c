@@ -6,7 +6,10 @@
 #include "sim/cli.h"
 
 static const struct cli_command commands[] = {
+	{ "sim", "simulate one collective on a platform", cmd_sim },
 	{ "bench", "measure the simulator's own speed (engine, fabric)", cmd_bench },
+	{ "schedule", "write an algorithm's schedule file", cmd_schedule },
+	{ "verify", "prove schedules compute their collective (registry or file)", cmd_verify },
 };
 
 static void usage(FILE *f)

@@ -59,4 +59,19 @@ struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct alg
 double algo_theory_us(const struct algo_ops *a, enum coll c, int nranks, uint64_t bytes,
 		      double overhead_us, double alpha_us, double beta_bytes_per_s);
 
+/* ---- Additions (registry.c). ---- */
+
+/* Error domain of algo_find and algo_build. */
+#define ALGO_ERROR (algo_error_quark())
+GQuark algo_error_quark(void);
+enum algo_error_code {
+	ALGO_ERROR_UNKNOWN,      /* no such algorithm for the collective */
+	ALGO_ERROR_PARAMS,       /* parameters out of range (ranks, root, nchunks, ...) */
+	ALGO_ERROR_NOT_ADMITTED, /* the algorithm does not admit them (hd on 6 ranks) */
+};
+
+/* The names of the algorithms that build collective c, ", "-separated, in
+ * registry order; g_free() it. */
+char *algo_known_names(enum coll c);
+
 #endif

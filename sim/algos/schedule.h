@@ -126,7 +126,6 @@ struct sched {
 struct sched *sched_new(enum coll coll, const char *algo, int nranks, uint32_t nblocks,
 			uint32_t nchunks);
 void sched_free(struct sched *s);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(sched, sched_free)
 
 /* Appends an op to rank r with the given deps and returns its index. */
 uint32_t sched_add(struct sched *s, int r, const struct sched_op *op,
@@ -141,5 +140,79 @@ const char *coll_name(enum coll c);
 /* Parses "allreduce", "allgather", ...; false if unknown. */
 bool coll_parse(const char *name, enum coll *out);
 const char *sched_op_kind_name(enum sched_op_kind k);
+
+/* ---- Additions (schedule.c): limits, errors, names, windows, helpers. ---- */
+
+/* Limits that keep nunits and op fields in range; the registry and the
+ * schedule file reject larger values as user errors. */
+#define SCHED_MAX_RANKS 1024
+#define SCHED_MAX_NCHUNKS 256
+#define SCHED_MAX_LANES 256
+
+/* Error domain of the schedule file, the verifier and the generators. */
+#define SCHED_ERROR (sched_error_quark())
+GQuark sched_error_quark(void);
+enum sched_error_code {
+	SCHED_ERROR_PARSE,   /* a damaged schedule file */
+	SCHED_ERROR_INVALID, /* a schedule that does not compute its collective */
+};
+
+/* What each op kind uses: a receive, a send, a local source L, a
+ * destination D, and whether it adds (R + L, or D + L). */
+enum {
+	SOPF_RECV = 1 << 0,
+	SOPF_SEND = 1 << 1,
+	SOPF_SRC = 1 << 2,
+	SOPF_DST = 1 << 3,
+	SOPF_ADD = 1 << 4,
+};
+unsigned sched_op_kind_flags(enum sched_op_kind k);
+
+/* Names as the schedule file writes them ("recv_reduce_send", "transfer",
+ * "in"); the parsers return false on an unknown name. */
+bool sched_op_kind_parse(const char *name, enum sched_op_kind *out);
+const char *sched_paxi_name(enum paxi_kind k);
+bool sched_paxi_parse(const char *name, enum paxi_kind *out);
+const char *sched_buf_name(enum sched_buf b);
+bool sched_buf_parse(const char *name, enum sched_buf *out);
+
+/* The windows the collective prescribes for rank r (from coll, nranks,
+ * nchunks, root, peer): w = { in_lo, in_hi, out_lo, out_hi }, an empty
+ * window being [0, 0).
+ *   AllReduce       in all, out all
+ *   AllGather(V)    in block r, out all          (nblocks == nranks)
+ *   ReduceScatter   in all, out block r          (nblocks == nranks)
+ *   AllToAll        in all, out all              (nblocks == nranks)
+ *   Broadcast       in all on root only, out all
+ *   Reduce          in all, out all on root only
+ *   P2P             in all on root only, out all on peer only
+ * sched_new sets them with root 0 (and peer 1 for P2P); a generator that
+ * changes root or peer calls sched_set_windows() again. The verifier
+ * rejects a schedule whose windows differ. */
+void sched_expected_windows(const struct sched *s, int r, uint32_t w[4]);
+void sched_set_windows(struct sched *s);
+
+/* The deps of op i of rank r (ndeps of them). */
+const uint32_t *sched_op_deps(const struct sched *s, int r, uint32_t i);
+static inline const struct sched_op *sched_op_at(const struct sched *s, int r, uint32_t i)
+{
+	return &g_array_index(s->ranks[r].ops, struct sched_op, i);
+}
+
+/* True when a and b describe the same schedule (every field, every op, the
+ * same dep list per op; dep_first may differ). */
+bool sched_equal(const struct sched *a, const struct sched *b);
+
+/* Data-hazard tracking for generators. sched_add_tracked() appends op like
+ * sched_add() with deps = `extra` plus every earlier op of the rank that
+ * (with input and output aliased, as in place) last wrote a cell the op
+ * reads or writes, or read since then a cell the op writes. A schedule
+ * built only with it has every local read-after-write, write-after-read and
+ * write-after-write ordered, in place and out of place. */
+struct sched_hazards;
+struct sched_hazards *sched_hazards_new(const struct sched *s);
+void sched_hazards_free(struct sched_hazards *h);
+uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
+			   const struct sched_op *op, const uint32_t *extra, uint32_t nextra);
 
 #endif

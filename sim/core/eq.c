@@ -1,7 +1,9 @@
-/* The monotone radix-256 heap behind the event queue; see eq.h. */
+/* The monotone radix-256 heap behind the event queue; see eq.h. The hot push
+ * and pop paths are inline in eq.h; here are the rare ones: growing a bucket
+ * and splitting one into the levels below. */
 #include "sim/core/eq.h"
 
-#include <glib.h>
+#include <string.h>
 
 void eq_init(struct eq *q)
 {
@@ -10,127 +12,95 @@ void eq_init(struct eq *q)
 
 void eq_release(struct eq *q)
 {
-	for (int l = 0; l < EQ_LEVELS; l++)
-		for (int i = 0; i < EQ_WIDTH; i++)
-			g_free(q->b[l][i].v);
+	for (int j = 0; j < EQ_BUCKETS; j++)
+		g_free(q->b[j].v);
 	memset(q, 0, sizeof(*q));
 }
 
-/* Makes room for one more entry in b. */
-static __attribute__((noinline)) void bucket_grow(struct eq_bucket *b)
+/* Makes room for one more entry in bucket j. */
+static __attribute__((noinline)) void bucket_grow(struct eq *q, unsigned j)
 {
-	if (b->head) {
-		memmove(b->v, b->v + b->head, (b->len - b->head) * sizeof(*b->v));
-		b->len -= b->head;
-		b->head = 0;
+	struct eq_bucket *b = &q->b[j];
+
+	if (j < EQ_WIDTH && q->head0[j]) {
+		/* A level-0 bucket fed and drained at the current time:
+		 * reuse the space before its head. */
+		uint32_t h = q->head0[j];
+
+		memmove(b->v, b->v + h, (b->len - h) * sizeof(*b->v));
+		b->len -= h;
+		q->head0[j] = 0;
 	}
 	if (b->len == b->cap) {
+		g_assert(b->cap <= UINT32_MAX / 2);
 		b->cap = b->cap ? b->cap * 2 : 16;
 		b->v = g_renew(struct eq_entry, b->v, b->cap);
 	}
 }
 
-static inline __attribute__((always_inline)) void place(struct eq *q, uint64_t time,
-							struct sim_event *ev)
-{
-	uint64_t x = time ^ q->last;
-	unsigned level = x ? (63u - (unsigned)__builtin_clzll(x)) >> 3 : 0u;
-	unsigned idx = (unsigned)(time >> (level * 8)) & (EQ_WIDTH - 1);
-	struct eq_bucket *b = &q->b[level][idx];
-
-	if (G_UNLIKELY(b->len == b->cap))
-		bucket_grow(b);
-	b->v[b->len++] = (struct eq_entry){ .time = time, .ev = ev };
-	q->bits[level][idx >> 6] |= 1ull << (idx & 63);
-	q->words |= 1u << (level * 4 + (idx >> 6));
-}
-
 void eq_push(struct eq *q, uint64_t time, struct sim_event *ev)
 {
 	g_assert(time >= q->last);
-	g_assert(q->len < UINT32_MAX || sizeof(size_t) > 4);
-	place(q, time, ev);
-	q->len++;
+	unsigned j = eq_bucket_of(q->last, time);
+
+	if (!eq_has_room(q, j))
+		bucket_grow(q, j);
+	eq_put(q, j, time, ev);
 }
 
-/* The lowest non-empty bucket of the lowest non-empty level; q->words != 0. */
-static inline unsigned lowest_bucket(const struct eq *q, unsigned *level)
+bool eq_refill(struct eq *q, unsigned j, uint64_t until)
 {
-	unsigned w = (unsigned)__builtin_ctz(q->words);
+	/* The bucket's lower bound is <= every key in it, and the sim's clock
+	 * never falls below it afterwards: a run that stops here leaves
+	 * now = until. */
+	unsigned level = j >> 8, shift = level * 8;
+	uint64_t base = ((q->last >> shift >> 8) << 8 | (j & (EQ_WIDTH - 1))) << shift;
 
-	*level = w >> 2;
-	return (w & 3) * 64 + (unsigned)__builtin_ctzll(q->bits[w >> 2][w & 3]);
-}
+	if (base > until)
+		return false;
+	struct eq_bucket *src = &q->b[j];
+	const struct eq_entry *v = src->v;
+	uint32_t n = src->len;
+	uint32_t words = q->words;
 
-static inline void mark_empty(struct eq *q, unsigned level, unsigned idx)
-{
-	uint64_t *w = &q->bits[level][idx >> 6];
+	/* Bucket j is the lowest non-empty one; its entries go to lower
+	 * buckets, in lower words of the bitmap. */
+	src->len = 0;
+	q->bits[j >> 6] &= ~(1ull << (j & 63));
+	if (!q->bits[j >> 6])
+		words &= ~(1u << (j >> 6));
+	q->last = base;
+	if (level == 1) {
+		/* Into level 0, by the low byte. These entries pop within the
+		 * next few events: fetch their events now, while the copy
+		 * streams. */
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t t = v[k].time;
+			struct sim_event *ev = v[k].ev;
+			unsigned d = (unsigned)t & (EQ_WIDTH - 1);
+			struct eq_bucket *b = &q->b[d];
 
-	*w &= ~(1ull << (idx & 63));
-	if (!*w)
-		q->words &= ~(1u << (level * 4 + (idx >> 6)));
-}
-
-struct sim_event *eq_pop_until(struct eq *q, uint64_t until)
-{
-	unsigned level, idx;
-
-	if (!q->words)
-		return NULL;
-	while ((idx = lowest_bucket(q, &level)), level > 0) {
-		/* Refill: split the lowest bucket of the lowest level into the
-		 * (empty) levels below it, around the bucket's lower bound. The
-		 * bound is <= every key in it, and the sim's clock never falls
-		 * below it afterwards: a run that stops here leaves now = until. */
-		unsigned shift = level * 8;
-		uint64_t base = ((q->last >> shift >> 8) << 8 | idx) << shift;
-
-		if (base > until)
-			return NULL;
-		struct eq_bucket *src = &q->b[level][idx];
-
-		if (src->len - src->head == 1) {
-			/* A lone entry in the lowest bucket is the minimum:
-			 * take it without moving it down level by level. */
-			struct eq_entry e = src->v[src->head];
-
-			if (e.time > until)
-				return NULL;
-			src->head = src->len = 0;
-			mark_empty(q, level, idx);
-			q->last = e.time;
-			q->len--;
-			return e.ev;
+			__builtin_prefetch(ev);
+			if (G_UNLIKELY(b->len == b->cap))
+				bucket_grow(q, d);
+			b->v[b->len++] = (struct eq_entry){ .time = t, .ev = ev };
+			q->bits[d >> 6] |= 1ull << (d & 63);
+			words |= 1u << (d >> 6);
 		}
-		q->last = base;
-		if (level == 1) {
-			/* These entries pop within the next few events:
-			 * fetch their events now, while the copy streams. */
-			for (uint32_t k = src->head; k < src->len; k++) {
-				__builtin_prefetch(src->v[k].ev);
-				place(q, src->v[k].time, src->v[k].ev);
-			}
-		} else {
-			for (uint32_t k = src->head; k < src->len; k++)
-				place(q, src->v[k].time, src->v[k].ev);
-		}
-		src->head = src->len = 0;
-		mark_empty(q, level, idx);
-	}
-	uint64_t t = (q->last & ~(uint64_t)(EQ_WIDTH - 1)) | idx;
-
-	if (t > until)
-		return NULL;
-	struct eq_bucket *b = &q->b[0][idx];
-	struct sim_event *ev = b->v[b->head++].ev;
-
-	q->last = t;
-	if (b->head == b->len) {
-		b->head = b->len = 0;
-		mark_empty(q, 0, idx);
 	} else {
-		__builtin_prefetch(b->v[b->head].ev);
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t t = v[k].time;
+			struct sim_event *ev = v[k].ev;
+			unsigned d = eq_bucket_of(base, t);
+			struct eq_bucket *b = &q->b[d];
+
+			if (G_UNLIKELY(b->len == b->cap))
+				bucket_grow(q, d);
+			b->v[b->len++] = (struct eq_entry){ .time = t, .ev = ev };
+			q->bits[d >> 6] |= 1ull << (d & 63);
+			words |= 1u << (d >> 6);
+		}
 	}
-	q->len--;
-	return ev;
+	q->words = words;
+	return true;
 }

@@ -61,34 +61,54 @@ uint64_t sim_rng_below(struct sim_rng *r, uint64_t n)
 struct zig_table {
 	double x[ZIG_LAYERS + 1]; /* layer edges, x[0] = v / f(r) down to x[256] = 0 */
 	double f[ZIG_LAYERS + 1]; /* exp(-x[i]) */
+	double xs[ZIG_LAYERS];    /* x[i] * 2^-53, exactly */
 };
 
-static const struct zig_table *zig_table(void)
-{
-	static struct zig_table t;
-	static gsize ready;
+static struct zig_table zig;
+static gsize zig_ready;
 
-	if (g_once_init_enter(&ready)) {
-		t.x[0] = ZIG_V * exp(ZIG_R);
-		t.x[1] = ZIG_R;
+static __attribute__((noinline, cold)) void zig_init(void)
+{
+	struct zig_table *t = &zig;
+
+	if (g_once_init_enter(&zig_ready)) {
+		t->x[0] = ZIG_V * exp(ZIG_R);
+		t->x[1] = ZIG_R;
 		for (int i = 2; i < ZIG_LAYERS; i++)
-			t.x[i] = -log(exp(-t.x[i - 1]) + ZIG_V / t.x[i - 1]);
-		t.x[ZIG_LAYERS] = 0;
+			t->x[i] = -log(exp(-t->x[i - 1]) + ZIG_V / t->x[i - 1]);
+		t->x[ZIG_LAYERS] = 0;
 		for (int i = 0; i <= ZIG_LAYERS; i++)
-			t.f[i] = exp(-t.x[i]);
-		g_once_init_leave(&ready, 1);
+			t->f[i] = exp(-t->x[i]);
+		for (int i = 0; i < ZIG_LAYERS; i++)
+			t->xs[i] = t->x[i] * 0x1.0p-53;
+		g_once_init_leave(&zig_ready, 1);
 	}
-	return &t;
 }
 
-static double exp_standard(struct sim_rng *r)
+static inline const struct zig_table *zig_table(void)
 {
-	const struct zig_table *t = zig_table();
+	if (G_UNLIKELY(!g_atomic_pointer_get(&zig_ready)))
+		zig_init();
+	return &zig;
+}
 
+/* The draw's value in layer i: u * x[i], u = (bits >> 11) / 2^53. Scaling by
+ * a power of two is exact, so (bits >> 11) * xs[i] rounds the same real
+ * number as (bits >> 11) * 2^-53 * x[i], to the same double. */
+static inline double zig_value(const struct zig_table *t, uint64_t bits, unsigned i)
+{
+	return (double)(bits >> 11) * t->xs[i];
+}
+
+/* Everything but the first draw's rectangle test: the tail, the wedges and
+ * the draws that follow a rejection. Out of line, so that the common path
+ * saves no registers. */
+static __attribute__((noinline, cold)) double exp_rest(struct sim_rng *r, const struct zig_table *t,
+						       uint64_t bits)
+{
 	for (;;) {
-		uint64_t bits = sim_rng_next(r);
 		unsigned i = (unsigned)(bits & 0xff);
-		double x = (double)(bits >> 11) * 0x1.0p-53 * t->x[i];
+		double x = zig_value(t, bits, i);
 
 		if (x < t->x[i + 1])
 			return x;
@@ -96,14 +116,34 @@ static double exp_standard(struct sim_rng *r)
 			return ZIG_R - log(sim_rng_unit(r));
 		if (t->f[i + 1] + (t->f[i] - t->f[i + 1]) * sim_rng_unit(r) < exp(-x))
 			return x;
+		bits = sim_rng_next(r);
 	}
+}
+
+static uint64_t exp_round(double d)
+{
+	if (!(d < 1.8e19))
+		return UINT64_MAX / 2;
+	return (uint64_t)d;
+}
+
+/* sim_rng_exp past a rejected first rectangle test, or with a large result. */
+static __attribute__((noinline, cold)) uint64_t exp_slow(struct sim_rng *r, const struct zig_table *t,
+							 uint64_t bits, double mean)
+{
+	return exp_round(exp_rest(r, t, bits) * mean);
 }
 
 uint64_t sim_rng_exp(struct sim_rng *r, double mean)
 {
-	double d = exp_standard(r) * mean;
+	const struct zig_table *t = zig_table();
+	uint64_t bits = sim_rng_next(r);
+	unsigned i = (unsigned)(bits & 0xff);
+	double x = zig_value(t, bits, i);
+	double d = x * mean;
 
-	if (!(d < 1.8e19))
-		return UINT64_MAX / 2;
-	return (uint64_t)d;
+	/* Below 2^63 a signed conversion is exact and one instruction. */
+	if (G_LIKELY(x < t->x[i + 1] && d < 0x1.0p63))
+		return (uint64_t)(int64_t)d;
+	return exp_slow(r, t, bits, mean);
 }

@@ -17,12 +17,56 @@
  * (B = 0: one header-only packet). Packets to non-neighbours are stored and
  * forwarded per packet at every hop and queue for the channels on their path,
  * so contention is real. Packets of one message arrive in order; the delivery
- * callback runs once per packet delivered to the destination's memory and
- * once more, with done = true, when the last one has arrived.
+ * callback runs once per packet delivered to the destination's memory, and
+ * the call for the last packet has done = true (n packets: n calls).
  *
  * Serialisation of a packet takes exactly
  *   ceil((payload + header) x 1e12 / bw_bytes_per_s) picoseconds,
  * computed in integers (no floating point, no overflow at any size).
+ *
+ * Timing model (all exact, integer picoseconds):
+ *  - a channel sends one packet at a time; a packet that starts at t is fully
+ *    received at t + serialisation + lat_ps (store-and-forward: a hop starts
+ *    only after the packet has arrived whole);
+ *  - a packet needs a credit of its channel (per virtual channel, see below)
+ *    to be sent the first time; the receive slot is freed when the packet
+ *    leaves the buffer (starts on its next channel, or is delivered to
+ *    memory) and the sender sees the credit credit_return_ps later. The
+ *    credit round trip of a single hop is thus serialisation + lat_ps +
+ *    credit_return_ps, and a stream runs at
+ *    min(bw x payload / (payload + header), credits x payload / round trip);
+ *  - Go-Back-N: at most gbn_window unacknowledged packets; the receiver
+ *    accepts packets in sequence only; ACKs (cumulative) and NAKs travel back
+ *    out of band in lat_ps and are never lost. A lost packet is gone: the
+ *    receiver NAKs the first out-of-sequence packet after a gap (once per
+ *    gap), and the sender replays from the first unacknowledged packet on a
+ *    NAK or when that packet has waited gbn_timeout_ps (one timer per
+ *    channel). Replays need no credit; gbn_timeout_ps should exceed the
+ *    round trip serialisation + 2 x lat_ps, or replays are spurious;
+ *  - memory side: a packet from memory may not start before its node's
+ *    injection clock, which it then advances by payload / inject rate; a
+ *    packet is delivered at max(arrival, ejection clock), which it advances
+ *    by payload / eject rate. Headers do not touch memory;
+ *  - arbitration: a channel serves its inputs (its node's memory and each
+ *    incoming channel) round-robin per packet; each input is FIFO, and the
+ *    messages a node sends on one channel go in the order of fabric_send;
+ *  - virtual channels: on rings and tori each channel has two virtual
+ *    channels of `credits` slots each; a packet moves to the second after
+ *    crossing the dateline (the wrap-around link of its ring or torus
+ *    dimension), so store-and-forward with finite credits cannot deadlock
+ *    there. Hypercube (dimension order), full-mesh and switch routes have no
+ *    cyclic dependency. An edge list may: fabric_in_flight() tells a caller
+ *    that the run ended with messages undelivered.
+ *
+ * Events: EV_TX (the wire is free: pick the next packet) and EV_ARRIVE per
+ * packet and hop when nothing is lost; ACKs and credits are computed, not
+ * scheduled, unless the sender waits on them. A delivery delayed by the
+ * ejection rate adds one event; losses add NAK/timer events.
+ *
+ * Channels are sim components named "link A->B" (B = "sw" for the switch),
+ * whose names key their RNG streams: one fabric per sim. The sim borrows
+ * those names, so after fabric_free the sim may not run or register more
+ * components (free it next, or free the fabric after it).
  *
  * Lower layers know nothing of this one; PAXI builds on it. */
 #ifndef G5_SIM_LINK_LINK_H
@@ -57,6 +101,21 @@ struct link_params {
 	double error_rate;           /* 0 <= p < 1: probability a packet is corrupted */
 };
 
+/* Fills `p` with the defaults for the seed platform: 450 GB/s, 100 ns
+ * propagation, 32-byte header, 4096-byte payload (payload throughput
+ * 450 x 4096 / 4128 = 446.5 GB/s; a full packet serialises in 9174 ps),
+ * credit return 100 ns, 64 credits (the credit round trip of ~209 ns holds
+ * ~23 packets), Go-Back-N window 128, timeout 2 us, no errors. */
+void link_params_default(struct link_params *p);
+
+/* ceil(bytes x 1e12 / bw_bytes_per_s) picoseconds, exactly, for any bytes
+ * (aborts only if the result exceeds SIM_TIME_MAX). bw > 0. */
+sim_time_t link_wire_ps(uint64_t bytes, uint64_t bw_bytes_per_s);
+
+/* The serialisation of a whole message of `bytes` on one channel of `p`: the
+ * sum over its packets (bytes = 0: one header-only packet). */
+sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes);
+
 /* The memory side of every node. 0 means unlimited. */
 struct node_params {
 	uint64_t inject_bytes_per_s; /* shared by all ports: data leaving memory */
@@ -74,7 +133,8 @@ struct fabric_config {
 	int nranks;                  /* ranks (a switch node is not a rank) */
 	int dims[2];                 /* torus only; {0, 0}: most nearly square */
 	struct link_params link;     /* every channel, unless an edge overrides */
-	struct link_params switch_link; /* rank<->switch channels (TOPO_SWITCH) */
+	struct link_params switch_link; /* rank<->switch channels (TOPO_SWITCH);
+					  * bw_bytes_per_s = 0: use `link` */
 	struct node_params node;
 	const struct topo_edge *edges; /* TOPO_EDGES: borrowed */
 	int nedges;
@@ -86,6 +146,14 @@ enum route_hint {
 	ROUTE_CW,           /* ring: clockwise (i -> i+1 -> ...) */
 	ROUTE_CCW,          /* ring: counter-clockwise */
 };
+/* Routing rules. Ring: shortest; at distance exactly N/2 (even N) even
+ * sources go clockwise, odd sources counter-clockwise; CW/CCW force the
+ * direction (a unidirectional ring has only CW: any hint goes clockwise).
+ * Hypercube: dimension order, lowest differing bit first. Torus: x then y,
+ * each the short way, ties by the parity of the source's coordinate in that
+ * dimension. Switch: rank -> switch -> rank. Edge list: fewest hops; at each
+ * node the lowest-numbered neighbour on a shortest path. On every shape but
+ * the rings, CW/CCW mean ROUTE_SHORTEST. */
 
 struct fabric;
 
@@ -95,8 +163,13 @@ struct fabric;
 typedef void (*fabric_deliver_fn)(void *user, uint64_t bytes, bool done);
 
 /* Builds the topology and its channels as components of `s`. Returns NULL with
- * `error` set when the shape is not admitted (e.g. "hypercube needs a power of
- * two ranks, got 6"). */
+ * `error` set when the shape is not admitted (e.g. "hypercube needs a
+ * power-of-two number of ranks, got 6") or a link parameter is invalid.
+ * Admitted: 2..4096 ranks; ring of any N (N = 2: one bidirectional link);
+ * hypercube N = 2^k; torus dims[0] x dims[1] = N, default the most nearly
+ * square factorisation A x B with A <= B, a prime N needs explicit dims
+ * (1 x N is a ring); switch: N ranks plus a switch node N; edge list:
+ * ranks in range, no self-loop, no repeated pair, connected. */
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error);
 void fabric_free(struct fabric *f);
 
@@ -113,7 +186,9 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 int fabric_route(const struct fabric *f, int src, int dst, enum route_hint hint,
 		 GArray *nodes /* of int, cleared first */);
 
-/* Topology facts, for tests and reports. */
+/* Topology facts, for tests and reports. The degree is the number of
+ * channels leaving a node (its ports): 2 on a ring of N >= 3, 1 on a 2-node
+ * or unidirectional ring. */
 int fabric_degree(const struct fabric *f, int rank);   /* links at a rank */
 int fabric_diameter(const struct fabric *f);           /* max hops over rank pairs */
 
@@ -130,5 +205,15 @@ struct channel_stats {
 };
 int fabric_channels(const struct fabric *f);
 void fabric_channel_stats(const struct fabric *f, int i, struct channel_stats *out);
+
+/* The channel from node src to node dst (switch: nranks), or -1. Channels
+ * are numbered in (src, dst) order. */
+int fabric_channel_find(const struct fabric *f, int src, int dst);
+
+/* The parameters channel i runs with (defaults and edge overrides applied). */
+void fabric_channel_params(const struct fabric *f, int i, struct link_params *out);
+
+/* Messages sent and not yet fully delivered. */
+uint64_t fabric_in_flight(const struct fabric *f);
 
 #endif

@@ -1,0 +1,40 @@
+/* sim/algos/families — the ops table each algorithm family exports, one
+ * file per family under sim/algos/. registry.c lists the ones that exist in
+ * its table; a declaration here costs nothing until the table references it.
+ *
+ *   ring.c           ring, ring2p, sendrecv  (AllReduce, AllGather, ReduceScatter)
+ *   hd.c             hd                      (halving-doubling AllReduce)
+ *   dbtree.c         dbtree                  (double binary tree)
+ *   direct.c         direct
+ *   rd_rh.c          rd, rh                  (recursive doubling / halving)
+ *   bruck.c          bruck                   (AllToAll, AllGather)
+ *   pairwise.c       pairwise                (AllToAll)
+ *   alltoall_ring.c  ring_a2a, named "ring" for AllToAll
+ *   tree_bcast.c     binomial, chain         (Broadcast, Reduce)
+ *   p2p.c            p2p_direct, named "direct" for P2P
+ *   allgatherv.c     agv_ring, agv_direct, named "ring" / "direct" for AllGatherV
+ */
+#ifndef G5_SIM_ALGOS_FAMILIES_H
+#define G5_SIM_ALGOS_FAMILIES_H
+
+#include "sim/algos/algo.h"
+
+extern const struct algo_ops algo_ring_ops;
+extern const struct algo_ops algo_ring2p_ops;
+extern const struct algo_ops algo_sendrecv_ops;
+
+extern const struct algo_ops algo_hd_ops;
+extern const struct algo_ops algo_dbtree_ops;
+extern const struct algo_ops algo_direct_ops;
+extern const struct algo_ops algo_rd_ops;
+extern const struct algo_ops algo_rh_ops;
+extern const struct algo_ops algo_bruck_ops;
+extern const struct algo_ops algo_pairwise_ops;
+extern const struct algo_ops algo_ring_a2a_ops;
+extern const struct algo_ops algo_binomial_ops;
+extern const struct algo_ops algo_chain_ops;
+extern const struct algo_ops algo_p2p_direct_ops;
+extern const struct algo_ops algo_agv_ring_ops;
+extern const struct algo_ops algo_agv_direct_ops;
+
+#endif

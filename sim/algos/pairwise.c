@@ -1,0 +1,105 @@
+/* sim/algos/pairwise — AllToAll by pairwise exchange.
+ *
+ * N - 1 steps after a local copy of the rank's own block: in step s - 1
+ * (s = 1..N-1) rank r sends its input block r + s to rank r + s and receives
+ * from rank r - s, into output block r - s. One peer at a time: the sends of
+ * step s - 1 wait (explicit deps) for the rank's send and receive of the
+ * previous step, so a rank keeps one exchange in flight, as the classic
+ * pairwise algorithm does; the receives have no deps (their blocks are
+ * distinct). On a ring, peers at distance s are s hops away, which is the
+ * multi-hop contention the seed study sees at large sizes. nblocks = N,
+ * nchunks pieces per block, one op each. Transfer by default.
+ *
+ * Not correct in place: step s would overwrite block r - s of the shared
+ * buffer before step N - s sends it; inplace_ok is false and the executor
+ * copies.
+ *
+ * Theory (alpha-beta): N - 1 steps; each rank sends (N-1)/N x M. */
+#include "sim/algos/algo.h"
+#include "sim/algos/families.h"
+
+static struct sched *pw_build(enum coll c, const struct algo_params *p, GError **error)
+{
+	if (c != COLL_ALLTOALL) {
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "'pairwise' does not build %s",
+			    coll_name(c));
+		return NULL;
+	}
+	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS || p->nchunks < 1 ||
+	    p->nchunks > SCHED_MAX_NCHUNKS) {
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+			    "'pairwise' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
+			    SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, p->nranks, p->nchunks);
+		return NULL;
+	}
+
+	int n = p->nranks;
+	uint32_t nc = p->nchunks;
+	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_TRANSFER;
+	struct sched *s = sched_new(c, "pairwise", n, (uint32_t)n, nc);
+	struct sched_hazards *h = sched_hazards_new(s);
+	/* per rank: the ops of the previous step, the sends' deps */
+	g_autofree uint32_t *prev = g_new(uint32_t, (size_t)n * 2 * nc);
+	g_autofree uint32_t *cur = g_new(uint32_t, (size_t)n * 2 * nc);
+	uint32_t nprev = 0;
+
+	for (int r = 0; r < n; r++)
+		for (uint32_t k = 0; k < nc; k++) {
+			uint32_t u = (uint32_t)r * nc + k;
+
+			sched_add_tracked(s, h, r, &(struct sched_op){
+				.kind = SOP_COPY, .paxi = px, .recv_peer = -1, .send_peer = -1,
+				.src_buf = SBUF_IN, .src_off = u, .dst_buf = SBUF_OUT,
+				.dst_off = u, .count = 1, .step = 0,
+			}, NULL, 0);
+		}
+	for (int st = 1; st < n; st++) {
+		uint32_t step = (uint32_t)st - 1;
+
+		for (int r = 0; r < n; r++) {
+			int to = (r + st) % n, from = (r - st + n) % n;
+			uint32_t *mine = cur + (size_t)r * 2 * nc;
+
+			/* a rank sends to `to` and receives from `from` once per
+			 * step, so FIFO matching pairs step by step */
+			for (uint32_t k = 0; k < nc; k++) {
+				mine[k] = sched_add_tracked(s, h, r, &(struct sched_op){
+					.kind = SOP_SEND, .paxi = px, .recv_peer = -1,
+					.send_peer = to, .src_buf = SBUF_IN,
+					.src_off = (uint32_t)to * nc + k, .count = 1, .step = step,
+				}, prev + (size_t)r * 2 * nc, nprev);
+			}
+			for (uint32_t k = 0; k < nc; k++) {
+				mine[nc + k] = sched_add_tracked(s, h, r, &(struct sched_op){
+					.kind = SOP_RECV, .paxi = px, .recv_peer = from,
+					.send_peer = -1, .dst_buf = SBUF_OUT,
+					.dst_off = (uint32_t)from * nc + k, .count = 1,
+					.step = step,
+				}, NULL, 0);
+			}
+		}
+		uint32_t *t = prev;
+
+		prev = cur;
+		cur = t;
+		nprev = 2 * nc;
+	}
+	sched_hazards_free(h);
+	s->inplace_ok = false;
+	return s;
+}
+
+static void pw_theory(enum coll c, int nranks, struct algo_theory *out)
+{
+	out->steps = nranks - 1;
+	out->coef = (double)(nranks - 1) / nranks;
+}
+
+const struct algo_ops algo_pairwise_ops = {
+	.name = "pairwise",
+	.summary = "pairwise exchange: N-1 steps, step s sends to r+s and receives from r-s",
+	.collectives = COLL_ALLTOALL,
+	.default_paxi = PAXI_TRANSFER,
+	.build = pw_build,
+	.theory = pw_theory,
+};

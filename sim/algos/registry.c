@@ -1,0 +1,167 @@
+/* The algorithm registry: one table of every family's ops, looked up by
+ * (collective, name), and the checks every build goes through. algo_build
+ * validates the parameters a user can get wrong (rank count, root, peer,
+ * nchunks, AllGatherV weights) before a generator sees them, applies the
+ * PAXI override to every op afterwards, and fills AllGatherV's weights, so
+ * generators only build. */
+#include "sim/algos/algo.h"
+
+#include <string.h>
+
+#include "sim/algos/families.h"
+
+/* Each family adds its line here when its file exists (families.h lists
+ * them all). Order is the order of "known: ..." lists and of `g5 verify`. */
+static const struct algo_ops *const registry[] = {
+	&algo_ring_ops,
+	&algo_ring2p_ops,
+	&algo_sendrecv_ops,
+	&algo_hd_ops,
+	&algo_dbtree_ops,
+	&algo_direct_ops,
+	&algo_rd_ops,
+	&algo_rh_ops,
+	&algo_bruck_ops,
+	&algo_pairwise_ops,
+	&algo_ring_a2a_ops,
+	&algo_binomial_ops,
+	&algo_chain_ops,
+	&algo_p2p_direct_ops,
+	&algo_agv_ring_ops,
+	&algo_agv_direct_ops,
+	NULL,
+};
+
+GQuark algo_error_quark(void)
+{
+	return g_quark_from_static_string("g5-algo-error-quark");
+}
+
+const struct algo_ops *const *algo_all(void)
+{
+	return registry;
+}
+
+char *algo_known_names(enum coll c)
+{
+	GString *g = g_string_new(NULL);
+
+	for (const struct algo_ops *const *a = registry; *a; a++)
+		if ((*a)->collectives & c)
+			g_string_append_printf(g, "%s%s", g->len ? ", " : "", (*a)->name);
+	return g_string_free(g, FALSE);
+}
+
+const struct algo_ops *algo_find(enum coll c, const char *name, GError **error)
+{
+	for (const struct algo_ops *const *a = registry; *a; a++)
+		if (((*a)->collectives & c) && !strcmp((*a)->name, name))
+			return *a;
+	char *known = algo_known_names(c);
+
+	g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "unknown algorithm '%s' for %s (known: %s)",
+		    name, coll_name(c), *known ? known : "none");
+	g_free(known);
+	return NULL;
+}
+
+static bool rooted(enum coll c)
+{
+	return c == COLL_BROADCAST || c == COLL_REDUCE || c == COLL_P2P;
+}
+
+struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct algo_params *p,
+			 GError **error)
+{
+	if (!(a->collectives & c)) {
+		char *known = algo_known_names(c);
+
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN,
+			    "unknown algorithm '%s' for %s (known: %s)", a->name, coll_name(c),
+			    *known ? known : "none");
+		g_free(known);
+		return NULL;
+	}
+	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS) {
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS, "'ranks' must be in 2..%d, got %d",
+			    SCHED_MAX_RANKS, p->nranks);
+		return NULL;
+	}
+	if (p->nchunks < 1 || p->nchunks > SCHED_MAX_NCHUNKS) {
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS, "'nchunks' must be in 1..%d, got %u",
+			    SCHED_MAX_NCHUNKS, p->nchunks);
+		return NULL;
+	}
+	struct algo_params q = *p;
+
+	if (rooted(c)) {
+		if (p->root < 0 || p->root >= p->nranks) {
+			g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+				    "'root' must be a rank in 0..%d, got %d", p->nranks - 1, p->root);
+			return NULL;
+		}
+	} else {
+		q.root = 0;
+	}
+	if (c == COLL_P2P) {
+		if (p->peer < 0 || p->peer >= p->nranks || p->peer == p->root) {
+			g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+				    "'peer' must be a rank in 0..%d other than the root %d, got %d",
+				    p->nranks - 1, p->root, p->peer);
+			return NULL;
+		}
+	} else {
+		q.peer = -1;
+	}
+	if (c == COLL_ALLGATHERV && p->weights) {
+		uint64_t sum = 0;
+
+		for (int r = 0; r < p->nranks; r++) {
+			if (p->weights[r] > UINT64_MAX / 2 / (uint64_t)p->nranks) {
+				g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+					    "'weights' entry %d is too large", r);
+				return NULL;
+			}
+			sum += p->weights[r];
+		}
+		if (!sum) {
+			g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+				    "'weights' must not all be zero");
+			return NULL;
+		}
+	}
+	if (c != COLL_ALLGATHERV)
+		q.weights = NULL;
+
+	struct sched *s = a->build(c, &q, error);
+
+	if (!s)
+		return NULL;
+	g_assert(s->coll == c);
+	g_assert_cmpint(s->nranks, ==, q.nranks);
+	g_assert_cmpuint(s->nchunks, ==, q.nchunks);
+	g_assert_cmpint(s->root, ==, q.root);
+	g_assert_cmpint(s->peer, ==, q.peer);
+	if (c == COLL_ALLGATHERV && !s->weights) {
+		g_assert_cmpuint(s->nblocks, ==, (uint32_t)q.nranks);
+		s->weights = g_new(uint64_t, s->nblocks);
+		for (uint32_t b = 0; b < s->nblocks; b++)
+			s->weights[b] = q.weights ? q.weights[b] : 1;
+	}
+	if (p->paxi_set)
+		for (int r = 0; r < s->nranks; r++)
+			for (guint i = 0; i < s->ranks[r].ops->len; i++)
+				g_array_index(s->ranks[r].ops, struct sched_op, i).paxi =
+					(uint8_t)p->paxi;
+	return s;
+}
+
+double algo_theory_us(const struct algo_ops *a, enum coll c, int nranks, uint64_t bytes,
+		      double overhead_us, double alpha_us, double beta_bytes_per_s)
+{
+	struct algo_theory t = { 0 };
+
+	g_assert(beta_bytes_per_s > 0);
+	a->theory(c, nranks, &t);
+	return overhead_us + t.steps * alpha_us + t.coef * (double)bytes / beta_bytes_per_s * 1e6;
+}

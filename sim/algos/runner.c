@@ -1,0 +1,415 @@
+/* The schedule runner: turns each op of a schedule into PAXI transactions and
+ * reductions, and follows their completions until every op is done.
+ *
+ * Matching is done up front: walking each rank's ops in list order numbers its
+ * sends per (receiver, lane) and its receives per (sender, lane); the k-th of
+ * each pair becomes one transaction, created before the run. Per op the runner
+ * keeps how much of its incoming data is usable and how much has been
+ * processed (reduced); one reduction per op is in flight at a time, and it
+ * takes everything usable when it starts, so slices that arrive while the
+ * reducer is busy are batched. */
+#include "sim/algos/runner.h"
+
+enum { RUN_KICK = 1 };
+
+struct run_op {
+	struct runner *r;
+	const struct sched_op *op;
+	int rank;
+	uint32_t idx;
+	uint32_t deps_left;
+	GArray *dependents;   /* of uint32_t (op index in this rank), or NULL */
+	struct paxi_txn *in, *out;
+	uint64_t in_bytes;    /* of the incoming transaction */
+	uint64_t usable;      /* incoming bytes usable */
+	uint64_t processed;   /* incoming bytes reduced or stored */
+	uint64_t reducing;    /* upper end of the reduction in flight, 0 none */
+	uint64_t local_bytes; /* COPY / REDUCE work */
+	bool started, in_all, out_sent, local_done, done;
+	sim_time_t t_start, t_end;
+};
+
+struct run_rank {
+	struct run_op *ops;
+	uint32_t nops;
+	uint32_t *lane_next;  /* per lane: next op index (in lane_ops) to start */
+	GArray **lane_ops;    /* per lane: op indices in list order */
+};
+
+struct runner {
+	struct sim_component c;
+	struct sim *sim;
+	struct paxi *px;
+	const struct sched *s;
+	struct run_rank *ranks;
+	uint32_t nlanes;
+	uint64_t left;        /* ops not done */
+	sim_time_t t0, t_end;
+};
+
+static bool is_recv(enum sched_op_kind k)
+{
+	return k != SOP_SEND && k != SOP_COPY && k != SOP_REDUCE;
+}
+
+static bool is_send(enum sched_op_kind k)
+{
+	return k == SOP_SEND || k == SOP_RECV_COPY_SEND || k == SOP_RECV_REDUCE_SEND ||
+	       k == SOP_RECV_REDUCE_COPY_SEND;
+}
+
+static bool is_reducing(enum sched_op_kind k)
+{
+	return k == SOP_RECV_REDUCE || k == SOP_RECV_REDUCE_SEND || k == SOP_RECV_REDUCE_COPY ||
+	       k == SOP_RECV_REDUCE_COPY_SEND;
+}
+
+static void op_try_finish(struct run_op *o);
+static void op_process(struct run_op *o);
+static void lane_advance(struct runner *r, int rank, uint32_t lane);
+
+static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
+{
+	struct run_op *o = user;
+
+	o->usable = usable;
+	o->in_all = all;
+	if (o->started)
+		op_process(o);
+}
+
+static void on_sent(void *user, struct paxi_txn *t)
+{
+	struct run_op *o = user;
+
+	o->out_sent = true;
+	op_try_finish(o);
+}
+
+static const struct paxi_txn_ops txn_ops = { .usable = on_usable, .sent = on_sent };
+
+static void on_reduced(void *user)
+{
+	struct run_op *o = user;
+
+	o->processed = o->reducing;
+	o->reducing = 0;
+	if (o->out)
+		paxi_txn_supply(o->out, o->processed);
+	op_process(o);
+}
+
+/* Moves usable incoming data along: store, reduce, forward. */
+static void op_process(struct run_op *o)
+{
+	enum sched_op_kind k = o->op->kind;
+
+	if (is_reducing(k)) {
+		if (!o->reducing && o->usable > o->processed) {
+			o->reducing = o->usable;
+			paxi_reduce(o->r->px, o->rank, o->usable - o->processed, on_reduced, o);
+			return;
+		}
+	} else if (o->usable > o->processed) {
+		o->processed = o->usable;
+		if (o->out)
+			paxi_txn_supply(o->out, o->processed);
+	}
+	op_try_finish(o);
+}
+
+static void on_local_done(void *user)
+{
+	struct run_op *o = user;
+
+	o->local_done = true;
+	op_try_finish(o);
+}
+
+static void op_start(struct run_op *o)
+{
+	struct runner *r = o->r;
+	enum sched_op_kind k = o->op->kind;
+
+	o->started = true;
+	o->t_start = sim_now(r->sim);
+	if (o->out) {
+		paxi_txn_start(o->out);
+		if (k == SOP_SEND)
+			paxi_txn_supply(o->out, paxi_txn_bytes(o->out));
+		else if (paxi_txn_bytes(o->out) == 0 && o->in_bytes == 0)
+			paxi_txn_supply(o->out, 0);
+	}
+	if (k == SOP_COPY || k == SOP_REDUCE) {
+		paxi_reduce(r->px, o->rank, o->local_bytes, on_local_done, o);
+		return;
+	}
+	if (o->in) {
+		paxi_txn_post(o->in);
+		op_process(o);
+		return;
+	}
+	op_try_finish(o);
+}
+
+static void op_try_finish(struct run_op *o)
+{
+	if (o->done || !o->started)
+		return;
+	enum sched_op_kind k = o->op->kind;
+
+	if (o->in && !(o->in_all && o->processed == o->in_bytes && !o->reducing))
+		return;
+	if (o->out && !o->out_sent)
+		return;
+	if ((k == SOP_COPY || k == SOP_REDUCE) && !o->local_done)
+		return;
+	struct runner *r = o->r;
+
+	o->done = true;
+	o->t_end = sim_now(r->sim);
+	r->t_end = MAX(r->t_end, o->t_end);
+	r->left--;
+	if (o->dependents) {
+		struct run_rank *rr = &r->ranks[o->rank];
+
+		for (guint i = 0; i < o->dependents->len; i++) {
+			struct run_op *d = &rr->ops[g_array_index(o->dependents, uint32_t, i)];
+
+			g_assert(d->deps_left > 0);
+			if (--d->deps_left == 0)
+				lane_advance(r, o->rank, d->op->lane);
+		}
+	}
+}
+
+/* Starts the ops at the head of a lane whose deps are done, in order. */
+static void lane_advance(struct runner *r, int rank, uint32_t lane)
+{
+	struct run_rank *rr = &r->ranks[rank];
+	GArray *lo = rr->lane_ops[lane];
+
+	while (rr->lane_next[lane] < lo->len) {
+		struct run_op *o = &rr->ops[g_array_index(lo, uint32_t, rr->lane_next[lane])];
+
+		if (o->deps_left)
+			return;
+		rr->lane_next[lane]++;
+		op_start(o);
+	}
+}
+
+static void runner_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
+{
+	struct runner *r = (struct runner *)self;
+
+	switch (ev->type) {
+	case RUN_KICK:
+		for (int rank = 0; rank < r->s->nranks; rank++)
+			for (uint32_t l = 0; l < r->nlanes; l++)
+				lane_advance(r, rank, l);
+		break;
+	default:
+		g_error("runner: unknown event type %u", ev->type);
+	}
+	(void)s;
+}
+
+static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
+			    uint32_t off, uint32_t count)
+{
+	uint64_t total = 0;
+
+	for (uint32_t u = off; u < off + count; u++) {
+		uint64_t first, n;
+
+		sched_unit_range(s, elems, u % s->nunits, &first, &n);
+		total += n;
+	}
+	return total * elem_bytes;
+}
+
+/* Key of the k-th transfer from a to b on lane l. */
+static inline uint64_t match_key(int a, int b, uint32_t lane, uint32_t k)
+{
+	return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)lane << 24) | k;
+}
+
+bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
+		sim_time_t overhead_ps, struct runner_result *res, GError **error)
+{
+	struct sim *sim = paxi_sim(px);
+	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1) };
+	uint64_t elems = bytes / elem_bytes;
+	bool ok = false;
+
+	memset(res, 0, sizeof(*res));
+	res->steps = g_array_new(FALSE, TRUE, sizeof(struct runner_step));
+	if (s->nranks > 1 << 15 || r.nlanes > 255 || s->nunits == 0) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "schedule too large to run");
+		return false;
+	}
+	r.ranks = g_new0(struct run_rank, s->nranks);
+	/* sender side: key -> run_op; receiver side matched against it */
+	GHashTable *sends = g_hash_table_new(g_int64_hash, g_int64_equal);
+	GArray *keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	uint32_t *cnt_s = g_new0(uint32_t, (gsize)s->nranks * s->nranks * r.nlanes);
+	uint32_t *cnt_r = g_new0(uint32_t, (gsize)s->nranks * s->nranks * r.nlanes);
+
+	for (int rank = 0; rank < s->nranks; rank++) {
+		struct run_rank *rr = &r.ranks[rank];
+		const struct sched_rank *sr = &s->ranks[rank];
+
+		rr->nops = sr->ops->len;
+		rr->ops = g_new0(struct run_op, rr->nops ? rr->nops : 1);
+		rr->lane_next = g_new0(uint32_t, r.nlanes);
+		rr->lane_ops = g_new0(GArray *, r.nlanes);
+		for (uint32_t l = 0; l < r.nlanes; l++)
+			rr->lane_ops[l] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		for (uint32_t i = 0; i < rr->nops; i++) {
+			struct run_op *o = &rr->ops[i];
+			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i);
+
+			o->r = &r;
+			o->op = op;
+			o->rank = rank;
+			o->idx = i;
+			o->deps_left = op->ndeps;
+			g_array_append_val(rr->lane_ops[op->lane], i);
+			for (uint32_t d = 0; d < op->ndeps; d++) {
+				uint32_t dep = g_array_index(sr->deps, uint32_t, op->dep_first + d);
+				struct run_op *p = &rr->ops[dep];
+
+				g_assert(dep < i);
+				if (!p->dependents)
+					p->dependents = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+				g_array_append_val(p->dependents, i);
+			}
+			if (op->kind == SOP_COPY || op->kind == SOP_REDUCE)
+				o->local_bytes = units_bytes(s, elems, elem_bytes, op->src_off, op->count);
+			if (is_send(op->kind)) {
+				size_t ci = ((size_t)rank * s->nranks + op->send_peer) * r.nlanes + op->lane;
+				uint64_t key = match_key(rank, op->send_peer, op->lane, cnt_s[ci]++);
+				uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
+
+				o->out = paxi_txn_new(px, op->paxi, rank, op->send_peer, op->lane,
+						      units_bytes(s, elems, elem_bytes, sb, op->count),
+						      &txn_ops, o, NULL);
+				g_array_append_val(keys, key);
+			}
+			r.left++;
+		}
+	}
+	/* keys is complete now, so pointers into it are stable */
+	{
+		guint ki = 0;
+
+		for (int rank = 0; rank < s->nranks; rank++)
+			for (uint32_t i = 0; i < r.ranks[rank].nops; i++)
+				if (r.ranks[rank].ops[i].out)
+					g_hash_table_insert(sends, &g_array_index(keys, uint64_t, ki++),
+							    &r.ranks[rank].ops[i]);
+	}
+	for (int rank = 0; rank < s->nranks; rank++) {
+		struct run_rank *rr = &r.ranks[rank];
+
+		for (uint32_t i = 0; i < rr->nops; i++) {
+			struct run_op *o = &rr->ops[i];
+			const struct sched_op *op = o->op;
+
+			if (!is_recv(op->kind))
+				continue;
+			size_t ci = ((size_t)op->recv_peer * s->nranks + rank) * r.nlanes + op->lane;
+			uint64_t key = match_key(op->recv_peer, rank, op->lane, cnt_r[ci]++);
+			struct run_op *snd = g_hash_table_lookup(sends, &key);
+
+			if (!snd || !snd->out) {
+				g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
+					    rank, i, op->recv_peer, op->lane);
+				goto out;
+			}
+			o->in = snd->out;
+			o->in_bytes = paxi_txn_bytes(o->in);
+			paxi_txn_set_dst_user(o->in, o);
+			g_hash_table_remove(sends, &key);
+		}
+	}
+	if (g_hash_table_size(sends)) {
+		GHashTableIter it;
+		gpointer k, v;
+
+		g_hash_table_iter_init(&it, sends);
+		g_hash_table_iter_next(&it, &k, &v);
+		struct run_op *o = v;
+
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "rank %d op %u sends to rank %d on lane %u, which never receives it",
+			    o->rank, o->idx, o->op->send_peer, o->op->lane);
+		goto out;
+	}
+	sim_component_init(sim, &r.c, "runner", runner_handler);
+	r.t0 = sim_now(sim);
+	r.t_end = r.t0 + overhead_ps;
+	sim_schedule(sim, overhead_ps, &r.c, RUN_KICK);
+	sim_run(sim, SIM_TIME_MAX, UINT64_MAX);
+	if (r.left) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+			    "schedule deadlocked: %" G_GUINT64_FORMAT " ops never completed", r.left);
+		goto out;
+	}
+	res->latency_ps = r.t_end - r.t0;
+	res->overhead_ps = overhead_ps;
+	for (int rank = 0; rank < s->nranks; rank++) {
+		struct run_rank *rr = &r.ranks[rank];
+		guint base = res->steps->len;
+
+		g_array_set_size(res->steps, base + s->nsteps);
+		for (uint32_t st = 0; st < s->nsteps; st++) {
+			struct runner_step *x = &g_array_index(res->steps, struct runner_step, base + st);
+
+			x->rank = rank;
+			x->step = st;
+			x->start_ps = SIM_TIME_MAX;
+		}
+		for (uint32_t i = 0; i < rr->nops; i++) {
+			struct run_op *o = &rr->ops[i];
+			struct runner_step *x = &g_array_index(res->steps, struct runner_step,
+							       base + o->op->step);
+
+			x->start_ps = MIN(x->start_ps, o->t_start - r.t0);
+			x->end_ps = MAX(x->end_ps, o->t_end - r.t0);
+			if (is_send(o->op->kind) && o->out)
+				x->bytes_sent += paxi_txn_bytes(o->out);
+		}
+		res->ops += rr->nops;
+	}
+	ok = true;
+out:
+	for (int rank = 0; rank < s->nranks; rank++) {
+		struct run_rank *rr = &r.ranks[rank];
+
+		for (uint32_t i = 0; i < rr->nops; i++)
+			if (rr->ops[i].dependents)
+				g_array_unref(rr->ops[i].dependents);
+		for (uint32_t l = 0; l < r.nlanes; l++)
+			g_array_unref(rr->lane_ops[l]);
+		g_free(rr->lane_ops);
+		g_free(rr->lane_next);
+		g_free(rr->ops);
+	}
+	g_free(r.ranks);
+	g_hash_table_unref(sends);
+	g_array_unref(keys);
+	g_free(cnt_s);
+	g_free(cnt_r);
+	return ok;
+}
+
+void runner_result_clear(struct runner_result *res)
+{
+	if (res->steps)
+		g_array_unref(res->steps);
+	res->steps = NULL;
+}

@@ -1,0 +1,140 @@
+/* `g5 schedule`: builds one schedule through the registry and writes it as a
+ * schedule file (docs/schedule-format.md), to stdout or, with -o, through a
+ * temporary file renamed into place. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/algos/algo.h"
+#include "sim/algos/schedule_file.h"
+#include "sim/cli.h"
+
+/* "1,2,3" into n weights; false with a message on anything else. */
+static bool parse_weights(const char *prog, const char *text, int n, uint64_t **out)
+{
+	char **parts = g_strsplit(text, ",", -1);
+	guint len = g_strv_length(parts);
+	bool ok = len == (guint)n;
+
+	if (!ok)
+		cli_usage_error(prog, "--weights needs %d comma-separated numbers, got %u", n, len);
+	*out = g_new0(uint64_t, n);
+	for (guint i = 0; ok && i < len; i++) {
+		guint64 v;
+
+		ok = g_ascii_string_to_unsigned(parts[i], 10, 0, G_MAXUINT32, &v, NULL);
+		if (!ok)
+			cli_usage_error(prog, "--weights entry '%s' is not a number", parts[i]);
+		(*out)[i] = v;
+	}
+	g_strfreev(parts);
+	return ok;
+}
+
+int cmd_schedule(int argc, char **argv)
+{
+	char *coll_s = NULL, *algo_s = NULL, *paxi_s = NULL, *out_s = NULL, *weights_s = NULL;
+	gint ranks = 0, nchunks = 1, root = 0, peer = -1;
+	GOptionEntry entries[] = {
+		{ "collective", 'c', 0, G_OPTION_ARG_STRING, &coll_s,
+		  "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, p2p, allgatherv",
+		  "C" },
+		{ "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "algorithm (ring, ring2p, ...)", "A" },
+		{ "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "number of ranks", "N" },
+		{ "nchunks", 'k', 0, G_OPTION_ARG_INT, &nchunks, "pipelined pieces per chunk (default 1)",
+		  "K" },
+		{ "root", 0, 0, G_OPTION_ARG_INT, &root, "broadcast/reduce/p2p source (default 0)", "R" },
+		{ "peer", 0, 0, G_OPTION_ARG_INT, &peer, "p2p destination (default root + 1)", "P" },
+		{ "paxi", 0, 0, G_OPTION_ARG_STRING, &paxi_s,
+		  "override the PAXI kind: transfer or sendrecv", "KIND" },
+		{ "weights", 0, 0, G_OPTION_ARG_STRING, &weights_s,
+		  "allgatherv relative counts, one per rank (default equal)", "W0,W1,..." },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out_s, "write to FILE (default stdout)",
+		  "FILE" },
+		{ NULL }
+	};
+	GOptionContext *ctx = g_option_context_new("- write one schedule file");
+	int rc = 2;
+	uint64_t *weights = NULL;
+	struct sched *s = NULL;
+	GError *err = NULL;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	bool ok = cli_parse(ctx, argv[0], &argc, &argv);
+
+	g_option_context_free(ctx);
+	if (!ok)
+		goto out;
+	if (argc > 1) {
+		rc = cli_usage_error(argv[0], "unexpected argument '%s'", argv[1]);
+		goto out;
+	}
+	if (!coll_s || !algo_s || !ranks) {
+		rc = cli_usage_error(argv[0], "--collective, --algo and --ranks are required");
+		goto out;
+	}
+	enum coll c;
+
+	if (!coll_parse(coll_s, &c)) {
+		rc = cli_usage_error(argv[0], "unknown collective '%s'", coll_s);
+		goto out;
+	}
+	const struct algo_ops *a = algo_find(c, algo_s, &err);
+
+	if (!a) {
+		rc = cli_usage_error(argv[0], "%s", err->message);
+		goto out;
+	}
+	struct algo_params p = {
+		.nranks = ranks,
+		.nchunks = nchunks > 0 ? (uint32_t)nchunks : 0,
+		.root = root,
+		.peer = peer >= 0 ? peer : (ranks > 0 ? (root + 1) % ranks : 1),
+	};
+
+	if (paxi_s) {
+		if (!sched_paxi_parse(paxi_s, &p.paxi)) {
+			rc = cli_usage_error(argv[0], "--paxi must be transfer or sendrecv, got '%s'",
+					     paxi_s);
+			goto out;
+		}
+		p.paxi_set = true;
+	}
+	if (weights_s) {
+		if (c != COLL_ALLGATHERV) {
+			rc = cli_usage_error(argv[0], "--weights is only for allgatherv");
+			goto out;
+		}
+		if (ranks < 1 || ranks > SCHED_MAX_RANKS) {
+			rc = cli_usage_error(argv[0], "'ranks' must be in 2..%d, got %d", SCHED_MAX_RANKS,
+					     ranks);
+			goto out;
+		}
+		if (!parse_weights(argv[0], weights_s, ranks, &weights))
+			goto out;
+		p.weights = weights;
+	}
+	s = algo_build(a, c, &p, &err);
+	if (!s) {
+		/* parameters out of range are bad usage; an N the algorithm does
+		 * not admit too: the user asked for something that does not exist */
+		rc = cli_usage_error(argv[0], "%s", err->message);
+		goto out;
+	}
+	if (!sched_file_write(s, out_s ? out_s : "-", &err)) {
+		fprintf(stderr, "%s: %s\n", argv[0], err->message);
+		rc = 1;
+		goto out;
+	}
+	rc = 0;
+out:
+	if (err)
+		g_error_free(err);
+	sched_free(s);
+	g_free(weights);
+	g_free(coll_s);
+	g_free(algo_s);
+	g_free(paxi_s);
+	g_free(out_s);
+	g_free(weights_s);
+	return rc;
+}

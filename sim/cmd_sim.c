@@ -1,0 +1,398 @@
+/* `g5 sim`: one collective (or a list of sizes) on the seed platform with any
+ * parameter changed from the command line, or on a schedule file. Prints one
+ * line per size (or one JSON object per line with --json); --verbose adds the
+ * per-rank step times and the per-channel traffic. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/algos/schedule_file.h"
+#include "sim/cli.h"
+#include "sim/simulate.h"
+#include "sim/util/units.h"
+
+struct sim_opts {
+	char *topo, *dims, *link_bw, *link_lat, *packet, *header, *credits, *credit_ret;
+	char *error_rate, *window, *timeout, *inject_bw, *eject_bw, *reduce_bw, *setup, *ctrl_proc;
+	char *slice, *overhead, *alpha, *beta, *collective, *algo, *size, *paxi, *dtype, *schedule;
+	char *counts;
+	gint ranks, nchunks, root, peer, cdma_units, slots;
+	gint64 seed;
+	gboolean json, verbose;
+};
+
+static bool parse_u32(const char *flag, const char *text, uint32_t *out, GError **error)
+{
+	char *end;
+	guint64 v = g_ascii_strtoull(text, &end, 10);
+
+	if (!*text || *end || v > UINT32_MAX) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "%s must be a whole number, got '%s'", flag, text);
+		return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+#define WITH_FLAG(flag, call)                                                          \
+	do {                                                                           \
+		GError *e_ = NULL;                                                     \
+		if (!(call)) {                                                         \
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,   \
+				    "%s %s", flag, e_->message);                        \
+			g_error_free(e_);                                              \
+			return false;                                                  \
+		}                                                                      \
+	} while (0)
+
+/* Applies the flags that change the platform. */
+static bool apply_platform(const struct sim_opts *o, struct platform *pl, GError **error)
+{
+	struct link_params *l = &pl->fabric.link;
+	uint64_t v;
+
+	if (o->topo && !platform_topo_parse(o->topo, &pl->fabric.kind, error))
+		return false;
+	if (o->ranks) {
+		if (o->ranks < 2 || o->ranks > 4096) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				    "--ranks must be in 2..4096, got %d", o->ranks);
+			return false;
+		}
+		pl->fabric.nranks = o->ranks;
+	}
+	if (o->dims) {
+		int a, b;
+		char extra;
+
+		if (sscanf(o->dims, "%dx%d%c", &a, &b, &extra) != 2 || a < 1 || b < 1) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				    "--dims must look like 4x8, got '%s'", o->dims);
+			return false;
+		}
+		pl->fabric.dims[0] = a;
+		pl->fabric.dims[1] = b;
+		if (!o->ranks)
+			pl->fabric.nranks = a * b;
+	}
+	if (o->link_bw)
+		WITH_FLAG("--link-bw", units_parse_bw(o->link_bw, &l->bw_bytes_per_s, &e_));
+	if (o->link_lat)
+		WITH_FLAG("--link-lat", units_parse_time(o->link_lat, &l->lat_ps, &e_));
+	if (o->packet) {
+		WITH_FLAG("--packet", units_parse_size(o->packet, &v, &e_));
+		if (v == 0 || v > UINT32_MAX) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				    "--packet must be in 1B..4GiB, got '%s'", o->packet);
+			return false;
+		}
+		l->max_payload_bytes = (uint32_t)v;
+	}
+	if (o->header) {
+		WITH_FLAG("--header", units_parse_size(o->header, &v, &e_));
+		if (v > 65536) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				    "--header must be at most 64KiB, got '%s'", o->header);
+			return false;
+		}
+		l->header_bytes = (uint32_t)v;
+	}
+	if (o->credits && !parse_u32("--credits", o->credits, &l->credits, error))
+		return false;
+	if (o->credit_ret)
+		WITH_FLAG("--credit-return", units_parse_time(o->credit_ret, &l->credit_return_ps, &e_));
+	if (o->window && !parse_u32("--window", o->window, &l->gbn_window, error))
+		return false;
+	if (o->window && l->gbn_window == 0) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--window must be at least 1");
+		return false;
+	}
+	if (o->timeout)
+		WITH_FLAG("--timeout", units_parse_time(o->timeout, &l->gbn_timeout_ps, &e_));
+	if (o->error_rate) {
+		char *end;
+		double p = g_ascii_strtod(o->error_rate, &end);
+
+		if (!*o->error_rate || *end || !(p >= 0 && p < 1)) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				    "--error-rate must be a probability in [0, 1), got '%s'", o->error_rate);
+			return false;
+		}
+		l->error_rate = p;
+	}
+	pl->fabric.switch_link = *l;
+	if (o->inject_bw)
+		WITH_FLAG("--inject-bw", units_parse_bw(o->inject_bw, &pl->fabric.node.inject_bytes_per_s, &e_));
+	if (o->eject_bw)
+		WITH_FLAG("--eject-bw", units_parse_bw(o->eject_bw, &pl->fabric.node.eject_bytes_per_s, &e_));
+	if (o->reduce_bw)
+		WITH_FLAG("--reduce-bw", units_parse_bw(o->reduce_bw, &pl->paxi.reduce_bytes_per_s, &e_));
+	if (o->setup)
+		WITH_FLAG("--setup", units_parse_time(o->setup, &pl->paxi.setup_ps, &e_));
+	if (o->ctrl_proc)
+		WITH_FLAG("--ctrl-proc", units_parse_time(o->ctrl_proc, &pl->paxi.ctrl_proc_ps, &e_));
+	if (o->slice) {
+		WITH_FLAG("--slice", units_parse_size(o->slice, &pl->paxi.slice_bytes, &e_));
+		if (!pl->paxi.slice_bytes) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--slice must be at least 1B");
+			return false;
+		}
+	}
+	if (o->cdma_units) {
+		if (o->cdma_units < 1 || o->cdma_units > 64) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				    "--cdma-units must be in 1..64, got %d", o->cdma_units);
+			return false;
+		}
+		pl->paxi.cdma_units = (uint32_t)o->cdma_units;
+	}
+	if (o->slots) {
+		if (o->slots < 1) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				    "--slots must be at least 1, got %d", o->slots);
+			return false;
+		}
+		pl->paxi.slots = (uint32_t)o->slots;
+	}
+	if (o->overhead)
+		WITH_FLAG("--overhead", units_parse_time(o->overhead, &pl->overhead_ps, &e_));
+	if (o->alpha)
+		WITH_FLAG("--alpha", units_parse_time(o->alpha, &pl->alpha_ps, &e_));
+	if (o->beta)
+		WITH_FLAG("--beta", units_parse_bw(o->beta, &pl->beta_bytes_per_s, &e_));
+	return true;
+}
+
+/* "64MiB", "1KiB,1MiB", or a doubling range "1KiB..512MiB". */
+static bool parse_sizes(const char *text, GArray *out, GError **error)
+{
+	g_auto(GStrv) items = g_strsplit(text, ",", -1);
+
+	for (int i = 0; items[i]; i++) {
+		char *dots = strstr(items[i], "..");
+		uint64_t lo, hi;
+		GError *e = NULL;
+
+		if (dots) {
+			*dots = 0;
+			if (!units_parse_size(items[i], &lo, &e) || !units_parse_size(dots + 2, &hi, &e)) {
+				g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--size %s", e->message);
+				g_error_free(e);
+				return false;
+			}
+			if (lo == 0 || lo > hi) {
+				g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					    "--size range must go up from a size above zero, got '%s..%s'", items[i], dots + 2);
+				return false;
+			}
+			for (uint64_t v = lo; v <= hi && v >= lo; v *= 2)
+				g_array_append_val(out, v);
+			continue;
+		}
+		if (!units_parse_size(items[i], &lo, &e)) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--size %s", e->message);
+			g_error_free(e);
+			return false;
+		}
+		g_array_append_val(out, lo);
+	}
+	return true;
+}
+
+static bool parse_dtype(const char *name, uint32_t *elem, GError **error)
+{
+	if (!name || !strcmp(name, "fp32") || !strcmp(name, "float")) {
+		*elem = 4;
+		return true;
+	}
+	if (!strcmp(name, "fp16") || !strcmp(name, "bf16") || !strcmp(name, "half")) {
+		*elem = 2;
+		return true;
+	}
+	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		    "unknown dtype '%s' (known: fp32, fp16, bf16)", name);
+	return false;
+}
+
+static void print_verbose(const struct sim_outcome *r, const struct platform *pl)
+{
+	printf("  per rank and step (us from the call):\n");
+	for (guint i = 0; i < r->run.steps->len; i++) {
+		const struct runner_step *s = &g_array_index(r->run.steps, struct runner_step, i);
+
+		if (s->start_ps == SIM_TIME_MAX)
+			continue;
+		printf("    rank %3d step %3u  start %12.3f  end %12.3f  sent %" G_GUINT64_FORMAT " B\n",
+		       s->rank, s->step, (double)s->start_ps / 1e6, (double)s->end_ps / 1e6,
+		       s->bytes_sent);
+	}
+	printf("  per channel:\n");
+	for (guint i = 0; i < r->channels->len; i++) {
+		const struct channel_stats *c = &g_array_index(r->channels, struct channel_stats, i);
+		double util = r->run.latency_ps ? (double)c->busy_ps / (double)r->run.latency_ps : 0;
+
+		if (!c->wire_bytes)
+			continue;
+		printf("    %3d -> %-3d payload %14" G_GUINT64_FORMAT " B  wire %14" G_GUINT64_FORMAT
+		       " B  packets %9" G_GUINT64_FORMAT "  retx %6" G_GUINT64_FORMAT "  util %5.1f %%\n",
+		       c->src, c->dst, c->payload_bytes, c->wire_bytes, c->packets, c->retransmitted,
+		       100.0 * util);
+	}
+	(void)pl;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct sim_opts o = { .seed = 1 };
+	GOptionEntry entries[] = {
+		{ "topo", 0, 0, G_OPTION_ARG_STRING, &o.topo, "ring, ring-uni, fullmesh, hypercube, torus, switch", "T" },
+		{ "ranks", 0, 0, G_OPTION_ARG_INT, &o.ranks, "ranks (default 8)", "N" },
+		{ "dims", 0, 0, G_OPTION_ARG_STRING, &o.dims, "torus dimensions", "AxB" },
+		{ "link-bw", 0, 0, G_OPTION_ARG_STRING, &o.link_bw, "link bandwidth per direction (450GB/s)", "BW" },
+		{ "link-lat", 0, 0, G_OPTION_ARG_STRING, &o.link_lat, "link propagation latency", "T" },
+		{ "packet", 0, 0, G_OPTION_ARG_STRING, &o.packet, "maximum packet payload", "SIZE" },
+		{ "header", 0, 0, G_OPTION_ARG_STRING, &o.header, "packet header bytes", "SIZE" },
+		{ "credits", 0, 0, G_OPTION_ARG_STRING, &o.credits, "receive-buffer credits in packets (0: unlimited)", "N" },
+		{ "credit-return", 0, 0, G_OPTION_ARG_STRING, &o.credit_ret, "credit-return delay", "T" },
+		{ "error-rate", 0, 0, G_OPTION_ARG_STRING, &o.error_rate, "packet error rate", "P" },
+		{ "window", 0, 0, G_OPTION_ARG_STRING, &o.window, "Go-Back-N window in packets", "N" },
+		{ "timeout", 0, 0, G_OPTION_ARG_STRING, &o.timeout, "Go-Back-N timeout", "T" },
+		{ "inject-bw", 0, 0, G_OPTION_ARG_STRING, &o.inject_bw, "node injection bandwidth", "BW" },
+		{ "eject-bw", 0, 0, G_OPTION_ARG_STRING, &o.eject_bw, "node ejection bandwidth", "BW" },
+		{ "reduce-bw", 0, 0, G_OPTION_ARG_STRING, &o.reduce_bw, "node reduction bandwidth", "BW" },
+		{ "cdma-units", 0, 0, G_OPTION_ARG_INT, &o.cdma_units, "CDMA units per node (1-port: 1, 2-port: 2)", "N" },
+		{ "slots", 0, 0, G_OPTION_ARG_INT, &o.slots, "outstanding transactions per CDMA unit", "N" },
+		{ "setup", 0, 0, G_OPTION_ARG_STRING, &o.setup, "CDMA setup per transaction", "T" },
+		{ "ctrl-proc", 0, 0, G_OPTION_ARG_STRING, &o.ctrl_proc, "processing of a control message", "T" },
+		{ "slice", 0, 0, G_OPTION_ARG_STRING, &o.slice, "Transfer forwarding granularity", "SIZE" },
+		{ "overhead", 0, 0, G_OPTION_ARG_STRING, &o.overhead, "software overhead per collective (26us)", "T" },
+		{ "alpha", 0, 0, G_OPTION_ARG_STRING, &o.alpha, "alpha-beta model: alpha (2us)", "T" },
+		{ "beta", 0, 0, G_OPTION_ARG_STRING, &o.beta, "alpha-beta model: beta (the link bandwidth)", "BW" },
+		{ "collective", 0, 0, G_OPTION_ARG_STRING, &o.collective, "allreduce, allgather, ...", "C" },
+		{ "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "algorithm (ring, ring2p, hd, ...)", "A" },
+		{ "size", 0, 0, G_OPTION_ARG_STRING, &o.size, "size(s): 64MiB, 1KiB,1MiB or 1KiB..512MiB", "S" },
+		{ "nchunks", 0, 0, G_OPTION_ARG_INT, &o.nchunks, "pipelining pieces per chunk (1)", "K" },
+		{ "root", 0, 0, G_OPTION_ARG_INT, &o.root, "root rank (broadcast, reduce, p2p source)", "R" },
+		{ "peer", 0, 0, G_OPTION_ARG_INT, &o.peer, "p2p destination (1)", "P" },
+		{ "paxi", 0, 0, G_OPTION_ARG_STRING, &o.paxi, "override the PAXI kind: transfer or sendrecv", "K" },
+		{ "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "fp32 (default), fp16, bf16", "D" },
+		{ "schedule", 0, 0, G_OPTION_ARG_FILENAME, &o.schedule, "run a schedule file instead of --algo", "FILE" },
+		{ "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "RNG seed (1)", "N" },
+		{ "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "one JSON object per result", NULL },
+		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o.verbose, "per-step times and per-channel traffic", NULL },
+		{ NULL }
+	};
+	GOptionContext *ctx = g_option_context_new("- simulate one collective");
+	struct platform pl;
+	GError *err = NULL;
+	int rc = 2;
+	struct sched *file_sched = NULL;
+	GArray *sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	struct sim_job job = { 0 };
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	platform_init_default(&pl);
+	if (!cli_parse(ctx, argv[0], &argc, &argv))
+		goto out;
+	if (argc > 1) {
+		cli_usage_error(argv[0], "unexpected argument '%s'", argv[1]);
+		goto out;
+	}
+	if (!apply_platform(&o, &pl, &err))
+		goto usage;
+	if (!parse_sizes(o.size ? o.size : "64MiB", sizes, &err))
+		goto usage;
+	if (!parse_dtype(o.dtype, &job.elem_bytes, &err))
+		goto usage;
+	if (o.nchunks < 0 || o.nchunks > 1024) {
+		cli_usage_error(argv[0], "--nchunks must be in 1..1024, got %d", o.nchunks);
+		goto out;
+	}
+	job.params.nchunks = o.nchunks ? (uint32_t)o.nchunks : 1;
+	job.params.root = o.root;
+	job.params.peer = o.peer ? o.peer : 1;
+	if (o.paxi) {
+		job.params.paxi_set = true;
+		if (!strcmp(o.paxi, "transfer")) {
+			job.params.paxi = PAXI_TRANSFER;
+		} else if (!strcmp(o.paxi, "sendrecv")) {
+			job.params.paxi = PAXI_SENDRECV;
+		} else {
+			cli_usage_error(argv[0], "--paxi must be transfer or sendrecv, got '%s'", o.paxi);
+			goto out;
+		}
+	}
+	if (o.schedule) {
+		file_sched = sched_file_load(o.schedule, NULL, &err);
+		if (!file_sched) {
+			fprintf(stderr, "%s: %s\n", argv[0], err->message);
+			rc = 1;
+			goto out;
+		}
+		if (!o.ranks)
+			pl.fabric.nranks = file_sched->nranks;
+		job.schedule = file_sched;
+		job.coll = file_sched->coll;
+	} else {
+		if (!o.collective)
+			o.collective = g_strdup("allreduce");
+		if (!coll_parse(o.collective, &job.coll)) {
+			cli_usage_error(argv[0], "unknown collective '%s' (known: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, p2p, allgatherv)", o.collective);
+			goto out;
+		}
+		job.algo = o.algo ? o.algo : "ring";
+		if (!algo_find(job.coll, job.algo, &err))
+			goto usage;
+	}
+	job.plat = &pl;
+	job.seed = (uint64_t)o.seed;
+	rc = 0;
+	if (!o.json)
+		printf("# %-13s %-9s %5s %10s %12s %10s %10s %12s %10s %9s\n", "collective", "algo", "ranks",
+		       "bytes", "latency_us", "algbw", "busbw", "theory_us", "events", "wall_s");
+	for (guint i = 0; i < sizes->len; i++) {
+		struct sim_outcome r;
+
+		job.bytes = g_array_index(sizes, uint64_t, i);
+		if (!simulate(&job, &r, &err)) {
+			fprintf(stderr, "%s: %s\n", argv[0], err->message);
+			g_clear_error(&err);
+			rc = 1;
+			break;
+		}
+		const char *algo = job.schedule ? job.schedule->algo : job.algo;
+
+		if (o.json)
+			printf("{\"collective\": \"%s\", \"algo\": \"%s\", \"topology\": \"%s\", \"ranks\": %d, "
+			       "\"bytes\": %" G_GUINT64_FORMAT ", \"nchunks\": %u, \"latency_us\": %.6f, "
+			       "\"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"theory_us\": %.6f, \"steps\": %u, "
+			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.6f}\n",
+			       coll_name(job.coll), algo, platform_topo_name(pl.fabric.kind), pl.fabric.nranks,
+			       job.bytes, job.params.nchunks, r.latency_us, r.algbw_gbps, r.busbw_gbps,
+			       r.theory_us, r.steps, r.events, r.wall_s);
+		else
+			printf("  %-13s %-9s %5d %10" G_GUINT64_FORMAT " %12.3f %10.2f %10.2f %12.3f %10" G_GUINT64_FORMAT
+			       " %9.3f\n",
+			       coll_name(job.coll), algo, pl.fabric.nranks, job.bytes, r.latency_us,
+			       r.algbw_gbps, r.busbw_gbps, r.theory_us, r.events, r.wall_s);
+		if (o.verbose)
+			print_verbose(&r, &pl);
+		sim_outcome_clear(&r);
+	}
+	goto out;
+usage:
+	cli_usage_error(argv[0], "%s", err->message);
+out:
+	g_clear_error(&err);
+	g_option_context_free(ctx);
+	g_array_unref(sizes);
+	sched_free(file_sched);
+	platform_release(&pl);
+	g_free(o.topo); g_free(o.dims); g_free(o.link_bw); g_free(o.link_lat); g_free(o.packet);
+	g_free(o.header); g_free(o.credits); g_free(o.credit_ret); g_free(o.error_rate);
+	g_free(o.window); g_free(o.timeout); g_free(o.inject_bw); g_free(o.eject_bw);
+	g_free(o.reduce_bw); g_free(o.setup); g_free(o.ctrl_proc); g_free(o.slice);
+	g_free(o.overhead); g_free(o.alpha); g_free(o.beta); g_free(o.collective); g_free(o.algo);
+	g_free(o.size); g_free(o.paxi); g_free(o.dtype); g_free(o.schedule); g_free(o.counts);
+	return rc;
+}

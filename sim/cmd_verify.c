@@ -1,0 +1,205 @@
+/* `g5 verify`: runs the symbolic verifier (sim/algos/verify.h).
+ * Without --schedule it sweeps the registry: every algorithm x collective
+ * it builds x N in 2..--max-ranks x nchunks in {1, 2, 4} (x root in
+ * {0, N-1} for the rooted collectives), out of place and in place. A build
+ * the algorithm does not admit must fail cleanly (NULL and a message) and
+ * counts as rejected; anything else that does not verify is a failure.
+ * With --schedule it verifies one schedule file and names the file line of
+ * the failing op. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/algos/algo.h"
+#include "sim/algos/schedule_file.h"
+#include "sim/algos/verify.h"
+#include "sim/cli.h"
+
+struct sweep {
+	unsigned ok, rejected, failed, shown;
+};
+
+static void sweep_fail(struct sweep *sw, const char *what, const char *msg)
+{
+	sw->failed++;
+	if (sw->shown++ < 20)
+		fprintf(stderr, "verify: %s: %s\n", what, msg);
+	else if (sw->shown == 21)
+		fprintf(stderr, "verify: (more failures not shown)\n");
+}
+
+static void sweep_one(struct sweep *sw, const struct algo_ops *a, enum coll c,
+		      const struct algo_params *p)
+{
+	GError *err = NULL;
+	char *what = g_strdup_printf("%s %s ranks=%d nchunks=%u root=%d", a->name, coll_name(c),
+				     p->nranks, p->nchunks, p->root);
+	struct sched *s = algo_build(a, c, p, &err);
+
+	if (!s) {
+		if (err && err->message[0])
+			sw->rejected++;
+		else
+			sweep_fail(sw, what, "build returned no schedule and no message");
+	} else if (!verify_sched(s, NULL, &err)) {
+		sweep_fail(sw, what, err->message);
+	} else {
+		sw->ok++;
+	}
+	if (err)
+		g_error_free(err);
+	sched_free(s);
+	g_free(what);
+}
+
+static int verify_sweep(const char *algo, bool have_coll, enum coll only, int max_ranks)
+{
+	struct sweep sw = { 0 };
+	static const uint32_t chunks[] = { 1, 2, 4 };
+	bool any = false;
+
+	for (const struct algo_ops *const *ap = algo_all(); *ap; ap++) {
+		const struct algo_ops *a = *ap;
+
+		if (algo && strcmp(algo, a->name))
+			continue;
+		for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1) {
+			enum coll c = (enum coll)bit;
+
+			if (!(a->collectives & bit) || (have_coll && c != only))
+				continue;
+			any = true;
+			for (int n = 2; n <= max_ranks; n++) {
+				uint64_t *w = g_new(uint64_t, n);
+
+				for (int r = 0; r < n; r++)
+					w[r] = (uint64_t)(r % 3); /* zero weights give empty blocks */
+				for (size_t k = 0; k < G_N_ELEMENTS(chunks); k++) {
+					bool rooted = c == COLL_BROADCAST || c == COLL_REDUCE || c == COLL_P2P;
+
+					for (int root = 0; root < n; root += rooted ? n - 1 : n) {
+						struct algo_params p = {
+							.nranks = n,
+							.nchunks = chunks[k],
+							.root = root,
+							.peer = (root + n / 2) % n,
+							.weights = c == COLL_ALLGATHERV ? w : NULL,
+						};
+
+						sweep_one(&sw, a, c, &p);
+					}
+				}
+				g_free(w);
+			}
+		}
+	}
+	if (!any) {
+		fprintf(stderr, "g5 verify: no registered algorithm matches\n");
+		return 1;
+	}
+	printf("verify: %u schedules ok, %u rejected cleanly (not admitted), %u failed\n", sw.ok,
+	       sw.rejected, sw.failed);
+	return sw.failed ? 1 : 0;
+}
+
+static int verify_file(const char *path)
+{
+	GError *err = NULL;
+	GArray *lines = NULL;
+	struct sched *s = sched_file_load(path, &lines, &err);
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+
+	if (!s) {
+		fprintf(stderr, "g5 verify: %s\n", err->message);
+		g_error_free(err);
+		return 1;
+	}
+	struct verify_where where;
+	int rc = 0;
+
+	if (!verify_sched(s, &where, &err)) {
+		if (where.rank >= 0 && where.op >= 0) {
+			uint64_t idx = (uint64_t)where.op;
+
+			for (int r = 0; r < where.rank; r++)
+				idx += s->ranks[r].ops->len;
+			fprintf(stderr, "g5 verify: %s:%u: %s\n", name, g_array_index(lines, uint32_t, idx),
+				err->message);
+		} else {
+			fprintf(stderr, "g5 verify: %s: %s\n", name, err->message);
+		}
+		g_error_free(err);
+		rc = 1;
+	} else {
+		printf("verify: %s ok (%s %s, %d ranks, nchunks %u, %s)\n", name, s->algo,
+		       coll_name(s->coll), s->nranks, s->nchunks,
+		       s->inplace_ok ? "out of place and in place" : "out of place only");
+	}
+	g_array_unref(lines);
+	sched_free(s);
+	return rc;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	char *algo = NULL, *coll_s = NULL, *file = NULL;
+	gint max_ranks = 64;
+	GOptionEntry entries[] = {
+		{ "algo", 'a', 0, G_OPTION_ARG_STRING, &algo, "only this algorithm", "A" },
+		{ "collective", 'c', 0, G_OPTION_ARG_STRING, &coll_s, "only this collective", "C" },
+		{ "schedule", 's', 0, G_OPTION_ARG_FILENAME, &file,
+		  "verify this schedule file ('-': stdin) instead of the registry", "FILE" },
+		{ "max-ranks", 0, 0, G_OPTION_ARG_INT, &max_ranks, "sweep N in 2..N (default 64)", "N" },
+		{ NULL }
+	};
+	GOptionContext *ctx = g_option_context_new("- prove schedules compute their collective");
+	int rc = 2;
+	enum coll c = COLL_ALLREDUCE;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	bool ok = cli_parse(ctx, argv[0], &argc, &argv);
+
+	g_option_context_free(ctx);
+	if (!ok)
+		goto out;
+	if (argc > 1) {
+		rc = cli_usage_error(argv[0], "unexpected argument '%s'", argv[1]);
+		goto out;
+	}
+	if (file && (algo || coll_s)) {
+		rc = cli_usage_error(argv[0], "--schedule takes no --algo or --collective");
+		goto out;
+	}
+	if (coll_s && !coll_parse(coll_s, &c)) {
+		rc = cli_usage_error(argv[0], "unknown collective '%s'", coll_s);
+		goto out;
+	}
+	if (max_ranks < 2 || max_ranks > SCHED_MAX_RANKS) {
+		rc = cli_usage_error(argv[0], "--max-ranks must be in 2..%d, got %d", SCHED_MAX_RANKS,
+				     max_ranks);
+		goto out;
+	}
+	if (algo) {
+		bool known = false;
+
+		for (const struct algo_ops *const *ap = algo_all(); *ap; ap++)
+			known |= !strcmp((*ap)->name, algo) && (!coll_s || ((*ap)->collectives & c));
+		if (!known) {
+			GError *err = NULL;
+
+			if (coll_s) {
+				algo_find(c, algo, &err);
+				rc = cli_usage_error(argv[0], "%s", err->message);
+				g_error_free(err);
+			} else {
+				rc = cli_usage_error(argv[0], "unknown algorithm '%s'", algo);
+			}
+			goto out;
+		}
+	}
+	rc = file ? verify_file(file) : verify_sweep(algo, coll_s != NULL, c, max_ranks);
+out:
+	g_free(algo);
+	g_free(coll_s);
+	g_free(file);
+	return rc;
+}

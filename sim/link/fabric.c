@@ -1,0 +1,909 @@
+/* The fabric's dynamics: packets on channels.
+ *
+ * Each channel is a sim component with a transmitter, a link-level Go-Back-N
+ * sender, credit counters per virtual channel and a Go-Back-N receiver. It
+ * costs two events per packet and hop when nothing is lost: EV_TX, when the
+ * wire becomes free and the transmitter picks the next packet, and EV_ARRIVE,
+ * when the packet's last bit has reached the far end. Everything else is
+ * computed, not scheduled, when that is exact:
+ *  - ACKs: the receiver accepts packet `seq` at time t, so the sender will
+ *    see the cumulative ACK at t + lat; that time is written into the
+ *    sender's replay slot and the sender advances its window lazily when it
+ *    next looks (an event is scheduled only if it is waiting for that ACK);
+ *  - credits: a receive slot is freed when the packet leaves the buffer (it
+ *    starts on the next channel, or is delivered to memory); the credit is
+ *    pushed, with its return time, onto the sender's small heap and collected
+ *    lazily (again an event only when the sender is waiting for it);
+ *  - node injection/ejection: per-node "next free" clocks; a packet leaving
+ *    memory may not start before the injection clock, which it then advances
+ *    by its payload's time at the injection rate; a packet is delivered at
+ *    max(arrival, ejection clock), which it advances likewise. A delivery
+ *    that has to wait costs a third event (EV_DELIVER).
+ * Losses add EV_NAK (receiver saw a gap) and one lazily re-armed EV_TIMER per
+ * channel (armed only when the error rate is non-zero). A lost packet is gone:
+ * the receiver notices the gap at the next packet (NAK, once per gap) or the
+ * sender's timer fires for a lost tail. Credits are per packet, not per
+ * transmission: replays need none.
+ *
+ * Arbitration: a channel serves its inputs (the node's memory, and each
+ * incoming channel x virtual channel) round-robin, one packet at a time; each
+ * input is FIFO. Messages from memory on one channel are served in the order
+ * they were sent. Packets and messages come from free lists refilled in slabs,
+ * never one heap allocation per packet. */
+#include "sim/link/link.h"
+
+#include <string.h>
+
+#include "sim/link/topo.h"
+
+#define FABRIC_ERROR g_quark_from_static_string("g5-fabric-error")
+#define PKT_SLAB 1024
+
+enum { EV_TX = 1, EV_ARRIVE, EV_NAK, EV_TIMER, EV_DELIVER };
+
+struct msg;
+
+struct pkt {
+	struct pkt *next;  /* input FIFO, or free list */
+	struct msg *msg;   /* borrowed: the fabric's pool */
+	uint64_t end;      /* message bytes up to and including this packet */
+	uint32_t payload;  /* bytes */
+	uint32_t hop;      /* index of the channel it is on or waiting for */
+	bool last;
+};
+
+struct msg {
+	struct msg *next;  /* local FIFO of the first channel, or free list */
+	uint64_t id;
+	uint64_t bytes, cut; /* size; bytes already cut into packets */
+	fabric_deliver_fn deliver;
+	void *user;
+	uint32_t nhops, cap; /* route length; capacity of chan/vc */
+	int *chan;         /* owned, reused: channel of each hop */
+	uint8_t *vc;       /* owned, reused: virtual channel of each hop */
+};
+
+/* One input of a channel's arbiter; linked into the channel's round-robin
+ * list of non-empty inputs while it has packets. */
+struct input {
+	struct pkt *head, *tail;
+	int next_active;
+	bool active;
+};
+
+struct gbn_slot {
+	struct pkt *pkt;      /* valid until the receiver accepts it */
+	sim_time_t wire_ps;   /* serialisation time */
+	sim_time_t tx_time;   /* start of its latest transmission */
+	sim_time_t ack_time;  /* when the sender sees its ACK (valid if acked) */
+	uint64_t tx_serial;   /* serial of its latest transmission */
+	uint32_t payload;
+	bool acked;
+};
+
+struct node {
+	sim_time_t inject_free, eject_free; /* next-free clocks of the memory side */
+	uint32_t eject_pending;             /* EV_DELIVER events queued */
+};
+
+struct chan {
+	struct sim_component comp; /* first: handlers cast back */
+	struct fabric *f;          /* borrowed */
+	int idx, src, dst, in_index;
+	struct link_params p;
+	sim_time_t full_ps;        /* serialisation of a full packet */
+	char *name;                /* owned */
+
+	/* arbiter: input 0 is the node's memory (messages in `lhead`), input
+	 * 1 + nvc * k + vc holds packets from the k-th channel entering src */
+	struct input *in;          /* owned, allocated on first use */
+	int nin, act_head, act_tail, nactive;
+	struct msg *lhead, *ltail;
+
+	/* transmitter */
+	sim_time_t wire_free;
+	sim_time_t kick_time;      /* pending EV_TX, if kick_pending */
+	struct sim_event_ref kick_ref;
+	bool kick_pending, in_pump, wait_ack, wait_credit, timer_pending;
+
+	/* Go-Back-N sender: seqs [una, nxt) are unacknowledged; rsend < nxt
+	 * while a replay is in progress */
+	struct gbn_slot *ring;     /* owned, ring_mask + 1 slots, on first use */
+	uint64_t ring_mask, una, nxt, rsend, tx_serial;
+
+	/* credits per virtual channel; returns pending in a min-heap of
+	 * (time << 1 | vc) */
+	uint32_t cred[2];
+	uint64_t *heap;            /* owned, nvc x credits, on first use */
+	uint32_t hlen;
+
+	/* Go-Back-N receiver */
+	uint64_t expected;
+	bool nak_sent;
+
+	struct channel_stats st;
+};
+
+struct fabric {
+	struct sim *s;             /* borrowed */
+	struct topo t;
+	struct node_params np;
+	struct node *nodes;        /* owned, t.nnodes */
+	struct chan *chans;        /* owned, t.nchans */
+	struct pkt *pkt_free;
+	GPtrArray *slabs;          /* owned: packet slabs */
+	struct msg *msg_free;
+	GPtrArray *msgs;           /* owned: every message ever made */
+	uint64_t next_id, in_flight;
+	int *route_nodes;          /* owned scratch, nnodes + 1 */
+	uint8_t *route_vcs;        /* owned scratch, nnodes */
+};
+
+static void chan_pump(struct fabric *f, struct chan *c);
+
+/* Exact ceil(bytes x 1e12 / bw) in picoseconds. */
+sim_time_t link_wire_ps(uint64_t bytes, uint64_t bw_bytes_per_s)
+{
+	g_assert(bw_bytes_per_s > 0);
+	if (bytes <= UINT64_MAX / 1000000000000u) {
+		uint64_t n = bytes * 1000000000000u;
+
+		return n / bw_bytes_per_s + (n % bw_bytes_per_s != 0);
+	}
+	unsigned __int128 n = (unsigned __int128)bytes * 1000000000000u;
+	unsigned __int128 q = n / bw_bytes_per_s + (n % bw_bytes_per_s != 0);
+
+	if (q > SIM_TIME_MAX)
+		g_error("link: %" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT
+			" B/s overflow the clock", bytes, bw_bytes_per_s);
+	return (sim_time_t)q;
+}
+
+sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes)
+{
+	uint64_t full = bytes / p->max_payload_bytes, rest = bytes % p->max_payload_bytes;
+	sim_time_t t = full * link_wire_ps((uint64_t)p->max_payload_bytes + p->header_bytes,
+					   p->bw_bytes_per_s);
+
+	if (rest || bytes == 0)
+		t += link_wire_ps(rest + p->header_bytes, p->bw_bytes_per_s);
+	return t;
+}
+
+void link_params_default(struct link_params *p)
+{
+	*p = (struct link_params){
+		.bw_bytes_per_s = 450000000000u,
+		.lat_ps = SIM_NS(100),
+		.header_bytes = 32,
+		.max_payload_bytes = 4096,
+		.credits = 64,
+		.credit_return_ps = SIM_NS(100),
+		.gbn_window = 128,
+		.gbn_timeout_ps = SIM_US(2),
+		.error_rate = 0,
+	};
+}
+
+static bool check_params(const struct link_params *p, const char *what, GError **error)
+{
+	const char *bad = NULL;
+
+	if (p->bw_bytes_per_s == 0)
+		bad = "'bw_bytes_per_s' must be > 0";
+	else if (p->max_payload_bytes == 0)
+		bad = "'max_payload_bytes' must be > 0";
+	else if (p->gbn_window == 0)
+		bad = "'gbn_window' must be > 0";
+	else if (p->gbn_timeout_ps == 0)
+		bad = "'gbn_timeout_ps' must be > 0";
+	else if (!(p->error_rate >= 0 && p->error_rate < 1))
+		bad = "'error_rate' must be in [0, 1)";
+	if (bad) {
+		g_set_error(error, FABRIC_ERROR, 1, "%s: %s", what, bad);
+		return false;
+	}
+	return true;
+}
+
+/* ---- pools ---- */
+
+static struct pkt *pkt_alloc(struct fabric *f)
+{
+	if (G_UNLIKELY(!f->pkt_free)) {
+		struct pkt *slab = g_new(struct pkt, PKT_SLAB);
+
+		g_ptr_array_add(f->slabs, slab);
+		for (int i = PKT_SLAB - 1; i >= 0; i--) {
+			slab[i].next = f->pkt_free;
+			f->pkt_free = &slab[i];
+		}
+	}
+	struct pkt *p = f->pkt_free;
+
+	f->pkt_free = p->next;
+	p->next = NULL;
+	return p;
+}
+
+static void pkt_release(struct fabric *f, struct pkt *p)
+{
+	p->next = f->pkt_free;
+	f->pkt_free = p;
+}
+
+static struct msg *msg_alloc(struct fabric *f)
+{
+	struct msg *m = f->msg_free;
+
+	if (m) {
+		f->msg_free = m->next;
+	} else {
+		m = g_new0(struct msg, 1);
+		g_ptr_array_add(f->msgs, m);
+	}
+	m->next = NULL;
+	return m;
+}
+
+static void msg_free_fn(gpointer p)
+{
+	struct msg *m = p;
+
+	g_free(m->chan);
+	g_free(m->vc);
+	g_free(m);
+}
+
+/* ---- arbiter inputs ---- */
+
+static void act_push(struct chan *c, int i)
+{
+	c->in[i].active = true;
+	c->in[i].next_active = -1;
+	if (c->act_tail >= 0)
+		c->in[c->act_tail].next_active = i;
+	else
+		c->act_head = i;
+	c->act_tail = i;
+	c->nactive++;
+}
+
+static int act_pop(struct chan *c)
+{
+	int i = c->act_head;
+
+	c->act_head = c->in[i].next_active;
+	if (c->act_head < 0)
+		c->act_tail = -1;
+	c->in[i].active = false;
+	c->nactive--;
+	return i;
+}
+
+static void chan_inputs(struct chan *c)
+{
+	if (!c->in)
+		c->in = g_new0(struct input, c->nin);
+}
+
+static bool input_empty(const struct chan *c, int i)
+{
+	return i == 0 ? c->lhead == NULL : c->in[i].head == NULL;
+}
+
+/* Takes the next packet of input i: from memory, cut from the head message. */
+static struct pkt *input_take(struct fabric *f, struct chan *c, int i)
+{
+	if (i > 0) {
+		struct input *in = &c->in[i];
+		struct pkt *p = in->head;
+
+		in->head = p->next;
+		if (!in->head)
+			in->tail = NULL;
+		p->next = NULL;
+		return p;
+	}
+	struct msg *m = c->lhead;
+	struct pkt *p = pkt_alloc(f);
+	uint64_t rest = m->bytes - m->cut;
+
+	p->msg = m;
+	p->payload = (uint32_t)MIN(rest, (uint64_t)c->p.max_payload_bytes);
+	m->cut += p->payload;
+	p->end = m->cut;
+	p->hop = 0;
+	p->last = m->cut == m->bytes;
+	if (p->last) {
+		c->lhead = m->next;
+		if (!c->lhead)
+			c->ltail = NULL;
+		m->next = NULL;
+	}
+	return p;
+}
+
+/* ---- kicks, credits, ACKs ---- */
+
+/* Makes the transmitter look again at time t (>= now): at once when it is
+ * free now and not already looking, else by one pending EV_TX. */
+static void chan_kick(struct fabric *f, struct chan *c, sim_time_t t)
+{
+	struct sim *s = f->s;
+	sim_time_t now = sim_now(s);
+
+	t = MAX(t, MAX(now, c->wire_free));
+	if (c->kick_pending) {
+		if (c->kick_time <= t)
+			return;
+		sim_cancel(s, c->kick_ref);
+		c->kick_pending = false;
+	}
+	if (t == now && !c->in_pump) {
+		chan_pump(f, c);
+		return;
+	}
+	struct sim_event *ev = sim_schedule(s, t - now, &c->comp, EV_TX);
+
+	c->kick_ref = sim_event_ref(ev);
+	c->kick_time = t;
+	c->kick_pending = true;
+}
+
+static void heap_push(struct chan *c, uint64_t key)
+{
+	uint32_t i = c->hlen++;
+
+	while (i > 0) {
+		uint32_t up = (i - 1) / 2;
+
+		if (c->heap[up] <= key)
+			break;
+		c->heap[i] = c->heap[up];
+		i = up;
+	}
+	c->heap[i] = key;
+}
+
+static void heap_pop(struct chan *c)
+{
+	uint64_t key = c->heap[--c->hlen];
+	uint32_t i = 0, n = c->hlen;
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = l + 1 < n && c->heap[l + 1] < c->heap[l] ? l + 1 : l;
+
+		if (l >= n || key <= c->heap[m])
+			break;
+		c->heap[i] = c->heap[m];
+		i = m;
+	}
+	if (n)
+		c->heap[i] = key;
+}
+
+/* A receive slot of channel c (virtual channel vc) was freed; the sender
+ * sees the credit at time t. */
+static void credit_return(struct fabric *f, struct chan *c, int vc, sim_time_t t)
+{
+	if (!c->p.credits)
+		return;
+	if (!c->heap)
+		c->heap = g_new(uint64_t, (gsize)f->t.nvc * c->p.credits);
+	g_assert(c->hlen < (uint32_t)f->t.nvc * c->p.credits);
+	heap_push(c, t << 1 | (uint64_t)vc);
+	if (c->wait_credit) {
+		c->wait_credit = false;
+		chan_kick(f, c, t);
+	}
+}
+
+static void credits_collect(struct chan *c, sim_time_t now)
+{
+	while (c->hlen && c->heap[0] >> 1 <= now) {
+		c->cred[c->heap[0] & 1]++;
+		heap_pop(c);
+	}
+}
+
+static inline struct gbn_slot *slot(struct chan *c, uint64_t seq)
+{
+	return &c->ring[seq & c->ring_mask];
+}
+
+/* Takes in every ACK that has reached the sender by `now`. */
+static void gbn_advance(struct chan *c, sim_time_t now)
+{
+	while (c->una < c->nxt) {
+		struct gbn_slot *sl = slot(c, c->una);
+
+		if (!sl->acked || sl->ack_time > now)
+			break;
+		c->una++;
+	}
+	if (c->rsend < c->una)
+		c->rsend = c->una;
+}
+
+static void timer_arm(struct fabric *f, struct chan *c, sim_time_t t)
+{
+	sim_time_t now = sim_now(f->s);
+
+	sim_schedule(f->s, t > now ? t - now : 0, &c->comp, EV_TIMER);
+	c->timer_pending = true;
+}
+
+/* ---- transmitter ---- */
+
+static sim_time_t node_ps(uint64_t bytes, uint64_t bw)
+{
+	return bw ? link_wire_ps(bytes, bw) : 0;
+}
+
+static void transmit(struct fabric *f, struct chan *c, uint64_t seq)
+{
+	struct sim *s = f->s;
+	sim_time_t now = sim_now(s);
+	struct gbn_slot *sl = slot(c, seq);
+	bool lost = false;
+
+	sl->tx_time = now;
+	sl->tx_serial = ++c->tx_serial;
+	c->wire_free = now + sl->wire_ps;
+	c->st.busy_ps += sl->wire_ps;
+	c->st.wire_bytes += (uint64_t)sl->payload + c->p.header_bytes;
+	if (c->p.error_rate > 0) {
+		lost = sim_rng_bernoulli(&c->comp.rng, c->p.error_rate);
+		c->st.lost += lost;
+		if (!c->timer_pending)
+			timer_arm(f, c, now + c->p.gbn_timeout_ps);
+	}
+	struct sim_event *ev = sim_schedule(s, sl->wire_ps + c->p.lat_ps, &c->comp, EV_ARRIVE);
+
+	ev->data[0].u = seq;
+	ev->data[1].u = sl->tx_serial;
+	ev->data[2].u = lost;
+}
+
+static void transmit_new(struct fabric *f, struct chan *c, struct pkt *p, int vc)
+{
+	sim_time_t now = sim_now(f->s);
+	struct msg *m = p->msg;
+
+	if (G_UNLIKELY(!c->ring)) {
+		uint64_t size = 1;
+
+		while (size < c->p.gbn_window)
+			size <<= 1;
+		c->ring = g_new0(struct gbn_slot, size);
+		c->ring_mask = size - 1;
+	}
+	uint64_t seq = c->nxt++;
+	struct gbn_slot *sl = slot(c, seq);
+
+	c->rsend = c->nxt;
+	sl->pkt = p;
+	sl->payload = p->payload;
+	sl->acked = false;
+	sl->wire_ps = p->payload == c->p.max_payload_bytes
+		? c->full_ps : link_wire_ps((uint64_t)p->payload + c->p.header_bytes, c->p.bw_bytes_per_s);
+	if (c->p.credits)
+		c->cred[vc]--;
+	if (p->hop == 0) {
+		struct node *n = &f->nodes[c->src];
+
+		if (f->np.inject_bytes_per_s)
+			n->inject_free = now + node_ps(p->payload, f->np.inject_bytes_per_s);
+	} else {
+		struct chan *up = &f->chans[m->chan[p->hop - 1]];
+
+		credit_return(f, up, m->vc[p->hop - 1], now + up->p.credit_return_ps);
+	}
+	transmit(f, c, seq);
+}
+
+/* The transmitter's decision, at a time the wire is free: a replay first,
+ * else the next input, round-robin, that has a credit, window room and (from
+ * memory) an injection slot. When nothing can go, arranges to be kicked when
+ * something may change. */
+static void chan_pump(struct fabric *f, struct chan *c)
+{
+	sim_time_t now = sim_now(f->s);
+
+	if (c->wire_free > now) {
+		chan_kick(f, c, c->wire_free);
+		return;
+	}
+	c->in_pump = true;
+	gbn_advance(c, now);
+	if (c->rsend < c->nxt) {
+		c->st.retransmitted++;
+		transmit(f, c, c->rsend++);
+		goto busy;
+	}
+	if (c->nactive == 0)
+		goto out;
+	if (c->nxt - c->una >= c->p.gbn_window) {
+		struct gbn_slot *sl = slot(c, c->una);
+
+		if (sl->acked)
+			chan_kick(f, c, sl->ack_time);
+		else
+			c->wait_ack = true;
+		goto out;
+	}
+	credits_collect(c, now);
+
+	bool credit_blocked = false;
+	sim_time_t inject_at = SIM_TIME_MAX;
+	const sim_time_t inject_free = f->nodes[c->src].inject_free;
+
+	for (int k = 0, n = c->nactive; k < n; k++) {
+		int i = act_pop(c);
+		int vc = i == 0 ? c->lhead->vc[0] : (i - 1) % f->t.nvc;
+
+		if (c->p.credits && c->cred[vc] == 0) {
+			credit_blocked = true;
+			act_push(c, i);
+			continue;
+		}
+		if (i == 0 && inject_free > now) {
+			inject_at = inject_free;
+			act_push(c, i);
+			continue;
+		}
+		struct pkt *p = input_take(f, c, i);
+
+		if (!input_empty(c, i))
+			act_push(c, i);
+		transmit_new(f, c, p, vc);
+		goto busy;
+	}
+	if (credit_blocked) {
+		if (c->hlen)
+			chan_kick(f, c, c->heap[0] >> 1);
+		else
+			c->wait_credit = true;
+	}
+	if (inject_at != SIM_TIME_MAX)
+		chan_kick(f, c, inject_at);
+	goto out;
+busy:
+	if (c->rsend < c->nxt || c->nactive)
+		chan_kick(f, c, c->wire_free);
+out:
+	c->in_pump = false;
+}
+
+/* ---- receiver ---- */
+
+static void pkt_deliver(struct fabric *f, struct pkt *p)
+{
+	struct msg *m = p->msg;
+	bool done = p->last;
+	uint64_t end = p->end;
+	fabric_deliver_fn fn = m->deliver;
+	void *user = m->user;
+
+	pkt_release(f, p);
+	if (done) {
+		f->in_flight--;
+		m->next = f->msg_free;
+		f->msg_free = m;
+	}
+	fn(user, end, done);
+}
+
+static void eject(struct fabric *f, struct chan *c, struct pkt *p)
+{
+	struct sim *s = f->s;
+	sim_time_t now = sim_now(s);
+	struct node *n = &f->nodes[c->dst];
+	sim_time_t t = MAX(now, n->eject_free);
+
+	if (f->np.eject_bytes_per_s)
+		n->eject_free = t + node_ps(p->payload, f->np.eject_bytes_per_s);
+	credit_return(f, c, p->msg->vc[p->hop - 1], t + c->p.credit_return_ps);
+	if (t == now && n->eject_pending == 0) {
+		pkt_deliver(f, p);
+		return;
+	}
+	n->eject_pending++;
+	sim_schedule(s, t - now, &c->comp, EV_DELIVER)->data[0].p = p;
+}
+
+static void accept(struct fabric *f, struct chan *c, uint64_t seq)
+{
+	sim_time_t now = sim_now(f->s);
+	struct gbn_slot *sl = slot(c, seq);
+	struct pkt *p = sl->pkt;
+	struct msg *m = p->msg;
+
+	c->expected++;
+	c->nak_sent = false;
+	sl->acked = true;
+	sl->ack_time = now + c->p.lat_ps;
+	sl->pkt = NULL;
+	if (c->wait_ack) {
+		c->wait_ack = false;
+		chan_kick(f, c, sl->ack_time);
+	}
+	c->st.packets++;
+	c->st.payload_bytes += p->payload;
+	c->st.hops_histogram[MIN(m->nhops, 7u)] += p->payload;
+	p->hop++;
+	if (p->hop == m->nhops) {
+		eject(f, c, p);
+		return;
+	}
+	struct chan *next = &f->chans[m->chan[p->hop]];
+	int i = 1 + f->t.nvc * c->in_index + m->vc[p->hop];
+	struct input *in;
+
+	chan_inputs(next);
+	in = &next->in[i];
+	if (in->tail)
+		in->tail->next = p;
+	else
+		in->head = p;
+	in->tail = p;
+	if (!in->active)
+		act_push(next, i);
+	chan_kick(f, next, now);
+}
+
+static void chan_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
+{
+	struct chan *c = (struct chan *)self;
+	struct fabric *f = c->f;
+	sim_time_t now = sim_now(s);
+
+	switch (ev->type) {
+	case EV_TX:
+		c->kick_pending = false;
+		chan_pump(f, c);
+		break;
+	case EV_ARRIVE: {
+		uint64_t seq = ev->data[0].u;
+
+		if (ev->data[2].u)
+			break; /* lost on the wire: the receiver sees nothing */
+		if (seq == c->expected) {
+			accept(f, c, seq);
+		} else if (seq > c->expected && !c->nak_sent) {
+			struct sim_event *nak = sim_schedule(s, c->p.lat_ps, &c->comp, EV_NAK);
+
+			c->nak_sent = true;
+			nak->data[0].u = c->expected;
+			nak->data[1].u = ev->data[1].u;
+		}
+		/* else a duplicate, or a packet behind a gap already NAKed */
+		break;
+	}
+	case EV_NAK: {
+		uint64_t e = ev->data[0].u;
+
+		gbn_advance(c, now);
+		/* Stale when e has been acknowledged since, or retransmitted after
+		 * the packet that revealed the gap. */
+		if (e < c->una || e >= c->nxt || slot(c, e)->tx_serial > ev->data[1].u)
+			break;
+		c->rsend = e;
+		chan_kick(f, c, now);
+		break;
+	}
+	case EV_TIMER: {
+		c->timer_pending = false;
+		gbn_advance(c, now);
+		if (c->una == c->nxt)
+			break; /* re-armed by the next transmission */
+		sim_time_t deadline = slot(c, c->una)->tx_time + c->p.gbn_timeout_ps;
+
+		if (deadline > now) {
+			timer_arm(f, c, deadline);
+			break;
+		}
+		c->rsend = c->una;
+		timer_arm(f, c, now + c->p.gbn_timeout_ps);
+		chan_kick(f, c, now);
+		break;
+	}
+	case EV_DELIVER:
+		f->nodes[c->dst].eject_pending--;
+		pkt_deliver(f, ev->data[0].p);
+		break;
+	default:
+		g_error("link %s: unknown event type %u", c->name, ev->type);
+	}
+}
+
+/* ---- construction and the public API ---- */
+
+static char *node_name(const struct fabric *f, int u)
+{
+	return u >= f->t.nranks ? g_strdup("sw") : g_strdup_printf("%d", u);
+}
+
+struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error)
+{
+	struct link_params swp = cfg->switch_link;
+
+	if (!check_params(&cfg->link, "link", error))
+		return NULL;
+	if (cfg->kind == TOPO_SWITCH) {
+		if (swp.bw_bytes_per_s == 0)
+			swp = cfg->link;
+		else if (!check_params(&swp, "switch link", error))
+			return NULL;
+	}
+	struct fabric *f = g_new0(struct fabric, 1);
+
+	if (!topo_init(&f->t, cfg, error)) {
+		g_free(f);
+		return NULL;
+	}
+	f->s = s;
+	f->np = cfg->node;
+	f->nodes = g_new0(struct node, f->t.nnodes);
+	f->chans = g_new0(struct chan, f->t.nchans);
+	f->slabs = g_ptr_array_new_with_free_func(g_free);
+	f->msgs = g_ptr_array_new_with_free_func(msg_free_fn);
+	f->next_id = 1;
+	f->route_nodes = g_new(int, f->t.nnodes + 1);
+	f->route_vcs = g_new(uint8_t, f->t.nnodes);
+	for (int i = 0; i < f->t.nchans; i++) {
+		const struct topo_chan *tc = &f->t.chans[i];
+		struct chan *c = &f->chans[i];
+		g_autofree char *a = node_name(f, tc->src);
+		g_autofree char *b = node_name(f, tc->dst);
+
+		c->f = f;
+		c->idx = i;
+		c->src = tc->src;
+		c->dst = tc->dst;
+		c->in_index = tc->in_index;
+		c->p = tc->to_switch ? swp : cfg->link;
+		if (tc->bw_bytes_per_s)
+			c->p.bw_bytes_per_s = tc->bw_bytes_per_s;
+		if (tc->lat_ps != SIM_TIME_MAX)
+			c->p.lat_ps = tc->lat_ps;
+		c->full_ps = link_wire_ps((uint64_t)c->p.max_payload_bytes + c->p.header_bytes,
+					  c->p.bw_bytes_per_s);
+		c->nin = 1 + f->t.nvc * f->t.in_count[c->src];
+		c->act_head = c->act_tail = -1;
+		c->cred[0] = c->cred[1] = c->p.credits;
+		c->st.src = c->src;
+		c->st.dst = c->dst;
+		c->name = g_strdup_printf("link %s->%s", a, b);
+		sim_component_init(s, &c->comp, c->name, chan_handler);
+	}
+	return f;
+}
+
+void fabric_free(struct fabric *f)
+{
+	if (!f)
+		return;
+	for (int i = 0; i < f->t.nchans; i++) {
+		struct chan *c = &f->chans[i];
+
+		g_free(c->in);
+		g_free(c->ring);
+		g_free(c->heap);
+		g_free(c->name);
+	}
+	g_free(f->chans);
+	g_free(f->nodes);
+	g_ptr_array_unref(f->slabs);
+	g_ptr_array_unref(f->msgs);
+	g_free(f->route_nodes);
+	g_free(f->route_vcs);
+	topo_release(&f->t);
+	g_free(f);
+}
+
+int fabric_ranks(const struct fabric *f)
+{
+	return f->t.nranks;
+}
+
+uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
+		     enum route_hint hint, fabric_deliver_fn deliver, void *user)
+{
+	if (src < 0 || src >= f->t.nranks || dst < 0 || dst >= f->t.nranks || src == dst)
+		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
+	g_assert(deliver);
+	struct msg *m = msg_alloc(f);
+	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
+
+	if ((uint32_t)hops > m->cap) {
+		m->cap = (uint32_t)hops;
+		m->chan = g_renew(int, m->chan, m->cap);
+		m->vc = g_renew(uint8_t, m->vc, m->cap);
+	}
+	for (int k = 0; k < hops; k++) {
+		m->chan[k] = topo_chan_find(&f->t, f->route_nodes[k], f->route_nodes[k + 1]);
+		m->vc[k] = f->route_vcs[k];
+		g_assert(m->chan[k] >= 0);
+	}
+	m->nhops = (uint32_t)hops;
+	m->id = f->next_id++;
+	m->bytes = bytes;
+	m->cut = 0;
+	m->deliver = deliver;
+	m->user = user;
+	f->in_flight++;
+
+	struct chan *c = &f->chans[m->chan[0]];
+
+	chan_inputs(c);
+	if (c->ltail)
+		c->ltail->next = m;
+	else
+		c->lhead = m;
+	c->ltail = m;
+	if (!c->in[0].active)
+		act_push(c, 0);
+	chan_kick(f, c, sim_now(f->s));
+	return m->id;
+}
+
+int fabric_route(const struct fabric *f, int src, int dst, enum route_hint hint, GArray *nodes)
+{
+	g_autofree uint8_t *vcs = g_new(uint8_t, f->t.nnodes);
+
+	g_assert(g_array_get_element_size(nodes) == sizeof(int));
+	g_array_set_size(nodes, (guint)f->t.nnodes + 1);
+	int hops = topo_route(&f->t, src, dst, hint, (int *)(void *)nodes->data, vcs);
+
+	g_array_set_size(nodes, (guint)hops + 1);
+	return hops;
+}
+
+int fabric_degree(const struct fabric *f, int rank)
+{
+	g_assert(rank >= 0 && rank < f->t.nnodes);
+	return f->t.out_off[rank + 1] - f->t.out_off[rank];
+}
+
+int fabric_diameter(const struct fabric *f)
+{
+	int n = f->t.nranks, d = 0;
+	g_autofree int *nodes = g_new(int, f->t.nnodes + 1);
+	g_autofree uint8_t *vcs = g_new(uint8_t, f->t.nnodes);
+
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			d = MAX(d, topo_route(&f->t, a, b, ROUTE_SHORTEST, nodes, vcs));
+	return d;
+}
+
+int fabric_channels(const struct fabric *f)
+{
+	return f->t.nchans;
+}
+
+int fabric_channel_find(const struct fabric *f, int src, int dst)
+{
+	if (src < 0 || src >= f->t.nnodes || dst < 0 || dst >= f->t.nnodes)
+		return -1;
+	return topo_chan_find(&f->t, src, dst);
+}
+
+void fabric_channel_stats(const struct fabric *f, int i, struct channel_stats *out)
+{
+	g_assert(i >= 0 && i < f->t.nchans);
+	*out = f->chans[i].st;
+}
+
+void fabric_channel_params(const struct fabric *f, int i, struct link_params *out)
+{
+	g_assert(i >= 0 && i < f->t.nchans);
+	*out = f->chans[i].p;
+}
+
+uint64_t fabric_in_flight(const struct fabric *f)
+{
+	return f->in_flight;
+}

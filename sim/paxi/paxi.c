@@ -1,0 +1,453 @@
+/* PAXI transactions over the fabric.
+ *
+ * Each node has `cdma_units` CDMA units. A unit grants up to `slots`
+ * transactions at once, in the order they were started, and runs their
+ * descriptor setups one after another (a virtual clock, setup_free_at). After
+ * setup a Transfer streams its supplied data at once; a Send/Recv first sends
+ * RTS, waits for CTS, then streams, then writes the completion flag. Every
+ * control message is a header-only fabric message and costs ctrl_proc_ps at
+ * the node that receives it. The destination answers every transaction with a
+ * completion response, which frees the slot at the source.
+ *
+ * Data goes out as one fabric message per supply increment; each message has a
+ * small context from a free list that counts what it has delivered. Usable
+ * bytes are reported per slice for a Transfer and once, on the flag, for a
+ * Send/Recv. Reductions use a per-node virtual clock at the reduce rate. */
+#include "sim/paxi/paxi.h"
+
+enum {
+	PX_SETUP_DONE = 1,
+	PX_CTRL,       /* a control message has been processed */
+	PX_REDUCE_DONE,
+};
+
+enum ctrl_type { CTRL_RTS, CTRL_CTS, CTRL_FLAG, CTRL_RESP };
+
+enum txn_state {
+	TX_NEW,
+	TX_WAIT_SLOT,
+	TX_SETUP,
+	TX_WAIT_CTS,
+	TX_DATA,
+};
+
+struct paxi_txn {
+	struct paxi *x;
+	const struct paxi_txn_ops *ops;
+	void *src_user, *dst_user;
+	enum paxi_kind kind;
+	enum txn_state state;
+	int src, dst;
+	uint32_t unit;
+	uint64_t bytes;
+	uint64_t available;   /* supplied by the source so far */
+	uint64_t injected;    /* handed to the fabric so far */
+	uint64_t arrived;     /* delivered at the destination */
+	uint64_t notified;    /* reported usable */
+	bool started, posted, rts_arrived, flag_sent, zero_sent;
+	sim_time_t t_start, t_slot, t_setup_end;
+	struct paxi_txn *next_wait; /* slot queue link */
+};
+
+struct paxi_msg {
+	struct paxi_txn *t;
+	enum ctrl_type ctrl;     /* for control messages */
+	bool data;
+	uint64_t seen;           /* data: bytes delivered so far */
+	struct paxi_msg *next_free;
+};
+
+struct cdma {
+	uint32_t busy;
+	struct paxi_txn *wait_head, *wait_tail;
+	sim_time_t setup_free_at;
+};
+
+struct reduce_req {
+	void (*done)(void *user);
+	void *user;
+	struct reduce_req *next_free;
+};
+
+struct paxi {
+	struct sim_component c;
+	struct sim *s;
+	struct fabric *f;
+	struct paxi_params p;
+	int nodes;
+	struct cdma *units;           /* nodes x cdma_units */
+	sim_time_t *reduce_free_at;   /* per node */
+	GPtrArray *txns;              /* owned */
+	GPtrArray *blocks;            /* owned: msg and reduce pools */
+	struct paxi_msg *free_msgs;
+	struct reduce_req *free_reqs;
+	struct paxi_stats st;
+};
+
+void paxi_params_default(struct paxi_params *p)
+{
+	*p = (struct paxi_params){
+		.cdma_units = 2,
+		.slots = 8,
+		.setup_ps = SIM_NS(1000),
+		.ctrl_proc_ps = SIM_NS(700),
+		.slice_bytes = 16384,
+		.reduce_bytes_per_s = 500000000000ull,
+	};
+}
+
+static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
+
+struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
+		      GError **error)
+{
+	if (p->cdma_units < 1 || p->cdma_units > 64) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "'cdma_units' must be in 1..64, got %u", p->cdma_units);
+		return NULL;
+	}
+	if (p->slots < 1) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "'slots' must be at least 1, got %u", p->slots);
+		return NULL;
+	}
+	if (p->slice_bytes < 1) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "'slice' must be at least 1 byte");
+		return NULL;
+	}
+	struct paxi *x = g_new0(struct paxi, 1);
+
+	x->s = s;
+	x->f = f;
+	x->p = *p;
+	x->nodes = fabric_ranks(f);
+	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
+	x->reduce_free_at = g_new0(sim_time_t, x->nodes);
+	x->txns = g_ptr_array_new_with_free_func(g_free);
+	x->blocks = g_ptr_array_new_with_free_func(g_free);
+	sim_component_init(s, &x->c, "paxi", paxi_handler);
+	return x;
+}
+
+void paxi_free(struct paxi *x)
+{
+	if (!x)
+		return;
+	g_ptr_array_unref(x->txns);
+	g_ptr_array_unref(x->blocks);
+	g_free(x->units);
+	g_free(x->reduce_free_at);
+	g_free(x);
+}
+
+const struct paxi_stats *paxi_stats(const struct paxi *x)
+{
+	return &x->st;
+}
+
+struct sim *paxi_sim(const struct paxi *x)
+{
+	return x->s;
+}
+
+uint64_t paxi_txn_bytes(const struct paxi_txn *t)
+{
+	return t->bytes;
+}
+
+void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user)
+{
+	t->dst_user = dst_user;
+}
+
+/* ceil(bytes x 1e12 / rate) without overflow. */
+static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
+{
+	if (!bytes_per_s)
+		return 0;
+	unsigned __int128 n = (unsigned __int128)bytes * 1000000000000ull;
+
+	return (sim_time_t)((n + bytes_per_s - 1) / bytes_per_s);
+}
+
+#define POOL_BLOCK 256
+
+static struct paxi_msg *msg_get(struct paxi *x)
+{
+	if (!x->free_msgs) {
+		struct paxi_msg *b = g_new0(struct paxi_msg, POOL_BLOCK);
+
+		g_ptr_array_add(x->blocks, b);
+		for (int i = 0; i < POOL_BLOCK; i++) {
+			b[i].next_free = x->free_msgs;
+			x->free_msgs = &b[i];
+		}
+	}
+	struct paxi_msg *m = x->free_msgs;
+
+	x->free_msgs = m->next_free;
+	*m = (struct paxi_msg){ 0 };
+	return m;
+}
+
+static void msg_put(struct paxi *x, struct paxi_msg *m)
+{
+	m->next_free = x->free_msgs;
+	x->free_msgs = m;
+}
+
+static void on_ctrl_delivered(void *user, uint64_t bytes, bool done);
+static void on_data_delivered(void *user, uint64_t bytes, bool done);
+
+static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
+{
+	struct paxi *x = t->x;
+	struct paxi_msg *m = msg_get(x);
+	bool forward = type == CTRL_RTS || type == CTRL_FLAG;
+
+	m->t = t;
+	m->ctrl = type;
+	x->st.ctrl_msgs++;
+	fabric_send(x->f, forward ? t->src : t->dst, forward ? t->dst : t->src, 0,
+		    ROUTE_SHORTEST, on_ctrl_delivered, m);
+}
+
+static void on_ctrl_delivered(void *user, uint64_t bytes, bool done)
+{
+	struct paxi_msg *m = user;
+	struct paxi *x = m->t->x;
+
+	if (!done)
+		return;
+	struct sim_event *ev = sim_schedule(x->s, x->p.ctrl_proc_ps, &x->c, PX_CTRL);
+
+	ev->data[0].p = m->t;
+	ev->data[1].u = m->ctrl;
+	msg_put(x, m);
+}
+
+/* Hands newly supplied data to the fabric, once the transaction may send. */
+static void pump(struct paxi_txn *t)
+{
+	struct paxi *x = t->x;
+
+	if (t->state != TX_DATA)
+		return;
+	if (t->available > t->injected || (t->bytes == 0 && !t->zero_sent)) {
+		struct paxi_msg *m = msg_get(x);
+
+		m->t = t;
+		m->data = true;
+		fabric_send(x->f, t->src, t->dst, t->available - t->injected, ROUTE_SHORTEST,
+			    on_data_delivered, m);
+		t->injected = t->available;
+		t->zero_sent = true;
+	}
+	if (t->kind == PAXI_SENDRECV && t->injected == t->bytes && !t->flag_sent) {
+		t->flag_sent = true;
+		send_ctrl(t, CTRL_FLAG);
+	}
+}
+
+static void on_data_delivered(void *user, uint64_t bytes, bool done)
+{
+	struct paxi_msg *m = user;
+	struct paxi_txn *t = m->t;
+	struct paxi *x = t->x;
+
+	t->arrived += bytes - m->seen;
+	m->seen = bytes;
+	if (done)
+		msg_put(x, m);
+	if (t->kind != PAXI_TRANSFER)
+		return;
+	bool all = t->arrived == t->bytes && done;
+
+	if (all || t->arrived - t->notified >= x->p.slice_bytes) {
+		t->notified = t->arrived;
+		t->ops->usable(t->dst_user, t, t->arrived, all);
+	}
+	if (all)
+		send_ctrl(t, CTRL_RESP);
+}
+
+static struct cdma *unit_of(struct paxi_txn *t)
+{
+	return &t->x->units[(size_t)t->src * t->x->p.cdma_units + t->unit];
+}
+
+static void begin_setup(struct paxi_txn *t)
+{
+	struct paxi *x = t->x;
+	struct cdma *u = unit_of(t);
+	sim_time_t now = sim_now(x->s);
+	sim_time_t begin = MAX(now, u->setup_free_at);
+
+	u->busy++;
+	t->t_slot = now;
+	x->st.slot_wait_ps += now - t->t_start;
+	u->setup_free_at = begin + x->p.setup_ps;
+	t->state = TX_SETUP;
+	t->t_setup_end = u->setup_free_at;
+	x->st.setup_ps += u->setup_free_at - now;
+	sim_schedule(x->s, u->setup_free_at - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
+}
+
+struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
+			      uint32_t unit, uint64_t bytes, const struct paxi_txn_ops *ops,
+			      void *src_user, void *dst_user)
+{
+	g_assert(src >= 0 && src < x->nodes && dst >= 0 && dst < x->nodes && src != dst);
+	struct paxi_txn *t = g_new0(struct paxi_txn, 1);
+
+	t->x = x;
+	t->ops = ops;
+	t->src_user = src_user;
+	t->dst_user = dst_user;
+	t->kind = kind;
+	t->src = src;
+	t->dst = dst;
+	t->unit = unit % x->p.cdma_units;
+	t->bytes = bytes;
+	g_ptr_array_add(x->txns, t);
+	x->st.txns++;
+	return t;
+}
+
+void paxi_txn_start(struct paxi_txn *t)
+{
+	g_assert(!t->started);
+	struct cdma *u = unit_of(t);
+
+	t->started = true;
+	t->t_start = sim_now(t->x->s);
+	if (u->busy < t->x->p.slots) {
+		begin_setup(t);
+		return;
+	}
+	t->state = TX_WAIT_SLOT;
+	if (u->wait_tail)
+		u->wait_tail->next_wait = t;
+	else
+		u->wait_head = t;
+	u->wait_tail = t;
+}
+
+void paxi_txn_supply(struct paxi_txn *t, uint64_t available)
+{
+	g_assert(available <= t->bytes && available >= t->available);
+	t->available = available;
+	pump(t);
+}
+
+void paxi_txn_post(struct paxi_txn *t)
+{
+	g_assert(!t->posted);
+	t->posted = true;
+	if (t->kind == PAXI_SENDRECV && t->rts_arrived)
+		send_ctrl(t, CTRL_CTS);
+}
+
+static void release_slot(struct paxi_txn *t)
+{
+	struct cdma *u = unit_of(t);
+
+	u->busy--;
+	if (u->wait_head) {
+		struct paxi_txn *n = u->wait_head;
+
+		u->wait_head = n->next_wait;
+		if (!u->wait_head)
+			u->wait_tail = NULL;
+		begin_setup(n);
+	}
+}
+
+static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
+{
+	switch (type) {
+	case CTRL_RTS:
+		t->rts_arrived = true;
+		if (t->posted)
+			send_ctrl(t, CTRL_CTS);
+		break;
+	case CTRL_CTS:
+		x->st.handshake_ps += sim_now(x->s) - t->t_setup_end;
+		t->state = TX_DATA;
+		pump(t);
+		break;
+	case CTRL_FLAG:
+		g_assert(t->arrived == t->bytes);
+		t->notified = t->bytes;
+		t->ops->usable(t->dst_user, t, t->bytes, true);
+		send_ctrl(t, CTRL_RESP);
+		break;
+	case CTRL_RESP:
+		release_slot(t);
+		t->ops->sent(t->src_user, t);
+		break;
+	}
+}
+
+void paxi_reduce(struct paxi *x, int node, uint64_t bytes, void (*done)(void *user), void *user)
+{
+	sim_time_t now = sim_now(x->s);
+	sim_time_t begin = MAX(now, x->reduce_free_at[node]);
+	sim_time_t work = time_at_rate(bytes, x->p.reduce_bytes_per_s);
+	struct reduce_req *r;
+
+	if (!x->free_reqs) {
+		struct reduce_req *b = g_new0(struct reduce_req, POOL_BLOCK);
+
+		g_ptr_array_add(x->blocks, b);
+		for (int i = 0; i < POOL_BLOCK; i++) {
+			b[i].next_free = x->free_reqs;
+			x->free_reqs = &b[i];
+		}
+	}
+	r = x->free_reqs;
+	x->free_reqs = r->next_free;
+	r->done = done;
+	r->user = user;
+	x->reduce_free_at[node] = begin + work;
+	x->st.reduce_ps += work;
+	x->st.reduced_bytes += bytes;
+	sim_schedule(x->s, begin + work - now, &x->c, PX_REDUCE_DONE)->data[0].p = r;
+}
+
+static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
+{
+	struct paxi *x = (struct paxi *)self;
+
+	switch (ev->type) {
+	case PX_SETUP_DONE: {
+		struct paxi_txn *t = ev->data[0].p;
+
+		if (t->kind == PAXI_TRANSFER) {
+			t->state = TX_DATA;
+			pump(t);
+		} else {
+			t->state = TX_WAIT_CTS;
+			send_ctrl(t, CTRL_RTS);
+		}
+		break;
+	}
+	case PX_CTRL:
+		on_ctrl(x, ev->data[0].p, (enum ctrl_type)ev->data[1].u);
+		break;
+	case PX_REDUCE_DONE: {
+		struct reduce_req *r = ev->data[0].p;
+		void (*done)(void *) = r->done;
+		void *user = r->user;
+
+		r->next_free = x->free_reqs;
+		x->free_reqs = r;
+		done(user);
+		break;
+	}
+	default:
+		g_error("paxi: unknown event type %u", ev->type);
+	}
+	(void)s;
+}

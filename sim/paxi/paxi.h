@@ -1,0 +1,107 @@
+/* sim/paxi — the transaction layer: PAXI operations on CDMA units.
+ *
+ * A PAXI transaction moves a byte range from one node's memory to another's,
+ * as packets on the fabric (sim/link). It is issued by a CDMA unit (a DMA
+ * engine) of the source node, which holds `slots` outstanding transactions at
+ * most (later ones wait in FIFO order) and spends `setup_ps` of its
+ * descriptor engine on each, one after another. A transaction ends at the
+ * source when the destination's completion response (a header-only packet)
+ * has come back; that frees the slot.
+ *
+ * Two kinds (DESIGN.md):
+ *  - Transfer: one-sided streaming write. Data goes out as soon as it is
+ *    supplied and is usable at the destination per slice (`slice_bytes`), so a
+ *    fused recv-reduce-send downstream can forward each slice on arrival.
+ *  - Send/Recv: two-sided. The source sends a request-to-send; the
+ *    destination answers clear-to-send once its receive is posted; then the
+ *    data, then a completion flag written behind the data on the same path.
+ *    The data is usable only when the flag has arrived. Each control message
+ *    costs `ctrl_proc_ps` of processing at the node that receives it.
+ *
+ * A transaction's data may be supplied progressively (paxi_txn_supply): a
+ * fused op forwards what it has received and reduced so far. A node reduces
+ * at `reduce_bytes_per_s`, one reduction after another (paxi_reduce).
+ * Injection and ejection caps are the fabric's (struct node_params).
+ *
+ * Lower layers: sim/core, sim/link. PAXI knows nothing of schedules. */
+#ifndef G5_SIM_PAXI_PAXI_H
+#define G5_SIM_PAXI_PAXI_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/algos/schedule.h" /* enum paxi_kind only */
+#include "sim/core/sim.h"
+#include "sim/link/link.h"
+
+struct paxi_params {
+	uint32_t cdma_units;          /* per node, >= 1 (1-port: 1, 2-port: 2) */
+	uint32_t slots;               /* outstanding transactions per unit, >= 1 */
+	sim_time_t setup_ps;          /* descriptor setup per transaction */
+	sim_time_t ctrl_proc_ps;      /* handling of one control message */
+	uint64_t slice_bytes;         /* Transfer: usable granularity, > 0 */
+	uint64_t reduce_bytes_per_s;  /* per node; 0: free */
+};
+
+/* The seed platform's values; docs/model.md gives the reasons. */
+void paxi_params_default(struct paxi_params *p);
+
+struct paxi;
+struct paxi_txn;
+
+struct paxi_txn_ops {
+	/* At the destination: `usable` bytes of the transaction may now be
+	 * read (cumulative, in order); `all` on the call that completes it. */
+	void (*usable)(void *user, struct paxi_txn *t, uint64_t usable, bool all);
+	/* At the source: the completion response has arrived. */
+	void (*sent)(void *user, struct paxi_txn *t);
+};
+
+/* Time spent, by cause, summed over transactions (for breakdowns). */
+struct paxi_stats {
+	uint64_t txns;
+	uint64_t ctrl_msgs;
+	sim_time_t slot_wait_ps;  /* waiting for an outstanding slot */
+	sim_time_t setup_ps;      /* descriptor setup, queueing for the engine included */
+	sim_time_t handshake_ps;  /* Send/Recv: issue to clear-to-send at the source */
+	sim_time_t reduce_ps;     /* reduction work */
+	uint64_t reduced_bytes;
+};
+
+struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
+		      GError **error);
+void paxi_free(struct paxi *x);
+
+/* A transaction of `bytes` from src to dst, issued by CDMA unit `unit` of src
+ * (taken modulo the platform's units). Nothing happens until the source
+ * starts it; the destination may post before or after. Owned by the paxi;
+ * freed when both sides are done with it (sent and all usable delivered). */
+struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
+			      uint32_t unit, uint64_t bytes, const struct paxi_txn_ops *ops,
+			      void *src_user, void *dst_user);
+
+/* The source issues the transaction: waits for a slot, pays the setup, then
+ * (Send/Recv) hands shake; data goes out as it is supplied. */
+void paxi_txn_start(struct paxi_txn *t);
+
+/* Source data available so far (cumulative, <= bytes). */
+void paxi_txn_supply(struct paxi_txn *t, uint64_t available);
+
+/* The destination has posted its receive (Send/Recv: allows clear-to-send). */
+void paxi_txn_post(struct paxi_txn *t);
+
+uint64_t paxi_txn_bytes(const struct paxi_txn *t);
+
+/* Sets the user pointer passed to ops->usable (the destination's side). */
+void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user);
+
+/* Reduces `bytes` at `node`: `done(user)` runs when the node's reducer has
+ * processed them, after everything queued before. */
+void paxi_reduce(struct paxi *x, int node, uint64_t bytes, void (*done)(void *user),
+		 void *user);
+
+const struct paxi_stats *paxi_stats(const struct paxi *x);
+struct sim *paxi_sim(const struct paxi *x);
+
+#endif

@@ -1,0 +1,73 @@
+/* The seed platform and small helpers shared by the front end. */
+#include "sim/platform.h"
+
+#include <string.h>
+
+void platform_init_default(struct platform *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = g_strdup("seed-ring8");
+	p->fabric.kind = TOPO_RING;
+	p->fabric.nranks = 8;
+	link_params_default(&p->fabric.link);
+	p->fabric.switch_link = p->fabric.link;
+	/* The memory side feeds two ports at full rate with some margin. */
+	p->fabric.node.inject_bytes_per_s = 1000000000000ull;
+	p->fabric.node.eject_bytes_per_s = 1000000000000ull;
+	paxi_params_default(&p->paxi);
+	p->overhead_ps = SIM_US(26);
+	p->alpha_ps = SIM_US(2);
+	p->beta_bytes_per_s = 0;
+}
+
+void platform_release(struct platform *p)
+{
+	g_free(p->name);
+	g_free((gpointer)p->fabric.edges);
+	memset(p, 0, sizeof(*p));
+}
+
+static const struct {
+	const char *name;
+	enum topo_kind kind;
+} topo_names[] = {
+	{ "ring", TOPO_RING },         { "ring-uni", TOPO_RING_UNI }, { "fullmesh", TOPO_FULLMESH },
+	{ "hypercube", TOPO_HYPERCUBE }, { "torus", TOPO_TORUS },     { "switch", TOPO_SWITCH },
+	{ "edges", TOPO_EDGES },
+};
+
+const char *platform_topo_name(enum topo_kind k)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(topo_names); i++)
+		if (topo_names[i].kind == k)
+			return topo_names[i].name;
+	return "?";
+}
+
+bool platform_topo_parse(const char *name, enum topo_kind *out, GError **error)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(topo_names); i++)
+		if (!strcmp(topo_names[i].name, name)) {
+			*out = topo_names[i].kind;
+			return true;
+		}
+	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		    "unknown topology '%s' (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges)",
+		    name);
+	return false;
+}
+
+double platform_busbw_factor(enum coll c, int n)
+{
+	switch (c) {
+	case COLL_ALLREDUCE:
+		return 2.0 * (n - 1) / n;
+	case COLL_ALLGATHER:
+	case COLL_ALLGATHERV:
+	case COLL_REDUCESCATTER:
+	case COLL_ALLTOALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1.0;
+	}
+}

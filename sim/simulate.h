@@ -1,0 +1,38 @@
+/* sim/simulate — one simulated collective, end to end: builds the schedule
+ * (or takes a given one), the fabric and PAXI of a platform, runs it, and
+ * computes the metrics of DESIGN.md ("Sizes and metrics") beside the
+ * alpha-beta prediction. Each call owns its own `struct sim`, so calls may run
+ * on parallel threads. */
+#ifndef G5_SIM_SIMULATE_H
+#define G5_SIM_SIMULATE_H
+
+#include "sim/algos/algo.h"
+#include "sim/algos/runner.h"
+#include "sim/platform.h"
+
+struct sim_job {
+	const struct platform *plat;
+	enum coll coll;
+	const char *algo;            /* registry name; ignored when schedule is set */
+	const struct sched *schedule; /* borrowed, or NULL to build from algo */
+	uint64_t bytes;              /* nccl-tests' size */
+	uint32_t elem_bytes;         /* 4 fp32, 2 fp16/bf16 */
+	struct algo_params params;   /* nranks is taken from the platform */
+	uint64_t seed;
+};
+
+struct sim_outcome {
+	double latency_us, algbw_gbps, busbw_gbps, theory_us;
+	uint32_t steps;              /* schedule steps */
+	uint64_t events;
+	double wall_s;
+	struct runner_result run;    /* steps table, owned */
+	GArray *channels;            /* of struct channel_stats, owned */
+	struct paxi_stats paxi;
+	sim_time_t sim_end_ps;
+};
+
+bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error);
+void sim_outcome_clear(struct sim_outcome *out);
+
+#endif
