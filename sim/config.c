@@ -928,15 +928,18 @@ static bool check_schema_version(const struct ctx *c, const struct ynode *root)
 	return true;
 }
 
-bool config_platform_parse(const char *path, const char *text, size_t len, struct platform *out,
-			   GError **error)
+/* Parses a platform file; *explicit_switch gets the switch_link keys the
+ * file sets itself. */
+static bool platform_parse(const char *path, const char *text, size_t len, struct platform *out,
+			   uint32_t *explicit_switch, GError **error)
 {
 	static const char *const skip[] = { "schema_version", "name", NULL };
 	struct ctx c = { .path = path, .error = error };
 	struct ynode *root = yaml_read(path, text, len, error);
 	struct plat_locs loc = { 0 };
-	uint32_t explicit_switch = 0;
 	bool ok = false;
+
+	*explicit_switch = 0;
 
 	if (!root)
 		return false;
@@ -961,7 +964,7 @@ bool config_platform_parse(const char *path, const char *text, size_t len, struc
 		g_free(out->name);
 		out->name = g_strdup(base);
 	}
-	if (!read_platform_map(&c, root, NULL, skip, out, &explicit_switch, &loc))
+	if (!read_platform_map(&c, root, NULL, skip, out, explicit_switch, &loc))
 		goto out;
 	ok = check_platform(&c, out, &loc);
 out:
@@ -970,6 +973,14 @@ out:
 	if (!ok)
 		platform_release(out);
 	return ok;
+}
+
+bool config_platform_parse(const char *path, const char *text, size_t len, struct platform *out,
+			   GError **error)
+{
+	uint32_t explicit_switch;
+
+	return platform_parse(path, text, len, out, &explicit_switch, error);
 }
 
 static bool read_file(const char *path, char **text, size_t *len, GError **error)
@@ -1551,7 +1562,8 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			return false;
 		}
 		platform_release(&e->plat);
-		if (!config_platform_parse(e->platform_path, e->platform_text, len, &e->plat, c->error)) {
+		if (!platform_parse(e->platform_path, e->platform_text, len, &e->plat,
+				    &e->explicit_switch, c->error)) {
 			platform_init_default(&e->plat);
 			return false;
 		}

@@ -12,6 +12,8 @@
  * its lane has started (schedule.h's rule: a lane issues in list order, ops
  * overlap); a receiving op by Send/Recv raises its sender's ready flag when
  * it starts. Slice j of an op can run when
+ *   - every earlier slice of its connection has run on this side (a
+ *     connection's slices run in order, so its flags only grow);
  *   - it receives: the data flag of its connection is above the slice's
  *     number g = iter x slices + recv_base + j;
  *   - it sends: the slot of g' = iter x slices + send_base + j is free
@@ -45,8 +47,11 @@ struct gx_chan {
 	uint32_t channel, nchannels;
 	uint64_t slice_elems, slice_bytes; /* slice_bytes: slot stride, 16-byte aligned */
 	uint64_t iter;            /* iteration number, from 0, the same on every rank */
+	uint32_t nconns;
 	uint8_t *state;           /* nops: GX_ST_* */
 	uint32_t *next;           /* nops: next slice */
+	uint64_t *sent;           /* nconns: slices sent on each connection this iteration */
+	uint64_t *recvd;          /* nconns: slices received */
 	uint32_t ndone, lo, cursor;
 };
 
@@ -79,6 +84,8 @@ GX_INTERP_FN void gx_chan_begin(struct gx_chan *ch, uint64_t iter)
 		ch->state[i] = 0;
 		ch->next[i] = 0;
 	}
+	for (uint32_t c = 0; c < ch->nconns; c++)
+		ch->sent[c] = ch->recvd[c] = 0;
 	ch->iter = iter;
 	ch->ndone = 0;
 	ch->lo = 0;
@@ -118,7 +125,8 @@ GX_INTERP_FN bool gx_slice_ready(struct gx_chan *ch, uint32_t i, struct gx_work 
 		const struct gx_conn *c = &ch->conns[x->in_conn];
 		uint64_t g = ch->iter * c->slices + x->recv_base + j;
 
-		if (gx_flag_load(gx_flag_at(ch, c->receiver, c->data_off)) <= g)
+		if (ch->recvd[x->in_conn] != x->recv_base + j ||
+		    gx_flag_load(gx_flag_at(ch, c->receiver, c->data_off)) <= g)
 			return false;
 		w->in = gx_slot_at(ch, c, g);
 	}
@@ -126,7 +134,8 @@ GX_INTERP_FN bool gx_slice_ready(struct gx_chan *ch, uint32_t i, struct gx_work 
 		const struct gx_conn *c = &ch->conns[x->out_conn];
 		uint64_t g = ch->iter * c->slices + x->send_base + j;
 
-		if (g >= gx_flag_load(gx_flag_at(ch, c->sender, c->credit_off)) + c->slots)
+		if (ch->sent[x->out_conn] != x->send_base + j ||
+		    g >= gx_flag_load(gx_flag_at(ch, c->sender, c->credit_off)) + c->slots)
 			return false;
 		if (x->send_proto == GX_SENDRECV &&
 		    gx_flag_load(gx_flag_at(ch, c->sender, c->ready_off)) <=
@@ -186,6 +195,7 @@ GX_INTERP_FN void gx_finish_work(struct gx_chan *ch, const struct gx_work *w)
 		uint64_t g = ch->iter * c->slices + x->recv_base + j;
 
 		gx_flag_store(gx_flag_at(ch, c->sender, c->credit_off), g + 1);
+		ch->recvd[x->in_conn]++;
 	}
 	if (x->flags & GX_F_SEND) {
 		const struct gx_conn *c = &ch->conns[x->out_conn];
@@ -193,6 +203,7 @@ GX_INTERP_FN void gx_finish_work(struct gx_chan *ch, const struct gx_work *w)
 
 		if (x->send_proto == GX_TRANSFER || j + 1 == x->nslices || (g + 1) % c->slots == 0)
 			gx_flag_store(gx_flag_at(ch, c->receiver, c->data_off), g + 1);
+		ch->sent[x->out_conn]++;
 	}
 	ch->next[i] = j + 1;
 	ch->cursor = i + 1;

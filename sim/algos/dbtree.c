@@ -33,6 +33,8 @@
  * broadcast ops; a broadcast receive only waits (sched_add_tracked) for the
  * reduce of its own piece to have left the rank, so piece k + 1 climbs while
  * piece k comes down. Correct in place. */
+#include <string.h>
+
 #include "sim/algos/algo.h"
 #include "sim/algos/families.h"
 
@@ -117,8 +119,13 @@ static int dbt_rank(const struct dbt_ctx *c, int t, int x)
 	return x < 0 ? -1 : (x + t) % c->n;
 }
 
-static void dbt_add(struct dbt_ctx *c, int t, int x, struct sched_op op)
+/* Adds *tmpl with this tree's lane and PAXI kind. The copy is byte-wise so
+ * the op keeps the template's (zeroed) padding, which sched_equal compares. */
+static void dbt_add(struct dbt_ctx *c, int t, int x, const struct sched_op *tmpl)
 {
+	struct sched_op op;
+
+	memcpy(&op, tmpl, sizeof(op));
 	op.paxi = (uint8_t)c->px;
 	op.lane = (uint8_t)t;
 	op.count = 1;
@@ -136,14 +143,14 @@ static void dbt_reduce(struct dbt_ctx *c, int t, int x, uint32_t u)
 	enum sched_buf acc = SBUF_IN;
 
 	if (c0 < 0) {
-		dbt_add(c, t, x, (struct sched_op){
+		dbt_add(c, t, x, &(struct sched_op){
 			.kind = SOP_SEND, .recv_peer = -1, .send_peer = par,
 			.src_buf = SBUF_IN, .src_off = u, .step = up,
 		});
 		return;
 	}
 	if (c1 >= 0 || par < 0) {
-		dbt_add(c, t, x, (struct sched_op){
+		dbt_add(c, t, x, &(struct sched_op){
 			.kind = SOP_RECV_REDUCE, .recv_peer = c0, .send_peer = -1,
 			.src_buf = SBUF_IN, .src_off = u, .dst_buf = SBUF_OUT, .dst_off = u,
 			.step = below,
@@ -154,13 +161,13 @@ static void dbt_reduce(struct dbt_ctx *c, int t, int x, uint32_t u)
 	if (c0 < 0)
 		return; /* the root of one child is done */
 	if (par < 0)
-		dbt_add(c, t, x, (struct sched_op){
+		dbt_add(c, t, x, &(struct sched_op){
 			.kind = SOP_RECV_REDUCE, .recv_peer = c0, .send_peer = -1,
 			.src_buf = acc, .src_off = u, .dst_buf = SBUF_OUT, .dst_off = u,
 			.step = below,
 		});
 	else
-		dbt_add(c, t, x, (struct sched_op){
+		dbt_add(c, t, x, &(struct sched_op){
 			.kind = SOP_RECV_REDUCE_SEND, .recv_peer = c0, .send_peer = par,
 			.src_buf = acc, .src_off = u, .step = up,
 		});
@@ -175,20 +182,20 @@ static void dbt_bcast(struct dbt_ctx *c, int t, int x, uint32_t u)
 	int c0 = dbt_rank(c, t, tr->child[2 * x]), c1 = dbt_rank(c, t, tr->child[2 * x + 1]);
 
 	if (par >= 0) {
-		dbt_add(c, t, x, (struct sched_op){
+		dbt_add(c, t, x, &(struct sched_op){
 			.kind = c0 >= 0 ? SOP_RECV_COPY_SEND : SOP_RECV,
 			.recv_peer = par, .send_peer = c0,
 			.dst_buf = SBUF_OUT, .dst_off = u,
 			.step = c0 >= 0 ? down : down - 1,
 		});
 	} else {
-		dbt_add(c, t, x, (struct sched_op){
+		dbt_add(c, t, x, &(struct sched_op){
 			.kind = SOP_SEND, .recv_peer = -1, .send_peer = c0,
 			.src_buf = SBUF_OUT, .src_off = u, .step = down,
 		});
 	}
 	if (c1 >= 0)
-		dbt_add(c, t, x, (struct sched_op){
+		dbt_add(c, t, x, &(struct sched_op){
 			.kind = SOP_SEND, .recv_peer = -1, .send_peer = c1,
 			.src_buf = SBUF_OUT, .src_off = u, .step = down,
 		});

@@ -25,6 +25,8 @@
  * piece, so piece k + 1 follows piece k down the tree or chain, and every
  * (sender, receiver) pair sees its pieces in the same order on both sides.
  * Deps come from sched_add_tracked. All correct in place. */
+#include <string.h>
+
 #include "sim/algos/algo.h"
 #include "sim/algos/families.h"
 
@@ -49,9 +51,14 @@ static int tb_real(const struct tb_gen *g, int v)
 	return (v + g->root) % g->n;
 }
 
-/* Adds op at virtual rank v; peers are virtual too (-1: none). */
-static void tb_add(struct tb_gen *g, int v, struct sched_op op, int from, int to)
+/* Adds *tmpl at virtual rank v; peers are virtual too (-1: none). The copy
+ * is byte-wise so the op keeps the template's (zeroed) padding, which
+ * sched_equal compares. */
+static void tb_add(struct tb_gen *g, int v, const struct sched_op *tmpl, int from, int to)
 {
+	struct sched_op op;
+
+	memcpy(&op, tmpl, sizeof(op));
 	op.paxi = (uint8_t)g->px;
 	op.count = 1;
 	op.recv_peer = from < 0 ? -1 : tb_real(g, from);
@@ -61,7 +68,7 @@ static void tb_add(struct tb_gen *g, int v, struct sched_op op, int from, int to
 
 static void tb_root_copy(struct tb_gen *g, uint32_t u)
 {
-	tb_add(g, 0, (struct sched_op){
+	tb_add(g, 0, &(struct sched_op){
 		.kind = SOP_COPY, .src_buf = SBUF_IN, .src_off = u, .dst_buf = SBUF_OUT,
 		.dst_off = u, .step = 0,
 	}, -1, -1);
@@ -78,13 +85,13 @@ static void binomial_bcast(struct tb_gen *g, int v, uint32_t u)
 
 		while ((2 << k) <= v)
 			k++;
-		tb_add(g, v, (struct sched_op){
+		tb_add(g, v, &(struct sched_op){
 			.kind = SOP_RECV, .dst_buf = SBUF_OUT, .dst_off = u, .step = (uint32_t)k,
 		}, v - (1 << k), -1);
 		first = k + 1;
 	}
 	for (int j = first; v + (1 << j) < g->n; j++)
-		tb_add(g, v, (struct sched_op){
+		tb_add(g, v, &(struct sched_op){
 			.kind = SOP_SEND, .src_buf = v == 0 ? SBUF_IN : SBUF_OUT, .src_off = u,
 			.step = (uint32_t)j,
 		}, -1, v + (1 << j));
@@ -105,7 +112,7 @@ static void binomial_reduce(struct tb_gen *g, int v, uint32_t u)
 	while (nchild < up && v + (1 << nchild) < g->n)
 		nchild++;
 	if (nchild == 0) {
-		tb_add(g, v, (struct sched_op){
+		tb_add(g, v, &(struct sched_op){
 			.kind = SOP_SEND, .src_buf = SBUF_IN, .src_off = u, .step = (uint32_t)up,
 		}, -1, v - (1 << up));
 		return;
@@ -114,12 +121,12 @@ static void binomial_reduce(struct tb_gen *g, int v, uint32_t u)
 		int child = v + (1 << j);
 
 		if (j == nchild - 1 && v != 0) {
-			tb_add(g, v, (struct sched_op){
+			tb_add(g, v, &(struct sched_op){
 				.kind = SOP_RECV_REDUCE_SEND, .src_buf = acc, .src_off = u,
 				.step = (uint32_t)up,
 			}, child, v - (1 << up));
 		} else {
-			tb_add(g, v, (struct sched_op){
+			tb_add(g, v, &(struct sched_op){
 				.kind = SOP_RECV_REDUCE, .src_buf = acc, .src_off = u,
 				.dst_buf = sum, .dst_off = u, .step = (uint32_t)j,
 			}, child, -1);
@@ -134,11 +141,11 @@ static void chain_bcast(struct tb_gen *g, int v, uint32_t u)
 
 	if (v == 0) {
 		tb_root_copy(g, u);
-		tb_add(g, 0, (struct sched_op){
+		tb_add(g, 0, &(struct sched_op){
 			.kind = SOP_SEND, .src_buf = SBUF_IN, .src_off = u, .step = 0,
 		}, -1, 1);
 	} else {
-		tb_add(g, v, (struct sched_op){
+		tb_add(g, v, &(struct sched_op){
 			.kind = v < last ? SOP_RECV_COPY_SEND : SOP_RECV, .dst_buf = SBUF_OUT,
 			.dst_off = u, .step = (uint32_t)(v < last ? v : v - 1),
 		}, v - 1, v < last ? v + 1 : -1);
@@ -150,16 +157,16 @@ static void chain_reduce(struct tb_gen *g, int v, uint32_t u)
 	int n = g->n;
 
 	if (v == 1) {
-		tb_add(g, v, (struct sched_op){
+		tb_add(g, v, &(struct sched_op){
 			.kind = SOP_SEND, .src_buf = SBUF_IN, .src_off = u, .step = 0,
 		}, -1, (v + 1) % n);
 	} else if (v > 1) {
-		tb_add(g, v, (struct sched_op){
+		tb_add(g, v, &(struct sched_op){
 			.kind = SOP_RECV_REDUCE_SEND, .src_buf = SBUF_IN, .src_off = u,
 			.step = (uint32_t)(v - 1),
 		}, v - 1, (v + 1) % n);
 	} else {
-		tb_add(g, v, (struct sched_op){
+		tb_add(g, v, &(struct sched_op){
 			.kind = SOP_RECV_REDUCE, .src_buf = SBUF_IN, .src_off = u,
 			.dst_buf = SBUF_OUT, .dst_off = u, .step = (uint32_t)(n - 2),
 		}, n - 1, -1);

@@ -8,13 +8,14 @@
 void eq_init(struct eq *q)
 {
 	memset(q, 0, sizeof(*q));
+	q->pf = EQ_WIDTH;
 }
 
 void eq_release(struct eq *q)
 {
 	for (int j = 0; j < EQ_BUCKETS; j++)
 		g_free(q->b[j].v);
-	memset(q, 0, sizeof(*q));
+	eq_init(q);
 }
 
 /* Makes room for one more entry in bucket j. */
@@ -72,22 +73,33 @@ bool eq_refill(struct eq *q, unsigned j, uint64_t until)
 	q->last = base;
 	if (level == 1) {
 		/* Into level 0, by the low byte. These entries pop within the
-		 * next few events: fetch their events now, while the copy
-		 * streams. */
+		 * next few events: their events are fetched now when few,
+		 * else a few buckets ahead of each pop (eq_prefetch_ahead). */
 		for (uint32_t k = 0; k < n; k++) {
 			uint64_t t = v[k].time;
 			struct sim_event *ev = v[k].ev;
 			unsigned d = (unsigned)t & (EQ_WIDTH - 1);
 			struct eq_bucket *b = &q->b[d];
 
-			__builtin_prefetch(ev);
 			if (G_UNLIKELY(b->len == b->cap))
 				bucket_grow(q, d);
 			b->v[b->len++] = (struct eq_entry){ .time = t, .ev = ev };
 			q->bits[d >> 6] |= 1ull << (d & 63);
 			words |= 1u << (d >> 6);
 		}
+		if (n < EQ_AHEAD * 2) {
+			for (uint32_t k = 0; k < n; k++)
+				__builtin_prefetch(v[k].ev);
+			q->pf = EQ_WIDTH;
+		} else {
+			q->pf = 0;
+			eq_prefetch_ahead(q, 0);
+			/* bucket 0 itself */
+			for (uint32_t k = 0; k < q->b[0].len; k++)
+				__builtin_prefetch(q->b[0].v[k].ev);
+		}
 	} else {
+		q->pf = EQ_WIDTH;
 		for (uint32_t k = 0; k < n; k++) {
 			uint64_t t = v[k].time;
 			struct sim_event *ev = v[k].ev;

@@ -51,6 +51,7 @@ struct eq_bucket {
 struct eq {
 	uint32_t words;                   /* bit w set when bits[w] != 0 */
 	uint64_t last;                    /* every queued key is >= last */
+	uint32_t pf;                      /* level-0 buckets < pf prefetched */
 	uint64_t bits[EQ_BUCKETS / 64];   /* bit j set: bucket j non-empty */
 	uint32_t head0[EQ_WIDTH];         /* first live entry of level-0 buckets */
 	struct eq_bucket b[EQ_BUCKETS];   /* bucket j = 256 * level + byte */
@@ -93,6 +94,25 @@ static inline bool eq_has_room(const struct eq *q, unsigned j)
 /* Queues ev at time (>= the last popped key). */
 void eq_push(struct eq *q, uint64_t time, struct sim_event *ev);
 
+/* Level-0 buckets filled by a large refill are not prefetched at once (a
+ * burst of hundreds of misses stalls the core) but EQ_AHEAD buckets ahead
+ * of the one popped; pf is the cursor, EQ_WIDTH when nothing is pending. */
+#define EQ_AHEAD 16
+
+static inline void eq_prefetch_ahead(struct eq *q, unsigned d)
+{
+	unsigned to = d + EQ_AHEAD < EQ_WIDTH ? d + EQ_AHEAD : EQ_WIDTH;
+	unsigned p = q->pf > d ? q->pf : d + 1;
+
+	for (; p < to; p++) {
+		const struct eq_bucket *b = &q->b[p];
+
+		for (uint32_t k = q->head0[p]; k < b->len; k++)
+			__builtin_prefetch(b->v[k].ev);
+	}
+	q->pf = p;
+}
+
 /* Removes and returns the smallest (time, seq) entry if its time is <= until;
  * NULL when the queue is empty or its smallest time lies after until (the heap
  * then stays as it was, so later pushes before that time are fine). */
@@ -109,9 +129,11 @@ static inline struct sim_event *eq_pop_until(struct eq *q, uint64_t until)
 		struct eq_bucket *b = &q->b[j];
 		uint32_t h = 0;
 
-		if (j < EQ_WIDTH)
+		if (j < EQ_WIDTH) {
 			h = q->head0[j];
-		else if (b->len != 1) {
+			if (q->pf < EQ_WIDTH)
+				eq_prefetch_ahead(q, j);
+		} else if (b->len != 1) {
 			if (!eq_refill(q, j, until))
 				return NULL;
 			continue;

@@ -196,11 +196,12 @@ enum sim_run_result sim_run(struct sim *s, sim_time_t until, uint64_t max_events
 		struct sim_event *ev = eq_pop_until(&s->q, until);
 
 		if (G_UNLIKELY(!ev)) {
-			if (eq_empty(&s->q))
-				return SIM_RUN_EMPTY;
-			if (until > s->now)
+			bool empty = eq_empty(&s->q);
+
+			/* a bounded run leaves the clock at `until` */
+			if (until != SIM_TIME_MAX && until > s->now)
 				s->now = until;
-			return SIM_RUN_UNTIL;
+			return empty ? SIM_RUN_EMPTY : SIM_RUN_UNTIL;
 		}
 		if (G_UNLIKELY(ev->flags & EV_CANCELLED)) {
 			release_event(s, ev);

@@ -72,7 +72,8 @@ struct sim_event_ref {
 };
 
 enum sim_run_result {
-	SIM_RUN_EMPTY,   /* no pending event left */
+	SIM_RUN_EMPTY,   /* no pending event left; now == until unless
+			  * until is SIM_TIME_MAX (then: the last event's time) */
 	SIM_RUN_UNTIL,   /* next event lies after `until`; now == until */
 	SIM_RUN_LIMIT,   /* the event-count limit was reached */
 	SIM_RUN_STOPPED, /* a handler called sim_stop() */
@@ -116,7 +117,7 @@ struct sim_event_ref sim_event_ref(const struct sim_event *ev);
 bool sim_cancel(struct sim *s, struct sim_event_ref ref);
 
 /* Runs events in (time, seq) order until none is left, the next one lies
- * after `until` (time then stands at `until`), `max_events` have been
+ * after `until` (time then stands at `until`, also when the queue ran dry), `max_events` have been
  * dispatched by this call, or a handler calls sim_stop(). Pass SIM_TIME_MAX
  * and UINT64_MAX for no limit. */
 enum sim_run_result sim_run(struct sim *s, sim_time_t until, uint64_t max_events);

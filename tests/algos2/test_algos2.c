@@ -188,16 +188,23 @@ static void test_roots(gconstpointer data)
 /* The override reaches every op (algo_build) and the schedule still verifies. */
 static void test_paxi_override(void)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		const struct case_def *c = &cases[i];
+	static const int ns[] = { 2, 3, 4, 5, 7, 8, 12, 16 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases) * G_N_ELEMENTS(ns) * 2; i++) {
+		const struct case_def *c = &cases[i % G_N_ELEMENTS(cases)];
+		int n = ns[i / G_N_ELEMENTS(cases) % G_N_ELEMENTS(ns)];
 		const struct algo_ops *a = algo_find(c->coll, c->name, NULL);
-		struct algo_params p = params(8, 2);
+		struct algo_params p = params(n, i < G_N_ELEMENTS(cases) * G_N_ELEMENTS(ns) ? 1 : 3);
 
 		p.paxi_set = true;
 		p.paxi = a->default_paxi == PAXI_TRANSFER ? PAXI_SENDRECV : PAXI_TRANSFER;
 
 		struct sched *s = algo_build(a, c->coll, &p, NULL);
 
+		if (c->pow2_only && !is_pow2(n)) {
+			g_assert_null(s);
+			continue;
+		}
 		g_assert_nonnull(s);
 		g_assert_true(paxi_is(s, p.paxi, c->name));
 		g_assert_true(verified(s, c->name));

@@ -1,0 +1,220 @@
+/* End-to-end tests of one simulated collective (sim/simulate.c): the seed
+ * platform's headline behaviour, 2-port use of both directions, determinism,
+ * and the g5 sim command line. */
+#include <glib.h>
+#include <math.h>
+
+#include "sim/simulate.h"
+
+static bool run(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
+		uint32_t nchunks, struct sim_outcome *out)
+{
+	struct sim_job job = {
+		.plat = pl, .coll = c, .algo = algo, .bytes = bytes, .elem_bytes = 4,
+		.params = { .nchunks = nchunks, .peer = 1 }, .seed = 1,
+	};
+	GError *err = NULL;
+	bool ok = simulate(&job, out, &err);
+
+	g_assert_no_error(err);
+	return ok;
+}
+
+static void test_seed_ring_512m(void)
+{
+	/* Ring reaches at least 90 % of the link in busbw at 512 MiB and beats
+	 * HD and the double binary tree. */
+	struct platform pl;
+	struct sim_outcome ring, hd, tree;
+
+	platform_init_default(&pl);
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 512ull << 20, 1, &ring));
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "hd", 512ull << 20, 1, &hd));
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "dbtree", 512ull << 20, 1, &tree));
+	g_assert_cmpfloat(ring.busbw_gbps, >=, 0.90 * 450.0);
+	g_assert_cmpfloat(ring.busbw_gbps, <=, 450.0);
+	g_assert_cmpfloat(ring.latency_us, <, hd.latency_us);
+	g_assert_cmpfloat(ring.latency_us, <, tree.latency_us);
+	g_assert_cmpuint(ring.steps, ==, 14);
+	sim_outcome_clear(&ring);
+	sim_outcome_clear(&hd);
+	sim_outcome_clear(&tree);
+	platform_release(&pl);
+}
+
+static void test_small_size_floor(void)
+{
+	/* Below ~1 MiB every algorithm sits above the 26 us software overhead
+	 * and within a few steps' cost of it. */
+	struct platform pl;
+	static const char *const algos[] = { "ring", "ring2p", "sendrecv", "hd", "dbtree" };
+
+	platform_init_default(&pl);
+	for (size_t i = 0; i < G_N_ELEMENTS(algos); i++) {
+		struct sim_outcome r;
+
+		g_assert_true(run(&pl, COLL_ALLREDUCE, algos[i], 1024, 1, &r));
+		g_assert_cmpfloat(r.latency_us, >, 26.0);
+		g_assert_cmpfloat(r.latency_us, <, 26.0 + 60.0);
+		sim_outcome_clear(&r);
+	}
+	platform_release(&pl);
+}
+
+static void test_ring2p_both_directions(void)
+{
+	/* The 2-port ring keeps the clockwise and counter-clockwise channels of
+	 * every rank busy at the same time; the 1-port ring uses one direction. */
+	struct platform pl;
+	struct sim_outcome r1, r2;
+	int n;
+
+	platform_init_default(&pl);
+	n = pl.fabric.nranks;
+	g_assert_true(run(&pl, COLL_ALLGATHER, "ring2p", 256ull << 20, 1, &r2));
+	g_assert_true(run(&pl, COLL_ALLGATHER, "ring", 256ull << 20, 1, &r1));
+	for (guint i = 0; i < r2.channels->len; i++) {
+		const struct channel_stats *c = &g_array_index(r2.channels, struct channel_stats, i);
+		double util = (double)c->busy_ps / (double)r2.run.latency_ps;
+
+		/* every channel of the ring carries data, and is busy most of the call */
+		g_assert_cmpuint(c->payload_bytes, >, 0);
+		g_assert_cmpfloat(util, >, 0.5);
+	}
+	for (guint i = 0; i < r1.channels->len; i++) {
+		const struct channel_stats *c = &g_array_index(r1.channels, struct channel_stats, i);
+		bool cw = c->dst == (c->src + 1) % n;
+
+		if (!cw)
+			g_assert_cmpuint(c->payload_bytes, ==, 0);
+	}
+	/* two directions at once: clearly faster than one */
+	g_assert_cmpfloat(r2.latency_us, <, 0.75 * r1.latency_us);
+	sim_outcome_clear(&r1);
+	sim_outcome_clear(&r2);
+	platform_release(&pl);
+}
+
+static void test_determinism(void)
+{
+	struct platform pl;
+	struct sim_outcome a, b;
+
+	platform_init_default(&pl);
+	pl.fabric.link.error_rate = 1e-3;
+	pl.fabric.switch_link = pl.fabric.link;
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring2p", 8ull << 20, 2, &a));
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring2p", 8ull << 20, 2, &b));
+	g_assert_cmpuint(a.run.latency_ps, ==, b.run.latency_ps);
+	g_assert_cmpuint(a.events, ==, b.events);
+	g_assert_cmpuint(a.channels->len, ==, b.channels->len);
+	g_assert_cmpint(memcmp(a.channels->data, b.channels->data,
+			       a.channels->len * sizeof(struct channel_stats)), ==, 0);
+	g_assert_cmpint(memcmp(a.run.steps->data, b.run.steps->data,
+			       a.run.steps->len * sizeof(struct runner_step)), ==, 0);
+	sim_outcome_clear(&a);
+	sim_outcome_clear(&b);
+	platform_release(&pl);
+}
+
+static void test_metrics(void)
+{
+	/* busbw = algbw x 2(n-1)/n for AllReduce; algbw = bytes / latency. */
+	struct platform pl;
+	struct sim_outcome r;
+
+	platform_init_default(&pl);
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 64ull << 20, 1, &r));
+	g_assert_cmpfloat(fabs(r.algbw_gbps - (64.0 * 1048576) / (r.latency_us * 1e3)), <, 1e-6);
+	g_assert_cmpfloat(fabs(r.busbw_gbps - r.algbw_gbps * 14.0 / 8.0), <, 1e-9);
+	/* theory: 26 + 14 x 2 + 2 x 7/8 x M / 450 GB/s */
+	double theory = 26.0 + 14 * 2.0 + 1.75 * (64.0 * 1048576) / 450e9 * 1e6;
+
+	g_assert_cmpfloat(fabs(r.theory_us - theory), <, 1e-6);
+	sim_outcome_clear(&r);
+	platform_release(&pl);
+}
+
+static char *g5_path(void)
+{
+	const char *p = g_getenv("G5");
+
+	return g_strdup(p ? p : "build/g5");
+}
+
+static int g5(const char *args, char **out, char **err)
+{
+	g_autofree char *bin = g5_path();
+	g_autofree char *cmd = g_strdup_printf("%s %s", bin, args);
+	int status = 0;
+	GError *e = NULL;
+
+	g_assert_true(g_spawn_command_line_sync(cmd, out, err, &status, &e));
+	g_assert_no_error(e);
+	return g_spawn_check_wait_status(status, NULL) ? 0 : (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+static void test_cli_json(void)
+{
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("sim --collective allreduce --algo ring --size 1MiB,4MiB --json", &out, &err), ==, 0);
+	g_auto(GStrv) lines = g_strsplit(g_strstrip(out), "\n", -1);
+
+	g_assert_cmpuint(g_strv_length(lines), ==, 2);
+	for (int i = 0; lines[i]; i++) {
+		g_assert_true(g_str_has_prefix(lines[i], "{\"collective\": \"allreduce\", \"algo\": \"ring\""));
+		static const char *const keys[] = { "\"ranks\": 8", "\"bytes\": ", "\"latency_us\": ",
+						    "\"algbw_gbps\": ", "\"busbw_gbps\": ", "\"theory_us\": ",
+						    "\"events\": ", "\"wall_s\": " };
+
+		for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
+			g_assert_nonnull(strstr(lines[i], keys[k]));
+	}
+}
+
+static void test_cli_errors(void)
+{
+	static const struct {
+		const char *args, *msg;
+	} cases[] = {
+		{ "sim --algo ringg", "unknown algorithm 'ringg'" },
+		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
+		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
+		{ "sim --topo donut", "unknown topology 'donut'" },
+		{ "sim --ranks 1", "--ranks must be in 2..4096, got 1" },
+		{ "sim --bogus", "unknown option --bogus" },
+		{ "sim --collective allsum", "unknown collective 'allsum'" },
+		{ "sim --error-rate 1.5", "--error-rate must be a probability" },
+		{ "sim --paxi fast", "--paxi must be transfer or sendrecv" },
+		{ "simulate", "unknown command 'simulate'" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		g_assert_cmpint(g5(cases[i].args, &out, &err), ==, 2);
+		if (!strstr(err, cases[i].msg))
+			g_error("'g5 %s' said '%s', expected '%s'", cases[i].args, err, cases[i].msg);
+		/* one line */
+		g_assert_cmpuint(g_strv_length(g_strsplit(g_strstrip(err), "\n", -1)), ==, 1);
+	}
+	/* not admitted on this platform: a clean failure, status 1 */
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("sim --topo hypercube --ranks 6 --size 1MiB", &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "hypercube needs a power-of-two number of ranks, got 6"));
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/sim/seed/ring-512m-busbw-and-order", test_seed_ring_512m);
+	g_test_add_func("/sim/seed/small-size-floor", test_small_size_floor);
+	g_test_add_func("/sim/ring2p/both-directions", test_ring2p_both_directions);
+	g_test_add_func("/sim/determinism", test_determinism);
+	g_test_add_func("/sim/metrics", test_metrics);
+	g_test_add_func("/sim/cli/json", test_cli_json);
+	g_test_add_func("/sim/cli/errors", test_cli_errors);
+	return g_test_run();
+}
