@@ -41,6 +41,8 @@ TEST_SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(BUILD)/obj/%.o)
 
 .PHONY: all deps run test check clean gpu experiments bench valgrind FORCE
+# keep objects of tests (intermediate in the pattern chain) between builds
+.SECONDARY:
 all: $(BUILD)/g5
 
 deps:

@@ -7,6 +7,7 @@
 
 #include "sim/algos/schedule_file.h"
 #include "sim/cli.h"
+#include "sim/config.h"
 #include "sim/simulate.h"
 #include "sim/util/units.h"
 
@@ -14,7 +15,7 @@ struct sim_opts {
 	char *topo, *dims, *link_bw, *link_lat, *packet, *header, *credits, *credit_ret;
 	char *error_rate, *window, *timeout, *inject_bw, *eject_bw, *reduce_bw, *setup, *ctrl_proc;
 	char *slice, *overhead, *alpha, *beta, *collective, *algo, *size, *paxi, *dtype, *schedule;
-	char *counts;
+	char *counts, *platform;
 	gint ranks, nchunks, root, peer, cdma_units, slots;
 	gint64 seed;
 	gboolean json, verbose;
@@ -245,6 +246,7 @@ int cmd_sim(int argc, char **argv)
 {
 	struct sim_opts o = { .seed = 1 };
 	GOptionEntry entries[] = {
+		{ "platform", 0, 0, G_OPTION_ARG_FILENAME, &o.platform, "platform file (configs/platforms/NAME.yaml); flags below change it", "FILE" },
 		{ "topo", 0, 0, G_OPTION_ARG_STRING, &o.topo, "ring, ring-uni, fullmesh, hypercube, torus, switch", "T" },
 		{ "ranks", 0, 0, G_OPTION_ARG_INT, &o.ranks, "ranks (default 8)", "N" },
 		{ "dims", 0, 0, G_OPTION_ARG_STRING, &o.dims, "torus dimensions", "AxB" },
@@ -297,6 +299,14 @@ int cmd_sim(int argc, char **argv)
 	if (argc > 1) {
 		cli_usage_error(argv[0], "unexpected argument '%s'", argv[1]);
 		goto out;
+	}
+	if (o.platform) {
+		platform_release(&pl);
+		if (!config_platform_load(o.platform, &pl, &err)) {
+			fprintf(stderr, "%s: %s\n", argv[0], err->message);
+			platform_init_default(&pl);
+			goto out;
+		}
 	}
 	if (!apply_platform(&o, &pl, &err))
 		goto usage;
@@ -394,5 +404,6 @@ out:
 	g_free(o.reduce_bw); g_free(o.setup); g_free(o.ctrl_proc); g_free(o.slice);
 	g_free(o.overhead); g_free(o.alpha); g_free(o.beta); g_free(o.collective); g_free(o.algo);
 	g_free(o.size); g_free(o.paxi); g_free(o.dtype); g_free(o.schedule); g_free(o.counts);
+	g_free(o.platform);
 	return rc;
 }

@@ -1635,12 +1635,16 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 	n = map_get(root, "sizes");
 	if (!list_items(c, n, "sizes", items))
 		return false;
+	g_autoptr(GPtrArray) size_nodes = g_ptr_array_new(); /* the entry of each size */
+
 	for (guint i = 0; i < items->len; i++) {
 		const struct ynode *it = items->pdata[i];
 		GError *err = NULL;
 
 		if (!config_size_range("sizes", it->text, e->sizes, &err))
 			return fail_with(c, it, err);
+		while (size_nodes->len < e->sizes->len)
+			g_ptr_array_add(size_nodes, (gpointer)it);
 	}
 
 	/* ranks */
@@ -1681,6 +1685,17 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 
 		g_array_append_val(e->dtypes, d);
 	}
+
+	for (guint i = 0; i < e->sizes->len; i++)
+		for (guint d = 0; d < e->dtypes->len; d++) {
+			enum dtype dt = g_array_index(e->dtypes, enum dtype, d);
+			uint64_t b = g_array_index(e->sizes, uint64_t, i);
+
+			if (b % dtype_elem_bytes(dt))
+				return fail(c, size_nodes->pdata[i], CONFIG_ERROR_VALUE,
+					    "'sizes' %" G_GUINT64_FORMAT " bytes is not a whole number of %s elements (%u bytes each)",
+					    b, dtype_name(dt), dtype_elem_bytes(dt));
+		}
 
 	/* nchunks */
 	if ((n = map_get(root, "nchunks"))) {

@@ -61,14 +61,14 @@ extern "C" {
 
 /* Same values as enum coll in sim/algos/schedule.h. */
 enum gx_coll {
-	GX_ALLREDUCE = 1 << 0,
-	GX_ALLGATHER = 1 << 1,
-	GX_REDUCESCATTER = 1 << 2,
-	GX_ALLTOALL = 1 << 3,
-	GX_BROADCAST = 1 << 4,
-	GX_REDUCE = 1 << 5,
-	GX_P2P = 1 << 6,
-	GX_ALLGATHERV = 1 << 7,
+	GX_COLL_ALLREDUCE = 1 << 0,
+	GX_COLL_ALLGATHER = 1 << 1,
+	GX_COLL_REDUCESCATTER = 1 << 2,
+	GX_COLL_ALLTOALL = 1 << 3,
+	GX_COLL_BROADCAST = 1 << 4,
+	GX_COLL_REDUCE = 1 << 5,
+	GX_COLL_P2P = 1 << 6,
+	GX_COLL_ALLGATHERV = 1 << 7,
 };
 
 /* Same values and meaning as enum sched_op_kind: R received, L local source
@@ -77,16 +77,16 @@ enum gx_coll {
  *   RECV_REDUCE_SEND send R+L | RECV_REDUCE_COPY D=R+L
  *   RECV_REDUCE_COPY_SEND D=R+L, send D | COPY D=L | REDUCE D=D+L */
 enum gx_kind {
-	GX_SEND,
-	GX_RECV,
-	GX_RECV_REDUCE,
-	GX_RECV_COPY_SEND,
-	GX_RECV_REDUCE_SEND,
-	GX_RECV_REDUCE_COPY,
-	GX_RECV_REDUCE_COPY_SEND,
-	GX_COPY,
-	GX_REDUCE,
-	GX_NKINDS
+	GX_OP_SEND,
+	GX_OP_RECV,
+	GX_OP_RECV_REDUCE,
+	GX_OP_RECV_COPY_SEND,
+	GX_OP_RECV_REDUCE_SEND,
+	GX_OP_RECV_REDUCE_COPY,
+	GX_OP_RECV_REDUCE_COPY_SEND,
+	GX_OP_COPY,
+	GX_OP_REDUCE,
+	GX_OP_NKINDS
 };
 
 /* What an op uses (as SOPF_* in schedule.h). */
@@ -296,8 +296,8 @@ static inline GX_HD bool gx_expected(enum gx_coll c, int nranks, int root, int p
 	uint32_t b = 0;
 	double sum = 0;
 
-	if (c == GX_ALLGATHER || c == GX_ALLGATHERV || c == GX_REDUCESCATTER ||
-	    c == GX_ALLTOALL) {
+	if (c == GX_COLL_ALLGATHER || c == GX_COLL_ALLGATHERV || c == GX_COLL_REDUCESCATTER ||
+	    c == GX_COLL_ALLTOALL) {
 		uint32_t lo = 0, hi = nblocks;
 
 		while (hi - lo > 1) { /* last block whose first <= i */
@@ -314,36 +314,36 @@ static inline GX_HD bool gx_expected(enum gx_coll c, int nranks, int root, int p
 			b++;
 	}
 	switch (c) {
-	case GX_ALLREDUCE:
+	case GX_COLL_ALLREDUCE:
 		for (int q = 0; q < nranks; q++)
 			sum += gx_input_value(q, i, range);
 		*v = sum;
 		return true;
-	case GX_ALLGATHER:
-	case GX_ALLGATHERV:
+	case GX_COLL_ALLGATHER:
+	case GX_COLL_ALLGATHERV:
 		*v = gx_input_value((int)b, i, range);
 		return true;
-	case GX_REDUCESCATTER:
+	case GX_COLL_REDUCESCATTER:
 		if ((int)b != r)
 			return false;
 		for (int q = 0; q < nranks; q++)
 			sum += gx_input_value(q, i, range);
 		*v = sum;
 		return true;
-	case GX_ALLTOALL:
+	case GX_COLL_ALLTOALL:
 		*v = gx_input_value((int)b, block_first[r] + (i - block_first[b]), range);
 		return true;
-	case GX_BROADCAST:
+	case GX_COLL_BROADCAST:
 		*v = gx_input_value(root, i, range);
 		return true;
-	case GX_REDUCE:
+	case GX_COLL_REDUCE:
 		if (r != root)
 			return false;
 		for (int q = 0; q < nranks; q++)
 			sum += gx_input_value(q, i, range);
 		*v = sum;
 		return true;
-	case GX_P2P:
+	case GX_COLL_P2P:
 		if (r != peer)
 			return false;
 		*v = gx_input_value(root, i, range);

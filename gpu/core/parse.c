@@ -14,16 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_TOKENS 16
-
 struct reader {
 	const char *name;
 	const char *p, *end;
 	unsigned line;      /* of the last line read */
 	char *buf;          /* the current line, owned */
 	size_t cap;
-	char *tok[MAX_TOKENS];
-	int ntok;           /* > MAX_TOKENS-1 means "too many" */
+	char **tok;         /* ntok tokens into buf, owned array */
+	int ntok, tokcap;
 	char *err;
 	size_t errlen;
 };
@@ -65,9 +63,13 @@ static bool next_line(struct reader *rd)
 		rd->ntok = 0;
 		for (char *save = NULL, *t = strtok_r(rd->buf, " \t\r", &save); t;
 		     t = strtok_r(NULL, " \t\r", &save)) {
-			if (rd->ntok < MAX_TOKENS)
-				rd->tok[rd->ntok] = t;
-			rd->ntok++;
+			if (rd->ntok == rd->tokcap) {
+				rd->tokcap = rd->tokcap ? 2 * rd->tokcap : 16;
+				rd->tok = (char **)realloc(rd->tok, (size_t)rd->tokcap * sizeof(char *));
+				if (!rd->tok)
+					abort();
+			}
+			rd->tok[rd->ntok++] = t;
 		}
 		if (rd->ntok == 0 || rd->tok[0][0] == '#')
 			continue;
@@ -149,8 +151,8 @@ struct header {
 	uint32_t ranks, nblocks, nchunks, units, scratch, steps, lanes;
 	int root, peer;
 	bool inplace;
-	uint64_t *weights; /* owned until handed to the schedule */
-	char **wtok;       /* not used */
+	uint64_t *weights; /* nweights, owned until handed to the schedule */
+	uint32_t nweights;
 };
 
 /* A `BUF:OFFSET` or `-`. */
@@ -256,44 +258,17 @@ static bool parse_header(struct reader *rd, struct header *h)
 			if (!parse_u32(rd, k, v, GX_MAX_LANES, &h->lanes))
 				return false;
 			break;
-		case K_WEIGHTS: {
-			/* re-split without the token limit: the line may be long */
-			uint32_t n = 0;
-			const char *s = rd->tok[0] + strlen(rd->tok[0]) + 1;
-
+		case K_WEIGHTS:
 			free(h->weights);
+			h->nweights = (uint32_t)(rd->ntok - 1);
 			h->weights = (uint64_t *)calloc((size_t)rd->ntok, sizeof(uint64_t));
 			if (!h->weights)
 				abort();
-			for (int i = 1; i < rd->ntok; i++) {
-				char tok[32];
-				size_t len;
-
-				while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\0')
-					s++;
-				len = strcspn(s, " \t\r");
-				if (len >= sizeof(tok))
-					return fail(rd, "'weights' has a number too long");
-				memcpy(tok, s, len);
-				tok[len] = '\0';
-				s += len;
-				if (!parse_u64(rd, "weights", tok, UINT64_MAX / 2, &h->weights[n]))
+			for (int i = 1; i < rd->ntok; i++)
+				if (!parse_u64(rd, "weights", rd->tok[i], UINT64_MAX / GX_MAX_RANKS,
+					       &h->weights[i - 1]))
 					return false;
-				n++;
-			}
-			h->wtok = NULL;
-			h->line[K_WEIGHTS] = rd->line;
-			h->seen[K_WEIGHTS] = true;
-			/* count kept in ntok - 1; checked against nblocks below */
-			h->units = h->units; /* unchanged */
-			h->scratch = h->scratch;
-			if ((uint32_t)(rd->ntok - 1) != n)
-				return fail(rd, "bad 'weights'");
-			h->line[K_WEIGHTS] = rd->line;
-			h->seen[K_WEIGHTS] = true;
-			h->wtok = (char **)(uintptr_t)(uint64_t)n; /* count */
 			break;
-		}
 		}
 	}
 	for (int i = 0; i < K_N; i++)
@@ -319,15 +294,15 @@ static bool check_header(struct reader *rd, struct header *h)
 		rd->line = h->line[K_PEER];
 		return fail(rd, "'peer' must be in -1..%u, got %d", h->ranks - 1, h->peer);
 	}
-	if (h->coll == GX_ALLGATHERV) {
+	if (h->coll == GX_COLL_ALLGATHERV) {
 		if (!h->seen[K_WEIGHTS]) {
 			rd->line = h->line[K_COLLECTIVE];
 			return fail(rd, "'allgatherv' needs 'weights'");
 		}
-		if ((uint64_t)(uintptr_t)h->wtok != h->nblocks) {
+		if (h->nweights != h->nblocks) {
 			rd->line = h->line[K_WEIGHTS];
-			return fail(rd, "'weights' must have nblocks = %u numbers, got %llu",
-				    h->nblocks, (unsigned long long)(uintptr_t)h->wtok);
+			return fail(rd, "'weights' must have nblocks = %u numbers, got %u",
+				    h->nblocks, h->nweights);
 		}
 		uint64_t sum = 0;
 
@@ -614,9 +589,11 @@ struct gx_sched *gx_sched_parse(const char *text, size_t len, const char *name, 
 	s->nsteps = steps;
 	s->nlanes = lanes;
 	free(rd.buf);
+	free(rd.tok);
 	return s;
 bad:
 	free(rd.buf);
+	free(rd.tok);
 	free(h.weights);
 	gx_sched_free(s);
 	return NULL;

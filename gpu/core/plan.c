@@ -140,7 +140,7 @@ static bool plan_ops(struct gx_plan *p, char *err, size_t errlen)
 			unsigned f = gx_kind_flags((enum gx_kind)o->kind);
 			uint64_t sn = 0, dn = 0;
 
-			if (o->kind >= GX_NKINDS) {
+			if (o->kind >= GX_OP_NKINDS) {
 				plan_err(err, errlen, "rank %d op %u: bad kind %u", r, i, o->kind);
 				return false;
 			}

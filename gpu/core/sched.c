@@ -32,7 +32,7 @@ struct gx_sched *gx_sched_new(enum gx_coll coll, const char *algo, int nranks, u
 	s->algo = strdup(algo ? algo : "");
 	s->nranks = nranks;
 	s->root = 0;
-	s->peer = coll == GX_P2P ? 1 : -1;
+	s->peer = coll == GX_COLL_P2P ? 1 : -1;
 	s->nblocks = nblocks;
 	s->nchunks = nchunks;
 	s->nunits = nblocks * nchunks;
@@ -97,25 +97,25 @@ void gx_sched_set_windows(struct gx_sched *s)
 			blo = bhi = 0;
 		rk->in_lo = 0, rk->in_hi = all, rk->out_lo = 0, rk->out_hi = all;
 		switch (s->coll) {
-		case GX_ALLREDUCE:
-		case GX_ALLTOALL:
+		case GX_COLL_ALLREDUCE:
+		case GX_COLL_ALLTOALL:
 			break;
-		case GX_ALLGATHER:
-		case GX_ALLGATHERV:
+		case GX_COLL_ALLGATHER:
+		case GX_COLL_ALLGATHERV:
 			rk->in_lo = blo, rk->in_hi = bhi;
 			break;
-		case GX_REDUCESCATTER:
+		case GX_COLL_REDUCESCATTER:
 			rk->out_lo = blo, rk->out_hi = bhi;
 			break;
-		case GX_BROADCAST:
+		case GX_COLL_BROADCAST:
 			if (!root)
 				rk->in_hi = 0;
 			break;
-		case GX_REDUCE:
+		case GX_COLL_REDUCE:
 			if (!root)
 				rk->out_hi = 0;
 			break;
-		case GX_P2P:
+		case GX_COLL_P2P:
 			if (!root)
 				rk->in_hi = 0;
 			if (r != s->peer)
@@ -128,32 +128,32 @@ void gx_sched_set_windows(struct gx_sched *s)
 static const struct {
 	const char *name;
 	unsigned flags;
-} gx_kinds[GX_NKINDS] = {
-	[GX_SEND] = { "send", GX_F_SEND | GX_F_SRC },
-	[GX_RECV] = { "recv", GX_F_RECV | GX_F_DST },
-	[GX_RECV_REDUCE] = { "recv_reduce", GX_F_RECV | GX_F_SRC | GX_F_DST | GX_F_ADD },
-	[GX_RECV_COPY_SEND] = { "recv_copy_send", GX_F_RECV | GX_F_SEND | GX_F_DST },
-	[GX_RECV_REDUCE_SEND] = { "recv_reduce_send", GX_F_RECV | GX_F_SEND | GX_F_SRC | GX_F_ADD },
-	[GX_RECV_REDUCE_COPY] = { "recv_reduce_copy", GX_F_RECV | GX_F_SRC | GX_F_DST | GX_F_ADD },
-	[GX_RECV_REDUCE_COPY_SEND] = { "recv_reduce_copy_send",
+} gx_kinds[GX_OP_NKINDS] = {
+	[GX_OP_SEND] = { "send", GX_F_SEND | GX_F_SRC },
+	[GX_OP_RECV] = { "recv", GX_F_RECV | GX_F_DST },
+	[GX_OP_RECV_REDUCE] = { "recv_reduce", GX_F_RECV | GX_F_SRC | GX_F_DST | GX_F_ADD },
+	[GX_OP_RECV_COPY_SEND] = { "recv_copy_send", GX_F_RECV | GX_F_SEND | GX_F_DST },
+	[GX_OP_RECV_REDUCE_SEND] = { "recv_reduce_send", GX_F_RECV | GX_F_SEND | GX_F_SRC | GX_F_ADD },
+	[GX_OP_RECV_REDUCE_COPY] = { "recv_reduce_copy", GX_F_RECV | GX_F_SRC | GX_F_DST | GX_F_ADD },
+	[GX_OP_RECV_REDUCE_COPY_SEND] = { "recv_reduce_copy_send",
 				       GX_F_RECV | GX_F_SEND | GX_F_SRC | GX_F_DST | GX_F_ADD },
-	[GX_COPY] = { "copy", GX_F_SRC | GX_F_DST },
-	[GX_REDUCE] = { "reduce", GX_F_SRC | GX_F_DST | GX_F_ADD },
+	[GX_OP_COPY] = { "copy", GX_F_SRC | GX_F_DST },
+	[GX_OP_REDUCE] = { "reduce", GX_F_SRC | GX_F_DST | GX_F_ADD },
 };
 
 unsigned gx_kind_flags(enum gx_kind k)
 {
-	return (unsigned)k < GX_NKINDS ? gx_kinds[k].flags : 0;
+	return (unsigned)k < GX_OP_NKINDS ? gx_kinds[k].flags : 0;
 }
 
 const char *gx_kind_name(enum gx_kind k)
 {
-	return (unsigned)k < GX_NKINDS ? gx_kinds[k].name : "?";
+	return (unsigned)k < GX_OP_NKINDS ? gx_kinds[k].name : "?";
 }
 
 bool gx_kind_parse(const char *name, enum gx_kind *out)
 {
-	for (int k = 0; k < GX_NKINDS; k++)
+	for (int k = 0; k < GX_OP_NKINDS; k++)
 		if (!strcmp(gx_kinds[k].name, name)) {
 			*out = (enum gx_kind)k;
 			return true;
@@ -165,10 +165,10 @@ static const struct {
 	enum gx_coll c;
 	const char *name;
 } gx_colls[] = {
-	{ GX_ALLREDUCE, "allreduce" }, { GX_ALLGATHER, "allgather" },
-	{ GX_REDUCESCATTER, "reducescatter" }, { GX_ALLTOALL, "alltoall" },
-	{ GX_BROADCAST, "broadcast" }, { GX_REDUCE, "reduce" },
-	{ GX_P2P, "p2p" }, { GX_ALLGATHERV, "allgatherv" },
+	{ GX_COLL_ALLREDUCE, "allreduce" }, { GX_COLL_ALLGATHER, "allgather" },
+	{ GX_COLL_REDUCESCATTER, "reducescatter" }, { GX_COLL_ALLTOALL, "alltoall" },
+	{ GX_COLL_BROADCAST, "broadcast" }, { GX_COLL_REDUCE, "reduce" },
+	{ GX_COLL_P2P, "p2p" }, { GX_COLL_ALLGATHERV, "allgatherv" },
 };
 
 const char *gx_coll_name(enum gx_coll c)
@@ -259,7 +259,7 @@ uint64_t gx_block_first(const struct gx_sched *s, uint64_t elems, uint32_t b)
 {
 	if (b >= s->nblocks)
 		return elems;
-	if (s->coll == GX_ALLGATHERV && s->weights) {
+	if (s->coll == GX_COLL_ALLGATHERV && s->weights) {
 		unsigned __int128 W = 0;
 		uint64_t floor_sum = 0, pos = 0, nz = 0;
 
@@ -305,12 +305,12 @@ uint64_t gx_unit_first(const struct gx_sched *s, uint64_t elems, uint32_t u)
 double gx_busbw_factor(enum gx_coll c, int n)
 {
 	switch (c) {
-	case GX_ALLREDUCE:
+	case GX_COLL_ALLREDUCE:
 		return 2.0 * (n - 1) / n;
-	case GX_ALLGATHER:
-	case GX_ALLGATHERV:
-	case GX_REDUCESCATTER:
-	case GX_ALLTOALL:
+	case GX_COLL_ALLGATHER:
+	case GX_COLL_ALLGATHERV:
+	case GX_COLL_REDUCESCATTER:
+	case GX_COLL_ALLTOALL:
 		return (double)(n - 1) / n;
 	default:
 		return 1.0;

@@ -22,7 +22,9 @@
  * head, receive the head. The head lands in the output, which in place is
  * the input that step 1 sent; the receive after the sends carries that
  * write-after-read dep, and keeping it last lets every send find its
- * receive issued, so Send/Recv does not deadlock either. Transfer by
+ * receive issued, so Send/Recv does not deadlock either (N = 2, whose one
+ * step would receive onto the block it sends, goes through scratch, see
+ * a2ar_head). Transfer by
  * default. Moving blocks between positions assumes AllToAll blocks of equal
  * size, as nccl-tests' AllToAll sizes are.
  *
@@ -99,10 +101,25 @@ static void a2ar_head(struct a2ar_gen *g, bool send, int s, int from)
 	uint32_t src = (uint32_t)((s - 1) % 2 * (n - 2));
 	uint32_t q = (uint32_t)((to - s + n) % n);
 
-	if (s == 1)
+	if (n == 2) {
+		/* The head is the whole exchange, and in place it lands on the
+		 * block the rank sends in the same step: receive it into
+		 * scratch and copy it, or under Send/Recv each receive would
+		 * wait for the rank's own send, which waits for it. */
+		a2ar_msg(g, send, 0, from, SBUF_IN, (uint32_t)to, SBUF_SCRATCH, 0, 1);
+		if (!send)
+			for (uint32_t k = 0; k < g->nc; k++)
+				sched_add_tracked(g->s, g->h, to, &(struct sched_op){
+					.kind = SOP_COPY, .paxi = g->px, .recv_peer = -1,
+					.send_peer = -1, .src_buf = SBUF_SCRATCH, .src_off = k,
+					.dst_buf = SBUF_OUT, .dst_off = q * g->nc + k, .count = 1,
+					.step = 0,
+				}, NULL, 0);
+	} else if (s == 1) {
 		a2ar_msg(g, send, 0, from, SBUF_IN, (uint32_t)to, SBUF_OUT, q, 1);
-	else
+	} else {
 		a2ar_msg(g, send, (uint32_t)s - 1, from, SBUF_SCRATCH, src, SBUF_OUT, q, 1);
+	}
 }
 
 static struct sched *a2ar_build(enum coll c, const struct algo_params *p, GError **error)
@@ -128,7 +145,7 @@ static struct sched *a2ar_build(enum coll c, const struct algo_params *p, GError
 		.nc = p->nchunks,
 	};
 
-	g.s->scratch_units = (uint32_t)(2 * (n - 2)) * g.nc;
+	g.s->scratch_units = (uint32_t)MAX(2 * (n - 2), 1) * g.nc;
 	g.h = sched_hazards_new(g.s);
 	for (int r = 0; r < n; r++)
 		for (uint32_t k = 0; k < g.nc; k++) {

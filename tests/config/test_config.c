@@ -356,7 +356,7 @@ static void test_experiment_full(void)
 static void test_experiment_minimal(void)
 {
 	const char *text = "schema_version: 1\n"
-			   "platform: ../../configs/platforms/seed-ring8.yaml\n"
+			   "platform: ../configs/platforms/seed-ring8.yaml\n"
 			   "collectives: allreduce\n"
 			   "algorithms: [ring, ring2p, hd]\n"
 			   "sizes: 1KiB..1MiB x4\n";
@@ -384,7 +384,7 @@ static void test_experiment_minimal(void)
 static void test_sweep_count(void)
 {
 	const char *text = "schema_version: 1\n"
-			   "platform: ../../configs/platforms/seed-ring8.yaml\n"
+			   "platform: ../configs/platforms/seed-ring8.yaml\n"
 			   "collectives: [allreduce]\n"
 			   "algorithms: [ring, hd]\n"
 			   "sizes: [1KiB, 1MiB]\n"
