@@ -27,5 +27,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

@@ -18,7 +18,8 @@ struct sim_opts {
 	char *counts, *platform;
 	gint ranks, nchunks, root, peer, cdma_units, slots;
 	gint64 seed;
-	gboolean json, verbose;
+	gboolean json, verbose, breakdown;
+	char *trace;
 };
 
 static bool parse_u32(const char *flag, const char *text, uint32_t *out, GError **error)
@@ -282,6 +283,8 @@ int cmd_sim(int argc, char **argv)
 		{ "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "RNG seed (1)", "N" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "one JSON object per result", NULL },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o.verbose, "per-step times and per-channel traffic", NULL },
+		{ "breakdown", 0, 0, G_OPTION_ARG_NONE, &o.breakdown, "where the critical path's time went", NULL },
+		{ "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace, "write a Chrome/Perfetto trace (one size only)", "FILE.json" },
 		{ NULL }
 	};
 	GOptionContext *ctx = g_option_context_new("- simulate one collective");
@@ -356,6 +359,13 @@ int cmd_sim(int argc, char **argv)
 	}
 	job.plat = &pl;
 	job.seed = (uint64_t)o.seed;
+	if (o.trace) {
+		if (sizes->len != 1) {
+			cli_usage_error(argv[0], "--trace takes one size, got %u", sizes->len);
+			goto out;
+		}
+		job.trace = true;
+	}
 	rc = 0;
 	if (!o.json)
 		printf("# %-13s %-9s %5s %10s %12s %10s %10s %12s %10s %9s\n", "collective", "algo", "ranks",
@@ -372,21 +382,40 @@ int cmd_sim(int argc, char **argv)
 		}
 		const char *algo = job.schedule ? job.schedule->algo : job.algo;
 
-		if (o.json)
+		if (o.json) {
 			printf("{\"collective\": \"%s\", \"algo\": \"%s\", \"topology\": \"%s\", \"ranks\": %d, "
 			       "\"bytes\": %" G_GUINT64_FORMAT ", \"nchunks\": %u, \"latency_us\": %.6f, "
 			       "\"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"theory_us\": %.6f, \"steps\": %u, "
-			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.6f}\n",
+			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.6f",
 			       coll_name(job.coll), algo, platform_topo_name(pl.fabric.kind), pl.fabric.nranks,
 			       job.bytes, job.params.nchunks, r.latency_us, r.algbw_gbps, r.busbw_gbps,
 			       r.theory_us, r.steps, r.events, r.wall_s);
-		else
+			if (o.breakdown) {
+				printf(", \"breakdown_us\": {");
+				for (int c = 0; c < BD_NCAUSES; c++)
+					printf("%s\"%s\": %.6f", c ? ", " : "", bd_cause_name(c),
+					       (double)r.run.breakdown[c] / 1e6);
+				printf("}");
+			}
+			printf("}\n");
+		} else
 			printf("  %-13s %-9s %5d %10" G_GUINT64_FORMAT " %12.3f %10.2f %10.2f %12.3f %10" G_GUINT64_FORMAT
 			       " %9.3f\n",
 			       coll_name(job.coll), algo, pl.fabric.nranks, job.bytes, r.latency_us,
 			       r.algbw_gbps, r.busbw_gbps, r.theory_us, r.events, r.wall_s);
 		if (o.verbose)
 			print_verbose(&r, &pl);
+		if (o.trace && !sim_trace_write(&r, coll_name(job.coll), algo, o.trace, &err)) {
+			fprintf(stderr, "%s: cannot write '%s': %s\n", argv[0], o.trace, err->message);
+			g_clear_error(&err);
+			rc = 1;
+		}
+		if (o.breakdown && !o.json) {
+			printf("  breakdown of the critical path (us):");
+			for (int c = 0; c < BD_NCAUSES; c++)
+				printf(" %s %.3f%s", bd_cause_name(c), (double)r.run.breakdown[c] / 1e6,
+				       c + 1 < BD_NCAUSES ? "," : "\n");
+		}
 		sim_outcome_clear(&r);
 	}
 	goto out;
@@ -403,7 +432,7 @@ out:
 	g_free(o.window); g_free(o.timeout); g_free(o.inject_bw); g_free(o.eject_bw);
 	g_free(o.reduce_bw); g_free(o.setup); g_free(o.ctrl_proc); g_free(o.slice);
 	g_free(o.overhead); g_free(o.alpha); g_free(o.beta); g_free(o.collective); g_free(o.algo);
-	g_free(o.size); g_free(o.paxi); g_free(o.dtype); g_free(o.schedule); g_free(o.counts);
+	g_free(o.size); g_free(o.paxi); g_free(o.dtype); g_free(o.schedule); g_free(o.counts); g_free(o.trace);
 	g_free(o.platform);
 	return rc;
 }

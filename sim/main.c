@@ -7,6 +7,8 @@
 
 static const struct cli_command commands[] = {
 	{ "sim", "simulate one collective on a platform", cmd_sim },
+	{ "run", "run an experiment file: results (HDF5, CSV) and plots", cmd_run },
+	{ "plot", "redraw the plots of a results file", cmd_plot },
 	{ "bench", "measure the simulator's own speed (engine, fabric)", cmd_bench },
 	{ "schedule", "write an algorithm's schedule file", cmd_schedule },
 	{ "verify", "prove schedules compute their collective (registry or file)", cmd_verify },

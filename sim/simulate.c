@@ -2,6 +2,38 @@
  * engine, then metrics. */
 #include "sim/simulate.h"
 
+struct tracer {
+	GArray *busy;       /* of struct chan_busy */
+	GArray *open;       /* per channel: index into busy of its last interval, or -1 */
+};
+
+static void on_transmit(void *user, int chan, sim_time_t start, sim_time_t wire)
+{
+	struct tracer *t = user;
+
+	if ((guint)chan >= t->open->len) {
+		guint old = t->open->len;
+
+		g_array_set_size(t->open, chan + 1);
+		for (guint i = old; i <= (guint)chan; i++)
+			g_array_index(t->open, gint, i) = -1;
+	}
+	gint last = g_array_index(t->open, gint, chan);
+
+	if (last >= 0) {
+		struct chan_busy *b = &g_array_index(t->busy, struct chan_busy, last);
+
+		if (start <= b->end_ps + SIM_NS(1)) {
+			b->end_ps = MAX(b->end_ps, start + wire);
+			return;
+		}
+	}
+	struct chan_busy nb = { .chan = chan, .start_ps = start, .end_ps = start + wire };
+
+	g_array_append_val(t->busy, nb);
+	g_array_index(t->open, gint, chan) = (gint)t->busy->len - 1;
+}
+
 bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error)
 {
 	const struct platform *pl = job->plat;
@@ -39,10 +71,20 @@ bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error
 	struct fabric *f = fabric_new(sim, &pl->fabric, error);
 	struct paxi *px = f ? paxi_new(sim, f, &pl->paxi, error) : NULL;
 
+	struct tracer tr = { 0 };
+
+	if (px && job->trace) {
+		tr.busy = g_array_new(FALSE, FALSE, sizeof(struct chan_busy));
+		tr.open = g_array_new(FALSE, FALSE, sizeof(gint));
+		fabric_set_tracer(f, on_transmit, &tr);
+	}
 	if (px) {
 		double t0 = (double)g_get_monotonic_time() / 1e6;
 
-		ok = runner_run(px, s, job->bytes, job->elem_bytes, pl->overhead_ps, &out->run, error);
+		ok = job->trace ? runner_run_spans(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
+						   &out->run, error)
+				: runner_run(px, s, job->bytes, job->elem_bytes, pl->overhead_ps, &out->run,
+					     error);
 		out->wall_s = (double)g_get_monotonic_time() / 1e6 - t0;
 	}
 	if (ok) {
@@ -67,6 +109,14 @@ bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error
 		for (int i = 0; i < fabric_channels(f); i++)
 			fabric_channel_stats(f, i, &g_array_index(out->channels, struct channel_stats, i));
 	}
+	if (tr.open)
+		g_array_unref(tr.open);
+	if (tr.busy) {
+		if (ok)
+			out->busy = tr.busy;
+		else
+			g_array_unref(tr.busy);
+	}
 	paxi_free(px);
 	fabric_free(f);
 	sim_free(sim);
@@ -80,5 +130,58 @@ void sim_outcome_clear(struct sim_outcome *out)
 	runner_result_clear(&out->run);
 	if (out->channels)
 		g_array_unref(out->channels);
+	if (out->busy)
+		g_array_unref(out->busy);
 	out->channels = NULL;
+	out->busy = NULL;
+}
+
+bool sim_trace_write(const struct sim_outcome *out, const char *collective, const char *algo,
+		     const char *path, GError **error)
+{
+	GString *j = g_string_new("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
+	int maxrank = -1;
+	const struct runner_op_span *sp;
+
+	g_assert(out->run.spans && out->busy);
+	for (guint i = 0; i < out->run.spans->len; i++)
+		maxrank = MAX(maxrank, g_array_index(out->run.spans, struct runner_op_span, i).rank);
+	/* names: process = rank (or channels), thread = lane (or channel) */
+	for (int r = 0; r <= maxrank; r++)
+		g_string_append_printf(j, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, "
+				       "\"args\": {\"name\": \"rank %d\"}},\n", r, r);
+	g_string_append_printf(j, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, "
+			       "\"args\": {\"name\": \"channels\"}},\n", maxrank + 1);
+	for (guint i = 0; i < out->channels->len; i++) {
+		const struct channel_stats *c = &g_array_index(out->channels, struct channel_stats, i);
+
+		g_string_append_printf(j, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, "
+				       "\"tid\": %u, \"args\": {\"name\": \"%d -> %d\"}},\n",
+				       maxrank + 1, i, c->src, c->dst);
+	}
+	for (guint i = 0; i < out->run.spans->len; i++) {
+		sp = &g_array_index(out->run.spans, struct runner_op_span, i);
+		g_string_append_printf(j, "{\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"op\", "
+				       "\"pid\": %d, \"tid\": %u, \"ts\": %.6f, \"dur\": %.6f, "
+				       "\"args\": {\"op\": %u, \"step\": %u, \"peer\": %d, \"bytes\": %"
+				       G_GUINT64_FORMAT "}},\n",
+				       sched_op_kind_name(sp->kind), sp->rank, sp->lane,
+				       (double)sp->start_ps / 1e6, (double)(sp->end_ps - sp->start_ps) / 1e6,
+				       sp->op, sp->step, sp->peer, sp->bytes);
+	}
+	for (guint i = 0; i < out->busy->len; i++) {
+		const struct chan_busy *b = &g_array_index(out->busy, struct chan_busy, i);
+
+		g_string_append_printf(j, "{\"ph\": \"X\", \"name\": \"busy\", \"cat\": \"channel\", "
+				       "\"pid\": %d, \"tid\": %d, \"ts\": %.6f, \"dur\": %.6f},\n",
+				       maxrank + 1, b->chan, (double)b->start_ps / 1e6,
+				       (double)(b->end_ps - b->start_ps) / 1e6);
+	}
+	g_string_append_printf(j, "{\"ph\": \"M\", \"name\": \"g5\", \"pid\": 0, \"args\": "
+			       "{\"collective\": \"%s\", \"algo\": \"%s\", \"latency_us\": %.6f}}\n]}\n",
+			       collective, algo, out->latency_us);
+	bool ok = g_file_set_contents(path, j->str, (gssize)j->len, error);
+
+	g_string_free(j, TRUE);
+	return ok;
 }

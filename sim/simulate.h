@@ -19,6 +19,13 @@ struct sim_job {
 	uint32_t elem_bytes;         /* 4 fp32, 2 fp16/bf16 */
 	struct algo_params params;   /* nranks is taken from the platform */
 	uint64_t seed;
+	bool trace;                  /* collect op spans and channel occupancy */
+};
+
+/* A busy interval of a channel (transmissions closer than 1 ns merged). */
+struct chan_busy {
+	int chan;
+	sim_time_t start_ps, end_ps; /* from the call's start */
 };
 
 struct sim_outcome {
@@ -30,7 +37,14 @@ struct sim_outcome {
 	GArray *channels;            /* of struct channel_stats, owned */
 	struct paxi_stats paxi;
 	sim_time_t sim_end_ps;
+	GArray *busy;                /* of struct chan_busy, when job->trace; owned */
 };
+
+/* Writes a Chrome/Perfetto trace of a traced outcome: one track per rank and
+ * lane with every op, one per channel with its occupancy. Written to a
+ * temporary name and renamed. */
+bool sim_trace_write(const struct sim_outcome *out, const char *collective, const char *algo,
+		     const char *path, GError **error);
 
 bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error);
 void sim_outcome_clear(struct sim_outcome *out);

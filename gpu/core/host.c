@@ -26,6 +26,16 @@ static inline void gx_flag_store(uint64_t *p, uint64_t v)
 	atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_release);
 }
 
+static inline uint64_t gx_done_load(const uint64_t *p)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)(uintptr_t)p, memory_order_acquire);
+}
+
+static inline void gx_done_add(uint64_t *p)
+{
+	atomic_fetch_add_explicit((_Atomic uint64_t *)p, 1, memory_order_release);
+}
+
 #define GX_INTERP_FN static inline
 #include "gpu/core/interp.h"
 
@@ -35,6 +45,7 @@ struct host_rank {
 	struct host_run *run;   /* borrowed */
 	int r;
 	char *bufs[4];          /* by enum gx_buf: in, out, scratch (borrowed) */
+	uint64_t *done;         /* nops: completion counters of its channels, owned */
 	struct gx_chan *chans;  /* nchannels, owned with their state */
 	char msg[256];          /* why it stopped, when it failed */
 	bool failed;
@@ -208,7 +219,8 @@ int64_t gx_host_run(const struct gx_sched *s, uint64_t elems, enum gx_dtype d, b
 		hr->run = &run;
 		hr->r = r;
 		hr->chans = (struct gx_chan *)calloc(o->nchannels, sizeof(struct gx_chan));
-		if (!hr->chans)
+		hr->done = (uint64_t *)calloc(rp->nops + 1, sizeof(uint64_t));
+		if (!hr->chans || !hr->done)
 			abort();
 		for (uint32_t c = 0; c < o->nchannels; c++) {
 			struct gx_chan *ch = &hr->chans[c];
@@ -228,6 +240,7 @@ int64_t gx_host_run(const struct gx_sched *s, uint64_t elems, enum gx_dtype d, b
 			ch->next = (uint32_t *)calloc(rp->nops + 1, sizeof(uint32_t));
 			ch->sent = (uint64_t *)calloc(p->nconns + 1, sizeof(uint64_t));
 			ch->recvd = (uint64_t *)calloc(p->nconns + 1, sizeof(uint64_t));
+			ch->done = hr->done;
 			if (!ch->state || !ch->next || !ch->sent || !ch->recvd)
 				abort();
 		}
@@ -304,6 +317,7 @@ int64_t gx_host_run(const struct gx_sched *s, uint64_t elems, enum gx_dtype d, b
 			free(run.ranks[r].chans[c].recvd);
 		}
 		free(run.ranks[r].chans);
+		free(run.ranks[r].done);
 		free(run.regions[r]);
 		free(bufs[r * 4 + 0]);
 		if (copy_in)

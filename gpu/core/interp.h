@@ -8,7 +8,11 @@
  * all workers then move that slice's data (the backend's own code), and the
  * leader calls gx_finish_work(), which raises the flags that slice owes.
  *
- * An op starts once every op it depends on is done and the previous op of
+ * An op starts once every op it depends on is done on every channel (a
+ * dep's elements are split over the channels by its own size, which need
+ * not match the dependent op's, so the channels of a rank share one
+ * completion counter per op, monotonic like the flags: op i is done in
+ * iteration `it` when its counter reaches (it + 1) x C) and the previous op of
  * its lane has started (schedule.h's rule: a lane issues in list order, ops
  * overlap); a receiving op by Send/Recv raises its sender's ready flag when
  * it starts. Slice j of an op can run when
@@ -24,11 +28,13 @@
  * Send/Recv only after the message's last slice (or when the slots wrap
  * around, so a message longer than the staging still flows).
  *
- * The includer defines GX_INTERP_FN (the functions' qualifiers) and two
+ * The includer defines GX_INTERP_FN (the functions' qualifiers) and four
  * functions before including this file:
  *   uint64_t gx_flag_load(const uint64_t *p)   acquire load
  *   void gx_flag_store(uint64_t *p, uint64_t v) release store (the data
- *        written before it, by every worker, must be visible first) */
+ *        written before it, by every worker, must be visible first)
+ *   uint64_t gx_done_load(const uint64_t *p)   acquire load of a counter
+ *   void gx_done_add(uint64_t *p)              release increment */
 #ifndef G5_GPU_CORE_INTERP_H
 #define G5_GPU_CORE_INTERP_H
 
@@ -52,6 +58,8 @@ struct gx_chan {
 	uint32_t *next;           /* nops: next slice */
 	uint64_t *sent;           /* nconns: slices sent on each connection this iteration */
 	uint64_t *recvd;          /* nconns: slices received */
+	uint64_t *done;           /* nops: completions over channels and iterations,
+				     shared by the rank's channels */
 	uint32_t ndone, lo, cursor;
 };
 
@@ -101,8 +109,10 @@ GX_INTERP_FN bool gx_try_start(struct gx_chan *ch, uint32_t i)
 		return true;
 	if (x->lane_pred >= 0 && !(ch->state[x->lane_pred] & GX_ST_STARTED))
 		return false;
+	uint64_t target = (ch->iter + 1) * ch->nchannels;
+
 	for (uint32_t d = 0; d < x->ndeps; d++)
-		if (!(ch->state[ch->deps[x->dep_first + d]] & GX_ST_DONE))
+		if (gx_done_load(&ch->done[ch->deps[x->dep_first + d]]) < target)
 			return false;
 	ch->state[i] |= GX_ST_STARTED;
 	if ((x->flags & GX_F_RECV) && x->recv_proto == GX_SENDRECV) {
@@ -210,6 +220,7 @@ GX_INTERP_FN void gx_finish_work(struct gx_chan *ch, const struct gx_work *w)
 	if (j + 1 == x->nslices) {
 		ch->state[i] |= GX_ST_DONE;
 		ch->ndone++;
+		gx_done_add(&ch->done[i]);
 	}
 }
 

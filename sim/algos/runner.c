@@ -27,6 +27,9 @@ struct run_op {
 	uint64_t local_bytes; /* COPY / REDUCE work */
 	bool started, in_all, out_sent, local_done, done;
 	sim_time_t t_start, t_end;
+	sim_time_t t_in_done;     /* incoming data all usable and processed */
+	sim_time_t t_reduce;      /* the last reduction batch was issued */
+	int32_t lane_pred;        /* previous op of this lane, -1 none */
 };
 
 struct run_rank {
@@ -107,6 +110,7 @@ static void op_process(struct run_op *o)
 	if (is_reducing(k)) {
 		if (!o->reducing && o->usable > o->processed) {
 			o->reducing = o->usable;
+			o->t_reduce = sim_now(o->r->sim);
 			paxi_reduce(o->r->px, o->rank, o->usable - o->processed, on_reduced, o);
 			return;
 		}
@@ -160,6 +164,8 @@ static void op_try_finish(struct run_op *o)
 
 	if (o->in && !(o->in_all && o->processed == o->in_bytes && !o->reducing))
 		return;
+	if (o->in && !o->t_in_done)
+		o->t_in_done = sim_now(o->r->sim);
 	if (o->out && !o->out_sent)
 		return;
 	if ((k == SOP_COPY || k == SOP_REDUCE) && !o->local_done)
@@ -215,6 +221,185 @@ static void runner_handler(struct sim *s, struct sim_component *self, struct sim
 	(void)s;
 }
 
+/* ---- the critical path, walked back from the end ---- */
+
+const char *bd_cause_name(enum bd_cause c)
+{
+	static const char *const names[BD_NCAUSES] = {
+		[BD_OVERHEAD] = "overhead",     [BD_HANDSHAKE] = "handshake",
+		[BD_SERIAL] = "serialisation",  [BD_QUEUEING] = "queueing",
+		[BD_REDUCTION] = "reduction",   [BD_RETRANSMIT] = "retransmission",
+		[BD_DEPENDENCY] = "dependency",
+	};
+
+	return c < BD_NCAUSES ? names[c] : "?";
+}
+
+struct walk {
+	sim_time_t p;   /* cursor: everything after it is attributed */
+	sim_time_t *bd;
+};
+
+/* Gives (t, p] to `cause` and moves the cursor back to t. */
+static void give(struct walk *w, enum bd_cause cause, sim_time_t t)
+{
+	if (t < w->p) {
+		w->bd[cause] += w->p - t;
+		w->p = t;
+	}
+}
+
+/* The data phase of a transaction, ending at the cursor: at best the ideal
+ * transit of `bytes` from `from`, plus the serialisation of what the same
+ * (source, destination) pair still had in flight ahead of them (the
+ * collective's own stream: serialisation too); the rest is queueing behind
+ * other traffic, or retransmission when Go-Back-N had to replay packets. */
+static void give_transit(struct walk *w, const struct paxi_txn *t, sim_time_t from, uint64_t bytes)
+{
+	const struct paxi_txn_times *tm = paxi_txn_times(t);
+
+	if (from >= w->p)
+		return;
+	sim_time_t ideal = MIN(paxi_txn_ideal_ps(t, bytes), w->p - from);
+
+	give(w, BD_SERIAL, w->p - ideal);
+	give(w, tm->replayed ? BD_RETRANSMIT : BD_QUEUEING, from);
+}
+
+enum walk_at {
+	AT_OP_END,     /* op o ended at the cursor */
+	AT_OP_START,   /* op o started at the cursor */
+	AT_IN_DONE,    /* op o's incoming data was processed by the cursor */
+	AT_TXN_USABLE, /* transaction t was usable at its destination by the cursor */
+	AT_DONE,
+};
+
+static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
+{
+	struct walk w = { .p = r->t_end, .bd = bd };
+	struct run_op *o = NULL;
+	struct paxi_txn *t = NULL;
+	enum walk_at at = AT_OP_END;
+
+	/* the op that ended last (lowest rank and index on ties) */
+	for (int rank = 0; rank < r->s->nranks; rank++)
+		for (uint32_t i = 0; i < r->ranks[rank].nops; i++) {
+			struct run_op *c = &r->ranks[rank].ops[i];
+
+			if (!o || c->t_end > o->t_end)
+				o = c;
+		}
+	if (!o)
+		at = AT_DONE;
+	while (at != AT_DONE && w.p > kick) {
+		switch (at) {
+		case AT_OP_END: {
+			enum sched_op_kind k = o->op->kind;
+
+			give(&w, BD_DEPENDENCY, o->t_end);
+			if (o->out && paxi_txn_times(o->out)->sent == w.p &&
+			    (!o->in || o->t_in_done <= w.p)) {
+				give(&w, BD_HANDSHAKE, paxi_txn_times(o->out)->usable); /* response */
+				t = o->out;
+				at = AT_TXN_USABLE;
+			} else if (o->in) {
+				at = AT_IN_DONE;
+			} else if (k == SOP_COPY || k == SOP_REDUCE) {
+				give(&w, BD_REDUCTION, o->t_start);
+				at = AT_OP_START;
+			} else {
+				at = AT_OP_START;
+			}
+			break;
+		}
+		case AT_IN_DONE: {
+			const struct paxi_txn_times *tm = paxi_txn_times(o->in);
+
+			give(&w, BD_DEPENDENCY, o->t_in_done);
+			if (is_reducing(o->op->kind) && o->t_reduce >= tm->usable &&
+			    o->t_reduce >= o->t_start)
+				give(&w, BD_REDUCTION, o->t_reduce);
+			if (o->t_start > tm->usable) {
+				/* the data waited for the op to start */
+				at = AT_OP_START;
+				break;
+			}
+			t = o->in;
+			at = AT_TXN_USABLE;
+			break;
+		}
+		case AT_TXN_USABLE: {
+			const struct paxi_txn_times *tm = paxi_txn_times(t);
+			struct run_op *src = paxi_txn_user(t, false);
+			struct run_op *dst = paxi_txn_user(t, true);
+
+			give(&w, BD_DEPENDENCY, tm->usable);
+			if (tm->kind == PAXI_SENDRECV)
+				give(&w, BD_HANDSHAKE, tm->arrived); /* completion flag */
+			if (tm->last_supply > tm->data_allowed) {
+				/* streaming: the last bytes came late from upstream */
+				give_transit(&w, t, tm->last_supply, tm->last_msg_bytes + tm->backlog_last);
+				o = src;
+				at = o->in ? AT_IN_DONE : AT_OP_START;
+				break;
+			}
+			give_transit(&w, t, tm->data_allowed, paxi_txn_bytes(t) + tm->backlog_first);
+			if (tm->kind == PAXI_SENDRECV) {
+				sim_time_t cts_sent = MAX(tm->rts_arrived, tm->posted);
+
+				give(&w, BD_HANDSHAKE, cts_sent);
+				if (tm->posted > tm->rts_arrived && dst && dst->t_start == tm->posted) {
+					/* the receiver posted late: follow it */
+					o = dst;
+					at = AT_OP_START;
+					break;
+				}
+			}
+			give(&w, BD_HANDSHAKE, tm->slot);   /* setup */
+			give(&w, BD_QUEUEING, tm->start);   /* waiting for a slot */
+			o = src;
+			at = AT_OP_START;
+			break;
+		}
+		case AT_OP_START: {
+			give(&w, BD_DEPENDENCY, o->t_start);
+			if (w.p <= kick) {
+				at = AT_DONE;
+				break;
+			}
+			/* what let it start: the dep that ended last, or its lane
+			 * predecessor starting */
+			struct run_rank *rr = &r->ranks[o->rank];
+			const struct sched_rank *sr = &r->s->ranks[o->rank];
+			struct run_op *best = NULL;
+
+			for (uint32_t d = 0; d < o->op->ndeps; d++) {
+				struct run_op *c = &rr->ops[g_array_index(sr->deps, uint32_t,
+									 o->op->dep_first + d)];
+
+				if (!best || c->t_end > best->t_end)
+					best = c;
+			}
+			if (best && best->t_end == w.p) {
+				o = best;
+				at = AT_OP_END;
+			} else if (o->lane_pred >= 0 && rr->ops[o->lane_pred].t_start == w.p) {
+				o = &rr->ops[o->lane_pred];
+				at = AT_OP_START;
+			} else {
+				at = AT_DONE;
+			}
+			break;
+		}
+		case AT_DONE:
+			break;
+		}
+	}
+	/* whatever is left before the first causal event */
+	give(&w, BD_DEPENDENCY, kick);
+	give(&w, BD_OVERHEAD, r->t0);
+}
+
 static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
 			    uint32_t off, uint32_t count)
 {
@@ -235,8 +420,8 @@ static inline uint64_t match_key(int a, int b, uint32_t lane, uint32_t k)
 	return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)lane << 24) | k;
 }
 
-bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
-		sim_time_t overhead_ps, struct runner_result *res, GError **error)
+static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
+		sim_time_t overhead_ps, struct runner_result *res, bool spans, GError **error)
 {
 	struct sim *sim = paxi_sim(px);
 	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1) };
@@ -276,6 +461,10 @@ bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			o->rank = rank;
 			o->idx = i;
 			o->deps_left = op->ndeps;
+			o->lane_pred = rr->lane_ops[op->lane]->len
+				? (int32_t)g_array_index(rr->lane_ops[op->lane], uint32_t,
+							 rr->lane_ops[op->lane]->len - 1)
+				: -1;
 			g_array_append_val(rr->lane_ops[op->lane], i);
 			for (uint32_t d = 0; d < op->ndeps; d++) {
 				uint32_t dep = g_array_index(sr->deps, uint32_t, op->dep_first + d);
@@ -385,6 +574,23 @@ bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 		}
 		res->ops += rr->nops;
 	}
+	critical_path(&r, r.t0 + overhead_ps, res->breakdown);
+	if (spans) {
+		res->spans = g_array_new(FALSE, FALSE, sizeof(struct runner_op_span));
+		for (int rank = 0; rank < s->nranks; rank++)
+			for (uint32_t i = 0; i < r.ranks[rank].nops; i++) {
+				struct run_op *o = &r.ranks[rank].ops[i];
+				struct runner_op_span sp = {
+					.rank = rank, .op = i, .lane = o->op->lane, .step = o->op->step,
+					.kind = o->op->kind,
+					.peer = o->op->send_peer >= 0 ? o->op->send_peer : o->op->recv_peer,
+					.start_ps = o->t_start - r.t0, .end_ps = o->t_end - r.t0,
+					.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? o->in_bytes : o->local_bytes,
+				};
+
+				g_array_append_val(res->spans, sp);
+			}
+	}
 	ok = true;
 out:
 	for (int rank = 0; rank < s->nranks; rank++) {
@@ -407,9 +613,25 @@ out:
 	return ok;
 }
 
+bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
+		sim_time_t overhead_ps, struct runner_result *res, GError **error)
+{
+	return run(px, s, bytes, elem_bytes, overhead_ps, res, false, error);
+}
+
+bool runner_run_spans(struct paxi *px, const struct sched *s, uint64_t bytes,
+		      uint32_t elem_bytes, sim_time_t overhead_ps, struct runner_result *res,
+		      GError **error)
+{
+	return run(px, s, bytes, elem_bytes, overhead_ps, res, true, error);
+}
+
 void runner_result_clear(struct runner_result *res)
 {
 	if (res->steps)
 		g_array_unref(res->steps);
+	if (res->spans)
+		g_array_unref(res->spans);
 	res->steps = NULL;
+	res->spans = NULL;
 }

@@ -25,11 +25,38 @@ struct runner_step {
 	uint64_t bytes_sent;
 };
 
+/* Where the time of the critical path went: the chain of ops, transactions
+ * and reductions that ended last, walked back from the end of the call. Each
+ * picosecond of the latency is given to exactly one cause, so they sum to it. */
+enum bd_cause {
+	BD_OVERHEAD,      /* software (launch) overhead */
+	BD_HANDSHAKE,     /* CDMA setup, RTS/CTS, completion flags and responses */
+	BD_SERIAL,        /* serialisation and propagation at full link speed */
+	BD_QUEUEING,      /* waiting behind other traffic: links, slots, nodes */
+	BD_REDUCTION,     /* local reduction and copy work */
+	BD_RETRANSMIT,    /* extra time of transfers that needed Go-Back-N replays */
+	BD_DEPENDENCY,    /* idle: waiting on a dependency off the critical path */
+	BD_NCAUSES
+};
+
+const char *bd_cause_name(enum bd_cause c);
+
 struct runner_result {
 	sim_time_t latency_ps;  /* start of the call to the end of its last op */
 	sim_time_t overhead_ps; /* of which software overhead */
 	uint64_t ops;
 	GArray *steps;          /* of struct runner_step, by rank then step; owned */
+	sim_time_t breakdown[BD_NCAUSES]; /* sums to latency_ps */
+	GArray *spans;          /* of struct runner_op_span, if asked for; owned */
+};
+
+/* One op's life, for traces. */
+struct runner_op_span {
+	int rank;
+	uint32_t op, lane, step, kind;
+	int peer;               /* send peer, else receive peer, else -1 */
+	sim_time_t start_ps, end_ps; /* from the call's start */
+	uint64_t bytes;
 };
 
 /* Runs `s` for a collective of `bytes` (nccl-tests' size) with elements of
@@ -39,6 +66,11 @@ struct runner_result {
  * runner_result_clear(). */
 bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
 		sim_time_t overhead_ps, struct runner_result *res, GError **error);
+
+/* As runner_run, and also fills res->spans with every op's span. */
+bool runner_run_spans(struct paxi *px, const struct sched *s, uint64_t bytes,
+		      uint32_t elem_bytes, sim_time_t overhead_ps, struct runner_result *res,
+		      GError **error);
 void runner_result_clear(struct runner_result *res);
 
 #endif

@@ -325,15 +325,17 @@ bool sched_equal(const struct sched *a, const struct sched *b)
 		    x->out_hi != y->out_hi || x->ops->len != y->ops->len)
 			return false;
 		for (guint i = 0; i < x->ops->len; i++) {
-			struct sched_op o = *sched_op_at(a, r, i), p = *sched_op_at(b, r, i);
+			const struct sched_op *o = sched_op_at(a, r, i), *p = sched_op_at(b, r, i);
 
-			if (o.ndeps != p.ndeps)
+			/* field by field: the struct has padding */
+			if (o->kind != p->kind || o->paxi != p->paxi || o->lane != p->lane ||
+			    o->src_buf != p->src_buf || o->dst_buf != p->dst_buf ||
+			    o->recv_peer != p->recv_peer || o->send_peer != p->send_peer ||
+			    o->src_off != p->src_off || o->dst_off != p->dst_off ||
+			    o->count != p->count || o->step != p->step || o->ndeps != p->ndeps)
 				return false;
-			if (o.ndeps && memcmp(sched_op_deps(a, r, i), sched_op_deps(b, r, i),
-					      o.ndeps * sizeof(uint32_t)))
-				return false;
-			o.dep_first = p.dep_first = 0;
-			if (memcmp(&o, &p, sizeof(o)))
+			if (o->ndeps && memcmp(sched_op_deps(a, r, i), sched_op_deps(b, r, i),
+					       o->ndeps * sizeof(uint32_t)))
 				return false;
 		}
 	}

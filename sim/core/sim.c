@@ -12,6 +12,7 @@
 
 #include <glib.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -44,7 +45,12 @@ struct sim {
 
 struct sim *sim_new(uint64_t seed)
 {
-	struct sim *s = g_new0(struct sim, 1);
+	void *mem = NULL;
+
+	/* The queue's buckets are aligned to cache lines. */
+	if (posix_memalign(&mem, _Alignof(struct sim), sizeof(struct sim)))
+		g_error("sim: out of memory");
+	struct sim *s = memset(mem, 0, sizeof(struct sim));
 
 	s->seed = seed;
 	s->next_seq = 1;
@@ -61,7 +67,7 @@ void sim_free(struct sim *s)
 	eq_release(&s->q);
 	g_ptr_array_unref(s->slabs);
 	g_hash_table_unref(s->names);
-	g_free(s);
+	free(s);
 }
 
 void sim_component_init(struct sim *s, struct sim_component *c, const char *name,

@@ -59,6 +59,7 @@ struct msg {
 	fabric_deliver_fn deliver;
 	void *user;
 	uint32_t nhops, cap; /* route length; capacity of chan/vc */
+	uint32_t replayed;   /* packets accepted after more than one transmission */
 	int *chan;         /* owned, reused: channel of each hop */
 	uint8_t *vc;       /* owned, reused: virtual channel of each hop */
 };
@@ -78,6 +79,7 @@ struct gbn_slot {
 	sim_time_t ack_time;  /* when the sender sees its ACK (valid if acked) */
 	uint64_t tx_serial;   /* serial of its latest transmission */
 	uint32_t payload;
+	uint32_t tx_count;    /* transmissions of this sequence number */
 	bool acked;
 };
 
@@ -126,6 +128,9 @@ struct chan {
 
 struct fabric {
 	struct sim *s;             /* borrowed */
+	uint32_t delivering_replayed; /* see fabric_delivering_replayed() */
+	fabric_tracer_fn tracer;   /* optional */
+	void *tracer_user;
 	struct topo t;
 	struct node_params np;
 	struct node *nodes;        /* owned, t.nnodes */
@@ -450,8 +455,11 @@ static void transmit(struct fabric *f, struct chan *c, uint64_t seq)
 
 	sl->tx_time = now;
 	sl->tx_serial = ++c->tx_serial;
+	sl->tx_count++;
 	c->wire_free = now + sl->wire_ps;
 	c->st.busy_ps += sl->wire_ps;
+	if (f->tracer)
+		f->tracer(f->tracer_user, c->idx, now, sl->wire_ps);
 	c->st.wire_bytes += (uint64_t)sl->payload + c->p.header_bytes;
 	if (c->p.error_rate > 0) {
 		lost = sim_rng_bernoulli(&c->comp.rng, c->p.error_rate);
@@ -486,6 +494,7 @@ static void transmit_new(struct fabric *f, struct chan *c, struct pkt *p, int vc
 	sl->pkt = p;
 	sl->payload = p->payload;
 	sl->acked = false;
+	sl->tx_count = 0;
 	sl->wire_ps = p->payload == c->p.max_payload_bytes
 		? c->full_ps : link_wire_ps((uint64_t)p->payload + c->p.header_bytes, c->p.bw_bytes_per_s);
 	if (c->p.credits)
@@ -586,6 +595,7 @@ static void pkt_deliver(struct fabric *f, struct pkt *p)
 	fabric_deliver_fn fn = m->deliver;
 	void *user = m->user;
 
+	f->delivering_replayed = m->replayed;
 	pkt_release(f, p);
 	if (done) {
 		f->in_flight--;
@@ -631,6 +641,8 @@ static void accept(struct fabric *f, struct chan *c, uint64_t seq)
 	}
 	c->st.packets++;
 	c->st.payload_bytes += p->payload;
+	if (sl->tx_count > 1)
+		m->replayed++;
 	c->st.hops_histogram[MIN(m->nhops, 7u)] += p->payload;
 	p->hop++;
 	if (p->hop == m->nhops) {
@@ -829,6 +841,7 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 	}
 	m->nhops = (uint32_t)hops;
 	m->id = f->next_id++;
+	m->replayed = 0;
 	m->bytes = bytes;
 	m->cut = 0;
 	m->deliver = deliver;
@@ -906,4 +919,15 @@ void fabric_channel_params(const struct fabric *f, int i, struct link_params *ou
 uint64_t fabric_in_flight(const struct fabric *f)
 {
 	return f->in_flight;
+}
+
+uint32_t fabric_delivering_replayed(const struct fabric *f)
+{
+	return f->delivering_replayed;
+}
+
+void fabric_set_tracer(struct fabric *f, fabric_tracer_fn fn, void *user)
+{
+	f->tracer = fn;
+	f->tracer_user = user;
 }

@@ -216,4 +216,15 @@ void fabric_channel_params(const struct fabric *f, int i, struct link_params *ou
 /* Messages sent and not yet fully delivered. */
 uint64_t fabric_in_flight(const struct fabric *f);
 
+/* Valid inside a delivery callback: how many packet transmissions of the
+ * message being delivered were accepted only after a Go-Back-N replay (summed
+ * over its hops, up to this packet). Used to attribute delay to
+ * retransmission. */
+uint32_t fabric_delivering_replayed(const struct fabric *f);
+
+/* Called at the start of every transmission on a channel (replays too):
+ * channel index, start time and serialisation time. For traces. */
+typedef void (*fabric_tracer_fn)(void *user, int chan, sim_time_t start_ps, sim_time_t wire_ps);
+void fabric_set_tracer(struct fabric *f, fabric_tracer_fn fn, void *user);
+
 #endif

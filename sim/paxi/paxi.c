@@ -46,6 +46,8 @@ struct paxi_txn {
 	uint64_t notified;    /* reported usable */
 	bool started, posted, rts_arrived, flag_sent, zero_sent;
 	sim_time_t t_start, t_slot, t_setup_end;
+	struct paxi_txn_times tm;
+	int *chans;            /* owned: channel of each hop */
 	struct paxi_txn *next_wait; /* slot queue link */
 };
 
@@ -77,6 +79,7 @@ struct paxi {
 	int nodes;
 	struct cdma *units;           /* nodes x cdma_units */
 	sim_time_t *reduce_free_at;   /* per node */
+	uint64_t *inflight;           /* nodes x nodes: data bytes sent, not delivered */
 	GPtrArray *txns;              /* owned */
 	GPtrArray *blocks;            /* owned: msg and reduce pools */
 	struct paxi_msg *free_msgs;
@@ -97,6 +100,14 @@ void paxi_params_default(struct paxi_params *p)
 }
 
 static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
+
+static void txn_free(gpointer p)
+{
+	struct paxi_txn *t = p;
+
+	g_free(t->chans);
+	g_free(t);
+}
 
 struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
 		      GError **error)
@@ -124,7 +135,8 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->nodes = fabric_ranks(f);
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
 	x->reduce_free_at = g_new0(sim_time_t, x->nodes);
-	x->txns = g_ptr_array_new_with_free_func(g_free);
+	x->inflight = g_new0(uint64_t, (gsize)x->nodes * x->nodes);
+	x->txns = g_ptr_array_new_with_free_func(txn_free);
 	x->blocks = g_ptr_array_new_with_free_func(g_free);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
 	return x;
@@ -138,6 +150,7 @@ void paxi_free(struct paxi *x)
 	g_ptr_array_unref(x->blocks);
 	g_free(x->units);
 	g_free(x->reduce_free_at);
+	g_free(x->inflight);
 	g_free(x);
 }
 
@@ -154,6 +167,37 @@ struct sim *paxi_sim(const struct paxi *x)
 uint64_t paxi_txn_bytes(const struct paxi_txn *t)
 {
 	return t->bytes;
+}
+
+const struct paxi_txn_times *paxi_txn_times(const struct paxi_txn *t)
+{
+	return &t->tm;
+}
+
+void *paxi_txn_user(const struct paxi_txn *t, bool dst)
+{
+	return dst ? t->dst_user : t->src_user;
+}
+
+sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes)
+{
+	struct link_params lp;
+	sim_time_t slowest = 0, sum_pkt = 0, lat = 0, max_pkt = 0;
+
+	for (int h = 0; h < t->tm.hops; h++) {
+		fabric_channel_params(t->x->f, t->chans[h], &lp);
+		sim_time_t whole = link_message_ps(&lp, bytes);
+		sim_time_t pkt = link_message_ps(&lp, MIN(bytes, (uint64_t)lp.max_payload_bytes));
+
+		slowest = MAX(slowest, whole);
+		max_pkt = MAX(max_pkt, pkt);
+		sum_pkt += pkt;
+		lat += lp.lat_ps;
+	}
+	if (!t->tm.hops)
+		return 0;
+	/* the slowest channel carries every packet; each other adds one */
+	return slowest + (sum_pkt - max_pkt) + lat;
 }
 
 void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user)
@@ -239,6 +283,13 @@ static void pump(struct paxi_txn *t)
 
 		m->t = t;
 		m->data = true;
+		uint64_t *inflight = &x->inflight[(size_t)t->src * x->nodes + t->dst];
+
+		if (!t->injected && !t->zero_sent)
+			t->tm.backlog_first = *inflight;
+		t->tm.backlog_last = *inflight;
+		*inflight += t->available - t->injected;
+		t->tm.last_msg_bytes = t->available - t->injected;
 		fabric_send(x->f, t->src, t->dst, t->available - t->injected, ROUTE_SHORTEST,
 			    on_data_delivered, m);
 		t->injected = t->available;
@@ -256,16 +307,23 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	struct paxi_txn *t = m->t;
 	struct paxi *x = t->x;
 
+	x->inflight[(size_t)t->src * x->nodes + t->dst] -= bytes - m->seen;
 	t->arrived += bytes - m->seen;
 	m->seen = bytes;
-	if (done)
+	if (done) {
+		t->tm.replayed += fabric_delivering_replayed(x->f);
 		msg_put(x, m);
+	}
+	if (t->arrived == t->bytes && done)
+		t->tm.arrived = sim_now(x->s);
 	if (t->kind != PAXI_TRANSFER)
 		return;
 	bool all = t->arrived == t->bytes && done;
 
 	if (all || t->arrived - t->notified >= x->p.slice_bytes) {
 		t->notified = t->arrived;
+		if (all)
+			t->tm.usable = sim_now(x->s);
 		t->ops->usable(t->dst_user, t, t->arrived, all);
 	}
 	if (all)
@@ -286,10 +344,12 @@ static void begin_setup(struct paxi_txn *t)
 
 	u->busy++;
 	t->t_slot = now;
+	t->tm.slot = now;
 	x->st.slot_wait_ps += now - t->t_start;
 	u->setup_free_at = begin + x->p.setup_ps;
 	t->state = TX_SETUP;
 	t->t_setup_end = u->setup_free_at;
+	t->tm.setup_end = u->setup_free_at;
 	x->st.setup_ps += u->setup_free_at - now;
 	sim_schedule(x->s, u->setup_free_at - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
 }
@@ -310,6 +370,15 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->dst = dst;
 	t->unit = unit % x->p.cdma_units;
 	t->bytes = bytes;
+	t->tm.kind = kind;
+	GArray *nodes = g_array_new(FALSE, FALSE, sizeof(int));
+
+	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, nodes);
+	t->chans = g_new(int, MAX(t->tm.hops, 1));
+	for (int h = 0; h < t->tm.hops; h++)
+		t->chans[h] = fabric_channel_find(x->f, g_array_index(nodes, int, h),
+						  g_array_index(nodes, int, h + 1));
+	g_array_unref(nodes);
 	g_ptr_array_add(x->txns, t);
 	x->st.txns++;
 	return t;
@@ -322,6 +391,7 @@ void paxi_txn_start(struct paxi_txn *t)
 
 	t->started = true;
 	t->t_start = sim_now(t->x->s);
+	t->tm.start = t->t_start;
 	if (u->busy < t->x->p.slots) {
 		begin_setup(t);
 		return;
@@ -338,6 +408,8 @@ void paxi_txn_supply(struct paxi_txn *t, uint64_t available)
 {
 	g_assert(available <= t->bytes && available >= t->available);
 	t->available = available;
+	if (available == t->bytes && !t->tm.last_supply)
+		t->tm.last_supply = sim_now(t->x->s);
 	pump(t);
 }
 
@@ -345,6 +417,7 @@ void paxi_txn_post(struct paxi_txn *t)
 {
 	g_assert(!t->posted);
 	t->posted = true;
+	t->tm.posted = sim_now(t->x->s);
 	if (t->kind == PAXI_SENDRECV && t->rts_arrived)
 		send_ctrl(t, CTRL_CTS);
 }
@@ -369,21 +442,25 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 	switch (type) {
 	case CTRL_RTS:
 		t->rts_arrived = true;
+		t->tm.rts_arrived = sim_now(x->s);
 		if (t->posted)
 			send_ctrl(t, CTRL_CTS);
 		break;
 	case CTRL_CTS:
 		x->st.handshake_ps += sim_now(x->s) - t->t_setup_end;
+		t->tm.cts = t->tm.data_allowed = sim_now(x->s);
 		t->state = TX_DATA;
 		pump(t);
 		break;
 	case CTRL_FLAG:
 		g_assert(t->arrived == t->bytes);
 		t->notified = t->bytes;
+		t->tm.usable = sim_now(x->s);
 		t->ops->usable(t->dst_user, t, t->bytes, true);
 		send_ctrl(t, CTRL_RESP);
 		break;
 	case CTRL_RESP:
+		t->tm.sent = sim_now(x->s);
 		release_slot(t);
 		t->ops->sent(t->src_user, t);
 		break;
@@ -426,6 +503,7 @@ static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_e
 
 		if (t->kind == PAXI_TRANSFER) {
 			t->state = TX_DATA;
+			t->tm.data_allowed = sim_now(s);
 			pump(t);
 		} else {
 			t->state = TX_WAIT_CTS;

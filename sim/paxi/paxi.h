@@ -93,6 +93,38 @@ void paxi_txn_post(struct paxi_txn *t);
 
 uint64_t paxi_txn_bytes(const struct paxi_txn *t);
 
+/* When each phase of a transaction happened (absolute ps; 0 if not yet). */
+struct paxi_txn_times {
+	sim_time_t start;        /* paxi_txn_start */
+	sim_time_t slot;         /* slot granted: setup queued */
+	sim_time_t setup_end;
+	sim_time_t rts_arrived;  /* Send/Recv: RTS processed at the destination */
+	sim_time_t posted;       /* the destination posted its receive */
+	sim_time_t cts;          /* Send/Recv: CTS processed at the source */
+	sim_time_t data_allowed; /* data may flow (setup end, or CTS) */
+	sim_time_t last_supply;  /* the final bytes were supplied */
+	uint64_t last_msg_bytes; /* size of the final data message */
+	uint64_t backlog_first;  /* data bytes of the same (src, dst) pair still in
+				  * flight when its first data message left */
+	uint64_t backlog_last;   /* the same, when its last data message left */
+	sim_time_t arrived;      /* all data delivered at the destination */
+	sim_time_t usable;       /* all data usable there */
+	sim_time_t sent;         /* completion response processed at the source */
+	uint32_t replayed;       /* packets accepted only after a Go-Back-N replay */
+	int hops;                /* route length */
+	enum paxi_kind kind;
+};
+const struct paxi_txn_times *paxi_txn_times(const struct paxi_txn *t);
+
+/* The user pointers given at creation (src) or set (dst). */
+void *paxi_txn_user(const struct paxi_txn *t, bool dst);
+
+/* The shortest time `bytes` can take from the start of their serialisation
+ * at the source to their delivery, on the transaction's route with nothing
+ * else on it: serialisation on the slowest channel, a packet's store and
+ * forward on the others, and propagation. */
+sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes);
+
 /* Sets the user pointer passed to ops->usable (the destination's side). */
 void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user);
 

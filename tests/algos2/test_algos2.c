@@ -185,10 +185,12 @@ static void test_roots(gconstpointer data)
 					return;
 }
 
-/* The override reaches every op (algo_build) and the schedule still verifies. */
+/* The override reaches every op (algo_build) and the schedule still verifies:
+ * in particular it does not deadlock under the other kind (Send/Recv waits
+ * for the receive to be posted, Transfer does not). */
 static void test_paxi_override(void)
 {
-	static const int ns[] = { 2, 3, 4, 5, 7, 8, 12, 16 };
+	static const int ns[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 24, 31, 32 };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases) * G_N_ELEMENTS(ns) * 2; i++) {
 		const struct case_def *c = &cases[i % G_N_ELEMENTS(cases)];

@@ -2,6 +2,7 @@
  * platform's headline behaviour, 2-port use of both directions, determinism,
  * and the g5 sim command line. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 
 #include "sim/simulate.h"
@@ -135,6 +136,136 @@ static void test_metrics(void)
 	platform_release(&pl);
 }
 
+static sim_time_t bd_sum(const struct sim_outcome *r)
+{
+	sim_time_t sum = 0;
+
+	for (int c = 0; c < BD_NCAUSES; c++)
+		sum += r->run.breakdown[c];
+	return sum;
+}
+
+static void test_breakdown_sums(void)
+{
+	/* Every picosecond of the latency goes to exactly one cause, for every
+	 * algorithm of every collective, at small and large sizes. */
+	struct platform pl;
+	static const uint64_t sizes[] = { 1024, 1 << 20, 32 << 20 };
+	const struct algo_ops *const *all = algo_all();
+	int checked = 0;
+
+	platform_init_default(&pl);
+	for (int i = 0; all[i]; i++)
+		for (unsigned c = 1; c <= COLL_ALLGATHERV; c <<= 1) {
+			if (!(all[i]->collectives & c))
+				continue;
+			for (size_t k = 0; k < G_N_ELEMENTS(sizes); k++) {
+				struct sim_outcome r;
+
+				g_assert_true(run(&pl, (enum coll)c, all[i]->name, sizes[k], 1, &r));
+				if (bd_sum(&r) != r.run.latency_ps)
+					g_error("%s %s %" G_GUINT64_FORMAT ": breakdown sums to %" G_GUINT64_FORMAT
+						" ps, latency is %" G_GUINT64_FORMAT " ps", coll_name(c), all[i]->name,
+						sizes[k], bd_sum(&r), r.run.latency_ps);
+				g_assert_cmpuint(r.run.breakdown[BD_OVERHEAD], ==, SIM_US(26));
+				sim_outcome_clear(&r);
+				checked++;
+			}
+		}
+	g_assert_cmpint(checked, >=, 3 * 20);
+	platform_release(&pl);
+}
+
+static void test_breakdown_causes(void)
+{
+	struct platform pl;
+	struct sim_outcome r;
+
+	platform_init_default(&pl);
+	/* large ring: the bandwidth term, i.e. serialisation, dominates */
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 512ull << 20, 1, &r));
+	g_assert_cmpuint(r.run.breakdown[BD_SERIAL], >, 0.9 * (r.run.latency_ps - SIM_US(26)));
+	sim_outcome_clear(&r);
+	/* small: the software overhead is the largest part */
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 1024, 1, &r));
+	for (int c = 1; c < BD_NCAUSES; c++)
+		g_assert_cmpuint(r.run.breakdown[c], <, r.run.breakdown[BD_OVERHEAD]);
+	sim_outcome_clear(&r);
+	/* Send/Recv steps pay handshakes; Transfer rings hide most of them */
+	struct sim_outcome sr, tr;
+
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "sendrecv", 64 << 10, 1, &sr));
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 64 << 10, 1, &tr));
+	g_assert_cmpuint(sr.run.breakdown[BD_HANDSHAKE], >, 0);
+	sim_outcome_clear(&sr);
+	sim_outcome_clear(&tr);
+	/* packet errors show up as retransmission */
+	pl.fabric.link.error_rate = 0.02;
+	pl.fabric.switch_link = pl.fabric.link;
+	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 4 << 20, 1, &r));
+	g_assert_cmpuint(r.run.breakdown[BD_RETRANSMIT], >, 0);
+	g_assert_cmpuint(bd_sum(&r), ==, r.run.latency_ps);
+	sim_outcome_clear(&r);
+	platform_release(&pl);
+}
+
+static void test_trace(void)
+{
+	struct platform pl;
+	struct sim_outcome r;
+	struct sim_job job = {
+		.plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring2p", .bytes = 1 << 20, .elem_bytes = 4,
+		.params = { .nchunks = 2, .peer = 1 }, .seed = 1, .trace = true,
+	};
+	GError *err = NULL;
+	g_autofree char *dir = g_dir_make_tmp("g5-trace-XXXXXX", &err);
+	g_autofree char *path = g_build_filename(dir, "t.json", NULL);
+	g_autofree char *text = NULL;
+
+	platform_init_default(&pl);
+	g_assert_true(simulate(&job, &r, &err));
+	g_assert_no_error(err);
+	g_assert_true(sim_trace_write(&r, "allreduce", "ring2p", path, &err));
+	g_assert_no_error(err);
+	g_assert_true(g_file_get_contents(path, &text, NULL, &err));
+	g_assert_true(g_str_has_prefix(text, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": ["));
+	/* one event per op, one per merged busy interval */
+	guint ops = 0, busy = 0;
+
+	for (const char *p = text; (p = strstr(p, "\"cat\": \"op\"")); p++)
+		ops++;
+	for (const char *p = text; (p = strstr(p, "\"cat\": \"channel\"")); p++)
+		busy++;
+	g_assert_cmpuint(ops, ==, r.run.spans->len);
+	g_assert_cmpuint(ops, ==, r.run.ops);
+	g_assert_cmpuint(busy, ==, r.busy->len);
+	/* channel occupancy: intervals of one channel do not overlap and cover
+	 * its busy time */
+	for (guint c = 0; c < r.channels->len; c++) {
+		sim_time_t covered = 0, last_end = 0;
+		guint n = 0;
+
+		for (guint i = 0; i < r.busy->len; i++) {
+			const struct chan_busy *b = &g_array_index(r.busy, struct chan_busy, i);
+
+			if (b->chan != (int)c)
+				continue;
+			g_assert_cmpuint(b->start_ps, >=, last_end);
+			last_end = b->end_ps;
+			covered += b->end_ps - b->start_ps;
+			n++;
+		}
+		const struct channel_stats *st = &g_array_index(r.channels, struct channel_stats, c);
+
+		g_assert_cmpuint(covered, >=, st->busy_ps);
+		g_assert_cmpuint(covered, <=, st->busy_ps + n * SIM_NS(1));
+	}
+	sim_outcome_clear(&r);
+	platform_release(&pl);
+	g_unlink(path);
+	g_rmdir(dir);
+}
+
 static char *g5_path(void)
 {
 	const char *p = g_getenv("G5");
@@ -214,6 +345,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/ring2p/both-directions", test_ring2p_both_directions);
 	g_test_add_func("/sim/determinism", test_determinism);
 	g_test_add_func("/sim/metrics", test_metrics);
+	g_test_add_func("/sim/breakdown/sums-to-latency", test_breakdown_sums);
+	g_test_add_func("/sim/breakdown/causes", test_breakdown_causes);
+	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	return g_test_run();

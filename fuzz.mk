@@ -1,0 +1,32 @@
+# Fuzzing the config loader with libFuzzer (clang). Included from the
+# Makefile; uses its LIB_SRC, BUILD and PKG_CFLAGS.
+#   make fuzz                      build $(BUILD)/fuzz/fuzz_config
+#   make fuzz-run FUZZ_TIME=300    run it for FUZZ_TIME seconds; new inputs go to
+#                                  $(BUILD)/fuzz/corpus, crashes to $(BUILD)/fuzz/
+# Seeds: every platform, experiment and bad-corpus file of the tree. Needs
+# libFuzzer's runtime (Debian: libclang-rt-14-dev, or clang's own).
+FUZZ_CC     ?= clang
+FUZZ_TIME   ?= 60
+FUZZ_CFLAGS  = -std=gnu11 -g -O1 -fno-omit-frame-pointer -I. $(PKG_CFLAGS)
+FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJ    := $(LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
+
+.PHONY: fuzz fuzz-run
+fuzz: $(BUILD)/fuzz/fuzz_config
+
+$(BUILD)/fuzz/obj/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(if $(filter 1,$(V)),,@echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_OBJ)
+	$(if $(filter 1,$(V)),,@echo "  LD      $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) -lm -lpthread
+
+fuzz-run: $(BUILD)/fuzz/fuzz_config
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds
+	@cp configs/platforms/*.yaml tests/config/bad/*.yaml tests/config/good/*.yaml \
+		experiments/*.yaml tests/run/*.yaml $(BUILD)/fuzz/seeds/ 2>/dev/null || true
+	$(BUILD)/fuzz/fuzz_config -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
+		-rss_limit_mb=2048 -artifact_prefix=$(BUILD)/fuzz/ \
+		-dict=tests/fuzz/config.dict $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds

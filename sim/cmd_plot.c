@@ -1,0 +1,87 @@
+/* `g5 plot RESULTS.h5`: redraws the plots of a results file written by
+ * `g5 run` (its summary table when there is one, else its results table),
+ * under DIR/plots/ (DIR: -o, else the file's directory). */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/cli.h"
+#include "sim/plot.h"
+#include "sim/results.h"
+
+int cmd_plot(int argc, char **argv)
+{
+	g_autofree char *out_dir = NULL, *formats = NULL, *name = NULL, *baselines = NULL;
+	g_autofree char *sweep = NULL, *tmpl = NULL;
+	guint n = 0;
+	GOptionEntry entries[] = {
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir, "output directory (default: the results file's)", "DIR" },
+		{ "format", 'f', 0, G_OPTION_ARG_STRING, &formats, "png, svg or png,svg (default)", "F" },
+		{ NULL }
+	};
+	GOptionContext *ctx = g_option_context_new("RESULTS.h5 - redraw the plots of a results file");
+	struct rtable *t = NULL;
+	GError *err = NULL;
+	int rc = 2;
+	bool png = true, svg = true;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!cli_parse(ctx, argv[0], &argc, &argv))
+		goto out;
+	if (argc != 2) {
+		cli_usage_error(argv[0], argc < 2 ? "missing the results file" : "unexpected argument '%s'",
+				argc < 2 ? "" : argv[2]);
+		goto out;
+	}
+	if (formats) {
+		g_auto(GStrv) f = g_strsplit(formats, ",", -1);
+
+		png = svg = false;
+		for (int i = 0; f[i]; i++) {
+			if (!strcmp(f[i], "png")) {
+				png = true;
+			} else if (!strcmp(f[i], "svg")) {
+				svg = true;
+			} else {
+				cli_usage_error(argv[0], "unknown format '%s' (known: png, svg)", f[i]);
+				goto out;
+			}
+		}
+	}
+	rc = 1;
+	name = results_read_attr(argv[1], "experiment");
+	baselines = results_read_attr(argv[1], "baseline");
+	sweep = results_read_attr(argv[1], "sweep");
+
+	t = rtable_read_h5(argv[1], "summary", NULL);
+	if (!t)
+		t = rtable_read_h5(argv[1], "results", &err);
+	if (!t) {
+		fprintf(stderr, "%s: %s\n", argv[0], err->message);
+		goto out;
+	}
+	if (!out_dir)
+		out_dir = g_path_get_dirname(argv[1]);
+	if (!name) {
+		name = g_path_get_basename(argv[1]);
+		char *dot = strrchr(name, '.');
+
+		if (dot && dot != name)
+			*dot = '\0';
+	}
+	tmpl = plot_templates_dir();
+	struct plot_request req = {
+		.table = t, .name = name, .baselines = baselines, .sweep_keys = sweep,
+		.out_dir = out_dir, .templates = tmpl, .png = png, .svg = svg,
+	};
+	if (!plot_results(&req, &n, &err)) {
+		fprintf(stderr, "%s: %s\n", argv[0], err->message);
+		goto out;
+	}
+	printf("wrote %u plots under %s/plots\n", n, out_dir);
+	rc = 0;
+out:
+	g_clear_error(&err);
+	rtable_free(t);
+	g_option_context_free(ctx);
+	return rc;
+}

@@ -1,0 +1,130 @@
+/* `g5 run EXPERIMENT.yaml`: loads an experiment (and its platform), runs
+ * every point in parallel, and writes DIR/NAME.h5, DIR/NAME.csv and the
+ * plots under DIR/plots/ (DIR: -o, else the experiment's outputs.dir). A
+ * file error prints "FILE:LINE:COL: message" and exits 2; a failed point or
+ * an unwritable output exits 1. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/cli.h"
+#include "sim/config.h"
+#include "sim/plot.h"
+#include "sim/results.h"
+
+int cmd_run(int argc, char **argv)
+{
+	g_autofree char *out_dir = NULL, *h5 = NULL, *csv = NULL;
+	gint jobs = 0;
+	gint64 t0;
+	guint nplots = 0;
+	gboolean quiet = FALSE, no_plots = FALSE;
+	GOptionEntry entries[] = {
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir, "output directory (default: the experiment's outputs.dir)", "DIR" },
+		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "points simulated in parallel (default: one per core)", "N" },
+		{ "no-plots", 0, 0, G_OPTION_ARG_NONE, &no_plots, "write the results files only", NULL },
+		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress bar and no summary line", NULL },
+		{ NULL }
+	};
+	GOptionContext *ctx = g_option_context_new("EXPERIMENT.yaml - run an experiment");
+	struct experiment *e = NULL;
+	struct exp_results *r = NULL;
+	GError *err = NULL;
+	int rc = 2;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	g_option_context_set_description(ctx, "Writes DIR/NAME.h5 (docs/results.md), DIR/NAME.csv and "
+					 "DIR/plots/. The keys of an experiment file are in docs/config.md.");
+	if (!cli_parse(ctx, argv[0], &argc, &argv))
+		goto out;
+	if (argc != 2) {
+		cli_usage_error(argv[0], argc < 2 ? "missing the experiment file" : "unexpected argument '%s'",
+				argc < 2 ? "" : argv[2]);
+		goto out;
+	}
+	if (jobs < 0) {
+		cli_usage_error(argv[0], "--jobs must be at least 1, got %d", jobs);
+		goto out;
+	}
+	e = config_experiment_load(argv[1], &err);
+	if (!e) {
+		fprintf(stderr, "%s\n", err->message);
+		goto out;
+	}
+	rc = 1;
+	if (!out_dir)
+		out_dir = g_strdup(e->out_dir);
+	if (g_mkdir_with_parents(out_dir, 0777) != 0) {
+		fprintf(stderr, "%s: %s: cannot create: %s\n", argv[0], out_dir, g_strerror(errno));
+		goto out;
+	}
+	t0 = g_get_monotonic_time();
+
+	r = exp_run(e, jobs, !quiet && isatty(STDERR_FILENO), &err);
+	if (!r) {
+		fprintf(stderr, "%s: %s\n", argv[0], err->message);
+		goto out;
+	}
+	h5 = g_strdup_printf("%s/%s.h5", out_dir, e->name);
+	csv = g_strdup_printf("%s/%s.csv", out_dir, e->name);
+
+	if ((e->formats & OUT_H5) && !results_write_h5(r, h5, &err))
+		goto fail;
+	if ((e->formats & OUT_CSV) && !results_write_csv(r, csv, &err))
+		goto fail;
+	if (!no_plots && (e->formats & (OUT_PNG | OUT_SVG))) {
+		g_autofree char *tmpl = plot_templates_dir();
+		g_autofree char *base = NULL;
+		GString *sw = g_string_new(NULL);
+
+		for (guint i = 0; i < e->sweeps->len; i++)
+			g_string_append_printf(sw, "%s%s", i ? "," : "",
+					       ((struct config_sweep *)e->sweeps->pdata[i])->key);
+		GString *bl = g_string_new(NULL);
+
+		for (guint i = 0; i < e->colls->len; i++) {
+			enum coll c = g_array_index(e->colls, enum coll, i);
+
+			g_string_append_printf(bl, "%s%s:%s", i ? "," : "", coll_name(c),
+					       experiment_baseline(e, c));
+		}
+		struct plot_request req = {
+			.table = r->summary ? r->summary : r->results,
+			.name = e->name,
+			.baselines = bl->str,
+			.sweep_keys = sw->str,
+			.out_dir = out_dir,
+			.templates = tmpl,
+			.png = (e->formats & OUT_PNG) != 0,
+			.svg = (e->formats & OUT_SVG) != 0,
+		};
+		bool ok = plot_results(&req, &nplots, &err);
+
+		g_string_free(sw, TRUE);
+		g_string_free(bl, TRUE);
+		if (!ok)
+			goto fail;
+	}
+	if (!quiet) {
+		GString *what = g_string_new(NULL);
+
+		if (e->formats & OUT_H5)
+			g_string_append_printf(what, "%s, ", h5);
+		if (e->formats & OUT_CSV)
+			g_string_append_printf(what, "%s, ", csv);
+		printf("%u points in %.1fs; wrote %s%u plots under %s/plots\n", r->results->nrows,
+		       (double)(g_get_monotonic_time() - t0) / 1e6, what->str, nplots, out_dir);
+		g_string_free(what, TRUE);
+	}
+	rc = 0;
+	goto out;
+fail:
+	fprintf(stderr, "%s: %s\n", argv[0], err->message);
+out:
+	g_clear_error(&err);
+	exp_results_free(r);
+	experiment_free(e);
+	g_option_context_free(ctx);
+	return rc;
+}

@@ -1,0 +1,461 @@
+/* Figures of a results table (plot.h): picks what to draw from which
+ * columns vary, writes one data file per figure (one block per algorithm,
+ * blocks separated by two blank lines, columns x latency_us busbw_gbps
+ * speedup) and a script made of variable definitions plus a template from
+ * plots/, and runs gnuplot on it. */
+#include "sim/plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/util/units.h"
+
+char *plot_templates_dir(void)
+{
+	const char *env = g_getenv("G5_PLOTS");
+
+	if (env && *env)
+		return g_strdup(env);
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+
+	if (exe) {
+		g_autofree char *dir = g_path_get_dirname(exe);
+		char *cand = g_build_filename(dir, "..", "plots", "size.gp", NULL);
+
+		if (g_file_test(cand, G_FILE_TEST_IS_REGULAR)) {
+			g_free(cand);
+			return g_build_filename(dir, "..", "plots", NULL);
+		}
+		g_free(cand);
+	}
+	return g_strdup("plots");
+}
+
+/* A parameter column that may vary. */
+struct param {
+	const struct rcol *col;
+	const char *label;
+};
+
+struct ctx {
+	const struct plot_request *req;
+	const struct rcol *coll, *algo, *bytes, *lat, *bus;
+	GPtrArray *params; /* of struct param *, owned */
+};
+
+/* Text of row i of a parameter column, for tags and grouping. */
+static char *cell(const struct rcol *c, guint i)
+{
+	char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+	switch (c->type) {
+	case RC_STR:
+		return g_strdup(rcol_str(c, i));
+	case RC_I64:
+		return g_strdup_printf("%" G_GINT64_FORMAT, g_array_index(c->v, int64_t, i));
+	case RC_F64:
+		return g_strdup(g_ascii_formatd(buf, sizeof(buf), "%g", g_array_index(c->v, double, i)));
+	}
+	return g_strdup("?");
+}
+
+static bool same(const struct rcol *c, guint a, guint b)
+{
+	if (c->type == RC_STR)
+		return !strcmp(rcol_str(c, a), rcol_str(c, b));
+	return rcol_num(c, a) == rcol_num(c, b);
+}
+
+/* File-name-safe form of s. */
+static char *safe(const char *s)
+{
+	char *o = g_strdup(s);
+
+	for (char *p = o; *p; p++)
+		if (!g_ascii_isalnum(*p) && *p != '-' && *p != '.' && *p != '_')
+			*p = '_';
+	return o;
+}
+
+/* Distinct values (row indices of first appearance) of column c among rows. */
+static GArray *distinct(const struct rcol *c, GArray *rows)
+{
+	GArray *d = g_array_new(FALSE, FALSE, sizeof(guint));
+
+	for (guint i = 0; i < rows->len; i++) {
+		guint r = g_array_index(rows, guint, i);
+		bool seen = false;
+
+		for (guint j = 0; j < d->len && !seen; j++)
+			seen = same(c, g_array_index(d, guint, j), r);
+		if (!seen)
+			g_array_append_val(d, r);
+	}
+	return d;
+}
+
+static int cmp_num_rows(gconstpointer a, gconstpointer b, gpointer user)
+{
+	const struct rcol *c = user;
+	double x = rcol_num(c, *(const guint *)a), y = rcol_num(c, *(const guint *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+static char *read_template(const char *dir, const char *name, GError **error)
+{
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+	char *text = NULL;
+	GError *e = NULL;
+
+	if (!g_file_get_contents(path, &text, NULL, &e)) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO,
+			    "plot template %s: %s (set G5_PLOTS to the plots/ directory)", path,
+			    e->message);
+		g_error_free(e);
+		return NULL;
+	}
+	return text;
+}
+
+static void gp_string(GString *g, const char *var, const char *value)
+{
+	g_string_append_printf(g, "%s = \"", var);
+	for (const char *p = value; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			g_string_append_c(g, '\\');
+		g_string_append_c(g, *p);
+	}
+	g_string_append(g, "\"\n");
+}
+
+/* Renders script `body` (variables + template) into OUT for one terminal. */
+static bool render(const char *base, const char *vars, const char *tmpl, const char *term,
+		   const char *ext, guint *nfiles, GError **error)
+{
+	g_autofree char *out = g_strdup_printf("%s.%s", base, ext);
+	g_autofree char *dir = g_path_get_dirname(out);
+	g_autofree char *bn = g_path_get_basename(out);
+	g_autofree char *tmp = g_strdup_printf("%s/.%s.tmp.%d", dir, bn, (int)getpid());
+	g_autofree char *script_path = g_strdup_printf("%s.%s.gp", base, ext);
+	GString *s = g_string_new(vars);
+	g_autofree char *out_err = NULL;
+	gint status = 0;
+	GError *e = NULL;
+	bool ok;
+
+	gp_string(s, "term", term);
+	gp_string(s, "outfile", tmp);
+	g_string_append(s, tmpl);
+	ok = results_write_atomic(script_path, s->str, s->len, error);
+	g_string_free(s, TRUE);
+	if (!ok)
+		return false;
+	char *argv[] = { "gnuplot", script_path, NULL };
+
+	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+			  NULL, NULL, &out_err, &status, &e)) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO,
+			    "cannot run gnuplot (install gnuplot-nox): %s", e->message);
+		g_error_free(e);
+		return false;
+	}
+	if (!g_spawn_check_wait_status(status, NULL) || !g_file_test(tmp, G_FILE_TEST_IS_REGULAR)) {
+		unlink(tmp);
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "gnuplot failed on %s: %s",
+			    script_path, out_err ? g_strstrip(out_err) : "");
+		return false;
+	}
+	if (rename(tmp, out) != 0) {
+		unlink(tmp);
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot rename into place: %s",
+			    out, g_strerror(errno));
+		return false;
+	}
+	(*nfiles)++;
+	return true;
+}
+
+/* One figure: rows (all of one collective and one fixed setting of the
+ * other parameters), x column, lines per algorithm. */
+static bool figure(const struct ctx *c, GArray *rows, const struct rcol *x, const char *xlabel,
+		   bool xlog, bool xbytes, const char *baseline, const char *base, const char *title,
+		   const char *tmpl, guint *nfiles, GError **error)
+{
+	g_autoptr(GArray) algos = distinct(c->algo, rows);
+	GString *data = g_string_new(NULL), *names = g_string_new(NULL), *vars = g_string_new(NULL);
+	bool ok = false;
+
+	for (guint a = 0; a < algos->len; a++) {
+		const char *an = rcol_str(c->algo, g_array_index(algos, guint, a));
+		g_autoptr(GArray) mine = g_array_new(FALSE, FALSE, sizeof(guint));
+
+		g_string_append_printf(names, "%s%s", a ? " " : "", an);
+		for (guint i = 0; i < rows->len; i++) {
+			guint r = g_array_index(rows, guint, i);
+
+			if (!strcmp(rcol_str(c->algo, r), an))
+				g_array_append_val(mine, r);
+		}
+		g_array_sort_with_data(mine, cmp_num_rows, (gpointer)x);
+		g_string_append_printf(data, "%s# %s\n", a ? "\n\n" : "", an);
+		for (guint i = 0; i < mine->len; i++) {
+			guint r = g_array_index(mine, guint, i);
+			double lat = rcol_num(c->lat, r), bl = NAN;
+			char b1[G_ASCII_DTOSTR_BUF_SIZE], b2[G_ASCII_DTOSTR_BUF_SIZE];
+			char b3[G_ASCII_DTOSTR_BUF_SIZE], b4[G_ASCII_DTOSTR_BUF_SIZE];
+
+			for (guint j = 0; j < rows->len; j++) {
+				guint q = g_array_index(rows, guint, j);
+
+				if (!strcmp(rcol_str(c->algo, q), baseline) && same(x, q, r))
+					bl = rcol_num(c->lat, q);
+			}
+			double sp = isnan(bl) || lat <= 0 ? NAN : bl / lat;
+
+			g_string_append_printf(data, "%s %s %s %s\n",
+					       g_ascii_formatd(b1, sizeof(b1), "%.10g", rcol_num(x, r)),
+					       g_ascii_formatd(b2, sizeof(b2), "%.10g", lat),
+					       g_ascii_formatd(b3, sizeof(b3), "%.10g", rcol_num(c->bus, r)),
+					       isnan(sp) ? "NaN" : g_ascii_formatd(b4, sizeof(b4), "%.10g", sp));
+		}
+	}
+	g_autofree char *dat = g_strdup_printf("%s.dat", base);
+
+	if (!results_write_atomic(dat, data->str, data->len, error))
+		goto out;
+	g_string_append(vars, "# Generated by g5: variables, then a template from plots/.\n");
+	gp_string(vars, "datafile", dat);
+	gp_string(vars, "title", title);
+	gp_string(vars, "xlabel", xlabel);
+	gp_string(vars, "algos", names->str);
+	gp_string(vars, "baseline", baseline);
+	g_string_append_printf(vars, "xlog = %d\nxbytes = %d\n", xlog, xbytes);
+	if (c->req->png && !render(base, vars->str, tmpl, "pngcairo", "png", nfiles, error))
+		goto out;
+	if (c->req->svg && !render(base, vars->str, tmpl, "svg", "svg", nfiles, error))
+		goto out;
+	ok = true;
+out:
+	g_string_free(data, TRUE);
+	g_string_free(names, TRUE);
+	g_string_free(vars, TRUE);
+	return ok;
+}
+
+static const char *baseline_of(const char *baselines, const char *coll, GPtrArray *keep)
+{
+	g_auto(GStrv) parts = g_strsplit(baselines ? baselines : "", ",", -1);
+
+	for (int i = 0; parts[i]; i++) {
+		char *colon = strchr(parts[i], ':');
+
+		if (colon && (size_t)(colon - parts[i]) == strlen(coll) &&
+		    !strncmp(parts[i], coll, strlen(coll))) {
+			char *b = g_strdup(colon + 1);
+
+			g_ptr_array_add(keep, b);
+			return b;
+		}
+	}
+	return NULL;
+}
+
+static bool is_numeric_param(const struct rcol *c)
+{
+	return c->type != RC_STR;
+}
+
+bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
+{
+	const struct rtable *t = req->table;
+	bool summary = !strcmp(t->name, "summary");
+	struct ctx c = { .req = req };
+	g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *size_tmpl = NULL, *param_tmpl = NULL;
+	g_autofree char *plot_dir = g_build_filename(req->out_dir, "plots", NULL);
+	g_auto(GStrv) sweeps = g_strsplit(req->sweep_keys ? req->sweep_keys : "", ",", -1);
+	bool ok = false;
+
+	*nfiles = 0;
+	c.coll = rtable_col(t, "collective");
+	c.algo = rtable_col(t, "algo");
+	c.bytes = rtable_col(t, "bytes");
+	c.lat = rtable_col(t, summary ? "latency_us_mean" : "latency_us");
+	c.bus = rtable_col(t, summary ? "busbw_gbps_mean" : "busbw_gbps");
+	if (!c.coll || !c.algo || !c.bytes || !c.lat || !c.bus || c.coll->type != RC_STR ||
+	    c.algo->type != RC_STR || c.bytes->type == RC_STR || c.lat->type == RC_STR ||
+	    c.bus->type == RC_STR) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
+			    "table '%s' lacks the columns to plot (collective, algo, bytes, latency, busbw)",
+			    t->name);
+		return false;
+	}
+	if (!req->png && !req->svg)
+		return true;
+	if (!(size_tmpl = read_template(req->templates, "size.gp", error)) ||
+	    !(param_tmpl = read_template(req->templates, "param.gp", error)))
+		return false;
+	if (g_mkdir_with_parents(plot_dir, 0777) != 0) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot create: %s", plot_dir,
+			    g_strerror(errno));
+		return false;
+	}
+	c.params = g_ptr_array_new_with_free_func(g_free);
+	const char *fixed[][2] = { { "ranks", "ranks" }, { "nchunks", "nchunks" }, { "dtype", "dtype" } };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++) {
+		const struct rcol *col = rtable_col(t, fixed[i][0]);
+
+		if (col) {
+			struct param *p = g_new0(struct param, 1);
+
+			p->col = col;
+			p->label = fixed[i][1];
+			g_ptr_array_add(c.params, p);
+		}
+	}
+	for (int i = 0; sweeps[i]; i++) {
+		const struct rcol *col = *sweeps[i] ? rtable_col(t, sweeps[i]) : NULL;
+
+		if (col) {
+			struct param *p = g_new0(struct param, 1);
+
+			p->col = col;
+			p->label = col->name;
+			g_ptr_array_add(c.params, p);
+		}
+	}
+
+	g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(guint));
+
+	for (guint i = 0; i < t->nrows; i++)
+		g_array_append_val(all, i);
+	g_autoptr(GArray) colls = distinct(c.coll, all);
+
+	for (guint ci = 0; ci < colls->len; ci++) {
+		const char *cn = rcol_str(c.coll, g_array_index(colls, guint, ci));
+		g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(guint));
+		g_autoptr(GPtrArray) varied = g_ptr_array_new();
+		const char *baseline;
+
+		for (guint i = 0; i < t->nrows; i++)
+			if (!strcmp(rcol_str(c.coll, i), cn))
+				g_array_append_val(rows, i);
+		baseline = baseline_of(req->baselines, cn, keep);
+		if (!baseline)
+			baseline = rcol_str(c.algo, g_array_index(rows, guint, 0));
+		for (guint p = 0; p < c.params->len; p++) {
+			struct param *pp = c.params->pdata[p];
+			g_autoptr(GArray) d = distinct(pp->col, rows);
+
+			if (d->len > 1)
+				g_ptr_array_add(varied, pp);
+		}
+		g_autoptr(GArray) sizes = distinct(c.bytes, rows);
+
+		g_array_sort_with_data(sizes, cmp_num_rows, (gpointer)c.bytes);
+		g_autofree char *scn = safe(cn);
+
+		/* Against size, one figure per setting of the varied parameters. */
+		if (sizes->len > 1) {
+			g_autoptr(GArray) done = g_array_new(FALSE, FALSE, sizeof(guint));
+
+			for (guint i = 0; i < rows->len; i++) {
+				guint r = g_array_index(rows, guint, i);
+				bool seen = false;
+
+				for (guint j = 0; j < done->len && !seen; j++) {
+					guint q = g_array_index(done, guint, j);
+					bool eq = true;
+
+					for (guint p = 0; p < varied->len; p++)
+						eq &= same(((struct param *)varied->pdata[p])->col, q, r);
+					seen = eq;
+				}
+				if (seen)
+					continue;
+				g_array_append_val(done, r);
+				g_autoptr(GArray) grp = g_array_new(FALSE, FALSE, sizeof(guint));
+				GString *tag = g_string_new(NULL), *title = g_string_new(NULL);
+
+				for (guint j = 0; j < rows->len; j++) {
+					guint q = g_array_index(rows, guint, j);
+					bool eq = true;
+
+					for (guint p = 0; p < varied->len; p++)
+						eq &= same(((struct param *)varied->pdata[p])->col, q, r);
+					if (eq)
+						g_array_append_val(grp, q);
+				}
+				g_string_append_printf(title, "%s: %s", req->name, cn);
+				for (guint p = 0; p < varied->len; p++) {
+					struct param *pp = varied->pdata[p];
+					g_autofree char *v = cell(pp->col, r);
+					g_autofree char *sv = safe(v);
+
+					g_string_append_printf(tag, "-%s%s", pp->label, sv);
+					g_string_append_printf(title, ", %s %s", pp->label, v);
+				}
+				g_autofree char *stag = safe(tag->str);
+				g_autofree char *base = g_strdup_printf("%s/%s-%s%s-size", plot_dir, req->name,
+									scn, stag);
+
+				g_string_free(tag, TRUE);
+				bool fok = figure(&c, grp, c.bytes, "size (bytes)", true, true, baseline, base,
+						  title->str, size_tmpl, nfiles, error);
+
+				g_string_free(title, TRUE);
+				if (!fok)
+					goto out;
+			}
+		}
+
+		/* Against each varied numeric parameter, at fixed size. */
+		for (guint p = 0; p < varied->len; p++) {
+			struct param *pp = varied->pdata[p];
+
+			if (!is_numeric_param(pp->col))
+				continue;
+			guint first_size = sizes->len <= 4 ? 0 : sizes->len - 1;
+
+			for (guint si = first_size; si < sizes->len; si++) {
+				guint sr = g_array_index(sizes, guint, si);
+				g_autoptr(GArray) grp = g_array_new(FALSE, FALSE, sizeof(guint));
+				char sz[32];
+
+				for (guint j = 0; j < rows->len; j++) {
+					guint q = g_array_index(rows, guint, j);
+					bool eq = same(c.bytes, q, sr);
+
+					for (guint o = 0; o < varied->len && eq; o++) {
+						struct param *op = varied->pdata[o];
+
+						/* Other varied parameters at their first value. */
+						if (op != pp)
+							eq = same(op->col, q, g_array_index(rows, guint, 0));
+					}
+					if (eq)
+						g_array_append_val(grp, q);
+				}
+				units_format_size((uint64_t)rcol_num(c.bytes, sr), sz, sizeof(sz));
+				g_autofree char *sp = safe(pp->label);
+				g_autofree char *base = g_strdup_printf("%s/%s-%s-%s-%s", plot_dir, req->name, scn,
+									sp, sz);
+				g_autofree char *title = g_strdup_printf("%s: %s at %s", req->name, cn, sz);
+				bool xlog = !strcmp(pp->label, "ranks") || !strcmp(pp->label, "nchunks");
+
+				if (!figure(&c, grp, pp->col, pp->label, xlog, false, baseline, base, title,
+					    param_tmpl, nfiles, error))
+					goto out;
+			}
+		}
+	}
+	ok = true;
+out:
+	g_ptr_array_unref(c.params);
+	return ok;
+}

@@ -1,0 +1,43 @@
+/* sim/plot — figures of a results table through gnuplot.
+ *
+ * For each collective: when several sizes were run, one figure per
+ * combination of the other varied parameters with the three panels of the
+ * seed study (latency, bus bandwidth and speedup over the baseline algorithm
+ * against size, log-x in bytes); and for each varied numeric parameter (ranks,
+ * nchunks, a swept platform key), one figure of the same three metrics
+ * against that parameter at fixed size (every size when there are at most
+ * four, else the largest; other varied parameters at their first value).
+ * Lines are algorithms; speedup = baseline latency / latency at the same
+ * point, so above 1 is faster than the baseline.
+ *
+ * Each figure is a data file and a gnuplot script under OUT/plots/: the
+ * script is a few variable definitions followed by a template from the
+ * plots/ directory (plots/size.gp, plots/param.gp), data only. Images are
+ * rendered under a temporary name and renamed. */
+#ifndef G5_SIM_PLOT_H
+#define G5_SIM_PLOT_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "sim/results.h"
+
+struct plot_request {
+	const struct rtable *table;  /* "results" or "summary" (means over seeds) */
+	const char *name;            /* experiment name: file name prefix */
+	const char *baselines;       /* "allreduce:ring,allgather:ring" */
+	const char *sweep_keys;      /* "link.bandwidth,link.packet" or "" */
+	const char *out_dir;         /* figures go to OUT_DIR/plots/ */
+	const char *templates;       /* directory holding size.gp and param.gp */
+	bool png, svg;
+};
+
+/* Draws every figure. Returns the number of image files written in
+ * *nfiles; false with error set when gnuplot is missing or fails. */
+bool plot_results(const struct plot_request *req, guint *nfiles, GError **error);
+
+/* The template directory: $G5_PLOTS, else plots/ beside the g5 binary's
+ * parent directory (build/g5 -> plots/), else ./plots. g_free() it. */
+char *plot_templates_dir(void);
+
+#endif

@@ -1,0 +1,87 @@
+/* sim/results — running an experiment's points and writing what they gave.
+ *
+ * exp_run() simulates every point of an experiment on a pool of threads (each
+ * point owns its own struct sim through simulate()); results are stored by
+ * point index, so they do not depend on the number of threads.
+ *
+ * Results are column tables (struct rtable): the results table (one row per
+ * point), the per-step and per-channel tables (rows keyed by point index)
+ * and, with several seeds, a summary over seeds. The same tables go to the
+ * HDF5 file (one group per table, one 1-D dataset per column, column order in
+ * the group's 'columns' attribute; docs/results.md), to the CSV mirror of the
+ * results table, and to the plots. rtable_read_h5() reads a results file back
+ * for `g5 plot`. Files are written under a temporary name and renamed, so a
+ * killed run never leaves a half-written file. */
+#ifndef G5_SIM_RESULTS_H
+#define G5_SIM_RESULTS_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/config.h"
+
+#define RESULTS_ERROR (results_error_quark())
+GQuark results_error_quark(void);
+enum results_error_code {
+	RESULTS_ERROR_SIM,  /* a point could not be simulated */
+	RESULTS_ERROR_IO,   /* a file could not be written or read */
+	RESULTS_ERROR_FORMAT, /* a results file without the expected tables */
+};
+
+enum rcol_type { RC_STR, RC_I64, RC_F64 };
+
+struct rcol {
+	char *name;          /* owned */
+	enum rcol_type type;
+	bool wall;           /* wall-clock: left out of the CSV (not deterministic) */
+	GPtrArray *s;        /* RC_STR: of char *, owned */
+	GArray *v;           /* RC_I64: of int64_t; RC_F64: of double */
+};
+
+struct rtable {
+	char *name;          /* owned: "results", "steps", "channels", "summary" */
+	GPtrArray *cols;     /* of struct rcol *, owned */
+	guint nrows;
+};
+
+struct rtable *rtable_new(const char *name);
+void rtable_free(struct rtable *t);
+/* Adds an empty column and returns it (rows are appended per column). */
+struct rcol *rtable_add(struct rtable *t, const char *name, enum rcol_type type);
+struct rcol *rtable_col(const struct rtable *t, const char *name); /* NULL if absent */
+double rcol_num(const struct rcol *c, guint row);      /* numeric value as double */
+const char *rcol_str(const struct rcol *c, guint row); /* RC_STR only */
+
+/* What an experiment run produced. */
+struct exp_results {
+	const struct experiment *e;   /* borrowed */
+	struct rtable *results, *steps, *channels;
+	struct rtable *summary;       /* NULL with one seed */
+	char *host, *date;            /* owned: run metadata */
+};
+
+/* Runs every point on `jobs` threads (0: one per core), drawing a progress
+ * bar on stderr when `progress` is set. Returns NULL with error set naming
+ * the first point (by index) that failed. */
+struct exp_results *exp_run(const struct experiment *e, int jobs, bool progress, GError **error);
+void exp_results_free(struct exp_results *r);
+
+/* The results table as CSV: header line, one line per row, wall-clock
+ * columns left out so that the file is byte-identical across runs. */
+bool results_write_csv(const struct exp_results *r, const char *path, GError **error);
+
+/* The whole results file (docs/results.md). */
+bool results_write_h5(const struct exp_results *r, const char *path, GError **error);
+
+/* Reads one table (group) of a results file; NULL with error if absent. */
+struct rtable *rtable_read_h5(const char *path, const char *table, GError **error);
+
+/* A string attribute of a results file's root ("experiment", "baseline",
+ * "sweep", ...), or NULL when absent; g_free() it. */
+char *results_read_attr(const char *path, const char *name);
+
+/* Writes `text` to path through a temporary file and a rename. */
+bool results_write_atomic(const char *path, const char *text, gsize len, GError **error);
+
+#endif

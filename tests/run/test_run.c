@@ -1,0 +1,407 @@
+/* End-to-end tests of `g5 run` and `g5 plot` (the binary named by $G5, set
+ * by `make test`; skipped without it): results do not depend on the number
+ * of threads (CSV bytes, HDF5 simulated columns), the HDF5 file reads with
+ * h5dump and back through rtable_read_h5, the CSV mirrors it, plots are
+ * drawn (and redrawn from the file), sweeps expand, and a bad file exits 2
+ * with its FILE:LINE:COL message. Run from the repository root. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/results.h"
+
+struct run {
+	int status;
+	char *out, *err;
+};
+
+static void run_clear(struct run *r)
+{
+	g_free(r->out);
+	g_free(r->err);
+}
+
+/* Runs `g5 ARGS...`; false (and the test skipped) without $G5. */
+static bool g5(struct run *r, ...)
+{
+	const char *bin = g_getenv("G5");
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	GError *err = NULL;
+	va_list ap;
+	const char *a;
+
+	memset(r, 0, sizeof(*r));
+	if (!bin || !*bin) {
+		g_test_skip("G5 is not set (make test sets it)");
+		return false;
+	}
+	g_ptr_array_add(argv, (gpointer)bin);
+	va_start(ap, r);
+	while ((a = va_arg(ap, const char *)))
+		g_ptr_array_add(argv, (gpointer)a);
+	va_end(ap);
+	g_ptr_array_add(argv, NULL);
+	g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+				   &r->out, &r->err, &r->status, &err));
+	g_assert_no_error(err);
+	return true;
+}
+
+static int exit_code(const struct run *r)
+{
+	g_assert_true(WIFEXITED(r->status));
+	return WEXITSTATUS(r->status);
+}
+
+static char *tmpdir(void)
+{
+	GError *err = NULL;
+	char *d = g_dir_make_tmp("g5-run-XXXXXX", &err);
+
+	g_assert_no_error(err);
+	return d;
+}
+
+static void rm_rf(const char *path)
+{
+	char *argv[] = { "rm", "-rf", (char *)path, NULL };
+
+	g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+static char *slurp(const char *path)
+{
+	char *text = NULL;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		g_error("cannot read %s", path);
+	return text;
+}
+
+static void assert_nonempty(const char *path)
+{
+	GStatBuf st;
+
+	if (g_stat(path, &st) != 0)
+		g_error("%s was not written", path);
+	g_assert_cmpint(st.st_size, >, 0);
+}
+
+/* Every column of a and b equal, except wall-clock ones. */
+static void assert_tables_equal(const struct rtable *a, const struct rtable *b)
+{
+	g_assert_cmpuint(a->nrows, ==, b->nrows);
+	g_assert_cmpuint(a->cols->len, ==, b->cols->len);
+	for (guint c = 0; c < a->cols->len; c++) {
+		const struct rcol *x = a->cols->pdata[c], *y = b->cols->pdata[c];
+
+		g_assert_cmpstr(x->name, ==, y->name);
+		g_assert_cmpint(x->type, ==, y->type);
+		if (!strcmp(x->name, "wall_s"))
+			continue;
+		for (guint i = 0; i < a->nrows; i++) {
+			if (x->type == RC_STR)
+				g_assert_cmpstr(rcol_str(x, i), ==, rcol_str(y, i));
+			else if (x->type == RC_I64)
+				g_assert_cmpint(g_array_index(x->v, int64_t, i), ==, g_array_index(y->v, int64_t, i));
+			else
+				g_assert_cmpmem(&g_array_index(x->v, double, i), sizeof(double),
+						&g_array_index(y->v, double, i), sizeof(double));
+		}
+	}
+}
+
+static void test_determinism(void)
+{
+	g_autofree char *d1 = tmpdir(), *d2 = tmpdir();
+	struct run r1, r2;
+
+	if (!g5(&r1, "run", "tests/run/tiny.yaml", "-o", d1, "--jobs", "1", "--no-plots", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r1), ==, 0);
+	g5(&r2, "run", "tests/run/tiny.yaml", "-o", d2, "--jobs", "2", "--no-plots", NULL);
+	g_assert_cmpint(exit_code(&r2), ==, 0);
+	g_assert_cmpstr(r2.err, ==, ""); /* no progress bar: stderr is not a terminal */
+
+	g_autofree char *c1p = g_build_filename(d1, "tiny.csv", NULL);
+	g_autofree char *c2p = g_build_filename(d2, "tiny.csv", NULL);
+	g_autofree char *c1 = slurp(c1p), *c2 = slurp(c2p);
+
+	g_assert_cmpstr(c1, ==, c2);
+	g_autofree char *h1 = g_build_filename(d1, "tiny.h5", NULL);
+	g_autofree char *h2 = g_build_filename(d2, "tiny.h5", NULL);
+	const char *tables[] = { "results", "steps", "channels", "summary" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(tables); i++) {
+		GError *err = NULL;
+		struct rtable *a = rtable_read_h5(h1, tables[i], &err);
+
+		g_assert_no_error(err);
+		struct rtable *b = rtable_read_h5(h2, tables[i], &err);
+
+		g_assert_no_error(err);
+		g_assert_cmpuint(a->nrows, >, 0);
+		assert_tables_equal(a, b);
+		rtable_free(a);
+		rtable_free(b);
+	}
+	/* No temporary file left behind. */
+	g_autoptr(GDir) dir = g_dir_open(d2, 0, NULL);
+	const char *n;
+	guint count = 0;
+
+	while ((n = g_dir_read_name(dir))) {
+		g_assert_false(g_str_has_prefix(n, "."));
+		count++;
+	}
+	g_assert_cmpuint(count, ==, 2);
+	run_clear(&r1);
+	run_clear(&r2);
+	rm_rf(d1);
+	rm_rf(d2);
+}
+
+static void test_h5_contents(void)
+{
+	g_autofree char *d = tmpdir();
+	struct run r;
+	GError *err = NULL;
+
+	if (!g5(&r, "run", "tests/run/tiny.yaml", "-o", d, "--no-plots", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autofree char *h5 = g_build_filename(d, "tiny.h5", NULL);
+
+	/* h5dump reads it. */
+	char *argv[] = { "h5dump", "-H", h5, NULL };
+	g_autofree char *out = NULL;
+	int status;
+
+	g_assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+				   NULL, NULL, &out, NULL, &status, &err));
+	g_assert_no_error(err);
+	g_assert_true(g_spawn_check_wait_status(status, NULL));
+	g_assert_nonnull(strstr(out, "GROUP \"results\""));
+	g_assert_nonnull(strstr(out, "GROUP \"steps\""));
+	g_assert_nonnull(strstr(out, "GROUP \"channels\""));
+	g_assert_nonnull(strstr(out, "GROUP \"summary\""));
+	g_assert_nonnull(strstr(out, "DATASET \"latency_us\""));
+	g_assert_nonnull(strstr(out, "ATTRIBUTE \"experiment_yaml\""));
+	g_assert_nonnull(strstr(out, "ATTRIBUTE \"platform_yaml\""));
+
+	/* The results table: 2 algorithms x 3 sizes x 2 seeds. */
+	struct rtable *t = rtable_read_h5(h5, "results", &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpuint(t->nrows, ==, 12);
+	const char *want[] = { "point", "experiment", "platform", "collective", "algo", "topology",
+			       "ranks", "bytes", "dtype", "nchunks", "seed", "latency_us", "algbw_gbps",
+			       "busbw_gbps", "theory_us", "steps", "events", "wall_s" };
+	for (size_t i = 0; i < G_N_ELEMENTS(want); i++)
+		if (!rtable_col(t, want[i]))
+			g_error("results table lacks column '%s'", want[i]);
+	const struct rcol *lat = rtable_col(t, "latency_us"), *bytes = rtable_col(t, "bytes");
+	const struct rcol *alg = rtable_col(t, "algbw_gbps");
+
+	for (guint i = 0; i < t->nrows; i++) {
+		double expect = rcol_num(bytes, i) / (rcol_num(lat, i) * 1e-6) / 1e9;
+
+		g_assert_cmpfloat(rcol_num(lat, i), >, 26.0); /* the software overhead */
+		g_assert_cmpfloat(fabs(rcol_num(alg, i) - expect), <, 1e-9 * expect);
+	}
+	g_assert_cmpstr(rcol_str(rtable_col(t, "algo"), 0), ==, "ring");
+	g_assert_cmpstr(rcol_str(rtable_col(t, "topology"), 0), ==, "ring");
+
+	/* The summary: one row per seed group, mean of the two seeds. */
+	struct rtable *s = rtable_read_h5(h5, "summary", &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpuint(s->nrows, ==, 6);
+	g_assert_null(rtable_col(s, "seed"));
+	for (guint g = 0; g < s->nrows; g++) {
+		double mean = (rcol_num(lat, 2 * g) + rcol_num(lat, 2 * g + 1)) / 2;
+
+		g_assert_cmpfloat(fabs(rcol_num(rtable_col(s, "latency_us_mean"), g) - mean), <, 1e-9 * mean);
+		g_assert_cmpint((int64_t)rcol_num(rtable_col(s, "seeds"), g), ==, 2);
+	}
+	/* Steps and channels are keyed by point index. */
+	struct rtable *st = rtable_read_h5(h5, "steps", &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpfloat(rcol_num(rtable_col(st, "point"), st->nrows - 1), ==, 11);
+	struct rtable *ch = rtable_read_h5(h5, "channels", &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpuint(ch->nrows, ==, 12 * 16); /* 8-rank ring: 16 channels */
+	g_autofree char *yaml = results_read_attr(h5, "experiment_yaml");
+	g_autofree char *file = slurp("tests/run/tiny.yaml");
+
+	g_assert_cmpstr(yaml, ==, file);
+
+	/* The CSV mirrors the results table, row for row. */
+	g_autofree char *csvp = g_build_filename(d, "tiny.csv", NULL);
+	g_autofree char *csv = slurp(csvp);
+	g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+
+	g_assert_cmpuint(g_strv_length(lines), ==, t->nrows + 2); /* header, rows, "" */
+	g_assert_true(g_str_has_prefix(lines[0], "point,experiment,platform,collective,algo,"));
+	g_assert_null(strstr(lines[0], "wall_s"));
+	for (guint i = 0; i < t->nrows; i++) {
+		g_auto(GStrv) f = g_strsplit(lines[i + 1], ",", -1);
+
+		g_assert_cmpfloat(g_ascii_strtod(f[11], NULL), ==, rcol_num(lat, i));
+	}
+	rtable_free(t);
+	rtable_free(s);
+	rtable_free(st);
+	rtable_free(ch);
+	rm_rf(d);
+}
+
+static void test_plots(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *d2 = g_build_filename(d, "again", NULL);
+	struct run r;
+	const char *files[] = { "plots/tiny-allreduce-size.png", "plots/tiny-allreduce-size.svg",
+				"plots/tiny-allreduce-size.dat" };
+
+	if (!g5(&r, "run", "tests/run/tiny.yaml", "-o", d, NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		g_autofree char *p = g_build_filename(d, files[i], NULL);
+
+		assert_nonempty(p);
+	}
+	g_autofree char *png = g_build_filename(d, files[0], NULL);
+	g_autofree char *head = NULL;
+	gsize len;
+
+	g_assert_true(g_file_get_contents(png, &head, &len, NULL));
+	g_assert_cmpmem(head, 4, "\x89PNG", 4);
+
+	/* g5 plot redraws them from the results file alone. */
+	g_autofree char *h5 = g_build_filename(d, "tiny.h5", NULL);
+
+	g5(&r, "plot", h5, "-o", d2, "--format", "png", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autofree char *again = g_build_filename(d2, files[0], NULL);
+	g_autofree char *svg_again = g_build_filename(d2, files[1], NULL);
+
+	assert_nonempty(again);
+	g_assert_false(g_file_test(svg_again, G_FILE_TEST_EXISTS));
+	rm_rf(d);
+}
+
+static void test_sweep(void)
+{
+	g_autofree char *d = tmpdir();
+	struct run r;
+	GError *err = NULL;
+
+	if (!g5(&r, "run", "tests/run/sweep.yaml", "-o", d, NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autofree char *h5 = g_build_filename(d, "sweep.h5", NULL);
+	struct rtable *t = rtable_read_h5(h5, "results", &err);
+
+	g_assert_no_error(err);
+	/* 2 bandwidths x 2 rank counts x 2 algorithms x 2 sizes */
+	g_assert_cmpuint(t->nrows, ==, 16);
+	const struct rcol *bw = rtable_col(t, "link.bandwidth");
+
+	g_assert_nonnull(bw);
+	g_assert_cmpint(bw->type, ==, RC_F64);
+	g_assert_cmpfloat(rcol_num(bw, 0), ==, 100);
+	g_assert_cmpfloat(rcol_num(bw, 15), ==, 450);
+	/* Same point at 100 and 450 GB/s: the slower link is slower at 1 MiB. */
+	const struct rcol *lat = rtable_col(t, "latency_us");
+
+	g_assert_cmpfloat(rcol_num(lat, 1), >, rcol_num(lat, 9));
+	g_assert_cmpint((int64_t)rcol_num(rtable_col(t, "ranks"), 0), ==, 4);
+	g_assert_cmpint((int64_t)rcol_num(rtable_col(t, "ranks"), 4), ==, 8);
+	rtable_free(t);
+	g_assert_null(rtable_read_h5(h5, "summary", &err)); /* one seed: no summary */
+	g_clear_error(&err);
+	/* Plots against size per setting, and against each varied parameter. */
+	const char *files[] = {
+		"plots/sweep-allreduce-ranks4-link.bandwidth100-size.png",
+		"plots/sweep-allreduce-ranks8-link.bandwidth450-size.png",
+		"plots/sweep-allreduce-ranks-1MiB.png",
+		"plots/sweep-allreduce-link.bandwidth-64KiB.png",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		g_autofree char *p = g_build_filename(d, files[i], NULL);
+
+		assert_nonempty(p);
+	}
+	rm_rf(d);
+}
+
+static void test_bad_file_exit_2(void)
+{
+	struct run r;
+	g_autofree char *expect = slurp("tests/config/bad/exp-unknown-algo.expect");
+
+	if (!g5(&r, "run", "tests/config/bad/exp-unknown-algo.yaml", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 2);
+	g_assert_cmpstr(r.err, ==, expect);
+	g_assert_cmpstr(r.out, ==, "");
+	run_clear(&r);
+	g5(&r, "run", "tests/config/bad/plat-empty.yaml", NULL); /* not an experiment at all */
+	g_assert_cmpint(exit_code(&r), ==, 2);
+	run_clear(&r);
+	g5(&r, "run", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 2);
+	run_clear(&r);
+	g5(&r, "sim", "--platform", "tests/config/bad/plat-bad-bandwidth.yaml", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 2);
+	g_assert_nonnull(strstr(r.err, "plat-bad-bandwidth.yaml:6:14: 'link.bandwidth' must be a bandwidth"));
+	run_clear(&r);
+	g5(&r, "plot", "tests/run/tiny.yaml", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "not an HDF5 file"));
+	run_clear(&r);
+}
+
+static void test_sim_platform(void)
+{
+	struct run a, b;
+
+	/* The seed file gives exactly the built-in default platform. */
+	if (!g5(&a, "sim", "--platform", "configs/platforms/seed-ring8.yaml", "--size", "1MiB", "--json", NULL))
+		return;
+	g_assert_cmpint(exit_code(&a), ==, 0);
+	g5(&b, "sim", "--size", "1MiB", "--json", NULL);
+	g_assert_cmpint(exit_code(&b), ==, 0);
+	g_autoptr(GRegex) wall = g_regex_new("\"wall_s\": [0-9.e-]+", 0, 0, NULL);
+	g_autofree char *ja = g_regex_replace(wall, a.out, -1, 0, "", 0, NULL);
+	g_autofree char *jb = g_regex_replace(wall, b.out, -1, 0, "", 0, NULL);
+
+	g_assert_cmpstr(ja, ==, jb);
+	run_clear(&a);
+	run_clear(&b);
+	g5(&a, "sim", "--platform", "configs/platforms/torus16.yaml", "--size", "64KiB", "--json", NULL);
+	g_assert_cmpint(exit_code(&a), ==, 0);
+	g_assert_nonnull(strstr(a.out, "\"topology\": \"torus\", \"ranks\": 16"));
+	run_clear(&a);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/run/determinism/jobs", test_determinism);
+	g_test_add_func("/run/h5/contents", test_h5_contents);
+	g_test_add_func("/run/plots/drawn-and-redrawn", test_plots);
+	g_test_add_func("/run/sweep/params", test_sweep);
+	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
+	g_test_add_func("/run/sim/platform-file", test_sim_platform);
+	return g_test_run();
+}
