@@ -255,9 +255,13 @@ static bool map_check_keys(const struct ctx *c, const struct ynode *m, const cha
 
 static const struct ynode *map_get(const struct ynode *m, const char *key)
 {
-	for (guint i = 0; i + 1 < m->kids->len; i += 2)
-		if (!strcmp(((const struct ynode *)m->kids->pdata[i])->text, key))
+	for (guint i = 0; i + 1 < m->kids->len; i += 2) {
+		const struct ynode *k = m->kids->pdata[i];
+
+		/* Keys are checked to be scalars later; a lookup may come first. */
+		if (k->kind == YN_SCALAR && !strcmp(k->text, key))
 			return m->kids->pdata[i + 1];
+	}
 	return NULL;
 }
 

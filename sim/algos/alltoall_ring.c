@@ -25,8 +25,9 @@
  * receive issued, so Send/Recv does not deadlock either (N = 2, whose one
  * step would receive onto the block it sends, goes through scratch, see
  * a2ar_head). Transfer by
- * default. Moving blocks between positions assumes AllToAll blocks of equal
- * size, as nccl-tests' AllToAll sizes are.
+ * default. Scratch slots hold blocks bound for different ranks, which
+ * relies on AllToAll blocks all having one size (as AllToAll itself does:
+ * input block r of rank q becomes output block q of rank r).
  *
  * Theory (alpha-beta): N - 1 steps. Bandwidth: link r -> r + 1 carries
  * N - s blocks of M/N in step s, sum_{s=1}^{N-1} (N - s) = N (N-1)/2 blocks

@@ -23,18 +23,19 @@
  * straight into W: under Send/Recv a receive that waited for the rank's own
  * send of the same positions would deadlock the ring of ranks.
  * Scratch: W (N blocks), the send area and the receive area (P blocks each,
- * P the largest number of positions of a step). Moving blocks between
- * positions assumes AllToAll blocks of equal size, as nccl-tests' AllToAll
- * sizes are (a multiple of N elements); with a ragged count the IR's unit
- * sizes could not express this packing (see the report in tests/algos2).
+ * P the largest number of positions of a step). A position holds blocks
+ * bound for different ranks from step to step, so the layout relies on
+ * AllToAll blocks all having one size; AllToAll itself needs that (input block
+ * r of rank q becomes output block q of rank r), and nccl-tests' AllToAll
+ * sizes are multiples of N elements.
  * Theory: ceil(log2 N) steps; each step sends the positions with bit k set,
  * so each rank sends sum_{i<N} popcount(i) blocks of M/N: coef =
  * sum popcount(i) / N, which is ceil(log2 N) / 2 for a power of two.
  *
  * Both: nchunks pieces per block; a message of n blocks goes as nchunks
  * runs of n units, each waiting (sched_add_tracked) only for the data it
- * reads. Local copies take the step of the transfers they prepare or follow
- * (the first and the last). Send/Recv by default. Correct in place: the
+ * reads. Local copies take the step of the transfers they prepare or
+ * follow (the rotations: the first and the last step). Send/Recv by default. Correct in place: the
  * input is read into scratch before the output is written. */
 #include "sim/algos/algo.h"
 #include "sim/algos/families.h"

@@ -5,25 +5,16 @@
 
 #include <string.h>
 
-static inline void bucket_reset(struct eq_bucket *b)
-{
-	b->v = &b->one;
-	b->len = 0;
-	b->cap = 1;
-}
-
 void eq_init(struct eq *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->pf = EQ_WIDTH;
-	for (int j = 0; j < EQ_BUCKETS; j++)
-		bucket_reset(&q->b[j]);
 }
 
 void eq_release(struct eq *q)
 {
 	for (int j = 0; j < EQ_BUCKETS; j++)
-		g_free(q->spare[j].v);
+		g_free(q->b[j].v);
 	eq_init(q);
 }
 
@@ -31,21 +22,7 @@ void eq_release(struct eq *q)
 static __attribute__((noinline)) void bucket_grow(struct eq *q, unsigned j)
 {
 	struct eq_bucket *b = &q->b[j];
-	struct eq_spare *sp = &q->spare[j];
 
-	if (b->v == &b->one) {
-		/* The lone entry moves to the heap array. */
-		if (!sp->v) {
-			sp->cap = 16;
-			sp->v = g_new(struct eq_entry, sp->cap);
-		}
-		sp->v[0] = b->one;
-		b->v = sp->v;
-		b->cap = sp->cap;
-		if (j < EQ_WIDTH)
-			q->head0[j] = 0; /* a live lone entry is at 0 */
-		return;
-	}
 	if (j < EQ_WIDTH && q->head0[j]) {
 		/* A level-0 bucket fed and drained at the current time:
 		 * reuse the space before its head. */
@@ -56,11 +33,9 @@ static __attribute__((noinline)) void bucket_grow(struct eq *q, unsigned j)
 		q->head0[j] = 0;
 	}
 	if (b->len == b->cap) {
-		g_assert(sp->cap <= UINT32_MAX / 2);
-		sp->cap *= 2;
-		sp->v = g_renew(struct eq_entry, sp->v, sp->cap);
-		b->v = sp->v;
-		b->cap = sp->cap;
+		g_assert(b->cap <= UINT32_MAX / 2);
+		b->cap = b->cap ? b->cap * 2 : 16;
+		b->v = g_renew(struct eq_entry, b->v, b->cap);
 	}
 }
 
@@ -95,7 +70,7 @@ bool eq_refill(struct eq *q, unsigned j, uint64_t until)
 
 	/* Bucket j is the lowest non-empty one; its entries go to lower
 	 * buckets, in lower words of the bitmap. */
-	bucket_reset(src);
+	src->len = 0;
 	q->bits[j >> 6] &= ~(1ull << (j & 63));
 	if (!q->bits[j >> 6])
 		words &= ~(1u << (j >> 6));

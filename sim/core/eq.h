@@ -39,19 +39,9 @@ struct eq_entry {
 	struct sim_event *ev; /* borrowed: the sim's free list owns it */
 };
 
-/* A bucket's entries are v[0..len) (level 0: v[head0..len)). An empty or
- * lone-entry bucket keeps it in its own slot `one` (v == &one, cap 1), so the
- * common lone entry costs no cache line beyond the bucket's; a second entry
- * moves the bucket to its heap array (eq_spare), and emptying moves it back. */
 struct eq_bucket {
-	struct eq_entry *v; /* &one or the spare's array */
+	struct eq_entry *v; /* owned; entries v[0..len) (level 0: v[head0..len)) */
 	uint32_t len, cap;
-	struct eq_entry one;
-};
-
-struct eq_spare {
-	struct eq_entry *v; /* owned; NULL until the bucket first holds two */
-	uint32_t cap;
 };
 
 #define EQ_LEVELS 8
@@ -60,12 +50,11 @@ struct eq_spare {
 
 struct eq {
 	uint32_t words;                   /* bit w set when bits[w] != 0 */
-	uint32_t pf;                      /* level-0 buckets < pf prefetched */
 	uint64_t last;                    /* every queued key is >= last */
+	uint32_t pf;                      /* level-0 buckets < pf prefetched */
 	uint64_t bits[EQ_BUCKETS / 64];   /* bit j set: bucket j non-empty */
 	uint32_t head0[EQ_WIDTH];         /* first live entry of level-0 buckets */
-	_Alignas(64) struct eq_bucket b[EQ_BUCKETS]; /* bucket j = 256 * level + byte */
-	struct eq_spare spare[EQ_BUCKETS];
+	struct eq_bucket b[EQ_BUCKETS];   /* bucket j = 256 * level + byte */
 };
 
 void eq_init(struct eq *q);
@@ -158,8 +147,6 @@ static inline struct sim_event *eq_pop_until(struct eq *q, uint64_t until)
 			/* The bucket empties: it is the lowest set bit of
 			 * bits[w], and w the lowest of words. */
 			b->len = 0;
-			b->v = &b->one;
-			b->cap = 1;
 			if (j < EQ_WIDTH)
 				q->head0[j] = 0;
 			word &= word - 1;

@@ -12,7 +12,6 @@
 
 #include <glib.h>
 #include <stdlib.h>
-#include <string.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -45,12 +44,7 @@ struct sim {
 
 struct sim *sim_new(uint64_t seed)
 {
-	void *mem = NULL;
-
-	/* The queue's buckets are aligned to cache lines. */
-	if (posix_memalign(&mem, _Alignof(struct sim), sizeof(struct sim)))
-		g_error("sim: out of memory");
-	struct sim *s = memset(mem, 0, sizeof(struct sim));
+	struct sim *s = g_new0(struct sim, 1);
 
 	s->seed = seed;
 	s->next_seq = 1;
@@ -67,7 +61,7 @@ void sim_free(struct sim *s)
 	eq_release(&s->q);
 	g_ptr_array_unref(s->slabs);
 	g_hash_table_unref(s->names);
-	free(s);
+	g_free(s);
 }
 
 void sim_component_init(struct sim *s, struct sim_component *c, const char *name,

@@ -499,6 +499,44 @@ static void test_dbtree_trees(void)
 	}
 }
 
+/* A control: the checks above can fail. A schedule with one op pointed at
+ * the wrong block, or with one dep dropped, is refused by the verifier. */
+static void test_broken_refused(void)
+{
+	g_autoptr(GError) err = NULL;
+	const struct algo_ops *a = algo_find(COLL_ALLTOALL, "bruck", NULL);
+	struct algo_params p = params(5, 1);
+	struct sched *s = algo_build(a, COLL_ALLTOALL, &p, NULL);
+	struct sched_rank *rk = &s->ranks[2];
+	struct sched_op *last = &g_array_index(rk->ops, struct sched_op, rk->ops->len - 1);
+
+	/* the final rotation's last copy: into the wrong output block */
+	g_assert_cmpint(last->kind, ==, SOP_COPY);
+	last->dst_off = (last->dst_off + 1) % s->nunits;
+	g_assert_false(verify_sched_mode(s, false, NULL, &err));
+	g_assert_error(err, SCHED_ERROR, SCHED_ERROR_INVALID);
+	sched_free(s);
+	g_clear_error(&err);
+
+	/* hd: the first doubling send no longer waits for its block's sum */
+	a = algo_find(COLL_ALLREDUCE, "hd", NULL);
+	p = params(4, 1);
+	s = algo_build(a, COLL_ALLREDUCE, &p, NULL);
+	rk = &s->ranks[0];
+	for (guint i = 0; i < rk->ops->len; i++) {
+		struct sched_op *o = &g_array_index(rk->ops, struct sched_op, i);
+
+		if (o->kind == SOP_SEND && o->step == 2) {
+			g_assert_cmpuint(o->ndeps, >, 0);
+			o->ndeps = 0;
+			break;
+		}
+	}
+	g_assert_false(verify_sched_mode(s, false, NULL, &err));
+	g_assert_error(err, SCHED_ERROR, SCHED_ERROR_INVALID);
+	sched_free(s);
+}
+
 /* Every registered family of this file set is found by name and lists its
  * collectives. */
 static void test_registry(void)
@@ -543,5 +581,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/algos2/theory", test_theory);
 	g_test_add_func("/algos2/dbtree/trees", test_dbtree_trees);
 	g_test_add_func("/algos2/registry", test_registry);
+	g_test_add_func("/algos2/control/broken-refused", test_broken_refused);
 	return g_test_run();
 }

@@ -6,6 +6,7 @@
  * weights; a loaded platform is copied and released. Also feeds the first
  * line to the size-range parser. The loader must never crash, leak, hang or
  * allocate without bound, whatever the bytes. */
+#define _GNU_SOURCE /* memmem */
 #include <stdint.h>
 #include <string.h>
 
