@@ -79,6 +79,9 @@ test check: $(BUILD)/g5 $(TEST_BIN)
 run: $(BUILD)/g5
 	$(Q)sh scripts/default-run.sh $(BUILD)/g5
 
+experiments: $(BUILD)/g5
+	$(Q)G5=$(BUILD)/g5 sh experiments/run_all.sh
+
 bench: $(BUILD)/g5
 	$(Q)$(BUILD)/g5 bench all
 

@@ -169,7 +169,10 @@ template <> struct vec_ops<__nv_bfloat16> {
 #define UNROLL 4
 
 /* The op's effect on one slice (gx.h's table): v = R (+ L) or L (+ D);
- * D = v when it has a destination, the peer's slot O = v when it sends. */
+ * D = v when it has a destination, the peer's slot O = v when it sends.
+ * Loads bypass L1 (ld.cg): a slot or a buffer written by a peer or by
+ * another channel since this SM last read it must not come from a stale
+ * L1 line. */
 template <typename T>
 __device__ void slice_work(unsigned flags, const T *R, const T *L, T *D, T *O, uint64_t n)
 {
@@ -191,9 +194,9 @@ __device__ void slice_work(unsigned flags, const T *R, const T *L, T *D, T *O, u
 			uint64_t i = base + u * nt;
 
 			if (i < nvec) {
-				a[u] = reinterpret_cast<const uint4 *>(A)[i];
+				a[u] = __ldcg(reinterpret_cast<const uint4 *>(A) + i);
 				if (add)
-					b[u] = reinterpret_cast<const uint4 *>(B)[i];
+					b[u] = __ldcg(reinterpret_cast<const uint4 *>(B) + i);
 			}
 		}
 #pragma unroll
@@ -211,7 +214,7 @@ __device__ void slice_work(unsigned flags, const T *R, const T *L, T *D, T *O, u
 		}
 	}
 	for (uint64_t i = nvec * per + threadIdx.x; i < n; i += nt) {
-		T v = add ? vec_ops<T>::add1(A[i], B[i]) : A[i];
+		T v = add ? vec_ops<T>::add1(__ldcg(A + i), __ldcg(B + i)) : __ldcg(A + i);
 
 		if (dst)
 			D[i] = v;
@@ -220,7 +223,7 @@ __device__ void slice_work(unsigned flags, const T *R, const T *L, T *D, T *O, u
 	}
 }
 
-template <typename T> __global__ void __launch_bounds__(1024) gx_kernel(struct dev_args a)
+template <typename T> __global__ void __launch_bounds__(512) gx_kernel(struct dev_args a)
 {
 	extern __shared__ uint64_t smem[];
 	__shared__ struct gx_work w;
@@ -362,7 +365,9 @@ __global__ void store_kernel(const uint4 *src, uint4 *dst, uint64_t n)
 struct opts {
 	const char *schedule;
 	uint64_t minbytes, maxbytes, factor;
-	enum gx_dtype dtype;
+	enum gx_dtype dtype;        /* the one being run */
+	enum gx_dtype dtypes[GX_NDTYPES];
+	int ndtypes;
 	int warmup, iters;
 	bool events;        /* --timer events */
 	uint32_t channels, threads;
@@ -452,7 +457,7 @@ static void usage(void)
 		"  -b, --minbytes SIZE   first size (default 4K)\n"
 		"  -e, --maxbytes SIZE   last size (default 1G)\n"
 		"  -f, --stepfactor N    size factor (default 4)\n"
-		"  -d, --dtype T         float, half or bfloat16 (default float)\n"
+		"  -d, --dtype T[,T]     float, half, bfloat16 (default float)\n"
 		"  -w, --warmup N        warm-up launches per size (default 5)\n"
 		"  -n, --iters N         timed launches per size (default 20)\n"
 		"  --timer wall|events   CPU wall clock (nccl-tests' default) or CUDA events\n"
@@ -481,6 +486,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->maxbytes = 1ull << 30;
 	o->factor = 4;
 	o->dtype = GX_F32;
+	o->dtypes[0] = GX_F32;
+	o->ndtypes = 1;
 	o->warmup = 5;
 	o->iters = 20;
 	o->channels = 32;
@@ -502,8 +509,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		else if (IS("-f", "--stepfactor") && v)
 			o->factor = strtoull(v, NULL, 10);
 		else if (IS("-d", "--dtype") && v) {
-			if (!gx_dtype_parse(v, &o->dtype))
-				die("unknown dtype '%s' (known: float, half, bfloat16)", v);
+			char buf[64], *save = NULL;
+
+			snprintf(buf, sizeof(buf), "%s", v);
+			o->ndtypes = 0;
+			for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				if (o->ndtypes == GX_NDTYPES ||
+				    !gx_dtype_parse(t, &o->dtypes[o->ndtypes++]))
+					die("unknown dtype '%s' (known: float, half, bfloat16)", t);
+			}
 		} else if (IS("-w", "--warmup") && v)
 			o->warmup = atoi(v);
 		else if (IS("-n", "--iters") && v)
@@ -545,7 +559,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			i++;
 #undef IS
 	}
-	if (o->channels < 1 || o->channels > 1024 || o->threads < 32 || o->threads > 1024 ||
+	if (o->channels < 1 || o->channels > 1024 || o->threads < 32 || o->threads > 512 ||
 	    o->threads % 32 || o->slice_bytes < 16 || o->factor < 2 || o->iters < 1)
 		die("bad --channels, --threads, --slice, --stepfactor or --iters");
 }
@@ -1295,9 +1309,7 @@ int main(int argc, char **argv)
 	if (!x.s)
 		die("%s", err);
 	x.nranks = x.s->nranks;
-	x.esize = gx_dtype_size(x.o.dtype);
-	x.tol = gx_tolerance(x.o.dtype);
-	x.range = gx_input_range(x.o.dtype, x.nranks);
+	x.esize = 4; /* buffers sized for the widest dtype */
 	setup_devices(&x);
 
 	/* the largest region and scratch over every size */
@@ -1319,7 +1331,8 @@ int main(int argc, char **argv)
 		max_elems = bytes / x.esize;
 		gx_plan_free(p);
 	}
-	setup_memory(&x, max_elems, max_region, max_scratch, x.s->nblocks);
+	/* bytes are the same for every dtype; a margin covers the rounding */
+	setup_memory(&x, max_elems, max_region + (1 << 20), max_scratch + (1 << 18), x.s->nblocks);
 	if (x.o.csv && !x.proc) {
 		struct stat st;
 		bool fresh = stat(x.o.csv, &st) != 0 || st.st_size == 0;
@@ -1333,14 +1346,21 @@ int main(int argc, char **argv)
 	}
 	if (x.o.baseline)
 		baseline(&x);
-	if (x.o.executor)
-		run_sizes(&x, false);
-	if (x.o.nccl) {
+	if (x.o.nccl)
 		setup_nccl(&x);
-		run_sizes(&x, true);
+	for (int d = 0; d < x.o.ndtypes; d++) {
+		x.o.dtype = x.o.dtypes[d];
+		x.esize = gx_dtype_size(x.o.dtype);
+		x.tol = gx_tolerance(x.o.dtype);
+		x.range = gx_input_range(x.o.dtype, x.nranks);
+		if (x.o.executor)
+			run_sizes(&x, false);
+		if (x.o.nccl)
+			run_sizes(&x, true);
+	}
+	if (x.o.nccl)
 		for (int l = 0; l < x.nlocal; l++)
 			ncclCommDestroy(x.g[l].comm);
-	}
 	if (x.csv)
 		fclose(x.csv);
 	gx_sched_free(x.s);

@@ -6,7 +6,7 @@ set -eu
 g5=${1:-build/g5}
 if [ -f experiments/01-allreduce.yaml ] && "$g5" run --help >/dev/null 2>&1; then
 	"$g5" run experiments/01-allreduce.yaml -o results
-	echo "plots: results/01-allreduce*.png results/01-allreduce*.svg"
+	echo "plots: results/plots/01-allreduce-*.png (and .svg)"
 	exit 0
 fi
 for algo in ring ring2p sendrecv hd dbtree; do

@@ -264,6 +264,24 @@ static const char *baseline_of(const char *baselines, const char *coll, GPtrArra
 	return NULL;
 }
 
+/* Axis label of a parameter column: the key and the unit of its numbers
+ * (the results table holds bandwidths in GB/s, times in us, sizes in bytes). */
+static char *param_label(const char *key)
+{
+	static const struct {
+		const char *suffix, *unit;
+	} units[] = {
+		{ "bandwidth", "GB/s" }, { "inject", "GB/s" }, { "eject", "GB/s" }, { "reduce", "GB/s" },
+		{ "beta", "GB/s" }, { "latency", "us" }, { "timeout", "us" }, { "credit_return", "us" },
+		{ "setup", "us" }, { "ctrl_proc", "us" }, { "overhead", "us" }, { "alpha", "us" },
+		{ "packet", "bytes" }, { "header", "bytes" }, { "slice", "bytes" },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(units); i++)
+		if (g_str_has_suffix(key, units[i].suffix))
+			return g_strdup_printf("%s (%s)", key, units[i].unit);
+	return g_strdup(key);
+}
+
 static bool is_numeric_param(const struct rcol *c)
 {
 	return c->type != RC_STR;
@@ -447,8 +465,9 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 									sp, sz);
 				g_autofree char *title = g_strdup_printf("%s: %s at %s", req->name, cn, sz);
 				bool xlog = !strcmp(pp->label, "ranks") || !strcmp(pp->label, "nchunks");
+				g_autofree char *xl = param_label(pp->label);
 
-				if (!figure(&c, grp, pp->col, pp->label, xlog, false, baseline, base, title,
+				if (!figure(&c, grp, pp->col, xl, xlog, false, baseline, base, title,
 					    param_tmpl, nfiles, error))
 					goto out;
 			}

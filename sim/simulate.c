@@ -61,6 +61,8 @@ bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error
 			return false;
 		s = built;
 	}
+	if (!a && s->algo) /* a schedule file of a registered algorithm: show its theory */
+		a = algo_find(s->coll, s->algo, NULL);
 	if (s->nranks != pl->fabric.nranks) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 			    "the schedule has %d ranks but the platform %d", s->nranks,

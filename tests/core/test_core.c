@@ -422,6 +422,195 @@ static void test_many_pending(void)
 	sim_free(s);
 }
 
+/* Checks that a log is in (time, id) order, ids increasing with seq. */
+static void assert_log_sorted(GArray *log)
+{
+	for (guint i = 1; i < log->len; i++) {
+		struct rec *a = &g_array_index(log, struct rec, i - 1);
+		struct rec *b = &g_array_index(log, struct rec, i);
+
+		g_assert_true(a->time < b->time || (a->time == b->time && a->id < b->id));
+	}
+}
+
+static void test_queue_every_level(void)
+{
+	/* Keys that differ from the clock in every byte, 0 to 7, up to the last
+	 * representable time, with ties at each scale; repeated from a clock
+	 * that has moved, so that refills split every level. */
+	struct sim *s = sim_new(3);
+	struct logger l;
+	struct sim_rng r;
+	uint64_t id = 0;
+
+	logger_init(s, &l, "log");
+	sim_rng_seed(&r, 5, 6);
+	for (int round = 0; round < 3; round++) {
+		for (int level = 0; level < 8; level++)
+			for (int k = 0; k < 300; k++) {
+				uint64_t span = level == 7 ? SIM_TIME_MAX - sim_now(s)
+							   : ((uint64_t)1 << (8 * level + 8));
+				uint64_t d = sim_rng_below(&r, span);
+
+				if (k % 5 == 0)
+					d = span - 1; /* the top of the level */
+				if (k % 7 == 0)
+					d = span / 3; /* ties */
+				sim_schedule(s, d, &l.c, EV_LOG)->data[0].u = id++;
+			}
+		sim_schedule(s, SIM_TIME_MAX - sim_now(s), &l.c, EV_LOG)->data[0].u = id++;
+		/* run a part, so the next round starts from a moved clock */
+		sim_run(s, SIM_TIME_MAX, 1000);
+	}
+	g_assert_cmpint(sim_run(s, SIM_TIME_MAX, UINT64_MAX), ==, SIM_RUN_EMPTY);
+	g_assert_cmpuint(l.log->len, ==, id);
+	g_assert_cmpuint(sim_now(s), ==, SIM_TIME_MAX);
+	/* per round, the log is sorted; rounds overlap in time only forwards */
+	assert_log_sorted(l.log);
+	g_array_unref(l.log);
+	sim_free(s);
+}
+
+/* A component whose handler cancels random pending events while it runs. */
+struct canceller {
+	struct sim_component c;
+	GArray *refs;   /* of struct sim_event_ref */
+	GArray *log;    /* of struct rec */
+	GHashTable *cancelled; /* ids */
+	uint64_t next_id, left;
+};
+
+static void canceller_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
+{
+	struct canceller *c = (struct canceller *)self;
+	struct rec r = { .time = sim_now(s), .id = ev->data[0].u };
+
+	g_assert_cmpuint(ev->type, ==, 1);
+	g_assert_false(g_hash_table_contains(c->cancelled, GSIZE_TO_POINTER(r.id)));
+	g_array_append_val(c->log, r);
+	if (c->left == 0)
+		return;
+	c->left--;
+	for (int k = 0; k < 2; k++) {
+		/* mostly near delays, sometimes equal times, sometimes far */
+		uint64_t d = sim_rng_exp(&self->rng, 1e4);
+
+		if (sim_rng_below(&self->rng, 8) == 0)
+			d = 0;
+		if (sim_rng_below(&self->rng, 16) == 0)
+			d <<= 20;
+		struct sim_event *n = sim_schedule(s, d, self, 1);
+
+		n->data[0].u = c->next_id++;
+		struct sim_event_ref ref = sim_event_ref(n);
+
+		g_array_append_val(c->refs, ref);
+	}
+	uint64_t victim = sim_rng_below(&self->rng, c->refs->len);
+	struct sim_event_ref ref = g_array_index(c->refs, struct sim_event_ref, victim);
+	uint64_t vid = ref.ev->data[0].u;
+
+	/* (the event being handled is not a victim: cancelling it now is not
+	 * what this test is about) */
+	if (ref.ev == ev && ref.seq == ev->seq)
+		return;
+	if (sim_cancel(s, ref))
+		g_hash_table_add(c->cancelled, GSIZE_TO_POINTER(vid));
+}
+
+static void test_cancel_interleaved(void)
+{
+	/* Cancellations while events pop, at many time scales: no cancelled
+	 * event fires, every other one does, in (time, seq) order, and the
+	 * counters add up. */
+	struct sim *s = sim_new(11);
+	struct canceller c = {
+		.refs = g_array_new(FALSE, FALSE, sizeof(struct sim_event_ref)),
+		.log = g_array_new(FALSE, FALSE, sizeof(struct rec)),
+		.cancelled = g_hash_table_new(g_direct_hash, g_direct_equal),
+		.left = 100000,
+	};
+
+	sim_component_init(s, &c.c, "cancel", canceller_handler);
+	for (int i = 0; i < 1000; i++) {
+		struct sim_event *ev = sim_schedule(s, sim_rng_exp(&c.c.rng, 1e6), &c.c, 1);
+		struct sim_event_ref ref = sim_event_ref(ev);
+
+		ev->data[0].u = c.next_id++;
+		g_array_append_val(c.refs, ref);
+	}
+	/* stop and resume at times that fall inside buckets being split */
+	for (sim_time_t until = 12345; sim_run(s, until, UINT64_MAX) == SIM_RUN_UNTIL; until += until / 2 + 777)
+		g_assert_cmpuint(sim_now(s), ==, until);
+	const struct sim_counters *ctr = sim_counters(s);
+
+	g_assert_cmpuint(ctr->scheduled, ==, c.next_id);
+	g_assert_cmpuint(ctr->cancelled, ==, g_hash_table_size(c.cancelled));
+	g_assert_cmpuint(ctr->executed + ctr->cancelled, ==, ctr->scheduled);
+	g_assert_cmpuint(c.log->len, ==, ctr->executed);
+	g_assert_cmpuint(sim_pending(s), ==, 0);
+	assert_log_sorted(c.log);
+	g_array_unref(c.refs);
+	g_array_unref(c.log);
+	g_hash_table_unref(c.cancelled);
+	sim_free(s);
+}
+
+struct flood {
+	struct sim_component c;
+	uint64_t next, fired;
+};
+
+static void flood_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
+{
+	struct flood *f = (struct flood *)self;
+
+	g_assert_cmpuint(ev->data[0].u, ==, f->fired);
+	f->fired++;
+	/* each event at this instant schedules two more at the same instant,
+	 * until 100000 have been scheduled: the bucket being popped grows */
+	for (int k = 0; k < 2 && f->next < 100000; k++)
+		sim_schedule(s, 0, self, 1)->data[0].u = f->next++;
+}
+
+static void test_zero_delay_flood(void)
+{
+	struct sim *s = sim_new(1);
+	struct flood f = { .next = 1 };
+
+	sim_component_init(s, &f.c, "flood", flood_handler);
+	sim_schedule(s, SIM_US(3), &f.c, 1)->data[0].u = 0;
+	g_assert_cmpint(sim_run(s, SIM_TIME_MAX, UINT64_MAX), ==, SIM_RUN_EMPTY);
+	g_assert_cmpuint(f.fired, ==, 100000);
+	g_assert_cmpuint(sim_now(s), ==, SIM_US(3));
+	sim_free(s);
+}
+
+static void test_dense_until(void)
+{
+	/* Many events per level-0 bucket and a stop in the middle of a level-0
+	 * sweep: events scheduled then, before the pending ones, pop first. */
+	struct sim *s = sim_new(1);
+	struct logger l;
+
+	logger_init(s, &l, "log");
+	for (uint64_t i = 0; i < 100000; i++)
+		sim_schedule(s, 70000 + (i * 7919) % 4000, &l.c, EV_LOG)->data[0].u = i;
+	g_assert_cmpint(sim_run(s, 71000, UINT64_MAX), ==, SIM_RUN_UNTIL);
+	guint before = l.log->len;
+
+	sim_schedule(s, 0, &l.c, EV_LOG)->data[0].u = 1000000;
+	sim_schedule(s, 1, &l.c, EV_LOG)->data[0].u = 1000001;
+	g_assert_cmpint(sim_run(s, SIM_TIME_MAX, 2), ==, SIM_RUN_LIMIT);
+	g_assert_cmpuint(g_array_index(l.log, struct rec, before).id, ==, 1000000);
+	g_assert_cmpuint(g_array_index(l.log, struct rec, before).time, ==, 71000);
+	g_assert_cmpuint(g_array_index(l.log, struct rec, before + 1).time, ==, 71001);
+	g_assert_cmpint(sim_run(s, SIM_TIME_MAX, UINT64_MAX), ==, SIM_RUN_EMPTY);
+	g_assert_cmpuint(l.log->len, ==, 100002);
+	g_array_unref(l.log);
+	sim_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -438,5 +627,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/core/rng/streams", test_rng_streams);
 	g_test_add_func("/core/rng/distributions", test_rng_distributions);
 	g_test_add_func("/core/queue/many-pending", test_many_pending);
+	g_test_add_func("/core/queue/every-level", test_queue_every_level);
+	g_test_add_func("/core/queue/cancel-interleaved", test_cancel_interleaved);
+	g_test_add_func("/core/queue/zero-delay-flood", test_zero_delay_flood);
+	g_test_add_func("/core/queue/dense-until", test_dense_until);
 	return g_test_run();
 }
