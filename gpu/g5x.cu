@@ -461,9 +461,9 @@ static void usage(void)
 		"  -w, --warmup N        warm-up launches per size (default 5)\n"
 		"  -n, --iters N         timed launches per size (default 20)\n"
 		"  --timer wall|events   CPU wall clock (nccl-tests' default) or CUDA events\n"
-		"  --channels C          thread blocks per rank (default 32)\n"
+		"  --channels C          thread blocks per rank (default 128)\n"
 		"  --threads T           threads per block (default 512)\n"
-		"  --slice SIZE          bytes per slice and channel (default 128K)\n"
+		"  --slice SIZE          bytes per slice and channel (default 2M)\n"
 		"  --slots N             staging slots per connection (default 0: a whole iteration)\n"
 		"  -c, --check 0|1       check the result (default 1)\n"
 		"  --nccl                also time NCCL's collective in the same harness\n"
@@ -490,9 +490,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->ndtypes = 1;
 	o->warmup = 5;
 	o->iters = 20;
-	o->channels = 32;
+	o->channels = 128;
 	o->threads = 512;
-	o->slice_bytes = 128 << 10;
+	o->slice_bytes = 2 << 20;
 	o->check = true;
 	o->executor = true;
 	o->timeout_s = 20;

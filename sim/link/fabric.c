@@ -262,43 +262,42 @@ static void msg_free_fn(gpointer p)
 
 /* ---- arbiter inputs ---- */
 
-static void act_push(struct chan *c, int i)
+static inline void act_push(struct chan *c, int i)
 {
-	c->in[i].active = true;
-	c->in[i].next_active = -1;
+	struct input *in = c->in;
+
+	in[i].active = true;
+	in[i].next_active = -1;
 	if (c->act_tail >= 0)
-		c->in[c->act_tail].next_active = i;
+		in[c->act_tail].next_active = i;
 	else
 		c->act_head = i;
 	c->act_tail = i;
 	c->nactive++;
 }
 
-static int act_pop(struct chan *c)
+static inline int act_pop(struct chan *c)
 {
+	struct input *in = c->in;
 	int i = c->act_head;
 
-	c->act_head = c->in[i].next_active;
+	c->act_head = in[i].next_active;
 	if (c->act_head < 0)
 		c->act_tail = -1;
-	c->in[i].active = false;
+	in[i].active = false;
 	c->nactive--;
 	return i;
 }
 
-static void chan_inputs(struct chan *c)
+static inline void chan_inputs(struct chan *c)
 {
-	if (!c->in)
+	if (G_UNLIKELY(!c->in))
 		c->in = g_new0(struct input, c->nin);
 }
 
-static bool input_empty(const struct chan *c, int i)
-{
-	return i == 0 ? c->lhead == NULL : c->in[i].head == NULL;
-}
-
-/* Takes the next packet of input i: from memory, cut from the head message. */
-static struct pkt *input_take(struct fabric *f, struct chan *c, int i)
+/* Takes the next packet of input i: from memory, cut from the head message.
+ * Sets *more when the input still has packets after this one. */
+static inline struct pkt *input_take(struct fabric *f, struct chan *c, int i, bool *more)
 {
 	if (i > 0) {
 		struct input *in = &c->in[i];
@@ -308,6 +307,7 @@ static struct pkt *input_take(struct fabric *f, struct chan *c, int i)
 		if (!in->head)
 			in->tail = NULL;
 		p->next = NULL;
+		*more = in->head != NULL;
 		return p;
 	}
 	struct msg *m = c->lhead;
@@ -326,90 +326,86 @@ static struct pkt *input_take(struct fabric *f, struct chan *c, int i)
 			c->ltail = NULL;
 		m->next = NULL;
 	}
+	*more = c->lhead != NULL;
 	return p;
 }
 
 /* ---- kicks, credits, ACKs ---- */
 
+/* Every function below that takes `now` is handed the sim's current time by
+ * its caller (the clock does not move inside one event). */
+
+static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now);
+
 /* Makes the transmitter look again at time t (>= now): at once when it is
  * free now and not already looking, else by one pending EV_TX. */
-static void chan_kick(struct fabric *f, struct chan *c, sim_time_t t)
+static void chan_kick(struct fabric *f, struct chan *c, sim_time_t t, sim_time_t now)
 {
-	struct sim *s = f->s;
-	sim_time_t now = sim_now(s);
-
 	t = MAX(t, MAX(now, c->wire_free));
 	if (c->kick_pending) {
 		if (c->kick_time <= t)
 			return;
-		sim_cancel(s, c->kick_ref);
+		sim_cancel(f->s, c->kick_ref);
 		c->kick_pending = false;
 	}
 	if (t == now && !c->in_pump) {
-		chan_pump(f, c);
+		chan_pump(f, c, now);
 		return;
 	}
-	struct sim_event *ev = sim_schedule(s, t - now, &c->comp, EV_TX);
+	struct sim_event *ev = sim_schedule(f->s, t - now, &c->comp, EV_TX);
 
 	c->kick_ref = sim_event_ref(ev);
 	c->kick_time = t;
 	c->kick_pending = true;
 }
 
-static void heap_push(struct chan *c, uint64_t key)
-{
-	uint32_t i = c->hlen++;
-
-	while (i > 0) {
-		uint32_t up = (i - 1) / 2;
-
-		if (c->heap[up] <= key)
-			break;
-		c->heap[i] = c->heap[up];
-		i = up;
-	}
-	c->heap[i] = key;
-}
-
-static void heap_pop(struct chan *c)
-{
-	uint64_t key = c->heap[--c->hlen];
-	uint32_t i = 0, n = c->hlen;
-
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = l + 1 < n && c->heap[l + 1] < c->heap[l] ? l + 1 : l;
-
-		if (l >= n || key <= c->heap[m])
-			break;
-		c->heap[i] = c->heap[m];
-		i = m;
-	}
-	if (n)
-		c->heap[i] = key;
-}
-
 /* A receive slot of channel c (virtual channel vc) was freed; the sender
- * sees the credit at time t. */
-static void credit_return(struct fabric *f, struct chan *c, int vc, sim_time_t t)
+ * sees the credit at time t. Pending returns are kept sorted by time in a
+ * ring (cq): they are pushed at nearly non-decreasing times, so an insertion
+ * from the back almost never moves anything. */
+static void credit_return(struct fabric *f, struct chan *c, int vc, sim_time_t t, sim_time_t now)
 {
 	if (!c->p.credits)
 		return;
-	if (!c->heap)
-		c->heap = g_new(uint64_t, (gsize)f->t.nvc * c->p.credits);
-	g_assert(c->hlen < (uint32_t)f->t.nvc * c->p.credits);
-	heap_push(c, t << 1 | (uint64_t)vc);
+	if (G_UNLIKELY(!c->cq)) {
+		uint32_t size = 1;
+
+		while (size < c->cq_cap)
+			size <<= 1;
+		c->cq = g_new(uint64_t, size);
+		c->cq_mask = size - 1;
+	}
+	g_assert(c->cq_len < c->cq_cap);
+
+	uint64_t *q = c->cq, key = t << 1 | (uint64_t)vc;
+	uint32_t mask = c->cq_mask, head = c->cq_head, i = c->cq_len++;
+
+	while (i > 0) {
+		uint64_t prev = q[(head + i - 1) & mask];
+
+		if (prev >> 1 <= t)
+			break;
+		q[(head + i) & mask] = prev;
+		i--;
+	}
+	q[(head + i) & mask] = key;
 	if (c->wait_credit) {
 		c->wait_credit = false;
-		chan_kick(f, c, t);
+		chan_kick(f, c, t, now);
 	}
 }
 
-static void credits_collect(struct chan *c, sim_time_t now)
+static inline void credits_collect(struct chan *c, sim_time_t now)
 {
-	while (c->hlen && c->heap[0] >> 1 <= now) {
-		c->cred[c->heap[0] & 1]++;
-		heap_pop(c);
+	uint32_t head = c->cq_head, len = c->cq_len;
+
+	while (len && c->cq[head] >> 1 <= now) {
+		c->cred[c->cq[head] & 1]++;
+		head = (head + 1) & c->cq_mask;
+		len--;
 	}
+	c->cq_head = head;
+	c->cq_len = len;
 }
 
 static inline struct gbn_slot *slot(struct chan *c, uint64_t seq)
@@ -417,39 +413,41 @@ static inline struct gbn_slot *slot(struct chan *c, uint64_t seq)
 	return &c->ring[seq & c->ring_mask];
 }
 
-/* Takes in every ACK that has reached the sender by `now`. */
-static void gbn_advance(struct chan *c, sim_time_t now)
+/* Takes in every ACK that has reached the sender by `now`. The receiver
+ * accepts in sequence, so seqs below `expected` are exactly the acknowledged
+ * ones, and their ACK times do not decrease. */
+static inline void gbn_advance(struct chan *c, sim_time_t now)
 {
-	while (c->una < c->nxt) {
-		struct gbn_slot *sl = slot(c, c->una);
+	uint64_t una = c->una, acked = c->expected;
 
-		if (!sl->acked || sl->ack_time > now)
-			break;
-		c->una++;
-	}
-	if (c->rsend < c->una)
-		c->rsend = c->una;
+	while (una < acked && slot(c, una)->ack_time <= now)
+		una++;
+	c->una = una;
+	if (c->rsend < una)
+		c->rsend = una;
 }
 
-static void timer_arm(struct fabric *f, struct chan *c, sim_time_t t)
+static void timer_arm(struct fabric *f, struct chan *c, sim_time_t t, sim_time_t now)
 {
-	sim_time_t now = sim_now(f->s);
-
 	sim_schedule(f->s, t > now ? t - now : 0, &c->comp, EV_TIMER);
 	c->timer_pending = true;
 }
 
 /* ---- transmitter ---- */
 
-static sim_time_t node_ps(uint64_t bytes, uint64_t bw)
+/* Time of `bytes` at a node's memory rate bw (> 0), remembering the last
+ * answer: packets are nearly all of one size. */
+static inline sim_time_t node_ps(struct node_rate *r, uint64_t bytes, uint64_t bw)
 {
-	return bw ? link_wire_ps(bytes, bw) : 0;
+	if (G_UNLIKELY(bytes != r->bytes)) {
+		r->bytes = bytes;
+		r->ps = link_wire_ps(bytes, bw);
+	}
+	return r->ps;
 }
 
-static void transmit(struct fabric *f, struct chan *c, uint64_t seq)
+static void transmit(struct fabric *f, struct chan *c, uint64_t seq, sim_time_t now)
 {
-	struct sim *s = f->s;
-	sim_time_t now = sim_now(s);
 	struct gbn_slot *sl = slot(c, seq);
 	bool lost = false;
 
@@ -461,22 +459,22 @@ static void transmit(struct fabric *f, struct chan *c, uint64_t seq)
 	if (f->tracer)
 		f->tracer(f->tracer_user, c->idx, now, sl->wire_ps);
 	c->st.wire_bytes += (uint64_t)sl->payload + c->p.header_bytes;
-	if (c->p.error_rate > 0) {
+	if (G_UNLIKELY(c->p.error_rate > 0)) {
 		lost = sim_rng_bernoulli(&c->comp.rng, c->p.error_rate);
 		c->st.lost += lost;
 		if (!c->timer_pending)
-			timer_arm(f, c, now + c->p.gbn_timeout_ps);
+			timer_arm(f, c, now + c->p.gbn_timeout_ps, now);
 	}
-	struct sim_event *ev = sim_schedule(s, sl->wire_ps + c->p.lat_ps, &c->comp, EV_ARRIVE);
+	struct sim_event *ev = sim_schedule(f->s, sl->wire_ps + c->p.lat_ps, &c->comp, EV_ARRIVE);
 
 	ev->data[0].u = seq;
 	ev->data[1].u = sl->tx_serial;
 	ev->data[2].u = lost;
 }
 
-static void transmit_new(struct fabric *f, struct chan *c, struct pkt *p, int vc)
+static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p, int vc,
+				sim_time_t now)
 {
-	sim_time_t now = sim_now(f->s);
 	struct msg *m = p->msg;
 
 	if (G_UNLIKELY(!c->ring)) {
@@ -493,56 +491,53 @@ static void transmit_new(struct fabric *f, struct chan *c, struct pkt *p, int vc
 	c->rsend = c->nxt;
 	sl->pkt = p;
 	sl->payload = p->payload;
-	sl->acked = false;
 	sl->tx_count = 0;
-	sl->wire_ps = p->payload == c->p.max_payload_bytes
+	sl->wire_ps = G_LIKELY(p->payload == c->p.max_payload_bytes)
 		? c->full_ps : link_wire_ps((uint64_t)p->payload + c->p.header_bytes, c->p.bw_bytes_per_s);
 	if (c->p.credits)
 		c->cred[vc]--;
 	if (p->hop == 0) {
-		struct node *n = &f->nodes[c->src];
-
 		if (f->np.inject_bytes_per_s)
-			n->inject_free = now + node_ps(p->payload, f->np.inject_bytes_per_s);
+			f->nodes[c->src].inject_free =
+				now + node_ps(&f->inject_rate, p->payload, f->np.inject_bytes_per_s);
 	} else {
 		struct chan *up = &f->chans[m->chan[p->hop - 1]];
 
-		credit_return(f, up, m->vc[p->hop - 1], now + up->p.credit_return_ps);
+		credit_return(f, up, m->vc[p->hop - 1], now + up->p.credit_return_ps, now);
 	}
-	transmit(f, c, seq);
+	transmit(f, c, seq, now);
 }
 
 /* The transmitter's decision, at a time the wire is free: a replay first,
  * else the next input, round-robin, that has a credit, window room and (from
  * memory) an injection slot. When nothing can go, arranges to be kicked when
  * something may change. */
-static void chan_pump(struct fabric *f, struct chan *c)
+static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 {
-	sim_time_t now = sim_now(f->s);
-
-	if (c->wire_free > now) {
-		chan_kick(f, c, c->wire_free);
+	if (G_UNLIKELY(c->wire_free > now)) {
+		chan_kick(f, c, c->wire_free, now);
 		return;
 	}
 	c->in_pump = true;
 	gbn_advance(c, now);
-	if (c->rsend < c->nxt) {
+	if (G_UNLIKELY(c->rsend < c->nxt)) {
 		c->st.retransmitted++;
-		transmit(f, c, c->rsend++);
+		transmit(f, c, c->rsend++, now);
 		goto busy;
 	}
 	if (c->nactive == 0)
 		goto out;
-	if (c->nxt - c->una >= c->p.gbn_window) {
-		struct gbn_slot *sl = slot(c, c->una);
-
-		if (sl->acked)
-			chan_kick(f, c, sl->ack_time);
+	if (G_UNLIKELY(c->nxt - c->una >= c->p.gbn_window)) {
+		if (c->una < c->expected)
+			chan_kick(f, c, slot(c, c->una)->ack_time, now);
 		else
 			c->wait_ack = true;
 		goto out;
 	}
-	credits_collect(c, now);
+	const bool credits = c->p.credits != 0;
+
+	if (credits)
+		credits_collect(c, now);
 
 	bool credit_blocked = false;
 	sim_time_t inject_at = SIM_TIME_MAX;
@@ -550,9 +545,9 @@ static void chan_pump(struct fabric *f, struct chan *c)
 
 	for (int k = 0, n = c->nactive; k < n; k++) {
 		int i = act_pop(c);
-		int vc = i == 0 ? c->lhead->vc[0] : (i - 1) % f->t.nvc;
+		int vc = i == 0 ? c->lhead->vc[0] : (i - 1) & c->vc_mask;
 
-		if (c->p.credits && c->cred[vc] == 0) {
+		if (credits && c->cred[vc] == 0) {
 			credit_blocked = true;
 			act_push(c, i);
 			continue;
@@ -562,32 +557,33 @@ static void chan_pump(struct fabric *f, struct chan *c)
 			act_push(c, i);
 			continue;
 		}
-		struct pkt *p = input_take(f, c, i);
+		bool more;
+		struct pkt *p = input_take(f, c, i, &more);
 
-		if (!input_empty(c, i))
+		if (more)
 			act_push(c, i);
-		transmit_new(f, c, p, vc);
+		transmit_new(f, c, p, vc, now);
 		goto busy;
 	}
 	if (credit_blocked) {
-		if (c->hlen)
-			chan_kick(f, c, c->heap[0] >> 1);
+		if (c->cq_len)
+			chan_kick(f, c, c->cq[c->cq_head] >> 1, now);
 		else
 			c->wait_credit = true;
 	}
 	if (inject_at != SIM_TIME_MAX)
-		chan_kick(f, c, inject_at);
+		chan_kick(f, c, inject_at, now);
 	goto out;
 busy:
 	if (c->rsend < c->nxt || c->nactive)
-		chan_kick(f, c, c->wire_free);
+		chan_kick(f, c, c->wire_free, now);
 out:
 	c->in_pump = false;
 }
 
 /* ---- receiver ---- */
 
-static void pkt_deliver(struct fabric *f, struct pkt *p)
+static inline void pkt_deliver(struct fabric *f, struct pkt *p)
 {
 	struct msg *m = p->msg;
 	bool done = p->last;
@@ -605,39 +601,35 @@ static void pkt_deliver(struct fabric *f, struct pkt *p)
 	fn(user, end, done);
 }
 
-static void eject(struct fabric *f, struct chan *c, struct pkt *p)
+static inline void eject(struct fabric *f, struct chan *c, struct pkt *p, sim_time_t now)
 {
-	struct sim *s = f->s;
-	sim_time_t now = sim_now(s);
 	struct node *n = &f->nodes[c->dst];
 	sim_time_t t = MAX(now, n->eject_free);
 
 	if (f->np.eject_bytes_per_s)
-		n->eject_free = t + node_ps(p->payload, f->np.eject_bytes_per_s);
-	credit_return(f, c, p->msg->vc[p->hop - 1], t + c->p.credit_return_ps);
+		n->eject_free = t + node_ps(&f->eject_rate, p->payload, f->np.eject_bytes_per_s);
+	credit_return(f, c, p->msg->vc[p->hop - 1], t + c->p.credit_return_ps, now);
 	if (t == now && n->eject_pending == 0) {
 		pkt_deliver(f, p);
 		return;
 	}
 	n->eject_pending++;
-	sim_schedule(s, t - now, &c->comp, EV_DELIVER)->data[0].p = p;
+	sim_schedule(f->s, t - now, &c->comp, EV_DELIVER)->data[0].p = p;
 }
 
-static void accept(struct fabric *f, struct chan *c, uint64_t seq)
+static inline void accept(struct fabric *f, struct chan *c, uint64_t seq, sim_time_t now)
 {
-	sim_time_t now = sim_now(f->s);
 	struct gbn_slot *sl = slot(c, seq);
 	struct pkt *p = sl->pkt;
 	struct msg *m = p->msg;
 
 	c->expected++;
 	c->nak_sent = false;
-	sl->acked = true;
 	sl->ack_time = now + c->p.lat_ps;
 	sl->pkt = NULL;
 	if (c->wait_ack) {
 		c->wait_ack = false;
-		chan_kick(f, c, sl->ack_time);
+		chan_kick(f, c, sl->ack_time, now);
 	}
 	c->st.packets++;
 	c->st.payload_bytes += p->payload;
@@ -646,7 +638,7 @@ static void accept(struct fabric *f, struct chan *c, uint64_t seq)
 	c->st.hops_histogram[MIN(m->nhops, 7u)] += p->payload;
 	p->hop++;
 	if (p->hop == m->nhops) {
-		eject(f, c, p);
+		eject(f, c, p, now);
 		return;
 	}
 	struct chan *next = &f->chans[m->chan[p->hop]];
@@ -662,7 +654,7 @@ static void accept(struct fabric *f, struct chan *c, uint64_t seq)
 	in->tail = p;
 	if (!in->active)
 		act_push(next, i);
-	chan_kick(f, next, now);
+	chan_kick(f, next, now, now);
 }
 
 static void chan_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
@@ -674,15 +666,15 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 	switch (ev->type) {
 	case EV_TX:
 		c->kick_pending = false;
-		chan_pump(f, c);
+		chan_pump(f, c, now);
 		break;
 	case EV_ARRIVE: {
 		uint64_t seq = ev->data[0].u;
 
-		if (ev->data[2].u)
+		if (G_UNLIKELY(ev->data[2].u))
 			break; /* lost on the wire: the receiver sees nothing */
-		if (seq == c->expected) {
-			accept(f, c, seq);
+		if (G_LIKELY(seq == c->expected)) {
+			accept(f, c, seq, now);
 		} else if (seq > c->expected && !c->nak_sent) {
 			struct sim_event *nak = sim_schedule(s, c->p.lat_ps, &c->comp, EV_NAK);
 
@@ -702,7 +694,7 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 		if (e < c->una || e >= c->nxt || slot(c, e)->tx_serial > ev->data[1].u)
 			break;
 		c->rsend = e;
-		chan_kick(f, c, now);
+		chan_kick(f, c, now, now);
 		break;
 	}
 	case EV_TIMER: {
@@ -713,12 +705,12 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 		sim_time_t deadline = slot(c, c->una)->tx_time + c->p.gbn_timeout_ps;
 
 		if (deadline > now) {
-			timer_arm(f, c, deadline);
+			timer_arm(f, c, deadline, now);
 			break;
 		}
 		c->rsend = c->una;
-		timer_arm(f, c, now + c->p.gbn_timeout_ps);
-		chan_kick(f, c, now);
+		timer_arm(f, c, now + c->p.gbn_timeout_ps, now);
+		chan_kick(f, c, now, now);
 		break;
 	}
 	case EV_DELIVER:
