@@ -73,7 +73,13 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/libg5.a
 	$(if $(filter 1,$(V)),,@echo "  LD      $@")
 	$(Q)$(CC) -o $@ $< $(TEST_SUPPORT_OBJ) $(BUILD)/libg5.a $(ALL_LDLIBS)
 
+# The CUDA executor is built by `make test` wherever nvcc is (it runs only on
+# GPU hosts; its host backend is tested by tests/gpu on every machine).
+NVCC_FOUND = $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+
 test check: $(BUILD)/g5 $(TEST_BIN)
+	$(Q)if [ -n "$(NVCC_FOUND)" ]; then $(MAKE) --no-print-directory -C gpu; \
+	else echo "  (no nvcc: the CUDA executor in gpu/ is not built)"; fi
 	$(Q)G5=$(BUILD)/g5 sh tests/run.sh $(TEST_BIN)
 
 run: $(BUILD)/g5
