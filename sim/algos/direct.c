@@ -65,7 +65,8 @@ static void direct_phase(struct sched *s, struct sched_hazards *h, enum paxi_kin
 			}
 }
 
-/* AllGather's own block: input to output, before anything else of step 0. */
+/* AllGather's own block: input to output, after the sends so that it does
+ * not hold them back (in place it is no copy at all). */
 static void direct_copy_own(struct sched *s, struct sched_hazards *h, enum paxi_kind px)
 {
 	for (uint32_t k = 0; k < s->nchunks; k++)
@@ -106,8 +107,8 @@ static struct sched *direct_build(enum coll c, const struct algo_params *p, GErr
 		direct_phase(s, h, px, 0, SBUF_IN, true);
 		break;
 	case COLL_ALLGATHER:
-		direct_copy_own(s, h, px);
 		direct_phase(s, h, px, 0, SBUF_IN, false);
+		direct_copy_own(s, h, px);
 		break;
 	case COLL_ALLREDUCE:
 		direct_phase(s, h, px, 0, SBUF_IN, true);

@@ -410,6 +410,13 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 	unsigned f = sched_op_kind_flags((enum sched_op_kind)op->kind);
 	uint32_t self = s->ranks[r].ops->len;
 	GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	/* A copy of input units to the same output units (or back) writes
+	 * the values its cells already hold when the buffers alias, and other
+	 * memory when they do not: it need not wait for earlier readers, and
+	 * earlier readers stay readers. */
+	bool selfcopy = op->kind == SOP_COPY && op->src_off == op->dst_off &&
+			((op->src_buf == SBUF_IN && op->dst_buf == SBUF_OUT) ||
+			 (op->src_buf == SBUF_OUT && op->dst_buf == SBUF_IN));
 
 	if (nextra)
 		g_array_append_vals(deps, extra, nextra);
@@ -431,7 +438,7 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 
 				g_array_append_val(deps, w);
 			}
-			if (c->readers)
+			if (c->readers && !selfcopy)
 				g_array_append_vals(deps, c->readers->data, c->readers->len);
 		}
 	}
@@ -451,7 +458,7 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			struct hz_cell *c = hz_cell(h, r, op->dst_buf, op->dst_off + i);
 
 			c->writer = self;
-			if (c->readers)
+			if (c->readers && !selfcopy)
 				g_array_set_size(c->readers, 0);
 		}
 	}

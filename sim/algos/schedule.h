@@ -62,7 +62,8 @@ enum sched_buf {
  *   RECV_REDUCE_SEND   send R + L to send_peer (nothing stored)
  *   RECV_REDUCE_COPY   same as RECV_REDUCE
  *   RECV_REDUCE_COPY_SEND  D = R + L, send D to send_peer
- *   COPY               D = L
+ *   COPY               D = L (nothing at all when D and L are the same
+ *                      memory, e.g. input and output units in place)
  *   REDUCE             D = D + L
  * RECV_REDUCE_COPY exists so that NCCL's ring kernel maps op for op. */
 enum sched_op_kind {

@@ -78,9 +78,7 @@ static void binomial_bcast(struct tb_gen *g, int v, uint32_t u)
 {
 	int first = 0; /* the first step v sends in */
 
-	if (v == 0) {
-		tb_root_copy(g, u);
-	} else {
+	if (v != 0) {
 		int k = 0;
 
 		while ((2 << k) <= v)
@@ -95,6 +93,8 @@ static void binomial_bcast(struct tb_gen *g, int v, uint32_t u)
 			.kind = SOP_SEND, .src_buf = v == 0 ? SBUF_IN : SBUF_OUT, .src_off = u,
 			.step = (uint32_t)j,
 		}, -1, v + (1 << j));
+	if (v == 0) /* after the sends, so that it does not hold them back */
+		tb_root_copy(g, u);
 }
 
 static void binomial_reduce(struct tb_gen *g, int v, uint32_t u)
@@ -140,10 +140,11 @@ static void chain_bcast(struct tb_gen *g, int v, uint32_t u)
 	int last = g->n - 1;
 
 	if (v == 0) {
-		tb_root_copy(g, u);
+		/* send first: the root's own copy overlaps with the chain */
 		tb_add(g, 0, &(struct sched_op){
 			.kind = SOP_SEND, .src_buf = SBUF_IN, .src_off = u, .step = 0,
 		}, -1, 1);
+		tb_root_copy(g, u);
 	} else {
 		tb_add(g, v, &(struct sched_op){
 			.kind = v < last ? SOP_RECV_COPY_SEND : SOP_RECV, .dst_buf = SBUF_OUT,

@@ -572,7 +572,7 @@ static bool fire(struct vctx *v, uint64_t g)
 	uint32_t vw = v->vw;
 	uint64_t *R = NULL, *L = g_new(uint64_t, (size_t)vw * o->count);
 	uint64_t *D = g_new(uint64_t, (size_t)vw * o->count);
-	bool ok = true;
+	bool ok = true, same = false;
 
 	if (v->recv_from[g] >= 0)
 		R = &v->msgs[v->msgoff[v->recv_from[g]]];
@@ -582,6 +582,7 @@ static bool fire(struct vctx *v, uint64_t g)
 
 		cell(v, r, o->src_buf, o->src_off, &cs);
 		cell(v, r, o->dst_buf, o->dst_off, &cd);
+		same = cs == cd;
 		if (cs != cd && cs < cd + o->count && cd < cs + o->count)
 			ok = fail(v, r, i, "source %s:%u and destination %s:%u overlap partially",
 				  sched_buf_name((enum sched_buf)o->src_buf), o->src_off,
@@ -617,7 +618,8 @@ static bool fire(struct vctx *v, uint64_t g)
 			break;
 		}
 	}
-	for (uint32_t k = 0; ok && (f & SOPF_DST) && k < o->count; k++)
+	/* a copy onto the same memory (in place) changes nothing: no write */
+	for (uint32_t k = 0; ok && (f & SOPF_DST) && !(o->kind == SOP_COPY && same) && k < o->count; k++)
 		ok = cell_write(v, r, i, o->dst_buf, o->dst_off + k, D + (size_t)k * vw);
 	if (ok && (f & SOPF_SEND))
 		memcpy(&v->msgs[v->msgoff[g]], D, (size_t)vw * o->count * sizeof(uint64_t));

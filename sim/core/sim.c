@@ -19,6 +19,7 @@
 #include "sim/core/eq.h"
 
 #define EV_CANCELLED 1u
+#define EV_FIRING 2u    /* being handled: too late to cancel */
 #define SLAB_EVENTS_FIRST 4096
 #define SLAB_BYTES_LATER ((size_t)2 << 20)
 
@@ -176,7 +177,7 @@ bool sim_cancel(struct sim *s, struct sim_event_ref ref)
 {
 	struct sim_event *ev = ref.ev;
 
-	if (!ev || ref.seq == 0 || ev->seq != ref.seq || (ev->flags & EV_CANCELLED))
+	if (!ev || ref.seq == 0 || ev->seq != ref.seq || (ev->flags & (EV_CANCELLED | EV_FIRING)))
 		return false;
 	ev->flags |= EV_CANCELLED;
 	s->pending--;
@@ -213,6 +214,7 @@ enum sim_run_result sim_run(struct sim *s, sim_time_t until, uint64_t max_events
 			s->trace(s->trace_user, ev);
 		struct sim_component *c = ev->target;
 
+		ev->flags |= EV_FIRING;
 		c->handler(s, c, ev);
 		release_event(s, ev);
 		s->ctr.executed++;

@@ -12,7 +12,7 @@
  *    next looks (an event is scheduled only if it is waiting for that ACK);
  *  - credits: a receive slot is freed when the packet leaves the buffer (it
  *    starts on the next channel, or is delivered to memory); the credit is
- *    pushed, with its return time, onto the sender's small heap and collected
+ *    queued, with its return time, at the sender (sorted by time) and collected
  *    lazily (again an event only when the sender is waiting for it);
  *  - node injection/ejection: per-node "next free" clocks; a packet leaving
  *    memory may not start before the injection clock, which it then advances
@@ -76,11 +76,11 @@ struct gbn_slot {
 	struct pkt *pkt;      /* valid until the receiver accepts it */
 	sim_time_t wire_ps;   /* serialisation time */
 	sim_time_t tx_time;   /* start of its latest transmission */
-	sim_time_t ack_time;  /* when the sender sees its ACK (valid if acked) */
+	sim_time_t ack_time;  /* when the sender sees its ACK (valid once the
+			       * receiver's `expected` has passed this seq) */
 	uint64_t tx_serial;   /* serial of its latest transmission */
 	uint32_t payload;
 	uint32_t tx_count;    /* transmissions of this sequence number */
-	bool acked;
 };
 
 struct node {
@@ -113,17 +113,24 @@ struct chan {
 	struct gbn_slot *ring;     /* owned, ring_mask + 1 slots, on first use */
 	uint64_t ring_mask, una, nxt, rsend, tx_serial;
 
-	/* credits per virtual channel; returns pending in a min-heap of
-	 * (time << 1 | vc) */
+	/* credits per virtual channel; returns pending in a ring of
+	 * (time << 1 | vc) sorted by time, oldest at cq_head */
 	uint32_t cred[2];
-	uint64_t *heap;            /* owned, nvc x credits, on first use */
-	uint32_t hlen;
+	uint64_t *cq;              /* owned, cq_mask + 1 >= cq_cap slots, on first use */
+	uint32_t cq_head, cq_len, cq_mask, cq_cap; /* cq_cap = nvc x credits */
+	int vc_mask;               /* nvc - 1: input i > 0 feeds vc (i - 1) & vc_mask */
 
 	/* Go-Back-N receiver */
 	uint64_t expected;
 	bool nak_sent;
 
 	struct channel_stats st;
+};
+
+/* The last packet size a node's memory rate was applied to, and its time. */
+struct node_rate {
+	uint64_t bytes;
+	sim_time_t ps;
 };
 
 struct fabric {
@@ -142,9 +149,8 @@ struct fabric {
 	uint64_t next_id, in_flight;
 	int *route_nodes;          /* owned scratch, nnodes + 1 */
 	uint8_t *route_vcs;        /* owned scratch, nnodes */
+	struct node_rate inject_rate, eject_rate; /* caches of node_ps() */
 };
-
-static void chan_pump(struct fabric *f, struct chan *c);
 
 /* Exact ceil(bytes x 1e12 / bw) in picoseconds. */
 sim_time_t link_wire_ps(uint64_t bytes, uint64_t bw_bytes_per_s)
@@ -337,14 +343,10 @@ static inline struct pkt *input_take(struct fabric *f, struct chan *c, int i, bo
 
 static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now);
 
-/* Makes the transmitter look again at time t (>= now): at once when it is
- * free now and not already looking, else by one pending EV_TX. */
-static void chan_kick(struct fabric *f, struct chan *c, sim_time_t t, sim_time_t now)
+/* chan_kick's work once an earlier pending EV_TX has been ruled out. */
+static void chan_kick_at(struct fabric *f, struct chan *c, sim_time_t t, sim_time_t now)
 {
-	t = MAX(t, MAX(now, c->wire_free));
 	if (c->kick_pending) {
-		if (c->kick_time <= t)
-			return;
 		sim_cancel(f->s, c->kick_ref);
 		c->kick_pending = false;
 	}
@@ -359,11 +361,22 @@ static void chan_kick(struct fabric *f, struct chan *c, sim_time_t t, sim_time_t
 	c->kick_pending = true;
 }
 
+/* Makes the transmitter look again at time t (>= now): at once when it is
+ * free now and not already looking, else by one pending EV_TX. */
+static inline void chan_kick(struct fabric *f, struct chan *c, sim_time_t t, sim_time_t now)
+{
+	t = MAX(t, MAX(now, c->wire_free));
+	if (c->kick_pending && c->kick_time <= t)
+		return;
+	chan_kick_at(f, c, t, now);
+}
+
 /* A receive slot of channel c (virtual channel vc) was freed; the sender
  * sees the credit at time t. Pending returns are kept sorted by time in a
  * ring (cq): they are pushed at nearly non-decreasing times, so an insertion
  * from the back almost never moves anything. */
-static void credit_return(struct fabric *f, struct chan *c, int vc, sim_time_t t, sim_time_t now)
+static inline void credit_return(struct fabric *f, struct chan *c, int vc, sim_time_t t,
+				 sim_time_t now)
 {
 	if (!c->p.credits)
 		return;
@@ -446,7 +459,8 @@ static inline sim_time_t node_ps(struct node_rate *r, uint64_t bytes, uint64_t b
 	return r->ps;
 }
 
-static void transmit(struct fabric *f, struct chan *c, uint64_t seq, sim_time_t now)
+static inline __attribute__((always_inline)) void
+transmit(struct fabric *f, struct chan *c, uint64_t seq, sim_time_t now)
 {
 	struct gbn_slot *sl = slot(c, seq);
 	bool lost = false;
@@ -663,19 +677,16 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 	struct fabric *f = c->f;
 	sim_time_t now = sim_now(s);
 
-	switch (ev->type) {
-	case EV_TX:
-		c->kick_pending = false;
-		chan_pump(f, c, now);
-		break;
-	case EV_ARRIVE: {
+	if (G_LIKELY(ev->type == EV_ARRIVE)) {
 		uint64_t seq = ev->data[0].u;
 
 		if (G_UNLIKELY(ev->data[2].u))
-			break; /* lost on the wire: the receiver sees nothing */
+			return; /* lost on the wire: the receiver sees nothing */
 		if (G_LIKELY(seq == c->expected)) {
 			accept(f, c, seq, now);
-		} else if (seq > c->expected && !c->nak_sent) {
+			return;
+		}
+		if (seq > c->expected && !c->nak_sent) {
 			struct sim_event *nak = sim_schedule(s, c->p.lat_ps, &c->comp, EV_NAK);
 
 			c->nak_sent = true;
@@ -683,8 +694,14 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 			nak->data[1].u = ev->data[1].u;
 		}
 		/* else a duplicate, or a packet behind a gap already NAKed */
-		break;
+		return;
 	}
+	if (G_LIKELY(ev->type == EV_TX)) {
+		c->kick_pending = false;
+		chan_pump(f, c, now);
+		return;
+	}
+	switch (ev->type) {
 	case EV_NAK: {
 		uint64_t e = ev->data[0].u;
 
@@ -756,6 +773,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	f->next_id = 1;
 	f->route_nodes = g_new(int, f->t.nnodes + 1);
 	f->route_vcs = g_new(uint8_t, f->t.nnodes);
+	f->inject_rate.bytes = f->eject_rate.bytes = UINT64_MAX;
 	for (int i = 0; i < f->t.nchans; i++) {
 		const struct topo_chan *tc = &f->t.chans[i];
 		struct chan *c = &f->chans[i];
@@ -777,6 +795,8 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		c->nin = 1 + f->t.nvc * f->t.in_count[c->src];
 		c->act_head = c->act_tail = -1;
 		c->cred[0] = c->cred[1] = c->p.credits;
+		c->cq_cap = (uint32_t)f->t.nvc * c->p.credits;
+		c->vc_mask = f->t.nvc - 1;
 		c->st.src = c->src;
 		c->st.dst = c->dst;
 		c->name = g_strdup_printf("link %s->%s", a, b);
@@ -794,7 +814,7 @@ void fabric_free(struct fabric *f)
 
 		g_free(c->in);
 		g_free(c->ring);
-		g_free(c->heap);
+		g_free(c->cq);
 		g_free(c->name);
 	}
 	g_free(f->chans);
@@ -850,7 +870,9 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 	c->ltail = m;
 	if (!c->in[0].active)
 		act_push(c, 0);
-	chan_kick(f, c, sim_now(f->s));
+	sim_time_t now = sim_now(f->s);
+
+	chan_kick(f, c, now, now);
 	return m->id;
 }
 

@@ -175,6 +175,37 @@ static void test_cancel(void)
 	sim_free(s);
 }
 
+struct self_cancel {
+	struct sim_component c;
+	struct sim_event_ref me;
+	bool answered;
+};
+
+static void self_cancel_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
+{
+	struct self_cancel *x = (struct self_cancel *)self;
+
+	g_assert_cmpuint(ev->type, ==, 1);
+	x->answered = sim_cancel(s, x->me);
+}
+
+static void test_cancel_while_firing(void)
+{
+	/* An event that is being handled has fired: cancelling it is refused
+	 * and the counters stay consistent. */
+	struct sim *s = sim_new(1);
+	struct self_cancel x = { .answered = true };
+
+	sim_component_init(s, &x.c, "self", self_cancel_handler);
+	x.me = sim_event_ref(sim_schedule(s, 10, &x.c, 1));
+	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_false(x.answered);
+	g_assert_cmpuint(sim_counters(s)->executed, ==, 1);
+	g_assert_cmpuint(sim_counters(s)->cancelled, ==, 0);
+	g_assert_cmpuint(sim_pending(s), ==, 0);
+	sim_free(s);
+}
+
 static void test_limits(void)
 {
 	struct sim *s = sim_new(1);
@@ -618,6 +649,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/core/order/fifo-ties", test_fifo_ties);
 	g_test_add_func("/core/order/zero-delay-fifo", test_zero_delay_fifo);
 	g_test_add_func("/core/cancel", test_cancel);
+	g_test_add_func("/core/cancel/while-firing", test_cancel_while_firing);
 	g_test_add_func("/core/run/limits", test_limits);
 	g_test_add_func("/core/run/until-then-earlier", test_until_then_earlier);
 	g_test_add_func("/core/schedule/overflow-aborts", test_schedule_overflow);
