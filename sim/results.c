@@ -274,6 +274,14 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 	struct rcol *c_steps = rtable_add(t, "steps", RC_I64);
 	struct rcol *c_ev = rtable_add(t, "events", RC_I64);
 	struct rcol *c_wall = rtable_add(t, "wall_s", RC_F64);
+	struct rcol *c_bd[BD_NCAUSES];
+
+	for (int k = 0; k < BD_NCAUSES; k++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "bd_%s_us", bd_cause_name(k));
+		c_bd[k] = rtable_add(t, name, RC_F64);
+	}
 
 	c_wall->wall = true;
 	struct rtable *st = rtable_new("steps");
@@ -329,6 +337,8 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 		put_i(c_steps, o->out.steps);
 		put_i(c_ev, (int64_t)o->out.events);
 		put_f(c_wall, o->out.wall_s);
+		for (int k = 0; k < BD_NCAUSES; k++)
+			put_f(c_bd[k], (double)o->out.run.breakdown[k] / 1e6);
 		t->nrows++;
 		for (guint k = 0; o->out.run.steps && k < o->out.run.steps->len; k++) {
 			const struct runner_step *rs = &g_array_index(o->out.run.steps, struct runner_step, k);
