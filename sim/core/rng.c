@@ -52,50 +52,18 @@ uint64_t sim_rng_below(struct sim_rng *r, uint64_t n)
 
 /* Exponential draws by the ziggurat method (Marsaglia and Tsang, 2000) with
  * 256 layers of equal area: about 99 % of draws cost one 64-bit number, a
- * multiply and a compare. The layer table depends on nothing but constants; it
- * is computed once, on first use, and only read afterwards. */
-#define ZIG_LAYERS 256
+ * multiply and a compare (inline, in rng.h); the rest is here. The layer
+ * table is a constant (zig_table.h). */
 #define ZIG_R 7.69711747013104972        /* start of the tail */
-#define ZIG_V 0.0039496598225815571993   /* area of each layer */
 
-struct zig_table {
-	double x[ZIG_LAYERS + 1]; /* layer edges, x[0] = v / f(r) down to x[256] = 0 */
-	double f[ZIG_LAYERS + 1]; /* exp(-x[i]) */
-	double xs[ZIG_LAYERS];    /* x[i] * 2^-53, exactly */
+const struct sim_zig sim_zig = {
+#include "sim/core/zig_table.h"
 };
-
-static struct zig_table zig;
-static gsize zig_ready;
-
-static __attribute__((noinline, cold)) void zig_init(void)
-{
-	struct zig_table *t = &zig;
-
-	if (g_once_init_enter(&zig_ready)) {
-		t->x[0] = ZIG_V * exp(ZIG_R);
-		t->x[1] = ZIG_R;
-		for (int i = 2; i < ZIG_LAYERS; i++)
-			t->x[i] = -log(exp(-t->x[i - 1]) + ZIG_V / t->x[i - 1]);
-		t->x[ZIG_LAYERS] = 0;
-		for (int i = 0; i <= ZIG_LAYERS; i++)
-			t->f[i] = exp(-t->x[i]);
-		for (int i = 0; i < ZIG_LAYERS; i++)
-			t->xs[i] = t->x[i] * 0x1.0p-53;
-		g_once_init_leave(&zig_ready, 1);
-	}
-}
-
-static inline const struct zig_table *zig_table(void)
-{
-	if (G_UNLIKELY(!g_atomic_pointer_get(&zig_ready)))
-		zig_init();
-	return &zig;
-}
 
 /* The draw's value in layer i: u * x[i], u = (bits >> 11) / 2^53. Scaling by
  * a power of two is exact, so (bits >> 11) * xs[i] rounds the same real
  * number as (bits >> 11) * 2^-53 * x[i], to the same double. */
-static inline double zig_value(const struct zig_table *t, uint64_t bits, unsigned i)
+static inline double zig_value(const struct sim_zig *t, uint64_t bits, unsigned i)
 {
 	return (double)(bits >> 11) * t->xs[i];
 }
@@ -103,7 +71,7 @@ static inline double zig_value(const struct zig_table *t, uint64_t bits, unsigne
 /* Everything but the first draw's rectangle test: the tail, the wedges and
  * the draws that follow a rejection. Out of line, so that the common path
  * saves no registers. */
-static __attribute__((noinline, cold)) double exp_rest(struct sim_rng *r, const struct zig_table *t,
+static __attribute__((noinline, cold)) double exp_rest(struct sim_rng *r, const struct sim_zig *t,
 						       uint64_t bits)
 {
 	for (;;) {
@@ -127,23 +95,7 @@ static uint64_t exp_round(double d)
 	return (uint64_t)d;
 }
 
-/* sim_rng_exp past a rejected first rectangle test, or with a large result. */
-static __attribute__((noinline, cold)) uint64_t exp_slow(struct sim_rng *r, const struct zig_table *t,
-							 uint64_t bits, double mean)
+uint64_t sim_rng_exp_slow(struct sim_rng *r, uint64_t bits, double mean)
 {
-	return exp_round(exp_rest(r, t, bits) * mean);
-}
-
-uint64_t sim_rng_exp(struct sim_rng *r, double mean)
-{
-	const struct zig_table *t = zig_table();
-	uint64_t bits = sim_rng_next(r);
-	unsigned i = (unsigned)(bits & 0xff);
-	double x = zig_value(t, bits, i);
-	double d = x * mean;
-
-	/* Below 2^63 a signed conversion is exact and one instruction. */
-	if (G_LIKELY(x < t->x[i + 1] && d < 0x1.0p63))
-		return (uint64_t)(int64_t)d;
-	return exp_slow(r, t, bits, mean);
+	return exp_round(exp_rest(r, &sim_zig, bits) * mean);
 }

@@ -54,8 +54,33 @@ static inline int sim_rng_bernoulli(struct sim_rng *r, double p)
 	return sim_rng_unit(r) <= p;
 }
 
+/* The ziggurat layers of the exponential draws (sim/core/zig_table.h). */
+struct sim_zig {
+	double x[257];  /* layer edges, x[0] = v / f(r) down to x[256] = 0 */
+	double f[257];  /* exp(-x[i]) */
+	double xs[256]; /* x[i] * 2^-53, exactly */
+};
+extern const struct sim_zig sim_zig;
+
+/* The draws the fast path below does not take (tail, wedges, rejections,
+ * huge results). */
+uint64_t sim_rng_exp_slow(struct sim_rng *r, uint64_t bits, double mean)
+	__attribute__((noinline, cold));
+
 /* An exponentially distributed draw with the given mean, rounded down to an
- * integer (used for picosecond delays). */
-uint64_t sim_rng_exp(struct sim_rng *r, double mean);
+ * integer (used for picosecond delays). About 99 % of draws take one 64-bit
+ * number, a multiply and a compare. */
+static inline uint64_t sim_rng_exp(struct sim_rng *r, double mean)
+{
+	uint64_t bits = sim_rng_next(r);
+	unsigned i = (unsigned)(bits & 0xff);
+	double x = (double)(bits >> 11) * sim_zig.xs[i];
+	double d = x * mean;
+
+	/* Below 2^63 a signed conversion is exact and one instruction. */
+	if (__builtin_expect(x < sim_zig.x[i + 1] && d < 0x1.0p63, 1))
+		return (uint64_t)(int64_t)d;
+	return sim_rng_exp_slow(r, bits, mean);
+}
 
 #endif

@@ -429,6 +429,26 @@ static void test_rng_distributions(void)
 	}
 }
 
+static void test_rng_zig_table(void)
+{
+	/* The written-out ziggurat layers follow their recurrence. */
+	const double r = 7.69711747013104972, v = 0.0039496598225815571993;
+	double x = r;
+
+	g_assert_cmpfloat(fabs(sim_zig.x[0] - v * exp(r)) / sim_zig.x[0], <, 1e-14);
+	g_assert_cmpfloat(sim_zig.x[1], ==, r);
+	g_assert_cmpfloat(sim_zig.x[256], ==, 0.0);
+	for (int i = 2; i < 256; i++) {
+		x = -log(exp(-sim_zig.x[i - 1]) + v / sim_zig.x[i - 1]);
+		g_assert_cmpfloat(fabs(sim_zig.x[i] - x), <=, 1e-14 * x);
+		g_assert_cmpfloat(sim_zig.x[i], <, sim_zig.x[i - 1]);
+	}
+	for (int i = 0; i <= 256; i++)
+		g_assert_cmpfloat(fabs(sim_zig.f[i] - exp(-sim_zig.x[i])), <=, 1e-15);
+	for (int i = 0; i < 256; i++)
+		g_assert_cmpfloat(sim_zig.xs[i], ==, ldexp(sim_zig.x[i], -53));
+}
+
 static void test_many_pending(void)
 {
 	/* Tens of millions would take too long here; two million pending with
@@ -658,6 +678,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/core/determinism/threads", test_threads);
 	g_test_add_func("/core/rng/streams", test_rng_streams);
 	g_test_add_func("/core/rng/distributions", test_rng_distributions);
+	g_test_add_func("/core/rng/zig-table", test_rng_zig_table);
 	g_test_add_func("/core/queue/many-pending", test_many_pending);
 	g_test_add_func("/core/queue/every-level", test_queue_every_level);
 	g_test_add_func("/core/queue/cancel-interleaved", test_cancel_interleaved);
