@@ -644,16 +644,15 @@ static bool h5_attr_str(hid_t obj, const char *name, const char *value, const ch
 			GError **error)
 {
 	hid_t type = -1, space = -1, attr = -1;
-	size_t len = strlen(value);
 	bool ok = false;
 
+	/* variable-length UTF-8: h5py reads it as a str */
 	H5_CHECK(type = H5Tcopy(H5T_C_S1));
-	H5_CHECK(H5Tset_size(type, len ? len : 1));
-	H5_CHECK(H5Tset_strpad(type, H5T_STR_NULLPAD));
+	H5_CHECK(H5Tset_size(type, H5T_VARIABLE));
 	H5_CHECK(H5Tset_cset(type, H5T_CSET_UTF8));
 	H5_CHECK(space = H5Screate(H5S_SCALAR));
 	H5_CHECK(attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
-	H5_CHECK(H5Awrite(attr, type, len ? value : ""));
+	H5_CHECK(H5Awrite(attr, type, &value));
 	ok = true;
 fail:
 	if (attr >= 0)
@@ -845,7 +844,15 @@ static char *h5_read_attr_str(hid_t obj, const char *name)
 	if ((attr = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
 		return NULL;
 	type = H5Aget_type(attr);
-	if (type >= 0 && H5Tget_class(type) == H5T_STRING && !H5Tis_variable_str(type)) {
+	if (type >= 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
+		char *v = NULL;
+
+		mem = H5Tcopy(type);
+		if (H5Aread(attr, mem, &v) >= 0 && v) {
+			out = g_strdup(v);
+			H5free_memory(v);
+		}
+	} else if (type >= 0 && H5Tget_class(type) == H5T_STRING) {
 		size_t n = H5Tget_size(type);
 
 		mem = H5Tcopy(type);
