@@ -99,7 +99,6 @@ static struct sched *agv_ring_build(enum coll c, const struct algo_params *p, GE
 	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_TRANSFER;
 	struct sched_hazards *h = sched_hazards_new(s);
 
-	agv_copy_own(s, h, px);
 	/* Op i of rank r (i = 0..N-2) sends transfer i (if i < N - 2 or it is
 	 * the first) and receives transfer i - 1; by (step, piece). */
 	for (int i = 0; i < n; i++) {
@@ -132,6 +131,7 @@ static struct sched *agv_ring_build(enum coll c, const struct algo_params *p, GE
 			}
 		}
 	}
+	agv_copy_own(s, h, px); /* last: it holds nothing back (in place: no copy) */
 	sched_hazards_free(h);
 	s->inplace_ok = true;
 	return s;
@@ -151,7 +151,6 @@ static struct sched *agv_direct_build(enum coll c, const struct algo_params *p, 
 	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_TRANSFER;
 	struct sched_hazards *h = sched_hazards_new(s);
 
-	agv_copy_own(s, h, px);
 	/* all sends, then all receives: no send waits behind a receive */
 	for (uint32_t k = 0; k < s->nchunks; k++)
 		for (int d = 1; d < n; d++)
@@ -169,6 +168,7 @@ static struct sched *agv_direct_build(enum coll c, const struct algo_params *p, 
 					.send_peer = -1, .dst_buf = SBUF_OUT,
 					.dst_off = agv_unit(s, r - d, k), .count = 1, .step = 0,
 				}, NULL, 0);
+	agv_copy_own(s, h, px); /* last: it holds nothing back (in place: no copy) */
 	sched_hazards_free(h);
 	s->inplace_ok = true;
 	return s;
