@@ -869,6 +869,27 @@ static void test_e2e_sweep(void)
 	g_free(out), g_free(err), g_free(cmd);
 }
 
+static void test_e2e_full_matrix(void)
+{
+	/* What `g5 verify` promises: every registered algorithm x collective x
+	 * N in 2..64 x nchunks {1, 2, 4}, out of place and in place, verified
+	 * or cleanly rejected; AllGatherV with its weights. */
+	const char *g5 = g5_path();
+
+	if (!g5)
+		g_error("G5 is not set: run through `make test`");
+	char *cmd = g_strdup_printf("%s verify", g5);
+	char *out, *err;
+	unsigned ok = 0, rejected = 0, failed = 1;
+
+	g_assert_cmpint(sh(cmd, &out, &err), ==, 0);
+	g_assert_cmpint(sscanf(out, "verify: %u schedules ok, %u rejected cleanly (not admitted), %u failed",
+			       &ok, &rejected, &failed), ==, 3);
+	g_assert_cmpuint(failed, ==, 0);
+	g_assert_cmpuint(ok, >=, 5000);
+	g_free(out), g_free(err), g_free(cmd);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -894,5 +915,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/algos/e2e/file-and-damaged-file", test_e2e_file);
 	g_test_add_func("/algos/e2e/bad-usage", test_e2e_usage);
 	g_test_add_func("/algos/e2e/verify-sweep", test_e2e_sweep);
+	g_test_add_func("/algos/e2e/verify-full-matrix", test_e2e_full_matrix);
 	return g_test_run();
 }
