@@ -7,28 +7,7 @@
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule_file.h"
 #include "sim/cli.h"
-
-/* "1,2,3" into n weights; false with a message on anything else. */
-static bool parse_weights(const char *prog, const char *text, int n, uint64_t **out)
-{
-	char **parts = g_strsplit(text, ",", -1);
-	guint len = g_strv_length(parts);
-	bool ok = len == (guint)n;
-
-	if (!ok)
-		cli_usage_error(prog, "--weights needs %d comma-separated numbers, got %u", n, len);
-	*out = g_new0(uint64_t, n);
-	for (guint i = 0; ok && i < len; i++) {
-		guint64 v;
-
-		ok = g_ascii_string_to_unsigned(parts[i], 10, 0, G_MAXUINT32, &v, NULL);
-		if (!ok)
-			cli_usage_error(prog, "--weights entry '%s' is not a number", parts[i]);
-		(*out)[i] = v;
-	}
-	g_strfreev(parts);
-	return ok;
-}
+#include "sim/util/weights.h"
 
 int cmd_schedule(int argc, char **argv)
 {
@@ -46,6 +25,7 @@ int cmd_schedule(int argc, char **argv)
 		{ "peer", 0, 0, G_OPTION_ARG_INT, &peer, "p2p destination (default root + 1)", "P" },
 		{ "paxi", 0, 0, G_OPTION_ARG_STRING, &paxi_s,
 		  "override the PAXI kind: transfer or sendrecv", "KIND" },
+		{ "counts", 0, 0, G_OPTION_ARG_STRING, &weights_s, "allgatherv: per-rank relative counts (same as --weights)", "W,W,..." },
 		{ "weights", 0, 0, G_OPTION_ARG_STRING, &weights_s,
 		  "allgatherv relative counts, one per rank (default equal)", "W0,W1,..." },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out_s, "write to FILE (default stdout)",
@@ -109,8 +89,10 @@ int cmd_schedule(int argc, char **argv)
 					     ranks);
 			goto out;
 		}
-		if (!parse_weights(argv[0], weights_s, ranks, &weights))
+		if (!weights_parse_list(weights_s, ranks, &weights, &err)) {
+			rc = cli_usage_error(argv[0], "--weights %s", err->message);
 			goto out;
+		}
 		p.weights = weights;
 	}
 	s = algo_build(a, c, &p, &err);

@@ -10,12 +10,13 @@
 #include "sim/config.h"
 #include "sim/simulate.h"
 #include "sim/util/units.h"
+#include "sim/util/weights.h"
 
 struct sim_opts {
 	char *topo, *dims, *link_bw, *link_lat, *packet, *header, *credits, *credit_ret;
 	char *error_rate, *window, *timeout, *inject_bw, *eject_bw, *reduce_bw, *setup, *ctrl_proc;
 	char *slice, *overhead, *alpha, *beta, *collective, *algo, *size, *paxi, *dtype, *schedule;
-	char *counts, *platform;
+	char *counts, *counts_dist, *platform;
 	gint ranks, nchunks, root, peer, cdma_units, slots;
 	gint64 seed;
 	gboolean json, verbose, breakdown;
@@ -279,6 +280,8 @@ int cmd_sim(int argc, char **argv)
 		{ "peer", 0, 0, G_OPTION_ARG_INT, &o.peer, "p2p destination (1)", "P" },
 		{ "paxi", 0, 0, G_OPTION_ARG_STRING, &o.paxi, "override the PAXI kind: transfer or sendrecv", "K" },
 		{ "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "fp32 (default), fp16, bf16", "D" },
+		{ "counts", 0, 0, G_OPTION_ARG_STRING, &o.counts, "allgatherv: per-rank relative weights, e.g. 1,0,5,...", "W,W,..." },
+		{ "counts-dist", 0, 0, G_OPTION_ARG_STRING, &o.counts_dist, "allgatherv: draw the weights (zipf:1.2) with --seed", "DIST" },
 		{ "schedule", 0, 0, G_OPTION_ARG_FILENAME, &o.schedule, "run a schedule file instead of --algo", "FILE" },
 		{ "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "RNG seed (1)", "N" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "one JSON object per result", NULL },
@@ -294,6 +297,7 @@ int cmd_sim(int argc, char **argv)
 	struct sched *file_sched = NULL;
 	GArray *sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	struct sim_job job = { 0 };
+	uint64_t *weights = NULL;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	platform_init_default(&pl);
@@ -359,6 +363,30 @@ int cmd_sim(int argc, char **argv)
 	}
 	job.plat = &pl;
 	job.seed = (uint64_t)o.seed;
+	if (o.counts || o.counts_dist) {
+		double zs;
+
+		if (job.coll != COLL_ALLGATHERV) {
+			cli_usage_error(argv[0], "--counts and --counts-dist are only for allgatherv");
+			goto out;
+		}
+		if (o.counts && o.counts_dist) {
+			cli_usage_error(argv[0], "give --counts or --counts-dist, not both");
+			goto out;
+		}
+		if (o.counts && !weights_parse_list(o.counts, pl.fabric.nranks, &weights, &err)) {
+			g_prefix_error(&err, "--counts ");
+			goto usage;
+		}
+		if (o.counts_dist) {
+			if (!weights_parse_dist(o.counts_dist, &zs, &err)) {
+				g_prefix_error(&err, "--counts-dist ");
+				goto usage;
+			}
+			weights = weights_zipf(pl.fabric.nranks, zs, job.seed);
+		}
+		job.params.weights = weights;
+	}
 	if (o.trace) {
 		if (sizes->len != 1) {
 			cli_usage_error(argv[0], "--trace takes one size, got %u", sizes->len);
@@ -432,7 +460,7 @@ out:
 	g_free(o.window); g_free(o.timeout); g_free(o.inject_bw); g_free(o.eject_bw);
 	g_free(o.reduce_bw); g_free(o.setup); g_free(o.ctrl_proc); g_free(o.slice);
 	g_free(o.overhead); g_free(o.alpha); g_free(o.beta); g_free(o.collective); g_free(o.algo);
-	g_free(o.size); g_free(o.paxi); g_free(o.dtype); g_free(o.schedule); g_free(o.counts); g_free(o.trace);
+	g_free(o.size); g_free(o.paxi); g_free(o.dtype); g_free(o.schedule); g_free(o.counts); g_free(o.trace); g_free(o.counts_dist); g_free(weights);
 	g_free(o.platform);
 	return rc;
 }

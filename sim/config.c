@@ -12,6 +12,7 @@
  * thing everywhere. A switch_link key not set explicitly follows its link
  * key. */
 #include "sim/config.h"
+#include "sim/util/weights.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1949,38 +1950,14 @@ bool experiment_point_platform(const struct experiment *e, const struct exp_poin
 
 uint64_t *experiment_weights(const struct experiment *e, int nranks)
 {
-	uint64_t *w;
-
 	switch (e->counts) {
 	case COUNTS_EQUAL:
 		return NULL;
 	case COUNTS_LIST:
 		g_assert((int)e->weights->len == nranks);
 		return g_memdup2(e->weights->data, sizeof(uint64_t) * (size_t)nranks);
-	case COUNTS_ZIPF: {
-		/* Rank r gets 1e6 / k^s, k its place (1-based) in a permutation of
-		 * the ranks drawn with counts_seed (Fisher-Yates, GRand). */
-		g_autoptr(GRand) rng = g_rand_new_with_seed_array(
-			(const guint32[]){ (guint32)e->counts_seed, (guint32)(e->counts_seed >> 32) }, 2);
-		int *perm = g_new(int, nranks);
-
-		for (int i = 0; i < nranks; i++)
-			perm[i] = i;
-		for (int i = nranks - 1; i > 0; i--) {
-			int j = g_rand_int_range(rng, 0, i + 1), t = perm[i];
-
-			perm[i] = perm[j];
-			perm[j] = t;
-		}
-		w = g_new(uint64_t, nranks);
-		for (int k = 0; k < nranks; k++) {
-			double v = floor(1e6 / pow((double)(k + 1), e->zipf_s) + 0.5);
-
-			w[perm[k]] = v < 1 ? 1 : (uint64_t)v;
-		}
-		g_free(perm);
-		return w;
-	}
+	case COUNTS_ZIPF:
+		return weights_zipf(nranks, e->zipf_s, e->counts_seed);
 	}
 	return NULL;
 }

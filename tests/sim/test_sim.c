@@ -342,6 +342,39 @@ static void test_cli_json(void)
 	}
 }
 
+/* The number after "key": in a JSON line. */
+static double json_num(const char *json, const char *key)
+{
+	g_autofree char *pat = g_strdup_printf("\"%s\": ", key);
+	const char *p = strstr(json, pat);
+
+	g_assert_nonnull(p);
+	return g_ascii_strtod(p + strlen(pat), NULL);
+}
+
+static double agv_latency(const char *extra)
+{
+	g_autofree char *args = g_strdup_printf("sim --collective allgatherv --size 8MiB --json %s", extra);
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	return json_num(out, "latency_us");
+}
+
+static void test_cli_allgatherv_counts(void)
+{
+	/* Equal weights equal no weights; irregular counts change the result;
+	 * a Zipf draw depends on the seed only. */
+	double eq = agv_latency("");
+
+	g_assert_cmpfloat(agv_latency("--counts 3,3,3,3,3,3,3,3"), ==, eq);
+	g_assert_cmpfloat(agv_latency("--counts 1,0,0,0,0,0,90,9"), !=, eq);
+	double z = agv_latency("--counts-dist zipf:1.2 --seed 4");
+
+	g_assert_cmpfloat(agv_latency("--counts-dist zipf:1.2 --seed 4"), ==, z);
+	g_assert_cmpfloat(agv_latency("--counts-dist zipf:1.2 --seed 5"), !=, z);
+}
+
 static void test_cli_errors(void)
 {
 	static const struct {
@@ -357,6 +390,10 @@ static void test_cli_errors(void)
 		{ "sim --error-rate 1.5", "--error-rate must be a probability" },
 		{ "sim --paxi fast", "--paxi must be transfer or sendrecv" },
 		{ "simulate", "unknown command 'simulate'" },
+		{ "sim --collective allgatherv --counts 1,2", "--counts needs 8 comma-separated numbers, one per rank, got 2" },
+		{ "sim --counts 1,2,3,4,5,6,7,8", "--counts and --counts-dist are only for allgatherv" },
+		{ "sim --collective allgatherv --counts-dist zipf:0", "--counts-dist must be zipf:S with S a number in (0, 10]" },
+		{ "sim --collective allgatherv --counts 1,1,1,1,1,1,1,x", "--counts entry 'x' is not a whole number" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -391,5 +428,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
+	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);
 	return g_test_run();
 }
