@@ -38,8 +38,15 @@ struct ynode {
 	GPtrArray *kids; /* seq: items; map: key, value, key, value, ...; owned */
 };
 
-static void ynode_free(struct ynode *n)
+static void ptr_array_unref(gpointer a)
 {
+	g_ptr_array_unref(a);
+}
+
+static void ynode_free(gpointer p)
+{
+	struct ynode *n = p;
+
 	if (!n)
 		return;
 	g_free(n->text);
@@ -56,7 +63,7 @@ static struct ynode *ynode_new(enum ynode_kind kind, const yaml_mark_t *m)
 	n->line = (int)m->line + 1;
 	n->col = (int)m->column + 1;
 	if (kind != YN_SCALAR)
-		n->kids = g_ptr_array_new_with_free_func((GDestroyNotify)ynode_free);
+		n->kids = g_ptr_array_new_with_free_func(ynode_free);
 	return n;
 }
 
@@ -1059,8 +1066,10 @@ static bool dtype_parse(const char *name, enum dtype *out)
 	return false;
 }
 
-static void sweep_free(struct config_sweep *s)
+static void sweep_free(gpointer p)
 {
+	struct config_sweep *s = p;
+
 	g_free(s->key);
 	g_ptr_array_unref(s->values);
 	g_free(s);
@@ -1096,14 +1105,14 @@ static struct experiment *experiment_new(void)
 
 	platform_init_default(&e->plat);
 	e->colls = g_array_new(FALSE, FALSE, sizeof(enum coll));
-	e->algos = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	e->algos = g_ptr_array_new_with_free_func(ptr_array_unref);
 	e->sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	e->ranks = g_array_new(FALSE, FALSE, sizeof(int));
 	e->dtypes = g_array_new(FALSE, FALSE, sizeof(enum dtype));
 	e->nchunks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	e->weights = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	e->seeds = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	e->sweeps = g_ptr_array_new_with_free_func((GDestroyNotify)sweep_free);
+	e->sweeps = g_ptr_array_new_with_free_func(sweep_free);
 	e->root = 0;
 	e->peer = 1;
 	e->formats = OUT_H5 | OUT_CSV | OUT_PNG | OUT_SVG;

@@ -23,8 +23,10 @@ G_DEFINE_QUARK(g5-results-error-quark, results_error)
 
 /* ---- Tables. ---- */
 
-static void rcol_free(struct rcol *c)
+static void rcol_free(gpointer p)
 {
+	struct rcol *c = p;
+
 	g_free(c->name);
 	if (c->s)
 		g_ptr_array_unref(c->s);
@@ -38,7 +40,7 @@ struct rtable *rtable_new(const char *name)
 	struct rtable *t = g_new0(struct rtable, 1);
 
 	t->name = g_strdup(name);
-	t->cols = g_ptr_array_new_with_free_func((GDestroyNotify)rcol_free);
+	t->cols = g_ptr_array_new_with_free_func(rcol_free);
 	return t;
 }
 

@@ -252,14 +252,19 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void array_unref(gpointer a)
+{
+	g_array_unref(a);
+}
+
 /* Pairs sends and receives per (sender, receiver, lane) in FIFO order. */
 static bool match_ops(struct vctx *v)
 {
 	const struct sched *s = v->s;
 	GHashTable *sends = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-						  (GDestroyNotify)g_array_unref);
+						  array_unref);
 	GHashTable *recvs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-						  (GDestroyNotify)g_array_unref);
+						  array_unref);
 	bool ok = true;
 
 	for (uint64_t g = 0; g < v->nops; g++) {
