@@ -40,16 +40,10 @@ int bench_engine(int argc, char **argv)
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object", NULL },
 		{ NULL }
 	};
-	GOptionContext *ctx = g_option_context_new("- the engine's hold-model benchmark");
+	int rc = cli_parse_entries("- the engine's hold-model benchmark", entries, &argc, &argv);
 
-	g_option_context_add_main_entries(ctx, entries, NULL);
-	bool ok = cli_parse(ctx, argv[0], &argc, &argv);
-
-	g_option_context_free(ctx);
-	if (!ok)
-		return 2;
-	if (argc > 1)
-		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[1]);
+	if (rc)
+		return rc;
 	if (pending < 1 || pending > 100000000)
 		return cli_usage_error(argv[0], "--pending must be in 1..100000000, got %" G_GINT64_FORMAT, pending);
 	if (events < 0)

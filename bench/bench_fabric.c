@@ -35,16 +35,10 @@ int bench_fabric(int argc, char **argv)
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object", NULL },
 		{ NULL }
 	};
-	GOptionContext *ctx = g_option_context_new("- the fabric's ring-streaming benchmark");
+	int rc = cli_parse_entries("- the fabric's ring-streaming benchmark", entries, &argc, &argv);
 
-	g_option_context_add_main_entries(ctx, entries, NULL);
-	bool ok = cli_parse(ctx, argv[0], &argc, &argv);
-
-	g_option_context_free(ctx);
-	if (!ok)
-		return 2;
-	if (argc > 1)
-		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[1]);
+	if (rc)
+		return rc;
 	if (mib < 0 || mib > 1024 * 1024)
 		return cli_usage_error(argv[0], "--mib must be in 0..1048576, got %" G_GINT64_FORMAT, mib);
 	if (nodes < 2 || nodes > 4096)
@@ -72,7 +66,7 @@ int bench_fabric(int argc, char **argv)
 	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
 	double wall = bench_now_s() - t0;
 	uint64_t events = sim_counters(s)->executed, packets = 0;
-	int rc = 0;
+	rc = 0;
 
 	for (int i = 0; i < nodes; i++) {
 		packets += st[i].packets;

@@ -43,3 +43,19 @@ bool cli_parse(GOptionContext *ctx, const char *prog, int *argc, char ***argv)
 	}
 	return true;
 }
+
+int cli_parse_entries(const char *summary, GOptionEntry *entries, int *argc, char ***argv)
+{
+	GOptionContext *ctx = g_option_context_new(summary);
+	const char *prog = (*argv)[0];
+	bool ok;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	ok = cli_parse(ctx, prog, argc, argv);
+	g_option_context_free(ctx);
+	if (!ok)
+		return 2;
+	if (*argc > 1)
+		return cli_usage_error(prog, "unexpected argument '%s'", (*argv)[1]);
+	return 0;
+}

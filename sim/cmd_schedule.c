@@ -32,22 +32,15 @@ int cmd_schedule(int argc, char **argv)
 		  "FILE" },
 		{ NULL }
 	};
-	GOptionContext *ctx = g_option_context_new("- write one schedule file");
 	int rc = 2;
 	uint64_t *weights = NULL;
 	struct sched *s = NULL;
 	GError *err = NULL;
 
-	g_option_context_add_main_entries(ctx, entries, NULL);
-	bool ok = cli_parse(ctx, argv[0], &argc, &argv);
-
-	g_option_context_free(ctx);
-	if (!ok)
+	rc = cli_parse_entries("- write one schedule file", entries, &argc, &argv);
+	if (rc)
 		goto out;
-	if (argc > 1) {
-		rc = cli_usage_error(argv[0], "unexpected argument '%s'", argv[1]);
-		goto out;
-	}
+	rc = 2;
 	if (!coll_s || !algo_s || !ranks) {
 		rc = cli_usage_error(argv[0], "--collective, --algo and --ranks are required");
 		goto out;

@@ -151,20 +151,13 @@ int cmd_verify(int argc, char **argv)
 		{ "max-ranks", 0, 0, G_OPTION_ARG_INT, &max_ranks, "sweep N in 2..N (default 64)", "N" },
 		{ NULL }
 	};
-	GOptionContext *ctx = g_option_context_new("- prove schedules compute their collective");
 	int rc = 2;
 	enum coll c = COLL_ALLREDUCE;
 
-	g_option_context_add_main_entries(ctx, entries, NULL);
-	bool ok = cli_parse(ctx, argv[0], &argc, &argv);
-
-	g_option_context_free(ctx);
-	if (!ok)
+	rc = cli_parse_entries("- prove schedules compute their collective", entries, &argc, &argv);
+	if (rc)
 		goto out;
-	if (argc > 1) {
-		rc = cli_usage_error(argv[0], "unexpected argument '%s'", argv[1]);
-		goto out;
-	}
+	rc = 2;
 	if (file && (algo || coll_s)) {
 		rc = cli_usage_error(argv[0], "--schedule takes no --algo or --collective");
 		goto out;
