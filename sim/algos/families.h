@@ -9,7 +9,7 @@
  *   rd_rh.c          rd, rh                  (recursive doubling / halving)
  *   bruck.c          bruck                   (AllToAll, AllGather)
  *   pairwise.c       pairwise                (AllToAll)
- *   alltoall_ring.c  ring_a2a, named "ring" for AllToAll
+ *   alltoall_ring.c  ring_a2a, ring2p_a2a, named "ring" / "ring2p" for AllToAll
  *   tree_bcast.c     binomial, chain         (Broadcast, Reduce)
  *   p2p.c            p2p_direct, named "direct" for P2P
  *   allgatherv.c     agv_ring, agv_direct, named "ring" / "direct" for AllGatherV
@@ -31,6 +31,7 @@ extern const struct algo_ops algo_rh_ops;
 extern const struct algo_ops algo_bruck_ops;
 extern const struct algo_ops algo_pairwise_ops;
 extern const struct algo_ops algo_ring_a2a_ops;
+extern const struct algo_ops algo_ring2p_a2a_ops;
 extern const struct algo_ops algo_binomial_ops;
 extern const struct algo_ops algo_chain_ops;
 extern const struct algo_ops algo_p2p_direct_ops;

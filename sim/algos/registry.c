@@ -24,6 +24,7 @@ static const struct algo_ops *const registry[] = {
 	&algo_bruck_ops,
 	&algo_pairwise_ops,
 	&algo_ring_a2a_ops,
+	&algo_ring2p_a2a_ops,
 	&algo_binomial_ops,
 	&algo_chain_ops,
 	&algo_p2p_direct_ops,

@@ -1,6 +1,6 @@
 /* Tests of the algorithm families beyond the ring (sim/algos/hd.c, dbtree.c,
- * direct.c, rd_rh.c, bruck.c, pairwise.c, alltoall_ring.c, tree_bcast.c,
- * p2p.c, allgatherv.c): every algorithm x collective x admitted N x nchunks
+ * direct.c, rd_rh.c, bruck.c, pairwise.c, alltoall_ring.c (ring and ring2p),
+ * tree_bcast.c, p2p.c, allgatherv.c): every algorithm x collective x admitted N x nchunks
  * passes the symbolic verifier out of place and (when it says so) in place,
  * has the step count of its alpha-beta model, uses its default PAXI kind,
  * and is built identically twice; non-admitted parameters give NULL and an
@@ -33,6 +33,7 @@ static const struct case_def cases[] = {
 	{ "bruck", COLL_ALLTOALL, false, true },
 	{ "pairwise", COLL_ALLTOALL, false, false },
 	{ "ring", COLL_ALLTOALL, false, true },
+	{ "ring2p", COLL_ALLTOALL, false, true },
 	{ "binomial", COLL_BROADCAST, false, true },
 	{ "binomial", COLL_REDUCE, false, true },
 	{ "chain", COLL_BROADCAST, false, true },
@@ -443,6 +444,10 @@ static void test_theory(void)
 		{ "bruck", "alltoall", 5, 3, 5.0 / 5 }, /* popcounts 1,1,2,1 */
 		{ "pairwise", "alltoall", 8, 7, 0.875 },
 		{ "ring", "alltoall", 8, 7, 3.5 },
+		{ "ring2p", "alltoall", 8, 4, 1.0 },       /* 1+2+3 blocks + 4 halves per link */
+		{ "ring2p", "alltoall", 7, 3, 6.0 / 7 },   /* 1+2+3 blocks of M/7 */
+		{ "ring2p", "alltoall", 6, 3, 0.75 },      /* 1+2 blocks + 3 halves of M/6 */
+		{ "ring2p", "alltoall", 2, 1, 0.25 },      /* half a block each way */
 		{ "binomial", "broadcast", 8, 3, 3 },
 		{ "binomial", "reduce", 5, 3, 3 },
 		{ "chain", "broadcast", 8, 7, 1 },
@@ -497,6 +502,49 @@ static void test_dbtree_trees(void)
 		}
 		sched_free(s);
 	}
+}
+
+/* ring2p AllToAll: every send goes to a ring neighbour, clockwise on lane 0
+ * and counter-clockwise on lane 1, and the units a rank sends on each lane
+ * (what its outgoing link carries) are the theory's coef x N x K: exactly
+ * when the distance-N/2 blocks halve (N odd, K even, or N a multiple of 4),
+ * else within half a unit. */
+static void test_ring2p_a2a_links(void)
+{
+	const struct algo_ops *a = algo_find(COLL_ALLTOALL, "ring2p", NULL);
+
+	for (int n = 2; n <= 33; n++)
+		for (uint32_t k = 1; k <= 4; k++) {
+			struct algo_params p = params(n, k);
+			struct sched *s = algo_build(a, COLL_ALLTOALL, &p, NULL);
+			struct algo_theory t = { 0 };
+			bool exact = n % 2 || k % 2 == 0 || n % 4 == 0;
+
+			a->theory(COLL_ALLTOALL, n, &t);
+			double want = t.coef * n * k;
+
+			g_assert_cmpuint(s->nlanes, ==, 2);
+			for (int r = 0; r < n; r++) {
+				uint64_t units[2] = { 0, 0 };
+
+				for (guint i = 0; i < s->ranks[r].ops->len; i++) {
+					const struct sched_op *o = sched_op_at(s, r, i);
+
+					if (o->send_peer < 0)
+						continue;
+					g_assert_cmpuint(o->lane, <, 2);
+					int next = (r + (o->lane ? n - 1 : 1)) % n;
+
+					g_assert_cmpint(o->send_peer, ==, next);
+					units[o->lane] += o->count;
+				}
+				for (int l = 0; l < 2; l++) {
+					g_assert_cmpfloat(fabs((double)units[l] - want), <=,
+							  exact ? 1e-9 : 0.5);
+				}
+			}
+			sched_free(s);
+		}
 }
 
 /* A control: the checks above can fail. A schedule with one op pointed at
@@ -580,6 +628,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/algos2/allgatherv/weights", test_agv_weights);
 	g_test_add_func("/algos2/theory", test_theory);
 	g_test_add_func("/algos2/dbtree/trees", test_dbtree_trees);
+	g_test_add_func("/algos2/alltoall/ring2p-links", test_ring2p_a2a_links);
 	g_test_add_func("/algos2/registry", test_registry);
 	g_test_add_func("/algos2/control/broken-refused", test_broken_refused);
 	return g_test_run();
