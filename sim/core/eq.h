@@ -1,27 +1,46 @@
-/* sim/core/eq — the pending-event queue: a monotone radix-256 heap.
+/* sim/core/eq — the pending-event queue: a monotone radix heap whose lowest
+ * level holds small ranges of times, sorted when they are reached.
  *
  * A discrete-event simulation never schedules before the current time, so keys
  * are monotone and a radix heap applies. With `last` the current minimum, a
- * key k sits in level L = the highest byte in which k differs from last (0 when
- * equal) and, in that level, in the bucket of k's byte L. Level-0 buckets hold
- * one exact time each. Push is O(1); an entry moves down at most once per
- * level, by sequential copies, so a pop is amortised O(1) for the key spans a
- * simulation sees, with millions pending.
+ * key k sits in the level of the highest byte in which k differs from last:
+ * level 0 when k differs from last only in bits 0..15, else level L = byte - 1
+ * for bytes 2..7 (levels 1..6). Level 0 has 256 buckets of 256 ps each, indexed
+ * by bits 8..15; a bucket of level L >= 1 is indexed by byte L + 1 of k. Push
+ * is O(1); an entry moves down at most once per level, by sequential copies,
+ * so a pop is amortised O(1) for the key spans a simulation sees, with millions
+ * pending. Delays of about a microsecond (2^20 ps) land in level 1 and move
+ * once, into level 0, before they pop.
  *
- * The 8 x 256 buckets are numbered j = 256 L + byte, so that one 64-bit word
+ * Level-0 buckets below `unsorted` are kept sorted by (time, seq); those at or
+ * above it hold entries in seq order, appended, and are sorted, stably by
+ * time, when they become the lowest non-empty bucket, which moves `unsorted`
+ * past them (by counting their 256 possible low bytes when large, by
+ * insertion when small). Lowering `unsorted` is always allowed: a sorted
+ * bucket is a valid unsorted one. A push into a sorted bucket inserts in
+ * place: into the current one (that of last) always, moving only the entries
+ * due after it within those 256 ps; into another only while it holds few
+ * entries, else `unsorted` drops to it. A refill into level 0 of few entries
+ * (the usual case) inserts each in place, so that the pops never sort
+ * (unsorted = 256); one of many appends them (unsorted = 0).
+ *
+ * The 7 x 256 buckets are numbered j = 256 L + index, so that one 64-bit word
  * of the bitmap `bits` covers buckets j = 64 w .. 64 w + 63 and bit w of
  * `words` says whether bits[w] is non-zero: the lowest non-empty bucket is two
  * count-trailing-zeros away, and emptying it clears the lowest set bit of
  * each. A pop takes the head of that bucket when it lies in level 0 or holds
  * one entry (a lone entry in the lowest bucket is the minimum); only a bucket
  * of several entries above level 0 is split (refilled) into the lower levels,
- * out of line. Entries carry a copy of the key, so refills never touch events.
+ * out of line. Entries carry a copy of the key, so refills and sorts never
+ * touch events.
  *
- * Order: entries pop in (time, seq) order. Every bucket is kept in seq order:
- * a push appends the newest seq, and a refill splits one bucket, in order, into
- * lower levels that are all empty at that moment. Level-0 buckets are read
- * from a head index (head0), since pushes at the current time may append to
- * the bucket being popped; buckets above level 0 are only ever emptied whole.
+ * Order: entries pop in (time, seq) order. Every bucket above level 0 is kept
+ * in seq order: a push appends the newest seq, and a refill splits one bucket,
+ * in order, into lower levels that are all empty at that moment; so a level-0
+ * bucket is in seq order until it is sorted, and sorted after. Level-0
+ * buckets are read from a head index (head[j]; 0 for the other levels), since
+ * pushes at the current time may land in the bucket being popped; buckets
+ * above level 0 are only ever emptied whole.
  *
  * Invariant: every key pushed is >= the last popped key (eq_push asserts). */
 #ifndef G5_SIM_CORE_EQ_H
@@ -40,21 +59,23 @@ struct eq_entry {
 };
 
 struct eq_bucket {
-	struct eq_entry *v; /* owned; entries v[0..len) (level 0: v[head0..len)) */
+	struct eq_entry *v; /* owned; entries v[head[j]..len) */
 	uint32_t len, cap;
 };
 
-#define EQ_LEVELS 8
+#define EQ_LEVELS 7
 #define EQ_WIDTH 256
 #define EQ_BUCKETS (EQ_LEVELS * EQ_WIDTH)
 
 struct eq {
 	uint32_t words;                   /* bit w set when bits[w] != 0 */
+	uint32_t unsorted;                /* level-0 buckets below it are sorted */
 	uint64_t last;                    /* every queued key is >= last */
-	uint32_t pf;                      /* level-0 buckets < pf prefetched */
 	uint64_t bits[EQ_BUCKETS / 64];   /* bit j set: bucket j non-empty */
-	uint32_t head0[EQ_WIDTH];         /* first live entry of level-0 buckets */
-	struct eq_bucket b[EQ_BUCKETS];   /* bucket j = 256 * level + byte */
+	uint32_t head[EQ_BUCKETS];        /* first live entry; 0 above level 0 */
+	struct eq_bucket b[EQ_BUCKETS];   /* bucket j = 256 * level + index */
+	struct eq_entry *tmp;             /* owned: scratch of the sorts */
+	uint32_t tmp_cap;
 };
 
 void eq_init(struct eq *q);
@@ -65,13 +86,19 @@ void eq_release(struct eq *q);
  * was, when the bucket's lower bound lies after until. */
 bool eq_refill(struct eq *q, unsigned j, uint64_t until);
 
-/* The bucket of a key: its level is the highest byte in which it differs from
- * last (x | 1: 0 when equal, without a branch), its byte there the index. */
+/* Out of line: level-0 bucket j (>= unsorted) has become the lowest non-empty
+ * bucket: sorts it, prefetches its first events and moves unsorted past it. */
+void eq_arrive(struct eq *q, unsigned j);
+
+/* The bucket of a key. With h the highest bit in which it differs from last
+ * (at least 15: 0x8000 folds bits 0..15 into level 0, without a branch), the
+ * index is the byte at bit h & ~7 (bits 8..15 for level 0) and the level is
+ * (h >> 3) - 1. */
 static inline unsigned eq_bucket_of(uint64_t last, uint64_t time)
 {
-	unsigned level = ((unsigned)__builtin_clzll((time ^ last) | 1) ^ 63u) >> 3;
+	unsigned sh = ((unsigned)__builtin_clzll((time ^ last) | 0x8000) ^ 63u) & ~7u;
 
-	return level << 8 | ((unsigned)(time >> (level * 8)) & (EQ_WIDTH - 1));
+	return ((sh << 5) - EQ_WIDTH) | ((unsigned)(time >> sh) & (EQ_WIDTH - 1));
 }
 
 /* Appends (time, ev) to bucket j, which has room. */
@@ -86,36 +113,22 @@ static inline void eq_put(struct eq *q, unsigned j, uint64_t time, struct sim_ev
 	q->words |= 1u << (j >> 6);
 }
 
-static inline bool eq_has_room(const struct eq *q, unsigned j)
+/* Whether (time, ev) may be appended to bucket j by eq_put: it has room and
+ * is not kept sorted. */
+static inline bool eq_can_put(const struct eq *q, unsigned j)
 {
-	return q->b[j].len < q->b[j].cap;
+	return q->b[j].len < q->b[j].cap && j >= q->unsorted;
 }
 
 /* Queues ev at time (>= the last popped key). */
 void eq_push(struct eq *q, uint64_t time, struct sim_event *ev);
 
-/* Level-0 buckets filled by a large refill are not prefetched at once (a
- * burst of hundreds of misses stalls the core) but EQ_AHEAD buckets ahead
- * of the one popped; pf is the cursor, EQ_WIDTH when nothing is pending. */
-#define EQ_AHEAD 16
-
-static inline void eq_prefetch_ahead(struct eq *q, unsigned d)
-{
-	unsigned to = d + EQ_AHEAD < EQ_WIDTH ? d + EQ_AHEAD : EQ_WIDTH;
-	unsigned p = q->pf > d ? q->pf : d + 1;
-
-	for (; p < to; p++) {
-		const struct eq_bucket *b = &q->b[p];
-
-		for (uint32_t k = q->head0[p]; k < b->len; k++)
-			__builtin_prefetch(b->v[k].ev);
-	}
-	q->pf = p;
-}
+/* Level-0 pops prefetch the event this many entries ahead in their bucket. */
+#define EQ_LEAD 12
 
 /* Removes and returns the smallest (time, seq) entry if its time is <= until;
  * NULL when the queue is empty or its smallest time lies after until (the heap
- * then stays as it was, so later pushes before that time are fine). */
+ * then holds the same entries, so later pushes before that time are fine). */
 static inline struct sim_event *eq_pop_until(struct eq *q, uint64_t until)
 {
 	for (;;) {
@@ -127,17 +140,18 @@ static inline struct sim_event *eq_pop_until(struct eq *q, uint64_t until)
 		uint64_t word = q->bits[w];
 		unsigned j = w * 64 + (unsigned)__builtin_ctzll(word);
 		struct eq_bucket *b = &q->b[j];
-		uint32_t h = 0;
 
-		if (j < EQ_WIDTH) {
-			h = q->head0[j];
-			if (q->pf < EQ_WIDTH)
-				eq_prefetch_ahead(q, j);
-		} else if (b->len != 1) {
-			if (!eq_refill(q, j, until))
+		/* Rare: a level-0 bucket to sort, or several entries above
+		 * level 0 to split. */
+		if (G_UNLIKELY(j < EQ_WIDTH ? j >= q->unsorted : b->len != 1)) {
+			if (j < EQ_WIDTH)
+				eq_arrive(q, j);
+			else if (!eq_refill(q, j, until))
 				return NULL;
-			continue;
+			else
+				continue;
 		}
+		uint32_t h = q->head[j];
 		struct eq_entry *e = &b->v[h];
 
 		if (e->time > until)
@@ -147,15 +161,15 @@ static inline struct sim_event *eq_pop_until(struct eq *q, uint64_t until)
 			/* The bucket empties: it is the lowest set bit of
 			 * bits[w], and w the lowest of words. */
 			b->len = 0;
-			if (j < EQ_WIDTH)
-				q->head0[j] = 0;
+			q->head[j] = 0;
 			word &= word - 1;
 			q->bits[w] = word;
 			if (!word)
 				q->words = words & (words - 1);
 		} else {
-			q->head0[j] = h + 1;
-			__builtin_prefetch(e[1].ev);
+			q->head[j] = h + 1;
+			if (h + EQ_LEAD < b->len)
+				__builtin_prefetch(e[EQ_LEAD].ev);
 		}
 		return e->ev;
 	}

@@ -135,8 +135,9 @@ static inline struct sim_event *take_event(struct sim *s, sim_time_t time,
 }
 
 /* sim_schedule when anything is out of the ordinary: the clock would
- * overflow, the free list or the event's bucket is full. Out of line, so that
- * the common path saves no registers. */
+ * overflow, the free list or the event's bucket is full, or that bucket is a
+ * sorted level-0 one (eq.h). Out of line, so that the common path saves no
+ * registers. */
 static __attribute__((noinline)) struct sim_event *
 schedule_slow(struct sim *s, sim_time_t delay_ps, struct sim_component *target, uint32_t type)
 {
@@ -160,7 +161,7 @@ struct sim_event *sim_schedule(struct sim *s, sim_time_t delay_ps,
 	/* time < s->q.last cannot happen (the clock never falls below the
 	 * queue's last key) but would break the queue's order: checked. */
 	if (G_UNLIKELY(time < delay_ps || time < s->q.last || !s->free_list ||
-		       !eq_has_room(&s->q, j)))
+		       !eq_can_put(&s->q, j)))
 		return schedule_slow(s, delay_ps, target, type);
 	struct sim_event *ev = take_event(s, time, target, type);
 

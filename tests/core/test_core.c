@@ -662,6 +662,200 @@ static void test_dense_until(void)
 	sim_free(s);
 }
 
+/* The queue on its own, against its specification: every entry pushed pops
+ * once, in (time, push order) order. Each pop pushes `fan` new entries at
+ * delays drawn by `mode`; the ids grow in push order. */
+struct eq_model {
+	struct eq q;
+	struct sim_event *evs; /* entry id i is &evs[i] */
+	uint64_t n, cap, popped;
+	uint64_t last_time, last_id;
+	struct sim_rng r;
+};
+
+static void eq_model_push(struct eq_model *m, uint64_t time)
+{
+	if (m->n == m->cap) {
+		/* the queue holds pointers into evs: ids are indexes, so
+		 * keep the array put and refuse to grow it */
+		g_assert_not_reached();
+	}
+	m->evs[m->n].time = time;
+	eq_push(&m->q, time, &m->evs[m->n]);
+	m->n++;
+}
+
+static uint64_t eq_model_delay(struct eq_model *m, int mode, uint64_t now)
+{
+	uint64_t room = UINT64_MAX - now;
+	uint64_t d;
+
+	switch (mode) {
+	case 0: /* dense: many per level-0 bucket, sorted by counting */
+		d = sim_rng_below(&m->r, (uint64_t)1 << 16);
+		break;
+	case 1: /* sparse, about a microsecond: sorted as refilled */
+		d = sim_rng_exp(&m->r, 1e6);
+		break;
+	case 2: { /* around every level and index boundary, up to 2^64 - 1 */
+		unsigned bit = (unsigned)sim_rng_below(&m->r, 64);
+		uint64_t p = (uint64_t)1 << bit, next = ((now >> bit) + 1) << bit;
+
+		switch (sim_rng_below(&m->r, 4)) {
+		case 0: /* 2^bit - 1, 2^bit, 2^bit + 1 away */
+			d = p - 1 + sim_rng_below(&m->r, 3);
+			break;
+		case 1: /* just before, at or after the next multiple of 2^bit */
+			d = next > now ? next - now - 1 + sim_rng_below(&m->r, 3) : room;
+			break;
+		case 2: /* the end of time */
+			d = room - sim_rng_below(&m->r, 4);
+			break;
+		default:
+			d = sim_rng_below(&m->r, p);
+			break;
+		}
+		break;
+	}
+	default: /* small and equal delays into the bucket being popped */
+		d = sim_rng_below(&m->r, 4) == 0 ? 0 : sim_rng_below(&m->r, 300);
+		break;
+	}
+	return d > room ? room : d;
+}
+
+static void eq_model_check(struct eq_model *m, struct sim_event *ev)
+{
+	uint64_t id = (uint64_t)(ev - m->evs);
+
+	g_assert_nonnull(ev);
+	g_assert_cmpuint(ev->time, >=, m->last_time);
+	if (m->popped && ev->time == m->last_time)
+		g_assert_cmpuint(id, >, m->last_id);
+	g_assert_cmpuint(ev->seq, ==, 0); /* not popped before */
+	ev->seq = 1;
+	m->last_time = ev->time;
+	m->last_id = id;
+	m->popped++;
+}
+
+static void eq_model_run(int mode, uint64_t pending, uint64_t pops, int fan)
+{
+	struct eq_model m = { .cap = pending + pops * (uint64_t)fan };
+
+	m.evs = g_new0(struct sim_event, m.cap);
+	eq_init(&m.q);
+	sim_rng_seed(&m.r, 77, (uint64_t)mode);
+	for (uint64_t i = 0; i < pending; i++)
+		eq_model_push(&m, eq_model_delay(&m, mode, 0));
+	/* stop at times inside the buckets being sorted and split, and push
+	 * then, before the next pending entry */
+	uint64_t until = 1000;
+
+	for (uint64_t k = 0; k < pops; k++) {
+		struct sim_event *ev = eq_pop_until(&m.q, until);
+
+		if (!ev) {
+			g_assert_false(eq_empty(&m.q));
+			g_assert_cmpuint(m.last_time, <=, until);
+			uint64_t t = until + sim_rng_below(&m.r, 3);
+
+			eq_model_push(&m, t);
+			ev = eq_pop_until(&m.q, SIM_TIME_MAX);
+			g_assert_cmpuint(ev->time, <=, t);
+			until += until / 2 + sim_rng_below(&m.r, 100000);
+			if (until > UINT64_MAX / 4)
+				until = SIM_TIME_MAX; /* no more stops */
+		}
+		eq_model_check(&m, ev);
+		for (int f = 0; f < fan && m.n < m.cap; f++)
+			eq_model_push(&m, ev->time + eq_model_delay(&m, mode, ev->time));
+	}
+	for (struct sim_event *ev; (ev = eq_pop_until(&m.q, SIM_TIME_MAX));)
+		eq_model_check(&m, ev);
+	g_assert_true(eq_empty(&m.q));
+	g_assert_cmpuint(m.popped, ==, m.n);
+	eq_release(&m.q);
+	g_free(m.evs);
+}
+
+static void test_queue_model(void)
+{
+	/* dense: level-1 buckets of thousands, level-0 ones of tens */
+	eq_model_run(0, 20000, 60000, 1);
+	/* sparse hold model: refills of tens, sorted as they go */
+	eq_model_run(1, 1000, 100000, 1);
+	/* every boundary, huge delays near 2^64 */
+	eq_model_run(2, 3000, 20000, 1);
+	/* pushes into the sorted bucket being popped */
+	eq_model_run(3, 2000, 60000, 2);
+	eq_model_run(3, 50, 60000, 1);
+}
+
+static void test_queue_boundaries(void)
+{
+	/* From clocks just below, at and above every power of two, keys at
+	 * every power of two away, plus and minus one, and at the end of
+	 * time: the engine pops them in order. */
+	for (int cb = 0; cb < 64; cb += 5) {
+		struct sim *s = sim_new(1);
+		struct logger l;
+		uint64_t id = 0;
+		sim_time_t start = ((sim_time_t)1 << cb) - 1;
+
+		logger_init(s, &l, "log");
+		sim_schedule(s, start, &l.c, EV_LOG)->data[0].u = id++;
+		sim_run(s, SIM_TIME_MAX, 1);
+		for (int b = 0; b < 64; b++)
+			for (int k = -1; k <= 1; k++) {
+				sim_time_t d = ((sim_time_t)1 << b) + (sim_time_t)k;
+
+				if (d > SIM_TIME_MAX - sim_now(s))
+					d = SIM_TIME_MAX - sim_now(s);
+				sim_schedule(s, d, &l.c, EV_LOG)->data[0].u = id++;
+				sim_schedule(s, d, &l.c, EV_LOG)->data[0].u = id++; /* a tie */
+			}
+		sim_schedule(s, SIM_TIME_MAX - sim_now(s), &l.c, EV_LOG)->data[0].u = id++;
+		sim_schedule(s, 0, &l.c, EV_LOG)->data[0].u = id++;
+		g_assert_cmpint(sim_run(s, SIM_TIME_MAX, UINT64_MAX), ==, SIM_RUN_EMPTY);
+		g_assert_cmpuint(l.log->len, ==, id);
+		g_assert_cmpuint(sim_now(s), ==, SIM_TIME_MAX);
+		assert_log_sorted(l.log);
+		g_array_unref(l.log);
+		sim_free(s);
+	}
+}
+
+static void test_queue_sorted_bucket_until(void)
+{
+	/* A level-0 bucket of many distinct times, reached, stopped inside
+	 * (until) and pushed into before and among its entries; then one
+	 * that was sorted as it was refilled. Each time, (time, seq) order. */
+	for (int dense = 0; dense < 2; dense++) {
+		struct sim *s = sim_new(1);
+		struct logger l;
+		uint64_t id = 0, n = dense ? 3000 : 40;
+
+		logger_init(s, &l, "log");
+		for (uint64_t i = 0; i < n; i++)
+			sim_schedule(s, 100000 + (i * 37) % 256, &l.c, EV_LOG)->data[0].u = id++;
+		/* the bucket of 100000 .. 100255 is reached, not popped */
+		g_assert_cmpint(sim_run(s, 99999, UINT64_MAX), ==, SIM_RUN_UNTIL);
+		sim_schedule(s, 3, &l.c, EV_LOG)->data[0].u = id++;
+		g_assert_cmpint(sim_run(s, 100100, UINT64_MAX), ==, SIM_RUN_UNTIL);
+		for (int k = 0; k < 300; k++)
+			sim_schedule(s, (uint64_t)k % 200, &l.c, EV_LOG)->data[0].u = id++;
+		g_assert_cmpint(sim_run(s, SIM_TIME_MAX, UINT64_MAX), ==, SIM_RUN_EMPTY);
+		g_assert_cmpuint(l.log->len, ==, id);
+		assert_log_sorted(l.log);
+		for (guint i = 0; i < l.log->len; i++)
+			if (g_array_index(l.log, struct rec, i).id == n)
+				g_assert_cmpuint(g_array_index(l.log, struct rec, i).time, ==, 100002);
+		g_array_unref(l.log);
+		sim_free(s);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -684,5 +878,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/core/queue/cancel-interleaved", test_cancel_interleaved);
 	g_test_add_func("/core/queue/zero-delay-flood", test_zero_delay_flood);
 	g_test_add_func("/core/queue/dense-until", test_dense_until);
+	g_test_add_func("/core/queue/model", test_queue_model);
+	g_test_add_func("/core/queue/boundaries", test_queue_boundaries);
+	g_test_add_func("/core/queue/sorted-bucket-until", test_queue_sorted_bucket_until);
 	return g_test_run();
 }
