@@ -12,8 +12,10 @@
  * gpu/core/interp.h on its part of every op (thread 0 decides, the block
  * moves the slice: peer stores of 16-byte vectors into the receiver's
  * staging slot, local loads, sums in float). Flags are 64-bit, monotonic,
- * in the regions (st.release.sys after a system fence; ld.acquire.sys), and
- * run on across launches: launch k is iteration k of the plan.
+ * in the regions (one st.release.sys by thread 0 after a block barrier;
+ * ld.acquire.sys by thread 0), and run on across launches: launch k is
+ * iteration k of the plan. Channels per size: by default one per 32 KiB
+ * of the collective's bytes, 1 to 128 (--channels fixes the count).
  *
  * Timing. As nccl-tests: warm-up launches, a sync, then `iters` launches
  * back to back timed by the CPU wall clock until all GPUs are done
@@ -95,8 +97,9 @@ struct dev_args {
 	uint64_t *done;             /* nops completion counters */
 	unsigned long long *error;  /* [0] set on a stall: 1 + op, [1] slice, [2] channel */
 	uint64_t slice_elems, slice_bytes, iter, timeout_ns;
-	uint32_t nops, nconns, nchannels;
+	uint32_t nops, nconns, ndeps, nchannels;
 	int rank;
+	bool copy_plan;             /* ops, conns, deps copied into shared memory */
 };
 
 __device__ __forceinline__ uint64_t gx_globaltimer(void)
@@ -223,17 +226,87 @@ __device__ void slice_work(unsigned flags, const T *R, const T *L, T *D, T *O, u
 	}
 }
 
+/* Shared memory of one block: the plan's ops, connections and deps
+ * (copied from global memory at the start when they fit, so the leader's
+ * scans never wait on L2: its acquire loads may drop L1 lines), then the
+ * interpreter's per-channel state. The host computes the same layout
+ * (smem_plan). */
+struct smem_layout {
+	size_t ops, conns, deps, sent, next, state, total;
+};
+
+static __host__ __device__ size_t smem_align8(size_t n)
+{
+	return (n + 7) / 8 * 8;
+}
+
+static __host__ __device__ struct smem_layout smem_plan(uint32_t nops, uint32_t nconns,
+							uint32_t ndeps, bool copy)
+{
+	struct smem_layout l;
+	size_t at = 0;
+
+	l.ops = at;
+	at += copy ? smem_align8((size_t)nops * sizeof(struct gx_xop)) : 0;
+	l.conns = at;
+	at += copy ? smem_align8((size_t)nconns * sizeof(struct gx_conn)) : 0;
+	l.deps = at;
+	at += copy ? smem_align8((size_t)ndeps * sizeof(uint32_t)) : 0;
+	l.sent = at; /* sent, then recvd: 2 x nconns counters */
+	at += 2 * (size_t)nconns * sizeof(uint64_t);
+	l.next = at;
+	at += smem_align8((size_t)nops * sizeof(uint32_t));
+	l.state = at;
+	at += smem_align8(nops);
+	l.total = at + 16;
+	return l;
+}
+
+/* Copies n bytes (a multiple of 4, both 4-aligned) with the whole block. */
+static __device__ __forceinline__ void block_copy(void *dst, const void *src, size_t n)
+{
+	uint32_t *d = (uint32_t *)dst;
+	const uint32_t *s = (const uint32_t *)src;
+
+	for (size_t i = threadIdx.x; i < n / 4; i += blockDim.x)
+		d[i] = s[i];
+}
+
+/* One channel per block. Memory ordering, per slice: every thread moves its
+ * part of the slice (weak stores, to the peer's slot over NVLink or to
+ * local buffers), the block meets at __syncthreads(), then thread 0 alone
+ * raises the flags: st.release.sys for a peer's data or credit flag,
+ * red.release.gpu for the rank's own completion counter. A release is
+ * cumulative in the PTX memory model: it orders every write that happens
+ * before it, and the barrier makes the other threads' writes happen before
+ * thread 0's release, so one release per slice publishes the whole slice
+ * (no fence per thread). The scope must be .sys: the flags' readers are
+ * threads of another GPU (in one process or in another, by CUDA IPC), which
+ * .gpu scope does not cover. The reader mirrors it: thread 0 polls with
+ * ld.acquire.sys (the flag lives in its own GPU's memory, written by the
+ * peer), the barrier hands the acquire on to every thread, and they read
+ * the slot with ld.cg, never from a possibly stale L1 line. */
 template <typename T> __global__ void __launch_bounds__(512) gx_kernel(struct dev_args a)
 {
 	extern __shared__ uint64_t smem[];
 	__shared__ struct gx_work w;
 	struct gx_chan ch;
+	struct smem_layout l = smem_plan(a.nops, a.nconns, a.ndeps, a.copy_plan);
+	char *sm = (char *)smem;
+	const struct gx_xop *ops = a.ops;
 
+	if (a.copy_plan) {
+		block_copy(sm + l.ops, a.ops, (size_t)a.nops * sizeof(struct gx_xop));
+		block_copy(sm + l.conns, a.conns, (size_t)a.nconns * sizeof(struct gx_conn));
+		block_copy(sm + l.deps, a.deps, (size_t)a.ndeps * sizeof(uint32_t));
+		ops = (const struct gx_xop *)(sm + l.ops);
+		__syncthreads();
+	}
 	if (threadIdx.x == 0) {
-		ch.ops = a.ops;
+		ch.ops = ops;
 		ch.nops = a.nops;
-		ch.deps = a.deps;
-		ch.conns = a.conns;
+		ch.deps = a.copy_plan ? (const uint32_t *)(sm + l.deps) : a.deps;
+		ch.conns = a.copy_plan ? (const struct gx_conn *)(sm + l.conns) : a.conns;
 		ch.nconns = a.nconns;
 		ch.regions = a.regions;
 		ch.rank = a.rank;
@@ -241,10 +314,10 @@ template <typename T> __global__ void __launch_bounds__(512) gx_kernel(struct de
 		ch.nchannels = a.nchannels;
 		ch.slice_elems = a.slice_elems;
 		ch.slice_bytes = a.slice_bytes;
-		ch.sent = smem;
-		ch.recvd = smem + a.nconns;
-		ch.next = (uint32_t *)(smem + 2 * a.nconns);
-		ch.state = (uint8_t *)(ch.next + a.nops);
+		ch.sent = (uint64_t *)(sm + l.sent);
+		ch.recvd = ch.sent + a.nconns;
+		ch.next = (uint32_t *)(sm + l.next);
+		ch.state = (uint8_t *)(sm + l.state);
 		ch.done = a.done;
 		gx_chan_begin(&ch, a.iter);
 	}
@@ -273,14 +346,13 @@ template <typename T> __global__ void __launch_bounds__(512) gx_kernel(struct de
 		__syncthreads();
 		if (w.op < 0)
 			break;
-		const struct gx_xop *x = &a.ops[w.op];
+		const struct gx_xop *x = &ops[w.op];
 		const T *R = (const T *)w.in;
 		const T *L = x->src_buf ? (const T *)a.bufs[x->src_buf] + x->src_elem + w.first : 0;
 		T *D = x->dst_buf ? (T *)a.bufs[x->dst_buf] + x->dst_elem + w.first : 0;
 
 		slice_work<T>(x->flags, R, L, D, (T *)w.out, w.count);
-		__threadfence_system();
-		__syncthreads();
+		__syncthreads(); /* the slice is written: thread 0 releases it */
 		if (threadIdx.x == 0)
 			gx_finish_work(&ch, &w);
 	}
@@ -370,8 +442,9 @@ struct opts {
 	int ndtypes;
 	int warmup, iters;
 	bool events;        /* --timer events */
-	uint32_t channels, threads;
-	uint64_t slice_bytes, max_slots;
+	uint32_t channels, threads; /* channels 0: by size (channels_for) */
+	uint32_t max_channels;
+	uint64_t chan_bytes, slice_bytes, max_slots;
 	bool check, nccl, baseline, executor;
 	const char *csv;
 	double timeout_s;
@@ -461,7 +534,10 @@ static void usage(void)
 		"  -w, --warmup N        warm-up launches per size (default 5)\n"
 		"  -n, --iters N         timed launches per size (default 20)\n"
 		"  --timer wall|events   CPU wall clock (nccl-tests' default) or CUDA events\n"
-		"  --channels C          thread blocks per rank (default 128)\n"
+		"  --channels C          thread blocks per rank (default 0: by size, one per\n"
+		"                        --chan-bytes, 1 .. --max-channels)\n"
+		"  --chan-bytes SIZE     bytes of the collective per channel (default 32K)\n"
+		"  --max-channels C      most channels chosen by size (default 128)\n"
 		"  --threads T           threads per block (default 512)\n"
 		"  --slice SIZE          bytes per slice and channel (default 2M)\n"
 		"  --slots N             staging slots per connection (default 0: a whole iteration)\n"
@@ -490,7 +566,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->ndtypes = 1;
 	o->warmup = 5;
 	o->iters = 20;
-	o->channels = 128;
+	o->channels = 0;
+	o->max_channels = 128;
+	o->chan_bytes = 32 << 10;
 	o->threads = 512;
 	o->slice_bytes = 2 << 20;
 	o->check = true;
@@ -528,6 +606,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->events = !strcmp(v, "events");
 		} else if (IS("--channels", NULL) && v)
 			o->channels = (uint32_t)atoi(v);
+		else if (IS("--max-channels", NULL) && v)
+			o->max_channels = (uint32_t)atoi(v);
+		else if (IS("--chan-bytes", NULL) && v)
+			o->chan_bytes = parse_size(v);
 		else if (IS("--threads", NULL) && v)
 			o->threads = (uint32_t)atoi(v);
 		else if (IS("--slice", NULL) && v)
@@ -559,9 +641,24 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			i++;
 #undef IS
 	}
-	if (o->channels < 1 || o->channels > 1024 || o->threads < 32 || o->threads > 512 ||
-	    o->threads % 32 || o->slice_bytes < 16 || o->factor < 2 || o->iters < 1)
-		die("bad --channels, --threads, --slice, --stepfactor or --iters");
+	if (o->channels > 1024 || o->max_channels < 1 || o->max_channels > 1024 ||
+	    o->chan_bytes < 1 || o->threads < 32 || o->threads > 512 || o->threads % 32 ||
+	    o->slice_bytes < 16 || o->factor < 2 || o->iters < 1)
+		die("bad --channels, --max-channels, --chan-bytes, --threads, --slice, --stepfactor"
+		    " or --iters");
+}
+
+/* Channels (thread blocks per rank) for a collective of `bytes`: --channels
+ * when given, else one per chan_bytes, at least 1 and at most max_channels.
+ * A small collective then runs on a few blocks (fewer blocks to meet at each
+ * op's completion counter), a large one on max_channels as before. */
+static uint32_t channels_for(const struct opts *o, uint64_t bytes)
+{
+	uint64_t c = bytes / o->chan_bytes;
+
+	if (o->channels)
+		return o->channels;
+	return c < 1 ? 1 : c > o->max_channels ? o->max_channels : (uint32_t)c;
 }
 
 /* ---- setup: devices, peer access or IPC, buffers ---- */
@@ -696,6 +793,9 @@ static void reset_flags(struct exec *x)
 	x->iter = 0;
 }
 
+/* Dynamic shared memory a block may take without opting in. */
+#define SMEM_MAX (48 * 1024 - 256)
+
 /* Uploads plan p and fills each local rank's kernel arguments. */
 static void load_plan(struct exec *x, const struct gx_plan *p)
 {
@@ -745,8 +845,10 @@ static void load_plan(struct exec *x, const struct gx_plan *p)
 		a->nconns = p->nconns;
 		a->nchannels = p->nchannels;
 		a->rank = g->rank;
-		g->smem = 2 * p->nconns * sizeof(uint64_t) + rp->nops * 5 + 16;
-		if (g->smem > 48 * 1024)
+		a->ndeps = rk->ndeps;
+		a->copy_plan = smem_plan(rp->nops, p->nconns, rk->ndeps, true).total <= SMEM_MAX;
+		g->smem = smem_plan(rp->nops, p->nconns, rk->ndeps, a->copy_plan).total;
+		if (g->smem > SMEM_MAX)
 			die("rank %d has %u ops: too many for one block's shared memory", g->rank,
 			    rp->nops);
 	}
@@ -1104,11 +1206,18 @@ static void print_header(struct exec *x, const char *impl)
 		return;
 	printf("# g5x %s: collective %s algo %s ranks %d nchunks %u schedule %s\n", impl,
 	       gx_coll_name(x->s->coll), x->s->algo, x->nranks, x->s->nchunks, x->o.schedule);
-	printf("# mode %s dtype %s timer %s warmup %d iters %d channels %u threads %u slice %llu"
+	char chans[64];
+
+	if (x->o.channels)
+		snprintf(chans, sizeof(chans), "%u", x->o.channels);
+	else
+		snprintf(chans, sizeof(chans), "auto(1 per %llu B, max %u)",
+			 (unsigned long long)x->o.chan_bytes, x->o.max_channels);
+	printf("# mode %s dtype %s timer %s warmup %d iters %d channels %s threads %u slice %llu"
 	       " check %d inplace_ok %d\n",
 	       gx_comm_is_mpi() ? "mpi (one process per GPU, CUDA IPC)" : "single process",
 	       gx_dtype_name(x->o.dtype), x->o.events ? "events" : "wall", x->o.warmup,
-	       x->o.iters, x->o.channels, x->o.threads, (unsigned long long)x->o.slice_bytes,
+	       x->o.iters, chans, x->o.threads, (unsigned long long)x->o.slice_bytes,
 	       (int)x->o.check, (int)x->s->inplace_ok);
 	printf("#%64s%35s\n", "out-of-place", "in-place");
 	printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size",
@@ -1181,7 +1290,8 @@ static void run_sizes(struct exec *x, bool nccl)
 				us[inplace] = time_launches(x, nccl_launch, &c);
 			} else {
 				bool copy_in = inplace && !x->s->inplace_ok;
-				struct gx_plan *p = gx_plan_new(x->s, E, x->esize, x->o.channels,
+				struct gx_plan *p = gx_plan_new(x->s, E, x->esize,
+								channels_for(&x->o, bytes),
 								x->o.slice_bytes / x->esize,
 								x->o.max_slots, inplace && !copy_in,
 								err, sizeof(err));
@@ -1316,7 +1426,8 @@ int main(int argc, char **argv)
 	uint64_t max_region = 256, max_scratch = 0, max_elems = x.o.maxbytes / x.esize;
 
 	for (uint64_t bytes = x.o.minbytes; bytes <= x.o.maxbytes; bytes *= x.o.factor) {
-		struct gx_plan *p = gx_plan_new(x.s, bytes / x.esize, x.esize, x.o.channels,
+		struct gx_plan *p = gx_plan_new(x.s, bytes / x.esize, x.esize,
+						channels_for(&x.o, bytes),
 						x.o.slice_bytes / x.esize, x.o.max_slots, false, err,
 						sizeof(err));
 

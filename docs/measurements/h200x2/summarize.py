@@ -17,7 +17,7 @@ def parse(path):
 r={}
 for p in sys.argv[1:]: r.update(parse(p))
 nccl={(k[0],k[1],k[3],k[4]):v for k,v in r.items() if k[5]=='nccl'}
-sizes=[1<<20,1<<24,1<<28,1<<30]
+sizes=[1<<12,1<<16,1<<20,1<<24,1<<28,1<<30]
 print('| mode | collective | algo | dtype | size | g5 time us | g5 busbw | NCCL busbw | g5/NCCL | SoL (366) |')
 print('|---|---|---|---|---|---|---|---|---|---|')
 for k in sorted(r, key=lambda k:(k[0]!='single',k[1],k[2],k[3],k[4])):
@@ -25,5 +25,5 @@ for k in sorted(r, key=lambda k:(k[0]!='single',k[1],k[2],k[3],k[4])):
     v=r[k]; n=nccl.get((k[0],k[1],k[3],k[4]))
     nb='%.1f'%n[1] if n else '-'
     ratio='%.2f'%(v[1]/n[1]) if n and n[1]>0 else '-'
-    sz={1<<20:'1M',1<<24:'16M',1<<28:'256M',1<<30:'1G'}[k[4]]
+    sz={1<<12:'4K',1<<16:'64K',1<<20:'1M',1<<24:'16M',1<<28:'256M',1<<30:'1G'}[k[4]]
     print(f'| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {sz} | {v[0]:.1f} | {v[1]:.1f} | {nb} | {ratio} | {100*v[1]/366:.0f}% |')
