@@ -60,6 +60,18 @@ $(BUILD)/obj/%.o: %.c $(BUILD)/.flags | deps
 	$(if $(filter 1,$(V)),,@echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# The commit g5 reports (--version, results metadata): written only when it
+# changes, so that only sim/cli.c rebuilds.
+$(BUILD)/gen/g5_version.h: FORCE
+	@mkdir -p $(dir $@)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$$c-dirty"; fi; \
+	echo "#define G5_COMMIT \"$$c\"" > $@.new; \
+	cmp -s $@.new $@ || mv $@.new $@; rm -f $@.new
+
+$(BUILD)/obj/sim/cli.o: $(BUILD)/gen/g5_version.h
+$(BUILD)/obj/sim/cli.o: ALL_CFLAGS += -I$(BUILD)/gen -DG5_HAVE_VERSION_H
+
 $(BUILD)/libg5.a: $(LIB_OBJ)
 	$(if $(filter 1,$(V)),,@echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^

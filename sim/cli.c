@@ -5,6 +5,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#ifdef G5_HAVE_VERSION_H
+#include "g5_version.h"
+#endif
 #ifndef G5_VERSION
 #define G5_VERSION "0.1.0"
 #endif

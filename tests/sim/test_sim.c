@@ -375,6 +375,17 @@ static void test_cli_allgatherv_counts(void)
 	g_assert_cmpfloat(agv_latency("--counts-dist zipf:1.2 --seed 5"), !=, z);
 }
 
+static void test_cli_version(void)
+{
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("--version", &out, &err), ==, 0);
+	g_assert_true(g_str_has_prefix(out, "g5 0.1.0 ("));
+	/* built in a git checkout: the commit, not "unknown" */
+	if (g_file_test(".git", G_FILE_TEST_EXISTS))
+		g_assert_null(strstr(out, "unknown"));
+}
+
 static void test_cli_errors(void)
 {
 	static const struct {
@@ -428,6 +439,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
+	g_test_add_func("/sim/cli/version", test_cli_version);
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);
 	return g_test_run();
 }
