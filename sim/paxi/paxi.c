@@ -45,7 +45,6 @@ struct paxi_txn {
 	uint64_t arrived;     /* delivered at the destination */
 	uint64_t notified;    /* reported usable */
 	bool started, posted, rts_arrived, flag_sent, zero_sent;
-	sim_time_t t_start, t_slot, t_setup_end;
 	struct paxi_txn_times tm;
 	int *chans;            /* owned: channel of each hop */
 	struct paxi_txn *next_wait; /* slot queue link */
@@ -343,12 +342,10 @@ static void begin_setup(struct paxi_txn *t)
 	sim_time_t begin = MAX(now, u->setup_free_at);
 
 	u->busy++;
-	t->t_slot = now;
 	t->tm.slot = now;
-	x->st.slot_wait_ps += now - t->t_start;
+	x->st.slot_wait_ps += now - t->tm.start;
 	u->setup_free_at = begin + x->p.setup_ps;
 	t->state = TX_SETUP;
-	t->t_setup_end = u->setup_free_at;
 	t->tm.setup_end = u->setup_free_at;
 	x->st.setup_ps += u->setup_free_at - now;
 	sim_schedule(x->s, u->setup_free_at - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
@@ -390,8 +387,7 @@ void paxi_txn_start(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 
 	t->started = true;
-	t->t_start = sim_now(t->x->s);
-	t->tm.start = t->t_start;
+	t->tm.start = sim_now(t->x->s);
 	if (u->busy < t->x->p.slots) {
 		begin_setup(t);
 		return;
@@ -447,7 +443,7 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 			send_ctrl(t, CTRL_CTS);
 		break;
 	case CTRL_CTS:
-		x->st.handshake_ps += sim_now(x->s) - t->t_setup_end;
+		x->st.handshake_ps += sim_now(x->s) - t->tm.setup_end;
 		t->tm.cts = t->tm.data_allowed = sim_now(x->s);
 		t->state = TX_DATA;
 		pump(t);
