@@ -434,6 +434,32 @@ __global__ void store_kernel(const uint4 *src, uint4 *dst, uint64_t n)
 
 /* ---- the host side ---- */
 
+/* The probe's kernels: an empty launch (the launch cost in the harness) and
+ * a flag ping-pong between two ranks with the executor's own flag
+ * operations (st.release.sys into the peer's region, ld.acquire.sys polling
+ * one's own), `k` round trips a launch, values running on across launches. */
+__global__ void empty_kernel(void) {}
+
+__global__ void pingpong_kernel(char **regions, int rank, int peer, uint64_t base, int k)
+{
+	uint64_t *mine = (uint64_t *)regions[rank] + peer;
+	uint64_t *theirs = (uint64_t *)regions[peer] + rank;
+
+	for (int i = 1; i <= k; i++) {
+		uint64_t v = base + (uint64_t)i;
+
+		if (rank == 0) {
+			gx_flag_store(theirs, v);
+			while (gx_flag_load(mine) < v)
+				;
+		} else {
+			while (gx_flag_load(mine) < v)
+				;
+			gx_flag_store(theirs, v);
+		}
+	}
+}
+
 struct opts {
 	const char *schedule;
 	uint64_t minbytes, maxbytes, factor;
@@ -445,7 +471,7 @@ struct opts {
 	uint32_t channels, threads; /* channels 0: by size (channels_for) */
 	uint32_t max_channels;
 	uint64_t chan_bytes, slice_bytes, max_slots;
-	bool check, nccl, baseline, executor;
+	bool check, nccl, baseline, executor, probe;
 	const char *csv;
 	double timeout_s;
 };
@@ -545,6 +571,7 @@ static void usage(void)
 		"  --nccl                also time NCCL's collective in the same harness\n"
 		"  --no-executor         time NCCL only\n"
 		"  --baseline            measure the copy-engine and SM-store ceilings\n"
+		"  --probe               measure the launch cost and the flag round trip\n"
 		"  --csv FILE            append one row per size and placement\n"
 		"  --timeout S           a stalled kernel gives up after S seconds (default 20)\n");
 	exit(2);
@@ -630,6 +657,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				o->executor = false;
 			else if (IS("--baseline", NULL))
 				o->baseline = true;
+			else if (IS("--probe", NULL))
+				o->probe = true;
 			else if (IS("-h", "--help"))
 				usage();
 			else if (a[0] == '-')
@@ -1229,15 +1258,38 @@ static void print_header(struct exec *x, const char *impl)
 	fflush(stdout);
 }
 
+/* The CSV's columns: the first fourteen as before, then what a comparison
+ * needs to know of the run (docs/validation.md): mode (single or mpi),
+ * nchunks and schedule (the file's base name; "-" for NCCL), proto and
+ * engine (the executor: simple over SM stores; NCCL: NCCL_PROTO as set,
+ * else auto), channels (the executor's thread blocks per rank; 0 for NCCL,
+ * which chooses its own). NCCL rows carry algo "nccl". */
+#define CSV_HEADER                                                                         \
+	"impl,collective,algo,ranks,bytes,count,dtype,inplace,timer,iters,time_us,algbw_gbps," \
+	"busbw_gbps,wrong,mode,nchunks,schedule,proto,engine,channels\n"
+
+static const char *nccl_proto(void)
+{
+	const char *p = getenv("NCCL_PROTO");
+
+	return p && *p && !strchr(p, ',') && !strchr(p, '^') ? p : "auto";
+}
+
 static void csv_row(struct exec *x, const char *impl, uint64_t bytes, uint64_t E, bool inplace,
 		    double us, double algbw, double busbw, long long wrong)
 {
+	bool nccl = !strcmp(impl, "nccl");
+	const char *base = strrchr(x->o.schedule, '/');
+
 	if (!x->csv || x->proc)
 		return;
-	fprintf(x->csv, "%s,%s,%s,%d,%llu,%llu,%s,%d,%s,%d,%.3f,%.3f,%.3f,%lld\n", impl,
-		gx_coll_name(x->s->coll), x->s->algo, x->nranks, (unsigned long long)bytes,
-		(unsigned long long)E, gx_dtype_name(x->o.dtype), (int)inplace,
-		x->o.events ? "events" : "wall", x->o.iters, us, algbw, busbw, wrong);
+	base = base ? base + 1 : x->o.schedule;
+	fprintf(x->csv, "%s,%s,%s,%d,%llu,%llu,%s,%d,%s,%d,%.3f,%.3f,%.3f,%lld,%s,%u,%s,%s,%s,%u\n",
+		impl, gx_coll_name(x->s->coll), nccl ? "nccl" : x->s->algo, x->nranks,
+		(unsigned long long)bytes, (unsigned long long)E, gx_dtype_name(x->o.dtype),
+		(int)inplace, x->o.events ? "events" : "wall", x->o.iters, us, algbw, busbw, wrong,
+		gx_comm_is_mpi() ? "mpi" : "single", nccl ? 1u : x->s->nchunks, nccl ? "-" : base,
+		nccl ? nccl_proto() : "simple", "sm", nccl ? 0u : channels_for(&x->o, bytes));
 	fflush(x->csv);
 }
 
@@ -1391,16 +1443,80 @@ static void baseline(struct exec *x)
 				       engine ? "sm-stores" : "copy-engine", both ? "both-ways" : "one-way",
 				       gbps);
 				if (x->csv)
-					fprintf(x->csv, "baseline-%s,%s,-,2,%llu,%llu,-,0,wall,%d,%.3f,%.3f,%.3f,0\n",
+					fprintf(x->csv, "baseline-%s,%s,-,2,%llu,%llu,-,0,wall,%d,%.3f,%.3f,%.3f,0,"
+							"single,1,-,-,%s,0\n",
 						engine ? "sm" : "ce", both ? "bothways" : "oneway",
 						(unsigned long long)bytes, (unsigned long long)bytes, reps,
-						s * 1e6 / reps, gbps, gbps);
+						s * 1e6 / reps, gbps, gbps, engine ? "sm" : "ce");
 			}
 		}
 	for (int k = 0; k < 2; k++) {
 		CUDA_CHECK(cudaSetDevice(x->g[k].dev));
 		CUDA_CHECK(cudaFree(src[k]));
 		CUDA_CHECK(cudaFree(dst[k]));
+	}
+	fflush(stdout);
+}
+
+/* ---- the probe: launch cost and flag round trip ---- */
+
+#define PROBE_K 1000
+
+struct probe_ctx {
+	bool pingpong;
+	uint64_t launches;
+};
+
+static void probe_launch(struct exec *x, void *ctx)
+{
+	struct probe_ctx *c = (struct probe_ctx *)ctx;
+
+	for (int l = 0; l < x->nlocal; l++) {
+		struct grank *g = &x->g[l];
+
+		CUDA_CHECK(cudaSetDevice(g->dev));
+		if (c->pingpong)
+			pingpong_kernel<<<1, 1, 0, g->stream>>>(g->dev_regions, g->rank, 1 - g->rank,
+								c->launches * PROBE_K, PROBE_K);
+		else
+			empty_kernel<<<1, 1, 0, g->stream>>>();
+		CUDA_CHECK(cudaGetLastError());
+	}
+	c->launches++;
+}
+
+/* Prints and records (impl probe-launch, probe-flag) the time of an empty
+ * launch on every rank in this harness and the one-way latency of a flag
+ * (half a ping-pong round trip over NVLink), in this mode. */
+static void probe(struct exec *x)
+{
+	struct probe_ctx c = { false, 0 };
+
+	if (x->nranks != 2) {
+		if (!x->proc)
+			printf("# probe: needs a 2-rank schedule\n");
+		return;
+	}
+	double launch_us = time_launches(x, probe_launch, &c);
+
+	c.pingpong = true;
+	reset_flags(x);
+	double pp_us = time_launches(x, probe_launch, &c);
+	double flag_us = (pp_us - launch_us) / (2.0 * PROBE_K);
+
+	reset_flags(x);
+	if (x->proc)
+		return;
+	printf("# probe mode %s: empty launch %.3f us, ping-pong launch of %d round trips %.3f us,"
+	       " one-way flag %.3f us\n", gx_comm_is_mpi() ? "mpi" : "single", launch_us, PROBE_K,
+	       pp_us, flag_us);
+	if (x->csv) {
+		const char *m = gx_comm_is_mpi() ? "mpi" : "single";
+
+		fprintf(x->csv, "probe-launch,-,-,2,0,0,-,0,%s,%d,%.3f,0,0,0,%s,1,-,-,sm,1\n",
+			x->o.events ? "events" : "wall", x->o.iters, launch_us, m);
+		fprintf(x->csv, "probe-flag,-,-,2,0,0,-,0,%s,%d,%.3f,0,0,0,%s,1,-,-,sm,1\n",
+			x->o.events ? "events" : "wall", x->o.iters, flag_us, m);
 	}
 	fflush(stdout);
 }
@@ -1452,11 +1568,12 @@ int main(int argc, char **argv)
 		if (!x.csv)
 			die("cannot open '%s' for appending", x.o.csv);
 		if (fresh)
-			fprintf(x.csv, "impl,collective,algo,ranks,bytes,count,dtype,inplace,timer,iters,"
-				       "time_us,algbw_gbps,busbw_gbps,wrong\n");
+			fputs(CSV_HEADER, x.csv);
 	}
 	if (x.o.baseline)
 		baseline(&x);
+	if (x.o.probe)
+		probe(&x);
 	if (x.o.nccl)
 		setup_nccl(&x);
 	for (int d = 0; d < x.o.ndtypes; d++) {
