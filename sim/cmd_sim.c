@@ -16,7 +16,8 @@ struct sim_opts {
 	char *topo, *dims, *link_bw, *link_lat, *packet, *header, *credits, *credit_ret;
 	char *error_rate, *window, *timeout, *inject_bw, *eject_bw, *reduce_bw, *setup, *ctrl_proc;
 	char *slice, *overhead, *alpha, *beta, *collective, *algo, *size, *paxi, *dtype, *schedule;
-	char *counts, *counts_dist, *platform;
+	char *counts, *counts_dist, *platform, *mode, *proto;
+	char **set;
 	gint ranks, nchunks, root, peer, cdma_units, slots;
 	gint64 seed;
 	gboolean json, verbose, breakdown;
@@ -288,6 +289,9 @@ int cmd_sim(int argc, char **argv)
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o.verbose, "per-step times and per-channel traffic", NULL },
 		{ "breakdown", 0, 0, G_OPTION_ARG_NONE, &o.breakdown, "where the critical path's time went", NULL },
 		{ "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace, "write a Chrome/Perfetto trace (one size only)", "FILE.json" },
+		{ "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "set any platform key, e.g. paxi.handshake=ready (repeatable; after the flags above)", "KEY=VALUE" },
+		{ "mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "single (one process, default) or mpi (one per rank): picks the launch cost", "M" },
+		{ "proto", 0, 0, G_OPTION_ARG_STRING, &o.proto, "Transfer protocol: simple (default), ll, ll128, or auto (algo nccl: NCCL's pick)", "P" },
 		{ NULL }
 	};
 	GOptionContext *ctx = g_option_context_new("- simulate one collective");
@@ -317,6 +321,33 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (!apply_platform(&o, &pl, &err))
 		goto usage;
+	for (char **kv = o.set; kv && *kv; kv++) {
+		g_auto(GStrv) parts = g_strsplit(*kv, "=", 2);
+
+		if (!parts[0] || !parts[1]) {
+			cli_usage_error(argv[0], "--set must look like KEY=VALUE, got '%s'", *kv);
+			goto out;
+		}
+		if (!config_platform_set(&pl, parts[0], parts[1], &err)) {
+			g_prefix_error(&err, "--set ");
+			goto usage;
+		}
+	}
+	if (o.mode && !platform_mode_parse(o.mode, &job.mode)) {
+		cli_usage_error(argv[0], "--mode must be single or mpi, got '%s'", o.mode);
+		goto out;
+	}
+	job.proto = SIM_PROTO_AUTO;
+	if (o.proto && strcmp(o.proto, "auto")) {
+		enum paxi_proto pp;
+
+		if (!paxi_proto_parse(o.proto, &pp)) {
+			cli_usage_error(argv[0], "--proto must be simple, ll, ll128 or auto, got '%s'",
+					o.proto);
+			goto out;
+		}
+		job.proto = (int)pp;
+	}
 	if (!parse_sizes(o.size ? o.size : "64MiB", sizes, &err))
 		goto usage;
 	if (!parse_dtype(o.dtype, &job.elem_bytes, &err))
@@ -414,10 +445,12 @@ int cmd_sim(int argc, char **argv)
 			printf("{\"collective\": \"%s\", \"algo\": \"%s\", \"topology\": \"%s\", \"ranks\": %d, "
 			       "\"bytes\": %" G_GUINT64_FORMAT ", \"nchunks\": %u, \"latency_us\": %.6f, "
 			       "\"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"theory_us\": %.6f, \"steps\": %u, "
-			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.6f",
+			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.6f, \"mode\": \"%s\", "
+			       "\"proto\": \"%s\", \"channels\": %u",
 			       coll_name(job.coll), algo, platform_topo_name(pl.fabric.kind), pl.fabric.nranks,
 			       job.bytes, job.params.nchunks, r.latency_us, r.algbw_gbps, r.busbw_gbps,
-			       r.theory_us, r.steps, r.events, r.wall_s);
+			       r.theory_us, r.steps, r.events, r.wall_s, platform_mode_name(job.mode),
+			       paxi_proto_name(r.proto), r.nchannels);
 			if (o.breakdown) {
 				printf(", \"breakdown_us\": {");
 				for (int c = 0; c < BD_NCAUSES; c++)
@@ -461,6 +494,6 @@ out:
 	g_free(o.reduce_bw); g_free(o.setup); g_free(o.ctrl_proc); g_free(o.slice);
 	g_free(o.overhead); g_free(o.alpha); g_free(o.beta); g_free(o.collective); g_free(o.algo);
 	g_free(o.size); g_free(o.paxi); g_free(o.dtype); g_free(o.schedule); g_free(o.counts); g_free(o.trace); g_free(o.counts_dist); g_free(weights);
-	g_free(o.platform);
+	g_free(o.platform); g_free(o.mode); g_free(o.proto); g_strfreev(o.set);
 	return rc;
 }

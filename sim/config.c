@@ -380,6 +380,7 @@ enum pk_type {
 	PK_BETA,    /* bandwidth, or 'link' (0) */
 	PK_TIME,    /* time in ps */
 	PK_PROB,    /* double */
+	PK_CHOICE,  /* one of `choices`, stored as its index (uint32_t) */
 };
 
 struct pkey {
@@ -388,44 +389,67 @@ struct pkey {
 	size_t off, size;
 	uint64_t min, max; /* integers, sizes, times, bandwidths; PROB: max in 1e-6 */
 	int link_index;    /* link.* and switch_link.*: position in the link keys; else -1 */
+	const char *const *choices; /* PK_CHOICE: the names, NULL-terminated */
 };
+
+static const char *const handshake_names[] = { "rts", "ready", NULL };
+static const char *const reducer_names[] = { "node", "unit", NULL };
+static const char *const bool_names[] = { "false", "true", NULL };
 
 #define PF(member) offsetof(struct platform, member), sizeof(((struct platform *)0)->member)
 #define MAX_TIME_PS 1000000000000000ull   /* 1000 s */
 #define MAX_BW 1000000000000000ull        /* 1 PB/s */
 #define LINK_KEYS(sec, field, base)                                                        \
-	{ sec ".bandwidth", PK_BW, PF(field.bw_bytes_per_s), 1, MAX_BW, base + 0 },          \
-	{ sec ".latency", PK_TIME, PF(field.lat_ps), 0, MAX_TIME_PS, base + 1 },             \
-	{ sec ".header", PK_SIZE32, PF(field.header_bytes), 0, 1u << 20, base + 2 },         \
-	{ sec ".packet", PK_SIZE32, PF(field.max_payload_bytes), 1, 1u << 30, base + 3 },    \
-	{ sec ".credits", PK_U32, PF(field.credits), 0, 1000000, base + 4 },                 \
-	{ sec ".credit_return", PK_TIME, PF(field.credit_return_ps), 0, MAX_TIME_PS, base + 5 }, \
-	{ sec ".window", PK_U32, PF(field.gbn_window), 1, 1000000, base + 6 },               \
-	{ sec ".timeout", PK_TIME, PF(field.gbn_timeout_ps), 1, MAX_TIME_PS, base + 7 },     \
-	{ sec ".error_rate", PK_PROB, PF(field.error_rate), 0, 500000, base + 8 }
+	{ sec ".bandwidth", PK_BW, PF(field.bw_bytes_per_s), 1, MAX_BW, base + 0, NULL },          \
+	{ sec ".latency", PK_TIME, PF(field.lat_ps), 0, MAX_TIME_PS, base + 1, NULL },             \
+	{ sec ".header", PK_SIZE32, PF(field.header_bytes), 0, 1u << 20, base + 2, NULL },         \
+	{ sec ".packet", PK_SIZE32, PF(field.max_payload_bytes), 1, 1u << 30, base + 3, NULL },    \
+	{ sec ".credits", PK_U32, PF(field.credits), 0, 1000000, base + 4, NULL },                 \
+	{ sec ".credit_return", PK_TIME, PF(field.credit_return_ps), 0, MAX_TIME_PS, base + 5, NULL }, \
+	{ sec ".window", PK_U32, PF(field.gbn_window), 1, 1000000, base + 6, NULL },               \
+	{ sec ".timeout", PK_TIME, PF(field.gbn_timeout_ps), 1, MAX_TIME_PS, base + 7, NULL },     \
+	{ sec ".error_rate", PK_PROB, PF(field.error_rate), 0, 500000, base + 8, NULL }
 #define NLINK_KEYS 9
 
 static const struct pkey pkeys[] = {
-	{ "name", PK_NAME, 0, 0, 0, 0, -1 },
-	{ "topology.kind", PK_TOPO, PF(fabric.kind), 0, 0, -1 },
-	{ "topology.ranks", PK_INT, PF(fabric.nranks), 2, SCHED_MAX_RANKS, -1 },
+	{ "name", PK_NAME, 0, 0, 0, 0, -1, NULL },
+	{ "topology.kind", PK_TOPO, PF(fabric.kind), 0, 0, -1, NULL },
+	{ "topology.ranks", PK_INT, PF(fabric.nranks), 2, SCHED_MAX_RANKS, -1, NULL },
 	LINK_KEYS("link", fabric.link, 0),
 	LINK_KEYS("switch_link", fabric.switch_link, 0),
-	{ "node.inject", PK_BW0, PF(fabric.node.inject_bytes_per_s), 0, MAX_BW, -1 },
-	{ "node.eject", PK_BW0, PF(fabric.node.eject_bytes_per_s), 0, MAX_BW, -1 },
-	{ "paxi.cdma_units", PK_U32, PF(paxi.cdma_units), 1, SCHED_MAX_LANES, -1 },
-	{ "paxi.slots", PK_U32, PF(paxi.slots), 1, 1000000, -1 },
-	{ "paxi.setup", PK_TIME, PF(paxi.setup_ps), 0, MAX_TIME_PS, -1 },
-	{ "paxi.ctrl_proc", PK_TIME, PF(paxi.ctrl_proc_ps), 0, MAX_TIME_PS, -1 },
-	{ "paxi.slice", PK_SIZE64, PF(paxi.slice_bytes), 1, 1ull << 40, -1 },
-	{ "paxi.reduce", PK_BW0, PF(paxi.reduce_bytes_per_s), 0, MAX_BW, -1 },
-	{ "overhead", PK_TIME, PF(overhead_ps), 0, MAX_TIME_PS, -1 },
-	{ "alpha", PK_TIME, PF(alpha_ps), 0, MAX_TIME_PS, -1 },
-	{ "beta", PK_BETA, PF(beta_bytes_per_s), 0, MAX_BW, -1 },
+	{ "node.inject", PK_BW0, PF(fabric.node.inject_bytes_per_s), 0, MAX_BW, -1, NULL },
+	{ "node.eject", PK_BW0, PF(fabric.node.eject_bytes_per_s), 0, MAX_BW, -1, NULL },
+	{ "paxi.cdma_units", PK_U32, PF(paxi.cdma_units), 1, SCHED_MAX_LANES, -1, NULL },
+	{ "paxi.slots", PK_U32, PF(paxi.slots), 1, 1000000, -1, NULL },
+	{ "paxi.setup", PK_TIME, PF(paxi.setup_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "paxi.ctrl_proc", PK_TIME, PF(paxi.ctrl_proc_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "paxi.slice", PK_SIZE64, PF(paxi.slice_bytes), 1, 1ull << 40, -1, NULL },
+	{ "paxi.reduce", PK_BW0, PF(paxi.reduce_bytes_per_s), 0, MAX_BW, -1, NULL },
+	{ "paxi.handshake", PK_CHOICE, PF(paxi.handshake), 0, 1, -1, handshake_names },
+	{ "paxi.reduce_per", PK_CHOICE, PF(paxi.reduce_per), 0, 1, -1, reducer_names },
+	{ "paxi.staging", PK_CHOICE, PF(paxi.staging), 0, 1, -1, bool_names },
+	{ "proto.simple.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_SIMPLE].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },
+	{ "proto.simple.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_SIMPLE].lat_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "proto.ll.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_LL].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },
+	{ "proto.ll.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_LL].lat_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "proto.ll128.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_LL128].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },
+	{ "proto.ll128.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_LL128].lat_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "overhead", PK_TIME, PF(overhead_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "overhead_mpi", PK_TIME, PF(overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "channels.bytes", PK_SIZE64, PF(channel_bytes), 1, 1ull << 40, -1, NULL },
+	{ "channels.max", PK_U32, PF(max_channels), 0, 65536, -1, NULL },
+	{ "nccl.overhead", PK_TIME, PF(nccl.overhead_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "nccl.overhead_mpi", PK_TIME, PF(nccl.overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "nccl.channel_bytes", PK_SIZE64, PF(nccl.channel_bytes), 1, 1ull << 40, -1, NULL },
+	{ "nccl.channels_max", PK_U32, PF(nccl.max_channels), 0, 65536, -1, NULL },
+	{ "alpha", PK_TIME, PF(alpha_ps), 0, MAX_TIME_PS, -1, NULL },
+	{ "beta", PK_BETA, PF(beta_bytes_per_s), 0, MAX_BW, -1, NULL },
 };
 
 /* Sections and the keys of each, for "unknown key" messages. */
-static const char *const sections[] = { "topology", "link", "switch_link", "node", "paxi" };
+static const char *const sections[] = { "topology", "link", "switch_link", "node", "paxi",
+					"proto", "proto.simple", "proto.ll", "proto.ll128",
+					"channels", "nccl" };
 
 static const struct pkey *pkey_find(const char *key)
 {
@@ -622,6 +646,18 @@ static bool pkey_set(struct platform *p, const struct pkey *k, const char *value
 			goto wrap;
 		if (v < k->min || v > k->max)
 			return range_error(k, value, error);
+		break;
+	case PK_CHOICE:
+		for (v = 0; k->choices[v]; v++)
+			if (!strcmp(k->choices[v], value))
+				break;
+		if (!k->choices[v]) {
+			g_autofree char *known = g_strjoinv(", ", (char **)k->choices);
+
+			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
+				    "must be one of %s, got '%s'", known, value);
+			return false;
+		}
 		break;
 	case PK_PROB: {
 		double d;

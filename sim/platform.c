@@ -18,6 +18,58 @@ void platform_init_default(struct platform *p)
 	p->overhead_ps = SIM_US(26);
 	p->alpha_ps = SIM_US(2);
 	p->beta_bytes_per_s = 0;
+	p->overhead_mpi_ps = 0;
+	p->channel_bytes = 32768;
+	p->max_channels = 0;
+	p->nccl = (struct impl_params){ .channel_bytes = 8192 };
+}
+
+const char *platform_mode_name(enum run_mode m)
+{
+	return m == MODE_MPI ? "mpi" : "single";
+}
+
+bool platform_mode_parse(const char *name, enum run_mode *out)
+{
+	if (!strcmp(name, "single"))
+		*out = MODE_SINGLE;
+	else if (!strcmp(name, "mpi"))
+		*out = MODE_MPI;
+	else
+		return false;
+	return true;
+}
+
+void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
+{
+	*out = (struct impl_params){
+		.overhead_ps = p->overhead_ps,
+		.overhead_mpi_ps = p->overhead_mpi_ps,
+		.channel_bytes = p->channel_bytes,
+		.max_channels = p->max_channels,
+	};
+	if (!nccl)
+		return;
+	out->channel_bytes = p->nccl.channel_bytes;
+	out->max_channels = p->nccl.max_channels;
+	if (p->nccl.overhead_ps) {
+		out->overhead_ps = p->nccl.overhead_ps;
+		out->overhead_mpi_ps = p->nccl.overhead_mpi_ps;
+	}
+}
+
+sim_time_t platform_overhead(const struct impl_params *impl, enum run_mode m)
+{
+	return m == MODE_MPI && impl->overhead_mpi_ps ? impl->overhead_mpi_ps : impl->overhead_ps;
+}
+
+uint32_t platform_channels(const struct impl_params *impl, uint64_t bytes)
+{
+	if (!impl->max_channels)
+		return 0;
+	uint64_t c = bytes / MAX(impl->channel_bytes, 1);
+
+	return (uint32_t)CLAMP(c, 1, impl->max_channels);
 }
 
 void platform_release(struct platform *p)

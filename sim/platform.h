@@ -1,6 +1,8 @@
 /* sim/platform — what the simulated machine is: the fabric (topology, links,
  * nodes), PAXI and CDMA parameters, software overhead, and the alpha-beta
- * reference of the analytical model. The default is the seed platform of
+ * reference of the analytical model, and the software that runs collectives
+ * (launch cost per mode, channels; G5's schedules and NCCL). The default is
+ * the seed platform of
  * DESIGN.md: an 8-rank bidirectional ring of 450 GB/s links, 26 us software
  * overhead per collective, alpha = 2 us, beta = the link bandwidth. */
 #ifndef G5_SIM_PLATFORM_H
@@ -10,6 +12,28 @@
 #include "sim/link/link.h"
 #include "sim/paxi/paxi.h"
 
+/* How the ranks are driven (the executor's and nccl-tests' two modes): one
+ * process for all ranks, or one process per rank. */
+enum run_mode {
+	MODE_SINGLE,
+	MODE_MPI,
+};
+const char *platform_mode_name(enum run_mode m);
+bool platform_mode_parse(const char *name, enum run_mode *out);
+
+/* The software that runs a collective on the platform: its launch cost per
+ * mode and how many channels (parallel engines: a GPU's thread blocks) it
+ * spreads a collective over. A run on `bytes` (nccl-tests' size) uses
+ * clamp(bytes / channel_bytes, 1, max_channels) channels; each moves data at
+ * most at its protocol's per-channel rate (paxi.protos[].channel_bw), so the
+ * channels cap a node's injection and ejection together. */
+struct impl_params {
+	sim_time_t overhead_ps;      /* per collective, one process for all ranks */
+	sim_time_t overhead_mpi_ps;  /* per collective, one process per rank; 0: overhead_ps */
+	uint64_t channel_bytes;      /* bytes of the collective per channel, > 0 */
+	uint32_t max_channels;       /* 0: channels not modelled (no cap) */
+};
+
 struct platform {
 	char *name;                  /* owned */
 	struct fabric_config fabric; /* fabric.edges owned (TOPO_EDGES) */
@@ -17,7 +41,21 @@ struct platform {
 	sim_time_t overhead_ps;      /* software (launch) overhead per collective */
 	sim_time_t alpha_ps;         /* alpha-beta: per-step latency */
 	uint64_t beta_bytes_per_s;   /* alpha-beta: bandwidth; 0 = the link's */
+	sim_time_t overhead_mpi_ps;  /* the same in one process per rank; 0: overhead_ps */
+	uint64_t channel_bytes;      /* G5's schedules (the executor): see impl_params */
+	uint32_t max_channels;
+	struct impl_params nccl;     /* NCCL; a zero overhead falls back to G5's */
 };
+
+/* The launch cost and channel rule of G5's own schedules (impl "g5") or of
+ * NCCL (impl "nccl"). */
+void platform_impl(const struct platform *p, bool nccl, struct impl_params *out);
+
+/* Overhead of a run in mode m under impl. */
+sim_time_t platform_overhead(const struct impl_params *impl, enum run_mode m);
+
+/* Channels a run of `bytes` uses under impl (0: not modelled). */
+uint32_t platform_channels(const struct impl_params *impl, uint64_t bytes);
 
 void platform_init_default(struct platform *p);
 void platform_release(struct platform *p);

@@ -136,7 +136,7 @@ static bool run_point(const struct experiment *e, const struct exp_point *pt,
 		      struct point_out *o, GError **error)
 {
 	struct platform pl;
-	struct sim_job job = { 0 };
+	struct sim_job job = { .proto = SIM_PROTO_AUTO };
 	g_autofree uint64_t *weights = NULL;
 	bool ok;
 

@@ -34,9 +34,52 @@ static void on_transmit(void *user, int chan, sim_time_t start, sim_time_t wire)
 	g_array_index(t->open, gint, chan) = (gint)t->busy->len - 1;
 }
 
+/* min(a, b) where 0 means unlimited. */
+static uint64_t cap_min(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : MIN(a, b);
+}
+
+static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
+			   struct sim_outcome *out, GError **error);
+
 bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error)
 {
-	const struct platform *pl = job->plat;
+	bool nccl = job->algo && !job->schedule && !strcmp(job->algo, "nccl");
+
+	if (job->proto != SIM_PROTO_AUTO || !nccl)
+		return simulate_proto(job, job->proto == SIM_PROTO_AUTO ? PAXI_PROTO_SIMPLE
+								   : (enum paxi_proto)job->proto,
+				      out, error);
+	/* NCCL's pick: the least time; ties go to the first of simple, ll, ll128 */
+	bool have = false;
+
+	for (int p = 0; p < PAXI_NPROTOS; p++) {
+		struct sim_outcome o;
+
+		if (!simulate_proto(job, (enum paxi_proto)p, &o, error)) {
+			if (have)
+				sim_outcome_clear(out);
+			return false;
+		}
+		if (!have || o.run.latency_ps < out->run.latency_ps) {
+			if (have)
+				sim_outcome_clear(out);
+			*out = o;
+			have = true;
+		} else {
+			sim_outcome_clear(&o);
+		}
+	}
+	return true;
+}
+
+static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
+			   struct sim_outcome *out, GError **error)
+{
+	struct platform run_pl = *job->plat; /* shallow: only scalars change */
+	const struct platform *pl = &run_pl;
+	struct impl_params impl;
 	const struct algo_ops *a = NULL;
 	struct sched *built = NULL;
 	const struct sched *s = job->schedule;
@@ -63,6 +106,19 @@ bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error
 	}
 	if (!a && s->algo) /* a schedule file of a registered algorithm: show its theory */
 		a = algo_find(s->coll, s->algo, NULL);
+	platform_impl(job->plat, s->algo && !strcmp(s->algo, "nccl"), &impl);
+	run_pl.overhead_ps = platform_overhead(&impl, job->mode);
+	run_pl.paxi.proto = proto;
+	out->proto = proto;
+	out->nchannels = platform_channels(&impl, job->bytes);
+	if (out->nchannels && pl->paxi.protos[proto].channel_bw_bytes_per_s &&
+	    pl->paxi.protos[proto].channel_bw_bytes_per_s < UINT64_MAX / 4 / out->nchannels) {
+		uint64_t data = pl->paxi.protos[proto].channel_bw_bytes_per_s * out->nchannels;
+		uint64_t wire = paxi_proto_wire_bytes(proto, data);
+
+		run_pl.fabric.node.inject_bytes_per_s = cap_min(pl->fabric.node.inject_bytes_per_s, wire);
+		run_pl.fabric.node.eject_bytes_per_s = cap_min(pl->fabric.node.eject_bytes_per_s, wire);
+	}
 	if (s->nranks != pl->fabric.nranks) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 			    "the schedule has %d ranks but the platform %d", s->nranks,

@@ -1,7 +1,10 @@
 /* sim/simulate — one simulated collective, end to end: builds the schedule
  * (or takes a given one), the fabric and PAXI of a platform, runs it, and
  * computes the metrics of DESIGN.md ("Sizes and metrics") beside the
- * alpha-beta prediction. Each call owns its own `struct sim`, so calls may run
+ * alpha-beta prediction. The run's software is G5's schedules or NCCL's
+ * (algorithm "nccl"): its launch cost for the job's mode and its channels
+ * (struct impl_params) come from the platform, and the channels times the
+ * protocol's per-channel rate cap each node's injection and ejection. Each call owns its own `struct sim`, so calls may run
  * on parallel threads. */
 #ifndef G5_SIM_SIMULATE_H
 #define G5_SIM_SIMULATE_H
@@ -20,7 +23,13 @@ struct sim_job {
 	struct algo_params params;   /* nranks is taken from the platform */
 	uint64_t seed;
 	bool trace;                  /* collect op spans and channel occupancy */
+	enum run_mode mode;          /* picks the launch cost (platform overhead keys) */
+	int proto;                   /* enum paxi_proto of the Transfers, or SIM_PROTO_AUTO */
 };
+
+/* The protocol NCCL would pick: the one of least simulated time (algorithm
+ * "nccl"; any other algorithm runs Simple). */
+#define SIM_PROTO_AUTO (-1)
 
 /* A busy interval of a channel (transmissions closer than 1 ns merged). */
 struct chan_busy {
@@ -38,6 +47,8 @@ struct sim_outcome {
 	struct paxi_stats paxi;
 	sim_time_t sim_end_ps;
 	GArray *busy;                /* of struct chan_busy, when job->trace; owned */
+	enum paxi_proto proto;       /* the protocol that ran (the pick, under auto) */
+	uint32_t nchannels;          /* channels of the run; 0: not modelled */
 };
 
 /* Writes a Chrome/Perfetto trace of a traced outcome: one track per rank and

@@ -37,5 +37,6 @@ extern const struct algo_ops algo_chain_ops;
 extern const struct algo_ops algo_p2p_direct_ops;
 extern const struct algo_ops algo_agv_ring_ops;
 extern const struct algo_ops algo_agv_direct_ops;
+extern const struct algo_ops algo_nccl_ops;
 
 #endif

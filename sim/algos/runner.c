@@ -107,11 +107,13 @@ static void op_process(struct run_op *o)
 {
 	enum sched_op_kind k = o->op->kind;
 
-	if (is_reducing(k)) {
+	/* staging: a received byte is also copied out of the staging buffer */
+	if (is_reducing(k) || paxi_get_params(o->r->px)->staging) {
 		if (!o->reducing && o->usable > o->processed) {
 			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
-			paxi_reduce(o->r->px, o->rank, o->usable - o->processed, on_reduced, o);
+			paxi_reduce(o->r->px, o->rank, o->op->lane, o->usable - o->processed,
+				    on_reduced, o);
 			return;
 		}
 	} else if (o->usable > o->processed) {
@@ -145,7 +147,7 @@ static void op_start(struct run_op *o)
 			paxi_txn_supply(o->out, 0);
 	}
 	if (k == SOP_COPY || k == SOP_REDUCE) {
-		paxi_reduce(r->px, o->rank, o->local_bytes, on_local_done, o);
+		paxi_reduce(r->px, o->rank, o->op->lane, o->local_bytes, on_local_done, o);
 		return;
 	}
 	if (o->in) {
@@ -344,7 +346,7 @@ static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
 				break;
 			}
 			give_transit(&w, t, tm->data_allowed, paxi_txn_bytes(t) + tm->backlog_first);
-			if (tm->kind == PAXI_SENDRECV) {
+			if (tm->kind == PAXI_SENDRECV && tm->data_allowed > tm->setup_end) {
 				sim_time_t cts_sent = MAX(tm->rts_arrived, tm->posted);
 
 				give(&w, BD_HANDSHAKE, cts_sent);

@@ -44,7 +44,9 @@ struct paxi_txn {
 	uint64_t injected;    /* handed to the fabric so far */
 	uint64_t arrived;     /* delivered at the destination */
 	uint64_t notified;    /* reported usable */
-	bool started, posted, rts_arrived, flag_sent, zero_sent;
+	bool started, posted, rts_arrived, cts_arrived, flag_sent, zero_sent;
+	enum paxi_proto proto; /* Transfer: the run's protocol; Send/Recv: simple */
+	uint64_t wire_arrived; /* Transfer: wire bytes delivered (protocol lines) */
 	struct paxi_txn_times tm;
 	int *chans;            /* owned: channel of each hop */
 	struct paxi_txn *next_wait; /* slot queue link */
@@ -77,7 +79,7 @@ struct paxi {
 	struct paxi_params p;
 	int nodes;
 	struct cdma *units;           /* nodes x cdma_units */
-	sim_time_t *reduce_free_at;   /* per node */
+	sim_time_t *reduce_free_at;   /* per reducer: node, or node x unit */
 	uint64_t *inflight;           /* nodes x nodes: data bytes sent, not delivered */
 	GPtrArray *txns;              /* owned */
 	GPtrArray *blocks;            /* owned: msg and reduce pools */
@@ -95,7 +97,38 @@ void paxi_params_default(struct paxi_params *p)
 		.ctrl_proc_ps = SIM_NS(700),
 		.slice_bytes = 16384,
 		.reduce_bytes_per_s = 500000000000ull,
+		.handshake = PAXI_HS_RTS,
+		.reduce_per = PAXI_REDUCE_NODE,
+		.staging = 0,
+		.proto = PAXI_PROTO_SIMPLE,
 	};
+}
+
+const char *paxi_proto_name(enum paxi_proto p)
+{
+	static const char *const names[PAXI_NPROTOS] = { "simple", "ll", "ll128" };
+
+	return p < PAXI_NPROTOS ? names[p] : "?";
+}
+
+bool paxi_proto_parse(const char *name, enum paxi_proto *out)
+{
+	for (int p = 0; p < PAXI_NPROTOS; p++)
+		if (!g_ascii_strcasecmp(name, paxi_proto_name((enum paxi_proto)p))) {
+			*out = (enum paxi_proto)p;
+			return true;
+		}
+	return false;
+}
+
+/* Wire bytes per data byte: num / den. */
+static const uint32_t wire_num[PAXI_NPROTOS] = { 1, 2, 16 };
+static const uint32_t wire_den[PAXI_NPROTOS] = { 1, 1, 15 };
+
+uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes)
+{
+	g_assert(p < PAXI_NPROTOS);
+	return (uint64_t)(((unsigned __int128)bytes * wire_num[p] + wire_den[p] - 1) / wire_den[p]);
 }
 
 static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
@@ -121,6 +154,12 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 			    "'slots' must be at least 1, got %u", p->slots);
 		return NULL;
 	}
+	if (p->proto >= PAXI_NPROTOS || p->handshake > PAXI_HS_READY ||
+	    p->reduce_per > PAXI_REDUCE_UNIT) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "unknown protocol, handshake or reducer");
+		return NULL;
+	}
 	if (p->slice_bytes < 1) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 			    "'slice' must be at least 1 byte");
@@ -133,7 +172,7 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->p = *p;
 	x->nodes = fabric_ranks(f);
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
-	x->reduce_free_at = g_new0(sim_time_t, x->nodes);
+	x->reduce_free_at = g_new0(sim_time_t, (gsize)x->nodes * p->cdma_units);
 	x->inflight = g_new0(uint64_t, (gsize)x->nodes * x->nodes);
 	x->txns = g_ptr_array_new_with_free_func(txn_free);
 	x->blocks = g_ptr_array_new_with_free_func(g_free);
@@ -156,6 +195,11 @@ void paxi_free(struct paxi *x)
 const struct paxi_stats *paxi_stats(const struct paxi *x)
 {
 	return &x->st;
+}
+
+const struct paxi_params *paxi_get_params(const struct paxi *x)
+{
+	return &x->p;
 }
 
 struct sim *paxi_sim(const struct paxi *x)
@@ -284,13 +328,15 @@ static void pump(struct paxi_txn *t)
 		m->data = true;
 		uint64_t *inflight = &x->inflight[(size_t)t->src * x->nodes + t->dst];
 
+		uint64_t wire = paxi_proto_wire_bytes(t->proto, t->available) -
+				paxi_proto_wire_bytes(t->proto, t->injected);
+
 		if (!t->injected && !t->zero_sent)
 			t->tm.backlog_first = *inflight;
 		t->tm.backlog_last = *inflight;
-		*inflight += t->available - t->injected;
-		t->tm.last_msg_bytes = t->available - t->injected;
-		fabric_send(x->f, t->src, t->dst, t->available - t->injected, ROUTE_SHORTEST,
-			    on_data_delivered, m);
+		*inflight += wire;
+		t->tm.last_msg_bytes = wire;
+		fabric_send(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, on_data_delivered, m);
 		t->injected = t->available;
 		t->zero_sent = true;
 	}
@@ -307,8 +353,15 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	struct paxi *x = t->x;
 
 	x->inflight[(size_t)t->src * x->nodes + t->dst] -= bytes - m->seen;
-	t->arrived += bytes - m->seen;
+	t->wire_arrived += bytes - m->seen;
 	m->seen = bytes;
+	if (t->proto == PAXI_PROTO_SIMPLE)
+		t->arrived = t->wire_arrived;
+	else if (t->wire_arrived >= paxi_proto_wire_bytes(t->proto, t->bytes))
+		t->arrived = t->bytes;
+	else
+		t->arrived = (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[t->proto] /
+					wire_num[t->proto]);
 	if (done) {
 		t->tm.replayed += fabric_delivering_replayed(x->f);
 		msg_put(x, m);
@@ -319,7 +372,9 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 		return;
 	bool all = t->arrived == t->bytes && done;
 
-	if (all || t->arrived - t->notified >= x->p.slice_bytes) {
+	/* Simple: per slice (its flag); LL, LL128: every line as it lands */
+	if (all || (t->proto == PAXI_PROTO_SIMPLE ? t->arrived - t->notified >= x->p.slice_bytes
+						  : t->arrived > t->notified)) {
 		t->notified = t->arrived;
 		if (all)
 			t->tm.usable = sim_now(x->s);
@@ -344,7 +399,7 @@ static void begin_setup(struct paxi_txn *t)
 	u->busy++;
 	t->tm.slot = now;
 	x->st.slot_wait_ps += now - t->tm.start;
-	u->setup_free_at = begin + x->p.setup_ps;
+	u->setup_free_at = begin + x->p.setup_ps + x->p.protos[t->proto].lat_ps;
 	t->state = TX_SETUP;
 	t->tm.setup_end = u->setup_free_at;
 	x->st.setup_ps += u->setup_free_at - now;
@@ -366,6 +421,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->src = src;
 	t->dst = dst;
 	t->unit = unit % x->p.cdma_units;
+	t->proto = kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE;
 	t->bytes = bytes;
 	t->tm.kind = kind;
 	GArray *nodes = g_array_new(FALSE, FALSE, sizeof(int));
@@ -414,8 +470,10 @@ void paxi_txn_post(struct paxi_txn *t)
 	g_assert(!t->posted);
 	t->posted = true;
 	t->tm.posted = sim_now(t->x->s);
-	if (t->kind == PAXI_SENDRECV && t->rts_arrived)
-		send_ctrl(t, CTRL_CTS);
+	if (t->kind != PAXI_SENDRECV)
+		return;
+	if (t->x->p.handshake == PAXI_HS_READY || t->rts_arrived)
+		send_ctrl(t, CTRL_CTS); /* the ready flag, or the answer to RTS */
 }
 
 static void release_slot(struct paxi_txn *t)
@@ -443,8 +501,12 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 			send_ctrl(t, CTRL_CTS);
 		break;
 	case CTRL_CTS:
+		t->cts_arrived = true;
+		t->tm.cts = sim_now(x->s);
+		if (t->state != TX_WAIT_CTS)
+			break; /* a ready flag ahead of the source's setup */
 		x->st.handshake_ps += sim_now(x->s) - t->tm.setup_end;
-		t->tm.cts = t->tm.data_allowed = sim_now(x->s);
+		t->tm.data_allowed = sim_now(x->s);
 		t->state = TX_DATA;
 		pump(t);
 		break;
@@ -463,10 +525,14 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 	}
 }
 
-void paxi_reduce(struct paxi *x, int node, uint64_t bytes, void (*done)(void *user), void *user)
+void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
+		 void (*done)(void *user), void *user)
 {
+	size_t at = x->p.reduce_per == PAXI_REDUCE_UNIT
+			    ? (size_t)node * x->p.cdma_units + unit % x->p.cdma_units
+			    : (size_t)node;
 	sim_time_t now = sim_now(x->s);
-	sim_time_t begin = MAX(now, x->reduce_free_at[node]);
+	sim_time_t begin = MAX(now, x->reduce_free_at[at]);
 	sim_time_t work = time_at_rate(bytes, x->p.reduce_bytes_per_s);
 	struct reduce_req *r;
 
@@ -483,7 +549,7 @@ void paxi_reduce(struct paxi *x, int node, uint64_t bytes, void (*done)(void *us
 	x->free_reqs = r->next_free;
 	r->done = done;
 	r->user = user;
-	x->reduce_free_at[node] = begin + work;
+	x->reduce_free_at[at] = begin + work;
 	x->st.reduce_ps += work;
 	x->st.reduced_bytes += bytes;
 	sim_schedule(x->s, begin + work - now, &x->c, PX_REDUCE_DONE)->data[0].p = r;
@@ -501,6 +567,13 @@ static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_e
 			t->state = TX_DATA;
 			t->tm.data_allowed = sim_now(s);
 			pump(t);
+		} else if (x->p.handshake == PAXI_HS_READY) {
+			t->state = TX_WAIT_CTS;
+			if (t->cts_arrived) {
+				t->state = TX_DATA;
+				t->tm.data_allowed = sim_now(s);
+				pump(t);
+			}
 		} else {
 			t->state = TX_WAIT_CTS;
 			send_ctrl(t, CTRL_RTS);

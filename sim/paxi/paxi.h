@@ -19,8 +19,12 @@
  *    costs `ctrl_proc_ps` of processing at the node that receives it.
  *
  * A transaction's data may be supplied progressively (paxi_txn_supply): a
- * fused op forwards what it has received and reduced so far. A node reduces
- * at `reduce_bytes_per_s`, one reduction after another (paxi_reduce).
+ * fused op forwards what it has received and reduced so far. A reducer works
+ * at `reduce_bytes_per_s`, one reduction after another (paxi_reduce); there is
+ * one per node or one per CDMA unit (`reduce_per`). A Send/Recv hands shake
+ * by RTS/CTS or by a ready flag (`handshake`); a Transfer's transport is a
+ * protocol (`proto`: Simple, LL, LL128), which sets its bytes on the wire,
+ * when its data is usable, and adds the protocol's latency to its setup.
  * Injection and ejection caps are the fabric's (struct node_params).
  *
  * Lower layers: sim/core, sim/link. PAXI knows nothing of schedules. */
@@ -35,13 +39,65 @@
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
 
+/* How a Send/Recv's data is allowed to flow (docs/model.md):
+ *  - RTS: the source asks (request-to-send) once its setup is done; the
+ *    destination answers clear-to-send once its receive is posted.
+ *  - READY: the destination raises a ready flag at the source as soon as its
+ *    receive is posted, unasked; the source sends once its setup is done and
+ *    the flag has arrived (the GPU executor's protocol, gpu/README.md). */
+enum paxi_handshake {
+	PAXI_HS_RTS,
+	PAXI_HS_READY,
+};
+
+/* Where reduction (and local copy) capacity lives: one reducer per node,
+ * shared by all its CDMA units, or one per unit (each issuing engine, or a
+ * GPU channel's thread block, reduces what it receives). */
+enum paxi_reducer {
+	PAXI_REDUCE_NODE,
+	PAXI_REDUCE_UNIT,
+};
+
+/* The transport of a Transfer (NCCL's protocols; DESIGN.md "Validation"):
+ *  - SIMPLE: the data as it is; usable per slice (a flag behind each slice).
+ *  - LL: 8-byte lines of 4 data bytes and a 4-byte flag: twice the bytes on
+ *    the wire; each line is usable as it arrives (no separate flag).
+ *  - LL128: 128-byte lines of 120 data bytes and a flag: 16/15 the bytes on
+ *    the wire; usable as it arrives.
+ * A protocol's per-channel rate and per-transaction latency are platform
+ * keys (struct paxi_proto_params); its wire factor and granularity are its
+ * definition. */
+enum paxi_proto {
+	PAXI_PROTO_SIMPLE,
+	PAXI_PROTO_LL,
+	PAXI_PROTO_LL128,
+	PAXI_NPROTOS,
+};
+
+const char *paxi_proto_name(enum paxi_proto p);
+/* Parses "simple", "ll", "ll128" (any case); false for anything else. */
+bool paxi_proto_parse(const char *name, enum paxi_proto *out);
+/* Wire bytes of `bytes` of data in protocol p (ceil). */
+uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes);
+
+struct paxi_proto_params {
+	uint64_t channel_bw_bytes_per_s; /* data rate one channel can move; 0: unlimited */
+	sim_time_t lat_ps;               /* per transaction, added to its setup */
+};
+
 struct paxi_params {
 	uint32_t cdma_units;          /* per node, >= 1 (1-port: 1, 2-port: 2) */
 	uint32_t slots;               /* outstanding transactions per unit, >= 1 */
 	sim_time_t setup_ps;          /* descriptor setup per transaction */
 	sim_time_t ctrl_proc_ps;      /* handling of one control message */
 	uint64_t slice_bytes;         /* Transfer: usable granularity, > 0 */
-	uint64_t reduce_bytes_per_s;  /* per node; 0: free */
+	uint64_t reduce_bytes_per_s;  /* per reducer; 0: free */
+	uint32_t handshake;           /* enum paxi_handshake */
+	uint32_t reduce_per;          /* enum paxi_reducer */
+	uint32_t staging;             /* 1: received data lands in a staging buffer and
+				       * the receiver copies it out (at the reduce rate) */
+	uint32_t proto;               /* enum paxi_proto: the run's Transfer transport */
+	struct paxi_proto_params protos[PAXI_NPROTOS];
 };
 
 /* The seed platform's values; docs/model.md gives the reasons. */
@@ -128,12 +184,15 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes);
 /* Sets the user pointer passed to ops->usable (the destination's side). */
 void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user);
 
-/* Reduces `bytes` at `node`: `done(user)` runs when the node's reducer has
- * processed them, after everything queued before. */
-void paxi_reduce(struct paxi *x, int node, uint64_t bytes, void (*done)(void *user),
-		 void *user);
+/* Reduces (or copies) `bytes` at `node` for CDMA unit `unit` (taken modulo
+ * the units): `done(user)` runs when the reducer (the node's, or the unit's
+ * with PAXI_REDUCE_UNIT) has processed them, after everything queued on it
+ * before. */
+void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
+		 void (*done)(void *user), void *user);
 
 const struct paxi_stats *paxi_stats(const struct paxi *x);
+const struct paxi_params *paxi_get_params(const struct paxi *x);
 struct sim *paxi_sim(const struct paxi *x);
 
 #endif

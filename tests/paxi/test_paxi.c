@@ -200,9 +200,9 @@ static void test_reduce_queue(void)
 	rig_open(&r);
 	struct red_probe p = { .s = r.s };
 
-	paxi_reduce(r.x, 0, 1000, on_red, &p);
-	paxi_reduce(r.x, 0, 500, on_red, &p);
-	paxi_reduce(r.x, 1, 100, on_red, &p); /* another node: in parallel */
+	paxi_reduce(r.x, 0, 0, 1000, on_red, &p);
+	paxi_reduce(r.x, 0, 0, 500, on_red, &p);
+	paxi_reduce(r.x, 1, 0, 100, on_red, &p); /* another node: in parallel */
 	sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
 	g_assert_cmpint(p.n, ==, 3);
 	g_assert_cmpuint(p.at[0], ==, 100);

@@ -1,0 +1,61 @@
+/* NCCL's algorithm as a schedule generator (DESIGN.md "Validation").
+ *
+ * What NCCL 2.28 runs on the ranks of one NVLink domain without NVLS, as its
+ * INIT/TUNING log shows (docs/validation.md): the ring for AllReduce,
+ * AllGather and ReduceScatter (NCCL's ring kernel: send, recv-reduce-send,
+ * ..., recv), the pipelined chain of the ring for Broadcast and Reduce, and
+ * its point-to-point path for AllToAll (grouped send/recv to every peer: the
+ * pairwise exchange), P2P (one send/recv) and AllGatherV (one broadcast per
+ * rank, grouped: every rank's block goes straight to every other rank). All
+ * on Transfers: NCCL's protocols are transports of a one-sided write
+ * (paxi_proto); which protocol runs is chosen per size by the caller
+ * (sim/simulate.c), as NCCL does, by the least predicted time. The schedule
+ * is the family's, renamed "nccl". */
+#include "sim/algos/families.h"
+
+static const struct algo_ops *nccl_family(enum coll c)
+{
+	switch (c) {
+	case COLL_ALLREDUCE:
+	case COLL_ALLGATHER:
+	case COLL_REDUCESCATTER:
+		return &algo_ring_ops;
+	case COLL_BROADCAST:
+	case COLL_REDUCE:
+		return &algo_chain_ops;
+	case COLL_ALLTOALL:
+		return &algo_pairwise_ops;
+	case COLL_P2P:
+		return &algo_p2p_direct_ops;
+	case COLL_ALLGATHERV:
+		return &algo_agv_direct_ops;
+	}
+	g_assert_not_reached();
+}
+
+static struct sched *nccl_build(enum coll c, const struct algo_params *p, GError **error)
+{
+	struct sched *s = nccl_family(c)->build(c, p, error);
+
+	if (s) {
+		g_free(s->algo);
+		s->algo = g_strdup("nccl");
+	}
+	return s;
+}
+
+static void nccl_theory(enum coll c, int nranks, struct algo_theory *out)
+{
+	nccl_family(c)->theory(c, nranks, out);
+}
+
+const struct algo_ops algo_nccl_ops = {
+	.name = "nccl",
+	.summary = "NCCL's choice: ring, chain (broadcast, reduce), point-to-point (alltoall, "
+		   "p2p, allgatherv)",
+	.collectives = COLL_ALLREDUCE | COLL_ALLGATHER | COLL_REDUCESCATTER | COLL_ALLTOALL |
+		       COLL_BROADCAST | COLL_REDUCE | COLL_P2P | COLL_ALLGATHERV,
+	.default_paxi = PAXI_TRANSFER,
+	.build = nccl_build,
+	.theory = nccl_theory,
+};
