@@ -10,7 +10,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-PKGS    := glib-2.0 yaml-0.1 hdf5-serial
+PKGS    := glib-2.0 yaml-0.1 hdf5-serial gsl
 V       ?= 0
 Q       := $(if $(filter 1,$(V)),,@)
 
