@@ -15,6 +15,7 @@
 #include "sim/util/weights.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -719,6 +720,174 @@ bool config_platform_set(struct platform *p, const char *key, const char *value,
 		return false;
 	}
 	return true;
+}
+
+static bool pkey_numeric(const struct pkey *k)
+{
+	switch (k->type) {
+	case PK_U32:
+	case PK_SIZE32:
+	case PK_SIZE64:
+	case PK_BW:
+	case PK_BW0:
+	case PK_BETA:
+	case PK_TIME:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static uint64_t load(const struct platform *p, const struct pkey *k)
+{
+	const char *f = (const char *)p + k->off;
+
+	if (k->size == sizeof(uint64_t)) {
+		uint64_t v;
+
+		memcpy(&v, f, sizeof(v));
+		return v;
+	}
+	uint32_t w;
+
+	memcpy(&w, f, sizeof(w));
+	return w;
+}
+
+bool config_platform_get_num(const struct platform *p, const char *key, double *value,
+			     GError **error)
+{
+	const struct pkey *k = pkey_find(key);
+
+	if (!k || !pkey_numeric(k)) {
+		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_SCHEMA,
+			    k ? "platform key '%s' is not a number" : "unknown platform key '%s'", key);
+		return false;
+	}
+	*value = (double)load(p, k);
+	return true;
+}
+
+bool config_platform_set_num(struct platform *p, const char *key, double value, GError **error)
+{
+	const struct pkey *k = pkey_find(key);
+
+	if (!k || !pkey_numeric(k)) {
+		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_SCHEMA,
+			    k ? "platform key '%s' is not a number" : "unknown platform key '%s'", key);
+		return false;
+	}
+	if (!isfinite(value) || value < (double)k->min || value > (double)k->max) {
+		g_autofree char *lo = fmt_bound(k, k->min), *hi = fmt_bound(k, k->max);
+
+		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
+			    "'%s' must be between %s and %s, got %g", key, lo, hi, value);
+		return false;
+	}
+	store(p, k, (uint64_t)llround(value));
+	if (k->link_index >= 0 && strncmp(k->key, "switch_link.", 12)) {
+		g_autofree char *twin = g_strdup_printf("switch_link.%s", k->key + 5);
+		const struct pkey *t = pkey_find(twin);
+
+		memcpy((char *)p + t->off, (char *)p + k->off, k->size);
+	}
+	return true;
+}
+
+/* A value as the platform file writes it (exact, in the key's unit). */
+static char *fmt_value(const struct platform *p, const struct pkey *k)
+{
+	switch (k->type) {
+	case PK_NAME:
+		return g_strdup(p->name);
+	case PK_TOPO:
+		return g_strdup(platform_topo_name(p->fabric.kind));
+	case PK_INT: {
+		int v;
+
+		memcpy(&v, (const char *)p + k->off, sizeof(v));
+		return g_strdup_printf("%d", v);
+	}
+	case PK_CHOICE:
+		return g_strdup(k->choices[load(p, k)]);
+	case PK_PROB: {
+		double d;
+		char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+		memcpy(&d, (const char *)p + k->off, sizeof(d));
+		return g_strdup(g_ascii_dtostr(buf, sizeof(buf), d));
+	}
+	case PK_BETA:
+		if (!load(p, k))
+			return g_strdup("link");
+		return g_strdup_printf("%" G_GUINT64_FORMAT "B/s", load(p, k));
+	case PK_BW0:
+		if (!load(p, k))
+			return g_strdup("unlimited");
+		return g_strdup_printf("%" G_GUINT64_FORMAT "B/s", load(p, k));
+	case PK_BW:
+		return g_strdup_printf("%" G_GUINT64_FORMAT "B/s", load(p, k));
+	case PK_TIME:
+		return g_strdup_printf("%" G_GUINT64_FORMAT "ps", load(p, k));
+	case PK_SIZE32:
+	case PK_SIZE64:
+		return g_strdup_printf("%" G_GUINT64_FORMAT "B", load(p, k));
+	case PK_U32:
+		return g_strdup_printf("%" G_GUINT64_FORMAT, load(p, k));
+	}
+	g_assert_not_reached();
+}
+
+bool config_platform_write(const struct platform *p, const char *comment, const char *path,
+			   GError **error)
+{
+	GString *g = g_string_new(NULL);
+	g_auto(GStrv) lines = g_strsplit(comment ? comment : "", "\n", -1);
+	g_autofree char *tmp = g_strconcat(path, ".tmp", NULL);
+	bool ok;
+
+	for (char **l = lines; *l; l++)
+		if (**l || l[1])
+			g_string_append_printf(g, "# %s\n", *l);
+	g_string_append(g, "schema_version: 1\n");
+	for (size_t i = 0; i < G_N_ELEMENTS(pkeys); i++) {
+		const struct pkey *k = &pkeys[i];
+		g_autofree char *v = fmt_value(p, k);
+
+		if (k->type == PK_NAME) {
+			g_autofree char *q = g_strescape(v, NULL);
+
+			g_string_append_printf(g, "%s: \"%s\"\n", k->key, q);
+		} else {
+			g_string_append_printf(g, "%s: %s\n", k->key, v);
+		}
+	}
+	if (p->fabric.kind == TOPO_TORUS && (p->fabric.dims[0] || p->fabric.dims[1]))
+		g_string_append_printf(g, "topology.dims: [%d, %d]\n", p->fabric.dims[0],
+				       p->fabric.dims[1]);
+	if (p->fabric.kind == TOPO_EDGES) {
+		g_string_append(g, "topology.edges:\n");
+		for (int i = 0; i < p->fabric.nedges; i++) {
+			const struct topo_edge *e = &p->fabric.edges[i];
+
+			g_string_append_printf(g, "  - {a: %d, b: %d", e->a, e->b);
+			if (e->bw_bytes_per_s)
+				g_string_append_printf(g, ", bandwidth: %" G_GUINT64_FORMAT "B/s",
+						       e->bw_bytes_per_s);
+			if (e->lat_ps != SIM_TIME_MAX)
+				g_string_append_printf(g, ", latency: %" G_GUINT64_FORMAT "ps",
+						       e->lat_ps);
+			g_string_append(g, "}\n");
+		}
+	}
+	ok = g_file_set_contents(tmp, g->str, (gssize)g->len, error);
+	if (ok && rename(tmp, path)) {
+		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_IO, "cannot write '%s'", path);
+		unlink(tmp);
+		ok = false;
+	}
+	g_string_free(g, TRUE);
+	return ok;
 }
 
 void config_platform_copy(struct platform *dst, const struct platform *src)

@@ -60,6 +60,22 @@ bool config_platform_parse(const char *path, const char *text, size_t len,
 bool config_platform_set(struct platform *p, const char *key, const char *value,
 			 GError **error);
 
+/* The value of a numeric platform key in its base unit (picoseconds for
+ * times, bytes per second for bandwidths, bytes for sizes, the number for
+ * counts); false with error set for an unknown or non-numeric key. */
+bool config_platform_get_num(const struct platform *p, const char *key, double *value,
+			     GError **error);
+
+/* Sets a numeric key from a value in its base unit, rounded to the nearest
+ * integer and checked against the key's range. */
+bool config_platform_set_num(struct platform *p, const char *key, double value, GError **error);
+
+/* Writes p as a platform file (every scalar key, dotted, and the topology's
+ * dims or edges) after the comment lines of `comment` (each line gets "# "),
+ * to a temporary name renamed over `path`. Loading it gives p back. */
+bool config_platform_write(const struct platform *p, const char *comment, const char *path,
+			   GError **error);
+
 /* True when `key` is a scalar platform key (a valid sweep key). */
 bool config_platform_key_known(const char *key);
 
