@@ -27,8 +27,10 @@
  *    each accelerated step one more (GSL's difference for the second
  *    directional derivative);
  *  - converged means GSL's step test (|du_j| < 1e-8 (1e-8 + |u_j|)) or
- *    gradient test (||g .* max(u, 1)||_inf <= 6e-6 max(chi2 / 2, 1)) passed
- *    within max_iter iterations. Anything else is an error, not a result;
+ *    gradient test (||g .* max(u, 1)||_inf <= 6e-6 max(chi2 / 2, 1)) passed,
+ *    or (with ftol > 0) an accepted step lowered chi2 by at most ftol x chi2,
+ *    within max_iter iterations; with stall_ok, also a point from which no
+ *    step lowers chi2. Anything else is an error, not a result;
  *  - uncertainties come from J = dr/d(ln x) at the solution (not dr/du, which
  *    sin(u) squeezes near a bound): C = (J^T J)^-1 chi2 / (n - p) and
  *    sigma_j = x_j sqrt(C_jj), the delta method for x = e^(ln x), so
@@ -85,9 +87,10 @@ struct fit_options {
 	uint32_t max_iter;    /* solver iterations before giving up, > 0 */
 	double max_rel_sigma; /* sigma / value above this: not determined, > 0 */
 	double max_corr;      /* |correlation| above this: confounded pair, (0, 1] */
-	double ftol;          /* converged when an accepted step lowers chi2 by less
-			       * than this fraction; 0: off (GSL's step and gradient
-			       * tests only) */
+	double ftol;          /* converged when an accepted step lowers chi2 by at
+			       * most this fraction, >= 0; 0: off (GSL's step and
+			       * gradient tests only). Our test: GSL 2.7's ftol
+			       * argument is accepted and ignored */
 	bool stall_ok;        /* a point where no step of the trust region lowers chi2
 			       * counts as the minimum (for models that are only
 			       * piecewise smooth, such as a simulator in whole

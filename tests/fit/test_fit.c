@@ -3,9 +3,10 @@
  * back within their uncertainty, and that uncertainty is the spread over
  * noise draws; parameters the data cannot determine (unused, confounded,
  * too uncertain, pushed past a bound) are refused by name; too few
- * points, a failing residual function and non-convergence are errors; two
- * runs give the same bits. The data are generated here from the model with
- * fixed-seed noise, not by the code under test. */
+ * points, a failing residual function and non-convergence are errors;
+ * ftol stops the solver early; two runs give the same bits. The data are
+ * generated here from the model with fixed-seed noise, not by the code
+ * under test. */
 #include <glib.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
@@ -364,6 +365,30 @@ static void test_no_convergence(void)
 	g_clear_error(&err);
 }
 
+static void test_ftol(void)
+{
+	/* ftol = 1 % stops at the first accepted step that gains less than
+	 * 1 % of chi2, before GSL's step and gradient tests would, next to
+	 * the minimum. */
+	struct fit_options o = FIT_OPTIONS_INIT;
+	struct fit_result full, early;
+	struct data d;
+	struct fit_param fp[3];
+	GError *err = NULL;
+
+	data_make(&d, MODEL_CHUNKED, truth);
+	params_chunked(fp);
+	g_assert_true(fit_least_squares(fp, 3, d.n, residuals, &d, &o, &full, &err));
+	g_assert_no_error(err);
+	o.ftol = 0.01;
+	params_chunked(fp);
+	g_assert_true(fit_least_squares(fp, 3, d.n, residuals, &d, &o, &early, &err));
+	g_assert_no_error(err);
+	g_assert_cmpuint(early.iterations, <, full.iterations);
+	g_assert_cmpfloat(early.chi2, >=, full.chi2);
+	g_assert_cmpfloat_with_epsilon(early.chi2, full.chi2, 1e-3 * full.chi2);
+}
+
 static void test_deterministic(void)
 {
 	/* Field by field (struct padding is not part of the result). */
@@ -403,6 +428,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/fit/refuse/bad-input", test_bad_input);
 	g_test_add_func("/fit/error/residual-fails", test_residual_error);
 	g_test_add_func("/fit/error/no-convergence", test_no_convergence);
+	g_test_add_func("/fit/options/ftol-stops-early", test_ftol);
 	g_test_add_func("/fit/determinism/same-bits", test_deterministic);
 	return g_test_run();
 }
