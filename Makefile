@@ -3,6 +3,8 @@
 #   make run        the default study: results and plots under results/
 #   make test       every test binary (GTest, --tap), ends with "N passed, N failed"
 #   make gpu        the CUDA executor (gpu/, needs nvcc)
+#   make validate   docs/validation.md's errors from the committed measurements
+#   make calibrate-h200  the calibrated H200 platform from the same
 #   V=1             show full commands
 #   WERROR=1        warnings are errors (CI)
 #   SANITIZE=address,undefined   sanitizer lane
@@ -40,7 +42,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps run test check clean gpu experiments bench valgrind FORCE
+.PHONY: all deps run test check clean gpu experiments bench valgrind validate calibrate-h200 FORCE
 # keep objects of tests (intermediate in the pattern chain) between builds
 .SECONDARY:
 all: $(BUILD)/g5
@@ -102,6 +104,14 @@ experiments: $(BUILD)/g5
 
 bench: $(BUILD)/g5
 	$(Q)$(BUILD)/g5 bench all
+
+# docs/validation.md's numbers from the committed measurements (no GPU)
+validate: $(BUILD)/g5
+	$(Q)G5=$(BUILD)/g5 sh scripts/validate.sh
+
+# configs/platforms/h200x2-nvlink.yaml from the committed measurements
+calibrate-h200: $(BUILD)/g5
+	$(Q)G5=$(BUILD)/g5 sh scripts/calibrate-h200.sh
 
 valgrind: $(BUILD)/g5 $(TEST_BIN)
 	$(Q)G5=$(BUILD)/g5 VALGRIND=1 sh tests/run.sh $(TEST_BIN)

@@ -240,6 +240,17 @@ int cmd_calibrate(int argc, char **argv)
 	if (!all_sizes)
 		errors_line(note, "on the sizes held out", c.curves, false, false);
 	fputs(note->str, stdout);
+	/* the comment block of the platform it started from follows */
+	g_autofree char *src = NULL;
+
+	if (g_file_get_contents(platform, &src, NULL, NULL)) {
+		g_auto(GStrv) lines = g_strsplit(src, "\n", -1);
+
+		if (lines[0] && lines[0][0] == '#')
+			g_string_append_printf(note, "\nthe comments of %s:\n", platform);
+		for (char **l = lines; *l && (*l)[0] == '#'; l++)
+			g_string_append_printf(note, "%s\n", *l + ((*l)[1] == ' ' ? 2 : 1));
+	}
 	bool ok = config_platform_write(&c.pl, note->str, out, &err);
 
 	g_string_free(note, TRUE);

@@ -57,6 +57,14 @@ static void print_table(const struct curve *c)
 	       100 * c->max_err, c->n);
 }
 
+/* One Markdown row per curve. */
+static void print_summary_row(const struct curve *c)
+{
+	printf("| %s | %s | %s | %u | %s | %s | %s | %s | %u | %.1f | %.1f |\n", c->impl,
+	       coll_name(c->coll), c->algo, c->nchunks, dtype_name(c->dtype), c->mode,
+	       c->inplace ? "in" : "out", c->proto, c->n, 100 * c->geomean_err, 100 * c->max_err);
+}
+
 static void print_json(const struct curve *c)
 {
 	GString *g = g_string_new("{\"file\": ");
@@ -85,7 +93,7 @@ static void print_json(const struct curve *c)
 	g_string_free(g, TRUE);
 }
 
-static bool write_outputs(GPtrArray *curves, const char *dir, const char *platform,
+static bool write_outputs(GPtrArray *curves, const char *dir, const char *platform, bool plots,
 			  GError **error)
 {
 	GString *g = g_string_new("file,format,impl,collective,algo,nchunks,schedule,ranks,dtype,"
@@ -136,7 +144,7 @@ static bool write_outputs(GPtrArray *curves, const char *dir, const char *platfo
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot write '%s'", csv);
 		return false;
 	}
-	for (guint i = 0; i < curves->len && ok; i++) {
+	for (guint i = 0; i < curves->len && ok && plots; i++) {
 		const struct curve *c = curves->pdata[i];
 		g_autofree char *stem_name = curve_stem(c, i);
 		g_autofree char *stem = g_build_filename(dir, stem_name, NULL);
@@ -158,13 +166,15 @@ int cmd_compare(int argc, char **argv)
 {
 	g_autofree char *where = NULL;
 	g_autofree char *platform = NULL, *algo = NULL, *schedule = NULL, *out = NULL;
-	gboolean json = FALSE;
+	gboolean json = FALSE, summary = FALSE, no_plots = FALSE;
 	gint threads = 0;
 	GOptionEntry entries[] = {
 		{ "platform", 0, 0, G_OPTION_ARG_FILENAME, &platform, "platform file (required)", "FILE" },
 		{ "algo", 0, 0, G_OPTION_ARG_STRING, &algo, "simulate this algorithm instead of what ran", "A" },
 		{ "schedule", 0, 0, G_OPTION_ARG_FILENAME, &schedule, "simulate this schedule file instead of what ran", "FILE" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "one JSON object per curve", NULL },
+		{ "no-plots", 0, 0, G_OPTION_ARG_NONE, &no_plots, "with -o: compare.csv only, no figures", NULL },
+		{ "summary", 0, 0, G_OPTION_ARG_NONE, &summary, "one Markdown table row per curve", NULL },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "write DIR/compare.csv and an overlay figure per curve", "DIR" },
 		{ "where", 0, 0, G_OPTION_ARG_STRING, &where, "only the points that match: impl=g5,collective=allreduce,mode=single|mpi", "TERMS" },
 		{ "threads", 0, 0, G_OPTION_ARG_INT, &threads, "simulation threads (default: the processors)", "N" },
@@ -213,13 +223,18 @@ int cmd_compare(int argc, char **argv)
 	if (!compare_simulate(curves, &pl, &ov, threads ? (guint)threads : g_get_num_processors(),
 			      &err))
 		goto fail;
+	if (summary && !json)
+		printf("| impl | collective | algo | nchunks | dtype | mode | place | proto | points | "
+		       "geomean_err %% | max_err %% |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (guint i = 0; i < curves->len; i++) {
 		if (json)
 			print_json(curves->pdata[i]);
+		else if (summary)
+			print_summary_row(curves->pdata[i]);
 		else
 			print_table(curves->pdata[i]);
 	}
-	if (out && !write_outputs(curves, out, pl.name, &err))
+	if (out && !write_outputs(curves, out, pl.name, !no_plots, &err))
 		goto fail;
 	rc = 0;
 	goto out;

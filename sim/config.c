@@ -429,6 +429,7 @@ static const struct pkey pkeys[] = {
 	{ "paxi.handshake", PK_CHOICE, PF(paxi.handshake), 0, 1, -1, handshake_names },
 	{ "paxi.reduce_per", PK_CHOICE, PF(paxi.reduce_per), 0, 1, -1, reducer_names },
 	{ "paxi.staging", PK_CHOICE, PF(paxi.staging), 0, 1, -1, bool_names },
+	{ "paxi.setup_recv", PK_CHOICE, PF(paxi.setup_recv), 0, 1, -1, bool_names },
 	{ "proto.simple.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_SIMPLE].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },
 	{ "proto.simple.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_SIMPLE].lat_ps), 0, MAX_TIME_PS, -1, NULL },
 	{ "proto.ll.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_LL].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },

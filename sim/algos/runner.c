@@ -132,13 +132,33 @@ static void on_local_done(void *user)
 	op_try_finish(o);
 }
 
+static void op_begin(struct run_op *o);
+
+static void on_op_setup(void *user)
+{
+	op_begin(user);
+}
+
+/* An op is issued: with setup_recv, a receive without a send of its own
+ * first takes its unit's setup (a fused op pays it with its send). */
 static void op_start(struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	o->t_start = sim_now(r->sim);
+	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
+		paxi_unit_setup(r->px, o->rank, o->op->lane, on_op_setup, o);
+		return;
+	}
+	op_begin(o);
+}
+
+static void op_begin(struct run_op *o)
 {
 	struct runner *r = o->r;
 	enum sched_op_kind k = o->op->kind;
 
 	o->started = true;
-	o->t_start = sim_now(r->sim);
 	if (o->out) {
 		paxi_txn_start(o->out);
 		if (k == SOP_SEND)

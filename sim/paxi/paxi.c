@@ -525,15 +525,8 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 	}
 }
 
-void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
-		 void (*done)(void *user), void *user)
+static struct reduce_req *req_get(struct paxi *x, void (*done)(void *user), void *user)
 {
-	size_t at = x->p.reduce_per == PAXI_REDUCE_UNIT
-			    ? (size_t)node * x->p.cdma_units + unit % x->p.cdma_units
-			    : (size_t)node;
-	sim_time_t now = sim_now(x->s);
-	sim_time_t begin = MAX(now, x->reduce_free_at[at]);
-	sim_time_t work = time_at_rate(bytes, x->p.reduce_bytes_per_s);
 	struct reduce_req *r;
 
 	if (!x->free_reqs) {
@@ -549,6 +542,33 @@ void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 	x->free_reqs = r->next_free;
 	r->done = done;
 	r->user = user;
+	return r;
+}
+
+void paxi_unit_setup(struct paxi *x, int node, uint32_t unit, void (*done)(void *user),
+		     void *user)
+{
+	struct cdma *u = &x->units[(size_t)node * x->p.cdma_units + unit % x->p.cdma_units];
+	sim_time_t now = sim_now(x->s);
+	sim_time_t begin = MAX(now, u->setup_free_at);
+
+	u->setup_free_at = begin + x->p.setup_ps;
+	x->st.setup_ps += u->setup_free_at - now;
+	sim_schedule(x->s, u->setup_free_at - now, &x->c, PX_REDUCE_DONE)->data[0].p =
+		req_get(x, done, user);
+}
+
+void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
+		 void (*done)(void *user), void *user)
+{
+	size_t at = x->p.reduce_per == PAXI_REDUCE_UNIT
+			    ? (size_t)node * x->p.cdma_units + unit % x->p.cdma_units
+			    : (size_t)node;
+	sim_time_t now = sim_now(x->s);
+	sim_time_t begin = MAX(now, x->reduce_free_at[at]);
+	sim_time_t work = time_at_rate(bytes, x->p.reduce_bytes_per_s);
+	struct reduce_req *r = req_get(x, done, user);
+
 	x->reduce_free_at[at] = begin + work;
 	x->st.reduce_ps += work;
 	x->st.reduced_bytes += bytes;

@@ -97,6 +97,11 @@ struct paxi_params {
 	uint32_t staging;             /* 1: received data lands in a staging buffer and
 				       * the receiver copies it out (at the reduce rate) */
 	uint32_t proto;               /* enum paxi_proto: the run's Transfer transport */
+	uint32_t setup_recv;          /* 1: a receive is issued by its unit like a send and
+				       * pays setup_ps there, in order with the unit's
+				       * other setups (a GPU thread block serves its
+				       * receives, polling and raising the credit flag);
+				       * 0: receives are passive (a DMA engine's target) */
 	struct paxi_proto_params protos[PAXI_NPROTOS];
 };
 
@@ -190,6 +195,11 @@ void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user);
  * before. */
 void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 		 void (*done)(void *user), void *user);
+
+/* Queues setup_ps of work on CDMA unit `unit` of `node` (in order with its
+ * transactions' setups); `done(user)` runs when it is over (setup_recv). */
+void paxi_unit_setup(struct paxi *x, int node, uint32_t unit, void (*done)(void *user),
+		     void *user);
 
 const struct paxi_stats *paxi_stats(const struct paxi *x);
 const struct paxi_params *paxi_get_params(const struct paxi *x);
