@@ -117,7 +117,7 @@ static void errors_line(GString *g, const char *what, GPtrArray *curves, bool al
 
 int cmd_calibrate(int argc, char **argv)
 {
-	g_autofree char *where = NULL;
+	g_autofree char *where = NULL, *src = NULL; /* before any goto */
 	g_autofree char *platform = NULL, *out = NULL, *fit = NULL;
 	gboolean all_sizes = FALSE;
 	gint threads = 0;
@@ -241,8 +241,6 @@ int cmd_calibrate(int argc, char **argv)
 		errors_line(note, "on the sizes held out", c.curves, false, false);
 	fputs(note->str, stdout);
 	/* the comment block of the platform it started from follows */
-	g_autofree char *src = NULL;
-
 	if (g_file_get_contents(platform, &src, NULL, NULL)) {
 		g_auto(GStrv) lines = g_strsplit(src, "\n", -1);
 
