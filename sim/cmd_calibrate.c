@@ -8,7 +8,9 @@
  * The keys: --fit KEY,KEY,...; by default, for the executor's rows (impl g5)
  * `overhead`, `link.bandwidth`, `paxi.setup`, and `overhead_mpi` when some
  * row ran one process per GPU; for NCCL's rows `nccl.overhead` (and
- * `nccl.overhead_mpi`), `proto.ll.channel_bw` and `proto.simple.channel_bw`.
+ * `nccl.overhead_mpi`), the per-channel rates of LL, LL128 and Simple and
+ * the per-transaction latencies of LL128 and Simple (LL's is in the launch
+ * cost): what makes NCCL pick one protocol over another.
  * A key the data cannot determine is refused with the fit's reason. */
 #include <math.h>
 #include <stdio.h>
@@ -76,6 +78,9 @@ static char **default_keys(GPtrArray *curves)
 			g_ptr_array_add(k, g_strdup("nccl.overhead_mpi"));
 		g_ptr_array_add(k, g_strdup("proto.ll.channel_bw"));
 		g_ptr_array_add(k, g_strdup("proto.simple.channel_bw"));
+		g_ptr_array_add(k, g_strdup("proto.simple.latency"));
+		g_ptr_array_add(k, g_strdup("proto.ll128.channel_bw"));
+		g_ptr_array_add(k, g_strdup("proto.ll128.latency"));
 	}
 	g_ptr_array_add(k, NULL);
 	return (char **)g_ptr_array_free(k, FALSE);
@@ -94,25 +99,12 @@ static char *human(const char *key, double v, double sigma)
 
 static void errors_line(GString *g, const char *what, GPtrArray *curves, bool all, bool which)
 {
-	double sum = 0, mx = 0;
-	guint n = 0;
+	double ge, me;
+	guint n = curves_errors(curves, all, which, &ge, &me);
 
-	for (guint i = 0; i < curves->len; i++) {
-		const struct curve *c = curves->pdata[i];
-
-		for (guint k = 0; k < c->n; k++) {
-			if (!all && c->fit[k] != which)
-				continue;
-			double e = fabs(log(c->sim_us[k] / c->meas_us[k]));
-
-			sum += e;
-			mx = MAX(mx, e);
-			n++;
-		}
-	}
 	if (n)
 		g_string_append_printf(g, "%s: geomean_err %.2f %%, max_err %.2f %% over %u points\n",
-				       what, 100 * (exp(sum / n) - 1), 100 * (exp(mx) - 1), n);
+				       what, 100 * ge, 100 * me, n);
 }
 
 int cmd_calibrate(int argc, char **argv)

@@ -444,24 +444,47 @@ out:
 	return ok;
 }
 
+/* Sums |ln r| of curve c's chosen points into *sum, *mx and *n. */
+static void curve_sum(const struct curve *c, bool all, bool which, double *sum, double *mx,
+		      guint *n)
+{
+	for (guint k = 0; k < c->n; k++) {
+		if (!all && c->fit[k] != which)
+			continue;
+		double e = fabs(log(c->sim_us[k] / c->meas_us[k]));
+
+		*sum += e;
+		*mx = MAX(*mx, e);
+		(*n)++;
+	}
+}
+
+static guint errors_of(double sum, double mx, guint n, double *geomean_err, double *max_err)
+{
+	*geomean_err = n ? exp(sum / n) - 1 : 0;
+	*max_err = n ? exp(mx) - 1 : 0;
+	return n;
+}
+
 guint curve_errors(const struct curve *c, bool all, bool which, double *geomean_err,
 		   double *max_err)
 {
 	double sum = 0, mx = 0;
 	guint n = 0;
 
-	for (guint k = 0; k < c->n; k++) {
-		if (!all && c->fit[k] != which)
-			continue;
-		double e = fabs(log(c->sim_us[k] / c->meas_us[k]));
+	curve_sum(c, all, which, &sum, &mx, &n);
+	return errors_of(sum, mx, n, geomean_err, max_err);
+}
 
-		sum += e;
-		mx = MAX(mx, e);
-		n++;
-	}
-	*geomean_err = n ? exp(sum / n) - 1 : 0;
-	*max_err = n ? exp(mx) - 1 : 0;
-	return n;
+guint curves_errors(GPtrArray *curves, bool all, bool which, double *geomean_err,
+		    double *max_err)
+{
+	double sum = 0, mx = 0;
+	guint n = 0;
+
+	for (guint i = 0; i < curves->len; i++)
+		curve_sum(curves->pdata[i], all, which, &sum, &mx, &n);
+	return errors_of(sum, mx, n, geomean_err, max_err);
 }
 
 char *curve_label(const struct curve *c)

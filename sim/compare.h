@@ -85,6 +85,10 @@ bool compare_simulate_fit(GPtrArray *curves, const struct platform *pl, guint th
 guint curve_errors(const struct curve *c, bool all, bool which, double *geomean_err,
 		   double *max_err);
 
+/* The same over every point of every curve (fit flags as above). */
+guint curves_errors(GPtrArray *curves, bool all, bool which, double *geomean_err,
+		    double *max_err);
+
 /* A file-name stem for curve c (letters, digits, '-', '.'), unique among the
  * curves by its index i. g_free() it. */
 char *curve_stem(const struct curve *c, guint i);

@@ -11,48 +11,7 @@
 #include "sim/compare.h"
 #include "sim/simulate.h"
 
-struct run {
-	int status;
-	char *out, *err;
-};
-
-static void run_clear(struct run *r)
-{
-	g_free(r->out);
-	g_free(r->err);
-}
-
-/* Runs `g5 ARGS...` (NULL-terminated); false and the test skipped without $G5. */
-static bool g5(struct run *r, ...)
-{
-	const char *bin = g_getenv("G5");
-	g_autoptr(GPtrArray) argv = g_ptr_array_new();
-	GError *err = NULL;
-	va_list ap;
-	const char *a;
-
-	memset(r, 0, sizeof(*r));
-	if (!bin || !*bin) {
-		g_test_skip("G5 is not set (make test sets it)");
-		return false;
-	}
-	g_ptr_array_add(argv, (gpointer)bin);
-	va_start(ap, r);
-	while ((a = va_arg(ap, const char *)))
-		g_ptr_array_add(argv, (gpointer)a);
-	va_end(ap);
-	g_ptr_array_add(argv, NULL);
-	g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-				   &r->out, &r->err, &r->status, &err));
-	g_assert_no_error(err);
-	return true;
-}
-
-static int exit_code(const struct run *r)
-{
-	g_assert_true(WIFEXITED(r->status));
-	return WEXITSTATUS(r->status);
-}
+#include "tests/support/g5run.h"
 
 static struct measured_point point(enum coll c, uint64_t bytes, double us, bool inplace)
 {
@@ -112,33 +71,6 @@ static void test_errors(void)
 	g_assert_cmpfloat_with_epsilon(g, 1.0, 1e-12);
 	g_assert_cmpuint(curve_errors(&c, false, true, &g, &mx), ==, 2);   /* fitted */
 	g_assert_cmpfloat_with_epsilon(g, sqrt(2) - 1, 1e-12);
-}
-
-static char *tmpdir(void)
-{
-	GError *err = NULL;
-	char *d = g_dir_make_tmp("g5-compare-XXXXXX", &err);
-
-	g_assert_no_error(err);
-	return d;
-}
-
-static void rm_rf(const char *dir)
-{
-	GDir *d = g_dir_open(dir, 0, NULL);
-	const char *n;
-
-	while (d && (n = g_dir_read_name(d))) {
-		g_autofree char *p = g_build_filename(dir, n, NULL);
-
-		if (g_file_test(p, G_FILE_TEST_IS_DIR))
-			rm_rf(p);
-		else
-			g_unlink(p);
-	}
-	if (d)
-		g_dir_close(d);
-	g_rmdir(dir);
 }
 
 /* A real nccl-tests log: one JSON object per curve with its key and errors;

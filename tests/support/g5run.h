@@ -1,0 +1,29 @@
+/* tests/support/g5run — runs the g5 binary named by $G5 (set by `make test`)
+ * for end-to-end tests, capturing its output and exit status. */
+#ifndef G5_TESTS_SUPPORT_G5RUN_H
+#define G5_TESTS_SUPPORT_G5RUN_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+struct run {
+	int status;      /* wait status */
+	char *out, *err; /* owned: stdout and stderr */
+};
+
+void run_clear(struct run *r);
+
+/* Runs `g5 ARGS...` (NULL-terminated). False, with the test skipped, when
+ * $G5 is not set; a failure to spawn fails the test. */
+bool g5(struct run *r, ...) G_GNUC_NULL_TERMINATED;
+
+/* The exit code of a finished run (fails the test if it was killed). */
+int exit_code(const struct run *r);
+
+/* A new temporary directory (g_free() the path). */
+char *tmpdir(void);
+
+/* Removes a file or a directory tree. */
+void rm_rf(const char *path);
+
+#endif
