@@ -212,6 +212,104 @@ static void test_reduce_queue(void)
 	rig_close(&r);
 }
 
+/* The ready flag: a receive posted before the source starts lets the data go
+ * at the end of setup (no request-to-send round trip); posted late, the
+ * data waits for the flag, one control message after the post. */
+static void test_ready_handshake(void)
+{
+	for (int post_late = 0; post_late < 2; post_late++) {
+		struct rig r;
+		struct probe src = { 0 }, dst = { 0 };
+		sim_time_t late = SIM_US(50);
+
+		rig_init(&r);
+		r.pp.handshake = PAXI_HS_READY;
+		rig_open(&r);
+		struct paxi_txn *t = paxi_txn_new(r.x, PAXI_SENDRECV, 0, 1, 0, 4096, &probe_ops,
+						  &src, &dst);
+
+		src.s = dst.s = r.s;
+		if (!post_late)
+			paxi_txn_post(t);
+		paxi_txn_start(t);
+		paxi_txn_supply(t, 4096);
+		if (post_late) {
+			sim_run(r.s, late, UINT64_MAX);
+			paxi_txn_post(t);
+		}
+		sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+		const struct link_params *l = &r.fc.link;
+		sim_time_t ctrl = msg_ser(l, 0) + l->lat_ps + r.pp.ctrl_proc_ps;
+		/* early: the flag is there before the setup ends; late: the
+		 * source's setup ended long before the flag came */
+		sim_time_t go = post_late ? late + ctrl : r.pp.setup_ps;
+
+		g_assert_cmpuint(dst.usable_all, ==,
+				 go + msg_ser(l, 4096) + msg_ser(l, 0) + l->lat_ps + r.pp.ctrl_proc_ps);
+		g_assert_cmpuint(paxi_stats(r.x)->ctrl_msgs, ==, 3); /* ready, flag, response */
+		rig_close(&r);
+	}
+}
+
+/* Protocols: LL puts twice the bytes on the wire, LL128 16/15, Simple the
+ * data; each adds its latency to the setup; LL's lines are usable as they
+ * land (a report per packet), Simple's per slice. */
+static void test_protocols(void)
+{
+	const uint64_t B = 1 << 20;
+	const struct {
+		enum paxi_proto p;
+		uint64_t wire;
+	} cases[] = { { PAXI_PROTO_SIMPLE, B }, { PAXI_PROTO_LL, 2 * B },
+		      { PAXI_PROTO_LL128, (B * 16 + 14) / 15 } };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct rig r;
+		struct probe src = { 0 }, dst = { 0 };
+
+		rig_init(&r);
+		r.pp.proto = cases[i].p;
+		r.pp.protos[cases[i].p].lat_ps = SIM_NS(300);
+		r.pp.slice_bytes = 256 << 10;
+		rig_open(&r);
+		paxi_txn_post(rig_send(&r, PAXI_TRANSFER, B, &src, &dst));
+		sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+		const struct link_params *l = &r.fc.link;
+
+		g_assert_cmpuint(paxi_proto_wire_bytes(cases[i].p, B), ==, cases[i].wire);
+		g_assert_cmpuint(dst.usable_all, ==, r.pp.setup_ps + SIM_NS(300) +
+							    msg_ser(l, cases[i].wire) + l->lat_ps);
+		g_assert_cmpuint(dst.last_usable, ==, B);
+		if (cases[i].p == PAXI_PROTO_SIMPLE)
+			g_assert_cmpuint(dst.slices, ==, B / r.pp.slice_bytes);
+		else
+			g_assert_cmpuint(dst.slices, >=, cases[i].wire / l->max_payload_bytes);
+		rig_close(&r);
+	}
+}
+
+/* A reducer per unit: work of two units of one node runs in parallel; with
+ * one per node it queues. */
+static void test_reduce_per_unit(void)
+{
+	for (int per_unit = 0; per_unit < 2; per_unit++) {
+		struct rig r;
+
+		rig_init(&r);
+		r.pp.reduce_bytes_per_s = 1000000000000ull; /* 1 byte per ps */
+		r.pp.reduce_per = per_unit ? PAXI_REDUCE_UNIT : PAXI_REDUCE_NODE;
+		rig_open(&r);
+		struct red_probe p = { .s = r.s };
+
+		paxi_reduce(r.x, 0, 0, 1000, on_red, &p);
+		paxi_reduce(r.x, 0, 1, 1000, on_red, &p);
+		sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_cmpint(p.n, ==, 2);
+		g_assert_cmpuint(p.at[1], ==, per_unit ? 1000 : 2000);
+		rig_close(&r);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -219,5 +317,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/paxi/sendrecv/lone-sum-of-parts", test_lone_sendrecv);
 	g_test_add_func("/paxi/cdma/slots-and-setup", test_slots_and_setup);
 	g_test_add_func("/paxi/reduce/queue-per-node", test_reduce_queue);
+	g_test_add_func("/paxi/reduce/per-unit", test_reduce_per_unit);
+	g_test_add_func("/paxi/sendrecv/ready-flag", test_ready_handshake);
+	g_test_add_func("/paxi/transfer/protocols", test_protocols);
 	return g_test_run();
 }

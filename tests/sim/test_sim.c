@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 
+#include "sim/config.h"
 #include "sim/simulate.h"
 
 static bool run(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
@@ -405,6 +406,11 @@ static void test_cli_errors(void)
 		{ "sim --counts 1,2,3,4,5,6,7,8", "--counts and --counts-dist are only for allgatherv" },
 		{ "sim --collective allgatherv --counts-dist zipf:0", "--counts-dist must be zipf:S with S a number in (0, 10]" },
 		{ "sim --collective allgatherv --counts 1,1,1,1,1,1,1,x", "--counts entry 'x' is not a whole number" },
+		{ "sim --mode both", "--mode must be single or mpi, got 'both'" },
+		{ "sim --proto ll64", "--proto must be simple, ll, ll128 or auto, got 'll64'" },
+		{ "sim --set paxi.handshake", "--set must look like KEY=VALUE, got 'paxi.handshake'" },
+		{ "sim --set paxi.handshake=maybe", "--set 'paxi.handshake' must be one of rts, ready, got 'maybe'" },
+		{ "sim --set link.colour=red", "--set unknown platform key 'link.colour'" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -425,6 +431,194 @@ static void test_cli_errors(void)
 	g_assert_nonnull(strstr(err, "hypercube needs a power-of-two number of ranks, got 6"));
 }
 
+static double run_job(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
+		      enum run_mode mode, int proto, enum paxi_proto *ran)
+{
+	struct sim_job job = {
+		.plat = pl, .coll = c, .algo = algo, .bytes = bytes, .elem_bytes = 4,
+		.params = { .nchunks = 1, .peer = 1 }, .seed = 1, .mode = mode, .proto = proto,
+	};
+	struct sim_outcome o;
+	GError *err = NULL;
+
+	g_assert_true(simulate(&job, &o, &err));
+	g_assert_no_error(err);
+	double us = o.latency_us;
+
+	if (ran)
+		*ran = o.proto;
+	sim_outcome_clear(&o);
+	return us;
+}
+
+static void load_h200(struct platform *pl)
+{
+	GError *err = NULL;
+
+	g_assert_true(config_platform_load("configs/platforms/h200x2-nvlink.yaml", pl, &err));
+	g_assert_no_error(err);
+}
+
+/* NCCL's pick: the least of the three forced protocols, LL at small sizes
+ * and Simple at large ones on the H200 platform. */
+static void test_nccl_protocol_pick(void)
+{
+	struct platform pl;
+	const uint64_t sizes[] = { 4096, 64ull << 20 };
+
+	load_h200(&pl);
+	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+		double best = INFINITY;
+		enum paxi_proto ran, want = PAXI_PROTO_SIMPLE;
+
+		for (int p = 0; p < PAXI_NPROTOS; p++) {
+			double t = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE, p, NULL);
+
+			if (t < best) {
+				best = t;
+				want = (enum paxi_proto)p;
+			}
+		}
+		double a = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE,
+				   SIM_PROTO_AUTO, &ran);
+
+		g_assert_cmpfloat(a, ==, best);
+		g_assert_cmpint(ran, ==, want);
+		g_assert_cmpint(ran, ==, i == 0 ? PAXI_PROTO_LL : PAXI_PROTO_SIMPLE);
+	}
+	platform_release(&pl);
+}
+
+/* The mode picks the launch cost: the difference of the two is the
+ * difference of the overhead keys; NCCL's own keys apply to algorithm nccl. */
+static void test_modes(void)
+{
+	struct platform pl;
+
+	load_h200(&pl);
+	double s = run_job(&pl, COLL_ALLREDUCE, "ring", 4096, MODE_SINGLE, PAXI_PROTO_SIMPLE, NULL);
+	double m = run_job(&pl, COLL_ALLREDUCE, "ring", 4096, MODE_MPI, PAXI_PROTO_SIMPLE, NULL);
+
+	g_assert_cmpfloat_with_epsilon(s - m, (double)(pl.overhead_ps - pl.overhead_mpi_ps) / 1e6,
+				       1e-6);
+	s = run_job(&pl, COLL_ALLREDUCE, "nccl", 4096, MODE_SINGLE, PAXI_PROTO_SIMPLE, NULL);
+	m = run_job(&pl, COLL_ALLREDUCE, "nccl", 4096, MODE_MPI, PAXI_PROTO_SIMPLE, NULL);
+	g_assert_cmpfloat_with_epsilon(s - m, (double)(pl.nccl.overhead_ps - pl.nccl.overhead_mpi_ps) / 1e6,
+				       1e-6);
+	platform_release(&pl);
+}
+
+/* Channels cap a node's rate: 1 MiB runs on 32 channels of 1 GB/s, so after
+ * its first packet (64 KiB) the rest takes at least 983040 B / 32 GB/s =
+ * 30.7 us; with channels off the same P2P takes about 3 us of data. */
+static void test_channels_cap(void)
+{
+	struct platform pl;
+
+	load_h200(&pl);
+	pl.paxi.protos[PAXI_PROTO_SIMPLE].channel_bw_bytes_per_s = 1000000000ull;
+	double capped = run_job(&pl, COLL_P2P, "direct", 1 << 20, MODE_SINGLE, PAXI_PROTO_SIMPLE,
+				NULL);
+
+	pl.max_channels = 0;
+	double free_ = run_job(&pl, COLL_P2P, "direct", 1 << 20, MODE_SINGLE, PAXI_PROTO_SIMPLE,
+			       NULL);
+
+	g_assert_cmpfloat(capped - free_, >=, 30.7 - 3.2);
+	platform_release(&pl);
+}
+
+/* A receive served by its unit takes a setup on it: hidden behind the data's
+ * flight in a lone P2P, but in the nchunks-4 ring (12 ops per rank on one
+ * unit) it delays the sends queued behind it. Staging adds the copy out of
+ * the staging buffer at the reduce rate. */
+static void test_receive_costs(void)
+{
+	struct platform pl;
+	const uint64_t B = 64ull << 20;
+
+	load_h200(&pl);
+	pl.paxi.setup_recv = 0;
+	pl.paxi.staging = 0;
+	double base = run_job(&pl, COLL_P2P, "direct", 4096, MODE_SINGLE, PAXI_PROTO_SIMPLE, NULL);
+
+	pl.paxi.setup_recv = 1;
+	double served = run_job(&pl, COLL_P2P, "direct", 4096, MODE_SINGLE, PAXI_PROTO_SIMPLE, NULL);
+
+	g_assert_cmpfloat(served, ==, base);
+	struct sim_job job = {
+		.plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring", .bytes = 4096, .elem_bytes = 4,
+		.params = { .nchunks = 4 }, .seed = 1, .proto = PAXI_PROTO_SIMPLE,
+	};
+	struct sim_outcome o;
+	double ring[2];
+
+	for (int v = 0; v < 2; v++) {
+		pl.paxi.setup_recv = (uint32_t)v;
+		g_assert_true(simulate(&job, &o, NULL));
+		ring[v] = o.latency_us;
+		sim_outcome_clear(&o);
+	}
+	g_assert_cmpfloat(ring[1] - ring[0], >=, (double)pl.paxi.setup_ps / 1e6);
+	pl.paxi.setup_recv = 0;
+	pl.paxi.slice_bytes = 16 << 20; /* a last copy longer than the response's way back */
+	double big = run_job(&pl, COLL_P2P, "direct", B, MODE_SINGLE, PAXI_PROTO_SIMPLE, NULL);
+
+	pl.paxi.staging = 1;
+	double staged = run_job(&pl, COLL_P2P, "direct", B, MODE_SINGLE, PAXI_PROTO_SIMPLE, NULL);
+	/* pipelined per slice: the last slice's copy, less the completion
+	 * response it overlaps (a flag's way back and its poll), at most all */
+	double slice_copy = (double)pl.paxi.slice_bytes / (double)pl.paxi.reduce_bytes_per_s * 1e6;
+	double resp = (double)(pl.fabric.link.lat_ps + pl.paxi.ctrl_proc_ps) / 1e6;
+
+	g_assert_cmpfloat(staged - big, >=, slice_copy - resp - 0.01);
+	g_assert_cmpfloat(staged - big, <=, (double)B / (double)pl.paxi.reduce_bytes_per_s * 1e6);
+	platform_release(&pl);
+}
+
+/* A written platform loads back to the same values (calibrate's output). */
+static void test_platform_write_roundtrip(void)
+{
+	const char *files[] = { "configs/platforms/h200x2-nvlink-start.yaml",
+				"configs/platforms/seed-ring8.yaml", "configs/platforms/torus16.yaml",
+				"configs/platforms/edges.yaml" };
+	GError *err = NULL;
+	char *dir = g_dir_make_tmp("g5-plat-XXXXXX", &err);
+	char *path = g_build_filename(dir, "p.yaml", NULL);
+
+	g_assert_no_error(err);
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		struct platform a, b;
+
+		g_assert_true(config_platform_load(files[i], &a, &err));
+		g_assert_no_error(err);
+		g_assert_true(config_platform_write(&a, "a comment\nover two lines", path, &err));
+		g_assert_no_error(err);
+		g_assert_true(config_platform_load(path, &b, &err));
+		g_assert_no_error(err);
+		g_assert_cmpstr(a.name, ==, b.name);
+		g_assert_cmpint(a.fabric.nedges, ==, b.fabric.nedges);
+		if (a.fabric.nedges)
+			g_assert_cmpmem(a.fabric.edges, sizeof(struct topo_edge) * a.fabric.nedges,
+					b.fabric.edges, sizeof(struct topo_edge) * b.fabric.nedges);
+		g_free((char *)a.name);
+		g_free((char *)b.name);
+		a.name = b.name = NULL;
+		const struct topo_edge *ea = a.fabric.edges, *eb = b.fabric.edges;
+
+		a.fabric.edges = b.fabric.edges = NULL;
+		g_assert_cmpmem(&a, sizeof(a), &b, sizeof(b));
+		a.fabric.edges = ea;
+		b.fabric.edges = eb;
+		platform_release(&a);
+		platform_release(&b);
+	}
+	g_unlink(path);
+	g_rmdir(dir);
+	g_free(path);
+	g_free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -441,5 +635,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	g_test_add_func("/sim/cli/version", test_cli_version);
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);
+	g_test_add_func("/sim/nccl/protocol-pick", test_nccl_protocol_pick);
+	g_test_add_func("/sim/modes/launch-cost", test_modes);
+	g_test_add_func("/sim/channels/cap", test_channels_cap);
+	g_test_add_func("/sim/gpu/receive-costs", test_receive_costs);
+	g_test_add_func("/sim/platform/write-roundtrip", test_platform_write_roundtrip);
 	return g_test_run();
 }
