@@ -247,6 +247,7 @@ struct sim_task {
 	uint32_t elem_bytes;
 	enum run_mode mode;
 	int proto;                 /* enum paxi_proto or SIM_PROTO_AUTO */
+	bool inplace;
 	uint64_t bytes;
 	/* results */
 	double us;
@@ -280,6 +281,7 @@ static void task_run(gpointer data, gpointer user)
 	job.seed = 1;
 	job.mode = t->mode;
 	job.proto = t->proto;
+	job.inplace = t->inplace;
 	if (!simulate(&job, &out, &t->error))
 		return;
 	t->us = out.latency_us;
@@ -291,7 +293,8 @@ static bool same_task(const struct sim_task *a, const struct sim_task *b)
 {
 	return a->coll == b->coll && a->algo == b->algo && a->nchunks == b->nchunks &&
 	       a->ranks == b->ranks && a->root == b->root && a->elem_bytes == b->elem_bytes &&
-	       a->mode == b->mode && a->proto == b->proto && a->bytes == b->bytes;
+	       a->mode == b->mode && a->proto == b->proto && a->bytes == b->bytes &&
+	       a->inplace == b->inplace;
 }
 
 /* The task key of curve c's point k; false with error when the curve's
@@ -310,6 +313,7 @@ static bool task_of(const struct curve *c, guint k, const struct compare_overrid
 	t->root = c->root >= 0 && c->root < c->ranks ? c->root : 0;
 	t->elem_bytes = dtype_elem_bytes(c->dtype);
 	t->bytes = c->bytes[k];
+	t->inplace = c->inplace && !nccl; /* NCCL's collectives run in place as they are */
 	if (!platform_mode_parse(c->mode, &t->mode)) {
 		g_set_error(error, MEASURED_ERROR, MEASURED_ERROR_PARSE, "%s: unknown mode '%s'",
 			    c->file, c->mode);

@@ -108,6 +108,25 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 		a = algo_find(s->coll, s->algo, NULL);
 	platform_impl(job->plat, s->algo && !strcmp(s->algo, "nccl"), &impl);
 	run_pl.overhead_ps = platform_overhead(&impl, job->mode);
+	if (job->inplace && !s->inplace_ok && pl->paxi.reduce_bytes_per_s) {
+		/* the copy-in: a launch of its own on the stream (a device copy
+		 * before the kernel) and the largest input window's copy */
+		uint64_t elems = job->bytes / job->elem_bytes, most = 0;
+
+		for (int r = 0; r < s->nranks; r++) {
+			uint64_t n = 0, first, count;
+
+			for (uint32_t u = s->ranks[r].in_lo; u < s->ranks[r].in_hi; u++) {
+				sched_unit_range(s, elems, u % s->nunits, &first, &count);
+				n += count;
+			}
+			most = MAX(most, n * job->elem_bytes);
+		}
+		run_pl.overhead_ps += platform_overhead(&impl, job->mode);
+		run_pl.overhead_ps += (sim_time_t)(((unsigned __int128)most * 1000000000000ull +
+						    pl->paxi.reduce_bytes_per_s - 1) /
+						   pl->paxi.reduce_bytes_per_s);
+	}
 	run_pl.paxi.proto = proto;
 	out->proto = proto;
 	out->nchannels = platform_channels(&impl, job->bytes);

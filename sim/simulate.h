@@ -25,6 +25,11 @@ struct sim_job {
 	bool trace;                  /* collect op spans and channel occupancy */
 	enum run_mode mode;          /* picks the launch cost (platform overhead keys) */
 	int proto;                   /* enum paxi_proto of the Transfers, or SIM_PROTO_AUTO */
+	bool inplace;                /* run in place: a schedule that is out-of-place only
+				      * first copies each rank's input window aside (one
+				      * more launch, then the copy at the reduce rate),
+				      * before its ops, as the executor does inside the
+				      * timed launch */
 };
 
 /* The protocol NCCL would pick: the one of least simulated time (algorithm

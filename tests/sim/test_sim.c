@@ -576,6 +576,44 @@ static void test_receive_costs(void)
 	platform_release(&pl);
 }
 
+/* In place, an out-of-place-only schedule (AllToAll pairwise) first copies
+ * its input aside: one more launch and the copy; an in-place-capable one
+ * (ring AllReduce) is unchanged. */
+static void test_copy_in(void)
+{
+	struct platform pl;
+	const uint64_t B = 64ull << 20;
+	const struct {
+		enum coll c;
+		const char *algo;
+		bool extra;
+	} cases[] = { { COLL_ALLTOALL, "pairwise", true }, { COLL_ALLREDUCE, "ring", false } };
+
+	load_h200(&pl);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		double t[2];
+
+		for (int ip = 0; ip < 2; ip++) {
+			struct sim_job job = {
+				.plat = &pl, .coll = cases[i].c, .algo = cases[i].algo, .bytes = B,
+				.elem_bytes = 4, .params = { .nchunks = 1 }, .seed = 1,
+				.proto = PAXI_PROTO_SIMPLE, .inplace = ip,
+			};
+			struct sim_outcome o;
+
+			g_assert_true(simulate(&job, &o, NULL));
+			t[ip] = o.latency_us;
+			sim_outcome_clear(&o);
+		}
+		double want = cases[i].extra ? (double)pl.overhead_ps / 1e6 +
+						       (double)B / (double)pl.paxi.reduce_bytes_per_s * 1e6
+					     : 0;
+
+		g_assert_cmpfloat_with_epsilon(t[1] - t[0], want, 1e-3);
+	}
+	platform_release(&pl);
+}
+
 /* A written platform loads back to the same values (calibrate's output). */
 static void test_platform_write_roundtrip(void)
 {
@@ -640,5 +678,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/channels/cap", test_channels_cap);
 	g_test_add_func("/sim/gpu/receive-costs", test_receive_costs);
 	g_test_add_func("/sim/platform/write-roundtrip", test_platform_write_roundtrip);
+	g_test_add_func("/sim/gpu/copy-in", test_copy_in);
 	return g_test_run();
 }
