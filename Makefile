@@ -94,6 +94,7 @@ NVCC_FOUND = $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cud
 test check: $(BUILD)/g5 $(TEST_BIN)
 	$(Q)if [ -n "$(NVCC_FOUND)" ]; then $(MAKE) --no-print-directory -C gpu; \
 	else echo "  (no nvcc: the CUDA executor in gpu/ is not built)"; fi
+	$(Q)sh scripts/check-layers.sh
 	$(Q)G5=$(BUILD)/g5 sh tests/run.sh $(TEST_BIN)
 
 run: $(BUILD)/g5

@@ -65,7 +65,7 @@ int cmd_schedule(int argc, char **argv)
 	};
 
 	if (paxi_s) {
-		if (!sched_paxi_parse(paxi_s, &p.paxi)) {
+		if (!paxi_kind_parse(paxi_s, &p.paxi)) {
 			rc = cli_usage_error(argv[0], "--paxi must be transfer or sendrecv, got '%s'",
 					     paxi_s);
 			goto out;

@@ -1931,7 +1931,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 	if ((n = map_get(root, "paxi"))) {
 		if (!need_scalar(c, n, "paxi"))
 			return false;
-		if (!sched_paxi_parse(n->text, &e->paxi))
+		if (!paxi_kind_parse(n->text, &e->paxi))
 			return fail(c, n, CONFIG_ERROR_VALUE,
 				    "'paxi' must be transfer or sendrecv, got '%s'", n->text);
 		e->paxi_set = true;

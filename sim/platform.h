@@ -8,6 +8,7 @@
 #ifndef G5_SIM_PLATFORM_H
 #define G5_SIM_PLATFORM_H
 
+#include "sim/algos/schedule.h" /* enum coll */
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
 #include "sim/paxi/paxi.h"

@@ -212,28 +212,6 @@ bool sched_op_kind_parse(const char *name, enum sched_op_kind *out)
 	return false;
 }
 
-const char *sched_paxi_name(enum paxi_kind k)
-{
-	switch (k) {
-	case PAXI_TRANSFER:
-		return "transfer";
-	case PAXI_SENDRECV:
-		return "sendrecv";
-	}
-	g_error("sched_paxi_name: bad kind %d", (int)k);
-}
-
-bool sched_paxi_parse(const char *name, enum paxi_kind *out)
-{
-	if (!strcmp(name, "transfer"))
-		*out = PAXI_TRANSFER;
-	else if (!strcmp(name, "sendrecv"))
-		*out = PAXI_SENDRECV;
-	else
-		return false;
-	return true;
-}
-
 static const char *const buf_names[] = {
 	[SBUF_NONE] = "-", [SBUF_IN] = "in", [SBUF_OUT] = "out", [SBUF_SCRATCH] = "scratch",
 };

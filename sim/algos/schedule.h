@@ -35,6 +35,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/paxi/paxi.h" /* enum paxi_kind */
+
 enum coll {
 	COLL_ALLREDUCE = 1 << 0,
 	COLL_ALLGATHER = 1 << 1,
@@ -77,11 +79,6 @@ enum sched_op_kind {
 	SOP_COPY,
 	SOP_REDUCE,
 	SOP_NKINDS
-};
-
-enum paxi_kind {
-	PAXI_TRANSFER = 0, /* one-sided streaming write, usable per slice */
-	PAXI_SENDRECV = 1, /* RTS, CTS, data, completion; usable after completion */
 };
 
 struct sched_op {
@@ -169,11 +166,9 @@ enum {
 };
 unsigned sched_op_kind_flags(enum sched_op_kind k);
 
-/* Names as the schedule file writes them ("recv_reduce_send", "transfer",
- * "in"); the parsers return false on an unknown name. */
+/* Names as the schedule file writes them ("recv_reduce_send", "in"); the
+ * parsers return false on an unknown name (PAXI kinds: paxi_kind_name). */
 bool sched_op_kind_parse(const char *name, enum sched_op_kind *out);
-const char *sched_paxi_name(enum paxi_kind k);
-bool sched_paxi_parse(const char *name, enum paxi_kind *out);
 const char *sched_buf_name(enum sched_buf b);
 bool sched_buf_parse(const char *name, enum sched_buf *out);
 

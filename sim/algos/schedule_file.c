@@ -53,7 +53,7 @@ char *sched_file_format(const struct sched *s)
 
 			g_string_append_printf(g, "op %u %s %s %u %u %d %d", i,
 					       sched_op_kind_name((enum sched_op_kind)o->kind),
-					       sched_paxi_name((enum paxi_kind)o->paxi), o->lane, o->step,
+					       paxi_kind_name((enum paxi_kind)o->paxi), o->lane, o->step,
 					       o->recv_peer, o->send_peer);
 			put_ref(g, o->src_buf, o->src_off);
 			put_ref(g, o->dst_buf, o->dst_off);
@@ -331,7 +331,7 @@ static bool rd_op(struct reader *rd, struct sched *s, int r, uint32_t i)
 		return rd_fail(rd, "expected op %u of rank %d, got op %" G_GUINT64_FORMAT, i, r, u);
 	if (!sched_op_kind_parse(tok(rd, 2), &kind))
 		return rd_fail(rd, "unknown op kind '%s'", tok(rd, 2));
-	if (!sched_paxi_parse(tok(rd, 3), &paxi))
+	if (!paxi_kind_parse(tok(rd, 3), &paxi))
 		return rd_fail(rd, "paxi kind must be transfer or sendrecv, got '%s'", tok(rd, 3));
 	o.kind = (uint8_t)kind;
 	o.paxi = (uint8_t)paxi;

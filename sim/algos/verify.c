@@ -341,9 +341,9 @@ static bool match_ops(struct vctx *v)
 					ok = fail(v, rr, (long)(gr - v->opbase[rr]),
 						  "receives by %s, but its matching send, rank %d op %"
 						  G_GUINT64_FORMAT " (step %u), sends by %s",
-						  sched_paxi_name((enum paxi_kind)orv->paxi), rs,
+						  paxi_kind_name((enum paxi_kind)orv->paxi), rs,
 						  gs - v->opbase[rs], os->step,
-						  sched_paxi_name((enum paxi_kind)os->paxi));
+						  paxi_kind_name((enum paxi_kind)os->paxi));
 					break;
 				}
 			}

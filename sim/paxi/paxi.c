@@ -104,6 +104,28 @@ void paxi_params_default(struct paxi_params *p)
 	};
 }
 
+const char *paxi_kind_name(enum paxi_kind k)
+{
+	switch (k) {
+	case PAXI_TRANSFER:
+		return "transfer";
+	case PAXI_SENDRECV:
+		return "sendrecv";
+	}
+	g_error("paxi_kind_name: bad kind %d", (int)k);
+}
+
+bool paxi_kind_parse(const char *name, enum paxi_kind *out)
+{
+	if (!strcmp(name, "transfer"))
+		*out = PAXI_TRANSFER;
+	else if (!strcmp(name, "sendrecv"))
+		*out = PAXI_SENDRECV;
+	else
+		return false;
+	return true;
+}
+
 const char *paxi_proto_name(enum paxi_proto p)
 {
 	static const char *const names[PAXI_NPROTOS] = { "simple", "ll", "ll128" };

@@ -35,9 +35,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/algos/schedule.h" /* enum paxi_kind only */
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
+
+/* The two kinds of PAXI operation (DESIGN.md). */
+enum paxi_kind {
+	PAXI_TRANSFER = 0, /* one-sided streaming write, usable per slice */
+	PAXI_SENDRECV = 1, /* a handshake, data, completion; usable after completion */
+};
+
+/* "transfer" or "sendrecv" and back (false for anything else). */
+const char *paxi_kind_name(enum paxi_kind k);
+bool paxi_kind_parse(const char *name, enum paxi_kind *out);
 
 /* How a Send/Recv's data is allowed to flow (docs/model.md):
  *  - RTS: the source asks (request-to-send) once its setup is done; the
