@@ -146,9 +146,9 @@ static void test_names(void)
 	g_assert_cmpstr(sched_op_kind_name(SOP_RECV_REDUCE_COPY_SEND), ==, "recv_reduce_copy_send");
 	enum paxi_kind p;
 
-	g_assert_true(sched_paxi_parse("sendrecv", &p));
+	g_assert_true(paxi_kind_parse("sendrecv", &p));
 	g_assert_cmpint(p, ==, PAXI_SENDRECV);
-	g_assert_false(sched_paxi_parse("send", &p));
+	g_assert_false(paxi_kind_parse("send", &p));
 }
 
 static void test_registry_find(void)

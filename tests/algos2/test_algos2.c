@@ -102,7 +102,7 @@ static bool paxi_is(const struct sched *s, enum paxi_kind want, const char *what
 			if ((o->recv_peer >= 0 || o->send_peer >= 0) && o->paxi != want) {
 				g_autofree char *m = g_strdup_printf(
 					"rank %d op %u has paxi %s, expected %s", r, i,
-					sched_paxi_name(o->paxi), sched_paxi_name(want));
+					paxi_kind_name(o->paxi), paxi_kind_name(want));
 
 				return fail_case(what, m);
 			}
