@@ -139,18 +139,8 @@ static void gp_var_str(GString *g, const char *var, const char *s)
 static char *read_template(GError **error)
 {
 	g_autofree char *dir = plot_templates_dir();
-	g_autofree char *path = g_build_filename(dir, OVERLAY_TEMPLATE, NULL);
-	char *text = NULL;
-	GError *e = NULL;
 
-	if (!g_file_get_contents(path, &text, NULL, &e)) {
-		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO,
-			    "plot template %s: %s (set G5_PLOTS to the plots/ directory)", path,
-			    e->message);
-		g_error_free(e);
-		return NULL;
-	}
-	return text;
+	return plot_template_read(dir, OVERLAY_TEMPLATE, error);
 }
 
 /* Runs the script for one image: gnuplot draws into a temporary name in

@@ -105,7 +105,7 @@ static int cmp_num_rows(gconstpointer a, gconstpointer b, gpointer user)
 	return x < y ? -1 : x > y;
 }
 
-static char *read_template(const char *dir, const char *name, GError **error)
+char *plot_template_read(const char *dir, const char *name, GError **error)
 {
 	g_autofree char *path = g_build_filename(dir, name, NULL);
 	char *text = NULL;
@@ -314,8 +314,8 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 	}
 	if (!req->png && !req->svg)
 		return true;
-	if (!(size_tmpl = read_template(req->templates, "size.gp", error)) ||
-	    !(param_tmpl = read_template(req->templates, "param.gp", error)))
+	if (!(size_tmpl = plot_template_read(req->templates, "size.gp", error)) ||
+	    !(param_tmpl = plot_template_read(req->templates, "param.gp", error)))
 		return false;
 	if (g_mkdir_with_parents(plot_dir, 0777) != 0) {
 		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot create: %s", plot_dir,

@@ -40,4 +40,8 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
  * parent directory (build/g5 -> plots/), else ./plots. g_free() it. */
 char *plot_templates_dir(void);
 
+/* The text of template `name` in `dir` (g_free() it); NULL with an error
+ * naming the path and G5_PLOTS when it cannot be read. */
+char *plot_template_read(const char *dir, const char *name, GError **error);
+
 #endif
