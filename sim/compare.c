@@ -313,7 +313,10 @@ static bool task_of(const struct curve *c, guint k, const struct compare_overrid
 	t->root = c->root >= 0 && c->root < c->ranks ? c->root : 0;
 	t->elem_bytes = dtype_elem_bytes(c->dtype);
 	t->bytes = c->bytes[k];
-	t->inplace = c->inplace && !nccl; /* NCCL's collectives run in place as they are */
+	/* NCCL's collectives run in place as they are; its AllToAll is grouped
+	 * send/recv, which has no in-place form: the harness copies the input
+	 * first, as G5's copy-in does for a schedule that is not correct in place */
+	t->inplace = c->inplace && (!nccl || c->coll == COLL_ALLTOALL);
 	if (!platform_mode_parse(c->mode, &t->mode)) {
 		g_set_error(error, MEASURED_ERROR, MEASURED_ERROR_PARSE, "%s: unknown mode '%s'",
 			    c->file, c->mode);

@@ -378,7 +378,7 @@ enum pk_type {
 	PK_SIZE64,  /* size into uint64_t */
 	PK_BW,      /* bandwidth > 0 */
 	PK_BW0,     /* bandwidth, or 0 / unlimited */
-	PK_BETA,    /* bandwidth, or 'link' (0) */
+	PK_BW_OR,   /* bandwidth, or the word choices[0] (stored as 0) */
 	PK_TIME,    /* time in ps */
 	PK_PROB,    /* double */
 	PK_CHOICE,  /* one of `choices`, stored as its index (uint32_t) */
@@ -390,11 +390,14 @@ struct pkey {
 	size_t off, size;
 	uint64_t min, max; /* integers, sizes, times, bandwidths; PROB: max in 1e-6 */
 	int link_index;    /* link.* and switch_link.*: position in the link keys; else -1 */
-	const char *const *choices; /* PK_CHOICE: the names, NULL-terminated */
+	const char *const *choices; /* PK_CHOICE: the names, NULL-terminated; PK_BW_OR: its word */
 };
 
 static const char *const handshake_names[] = { "rts", "ready", NULL };
 static const char *const reducer_names[] = { "node", "unit", NULL };
+static const char *const control_names[] = { "fabric", "oob", NULL };
+static const char *const link_word[] = { "link", NULL };
+static const char *const reduce_word[] = { "reduce", NULL };
 static const char *const bool_names[] = { "false", "true", NULL };
 
 #define PF(member) offsetof(struct platform, member), sizeof(((struct platform *)0)->member)
@@ -426,9 +429,11 @@ static const struct pkey pkeys[] = {
 	{ "paxi.ctrl_proc", PK_TIME, PF(paxi.ctrl_proc_ps), 0, MAX_TIME_PS, -1, NULL },
 	{ "paxi.slice", PK_SIZE64, PF(paxi.slice_bytes), 1, 1ull << 40, -1, NULL },
 	{ "paxi.reduce", PK_BW0, PF(paxi.reduce_bytes_per_s), 0, MAX_BW, -1, NULL },
+	{ "paxi.copy", PK_BW_OR, PF(paxi.copy_bytes_per_s), 0, MAX_BW, -1, reduce_word },
 	{ "paxi.handshake", PK_CHOICE, PF(paxi.handshake), 0, 1, -1, handshake_names },
 	{ "paxi.reduce_per", PK_CHOICE, PF(paxi.reduce_per), 0, 1, -1, reducer_names },
 	{ "paxi.staging", PK_CHOICE, PF(paxi.staging), 0, 1, -1, bool_names },
+	{ "paxi.control", PK_CHOICE, PF(paxi.control), 0, 1, -1, control_names },
 	{ "paxi.setup_recv", PK_CHOICE, PF(paxi.setup_recv), 0, 1, -1, bool_names },
 	{ "proto.simple.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_SIMPLE].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },
 	{ "proto.simple.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_SIMPLE].lat_ps), 0, MAX_TIME_PS, -1, NULL },
@@ -445,7 +450,7 @@ static const struct pkey pkeys[] = {
 	{ "nccl.channel_bytes", PK_SIZE64, PF(nccl.channel_bytes), 1, 1ull << 40, -1, NULL },
 	{ "nccl.channels_max", PK_U32, PF(nccl.max_channels), 0, 65536, -1, NULL },
 	{ "alpha", PK_TIME, PF(alpha_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "beta", PK_BETA, PF(beta_bytes_per_s), 0, MAX_BW, -1, NULL },
+	{ "beta", PK_BW_OR, PF(beta_bytes_per_s), 0, MAX_BW, -1, link_word },
 };
 
 /* Sections and the keys of each, for "unknown key" messages. */
@@ -540,7 +545,7 @@ static char *fmt_bound(const struct pkey *k, uint64_t v)
 		return g_strdup_printf("%" G_GUINT64_FORMAT "ps", v);
 	case PK_BW:
 	case PK_BW0:
-	case PK_BETA:
+	case PK_BW_OR:
 		if (v % 1000000000ull == 0)
 			return g_strdup_printf("%" G_GUINT64_FORMAT "GB/s", (uint64_t)(v / 1000000000ull));
 		return g_strdup_printf("%" G_GUINT64_FORMAT "B/s", v);
@@ -610,14 +615,15 @@ static bool pkey_set(struct platform *p, const struct pkey *k, const char *value
 		if (v < k->min || v > k->max)
 			return range_error(k, value, error);
 		break;
-	case PK_BETA:
-		if (!strcmp(value, "link")) {
+	case PK_BW_OR:
+		if (!strcmp(value, k->choices[0])) {
 			v = 0;
 			break;
 		}
 		if (!units_parse_bw(value, &v, NULL)) {
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "must be a bandwidth such as 450GB/s, or 'link', got '%s'", value);
+				    "must be a bandwidth such as 450GB/s, or '%s', got '%s'",
+				    k->choices[0], value);
 			return false;
 		}
 		if (v > k->max)
@@ -731,7 +737,7 @@ static bool pkey_numeric(const struct pkey *k)
 	case PK_SIZE64:
 	case PK_BW:
 	case PK_BW0:
-	case PK_BETA:
+	case PK_BW_OR:
 	case PK_TIME:
 		return true;
 	default:
@@ -818,9 +824,9 @@ static char *fmt_value(const struct platform *p, const struct pkey *k)
 		memcpy(&d, (const char *)p + k->off, sizeof(d));
 		return g_strdup(g_ascii_dtostr(buf, sizeof(buf), d));
 	}
-	case PK_BETA:
+	case PK_BW_OR:
 		if (!load(p, k))
-			return g_strdup("link");
+			return g_strdup(k->choices[0]);
 		return g_strdup_printf("%" G_GUINT64_FORMAT "B/s", load(p, k));
 	case PK_BW0:
 		if (!load(p, k))

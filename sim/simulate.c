@@ -108,7 +108,9 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 		a = algo_find(s->coll, s->algo, NULL);
 	platform_impl(job->plat, s->algo && !strcmp(s->algo, "nccl"), &impl);
 	run_pl.overhead_ps = platform_overhead(&impl, job->mode);
-	if (job->inplace && !s->inplace_ok && pl->paxi.reduce_bytes_per_s) {
+	uint64_t copy_rate = paxi_copy_rate(&pl->paxi);
+
+	if (job->inplace && !s->inplace_ok && copy_rate) {
 		/* the copy-in: a launch of its own on the stream (a device copy
 		 * before the kernel) and the largest input window's copy */
 		uint64_t elems = job->bytes / job->elem_bytes, most = 0;
@@ -124,8 +126,8 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 		}
 		run_pl.overhead_ps += platform_overhead(&impl, job->mode);
 		run_pl.overhead_ps += (sim_time_t)(((unsigned __int128)most * 1000000000000ull +
-						    pl->paxi.reduce_bytes_per_s - 1) /
-						   pl->paxi.reduce_bytes_per_s);
+						    copy_rate - 1) /
+						   copy_rate);
 	}
 	run_pl.paxi.proto = proto;
 	out->proto = proto;

@@ -112,8 +112,9 @@ static void op_process(struct run_op *o)
 		if (!o->reducing && o->usable > o->processed) {
 			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
-			paxi_reduce(o->r->px, o->rank, o->op->lane, o->usable - o->processed,
-				    on_reduced, o);
+			(is_reducing(k) ? paxi_reduce : paxi_copy)(o->r->px, o->rank, o->op->lane,
+								   o->usable - o->processed,
+								   on_reduced, o);
 			return;
 		}
 	} else if (o->usable > o->processed) {
@@ -167,7 +168,8 @@ static void op_begin(struct run_op *o)
 			paxi_txn_supply(o->out, 0);
 	}
 	if (k == SOP_COPY || k == SOP_REDUCE) {
-		paxi_reduce(r->px, o->rank, o->op->lane, o->local_bytes, on_local_done, o);
+		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, o->rank, o->op->lane,
+							    o->local_bytes, on_local_done, o);
 		return;
 	}
 	if (o->in) {

@@ -50,6 +50,7 @@ struct paxi_txn {
 	struct paxi_txn_times tm;
 	int *chans;            /* owned: channel of each hop */
 	struct paxi_txn *next_wait; /* slot queue link */
+	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
 };
 
 struct paxi_msg {
@@ -177,9 +178,9 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 		return NULL;
 	}
 	if (p->proto >= PAXI_NPROTOS || p->handshake > PAXI_HS_READY ||
-	    p->reduce_per > PAXI_REDUCE_UNIT) {
+	    p->reduce_per > PAXI_REDUCE_UNIT || p->control > PAXI_CONTROL_OOB) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "unknown protocol, handshake or reducer");
+			    "unknown protocol, handshake, control or reducer");
 		return NULL;
 	}
 	if (p->slice_bytes < 1) {
@@ -309,11 +310,45 @@ static void msg_put(struct paxi *x, struct paxi_msg *m)
 static void on_ctrl_delivered(void *user, uint64_t bytes, bool done);
 static void on_data_delivered(void *user, uint64_t bytes, bool done);
 
+/* The summed latency of the hops from `from` to `to`. */
+static sim_time_t route_latency(struct paxi *x, int from, int to)
+{
+	GArray *nodes = g_array_new(FALSE, FALSE, sizeof(int));
+	int hops = fabric_route(x->f, from, to, ROUTE_SHORTEST, nodes);
+	sim_time_t lat = 0;
+
+	for (int h = 0; h < hops; h++) {
+		struct link_params lp;
+
+		fabric_channel_params(x->f,
+				      fabric_channel_find(x->f, g_array_index(nodes, int, h),
+							  g_array_index(nodes, int, h + 1)),
+				      &lp);
+		lat += lp.lat_ps;
+	}
+	g_array_unref(nodes);
+	return lat;
+}
+
 static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
 {
 	struct paxi *x = t->x;
-	struct paxi_msg *m = msg_get(x);
 	bool forward = type == CTRL_RTS || type == CTRL_FLAG;
+
+	if (x->p.control == PAXI_CONTROL_OOB && type != CTRL_FLAG) {
+		sim_time_t *lat = forward ? &t->lat_fwd : &t->lat_back;
+
+		if (*lat == SIM_TIME_MAX)
+			*lat = forward ? route_latency(x, t->src, t->dst)
+				       : route_latency(x, t->dst, t->src);
+		struct sim_event *ev = sim_schedule(x->s, *lat + x->p.ctrl_proc_ps, &x->c, PX_CTRL);
+
+		x->st.ctrl_msgs++;
+		ev->data[0].p = t;
+		ev->data[1].u = type;
+		return;
+	}
+	struct paxi_msg *m = msg_get(x);
 
 	m->t = t;
 	m->ctrl = type;
@@ -446,6 +481,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->proto = kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE;
 	t->bytes = bytes;
 	t->tm.kind = kind;
+	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
 	GArray *nodes = g_array_new(FALSE, FALSE, sizeof(int));
 
 	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, nodes);
@@ -580,21 +616,38 @@ void paxi_unit_setup(struct paxi *x, int node, uint32_t unit, void (*done)(void 
 		req_get(x, done, user);
 }
 
-void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
-		 void (*done)(void *user), void *user)
+uint64_t paxi_copy_rate(const struct paxi_params *p)
+{
+	return p->copy_bytes_per_s ? p->copy_bytes_per_s : p->reduce_bytes_per_s;
+}
+
+static void reducer_work(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
+			 uint64_t rate, void (*done)(void *user), void *user)
 {
 	size_t at = x->p.reduce_per == PAXI_REDUCE_UNIT
 			    ? (size_t)node * x->p.cdma_units + unit % x->p.cdma_units
 			    : (size_t)node;
 	sim_time_t now = sim_now(x->s);
 	sim_time_t begin = MAX(now, x->reduce_free_at[at]);
-	sim_time_t work = time_at_rate(bytes, x->p.reduce_bytes_per_s);
+	sim_time_t work = time_at_rate(bytes, rate);
 	struct reduce_req *r = req_get(x, done, user);
 
 	x->reduce_free_at[at] = begin + work;
 	x->st.reduce_ps += work;
 	x->st.reduced_bytes += bytes;
 	sim_schedule(x->s, begin + work - now, &x->c, PX_REDUCE_DONE)->data[0].p = r;
+}
+
+void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
+		 void (*done)(void *user), void *user)
+{
+	reducer_work(x, node, unit, bytes, x->p.reduce_bytes_per_s, done, user);
+}
+
+void paxi_copy(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
+	       void (*done)(void *user), void *user)
+{
+	reducer_work(x, node, unit, bytes, paxi_copy_rate(&x->p), done, user);
 }
 
 static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)

@@ -62,6 +62,18 @@ enum paxi_handshake {
 /* Where reduction (and local copy) capacity lives: one reducer per node,
  * shared by all its CDMA units, or one per unit (each issuing engine, or a
  * GPU channel's thread block, reduces what it receives). */
+/* How control messages travel: RTS, clear-to-send (or the ready flag) and
+ * the completion answer. Through the fabric as header-only messages, in order
+ * behind the data their node sends on that path; or out of band, arriving one
+ * route latency after they are sent, as a memory fabric's small stores and
+ * write acknowledgements do, interleaved with bulk data packet by packet
+ * (NVLink, PCIe). A Send/Recv's completion flag is written behind its data
+ * and stays in the fabric either way. */
+enum paxi_control {
+	PAXI_CONTROL_FABRIC,
+	PAXI_CONTROL_OOB,
+};
+
 enum paxi_reducer {
 	PAXI_REDUCE_NODE,
 	PAXI_REDUCE_UNIT,
@@ -101,11 +113,13 @@ struct paxi_params {
 	sim_time_t ctrl_proc_ps;      /* handling of one control message */
 	uint64_t slice_bytes;         /* Transfer: usable granularity, > 0 */
 	uint64_t reduce_bytes_per_s;  /* per reducer; 0: free */
+	uint64_t copy_bytes_per_s;    /* a copy on the same reducer; 0: at the reduce rate */
 	uint32_t handshake;           /* enum paxi_handshake */
 	uint32_t reduce_per;          /* enum paxi_reducer */
 	uint32_t staging;             /* 1: received data lands in a staging buffer and
 				       * the receiver copies it out (at the reduce rate) */
 	uint32_t proto;               /* enum paxi_proto: the run's Transfer transport */
+	uint32_t control;             /* enum paxi_control */
 	uint32_t setup_recv;          /* 1: a receive is issued by its unit like a send and
 				       * pays setup_ps there, in order with the unit's
 				       * other setups (a GPU thread block serves its
@@ -204,6 +218,14 @@ void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user);
  * before. */
 void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 		 void (*done)(void *user), void *user);
+
+/* As paxi_reduce, for a copy: at copy_bytes_per_s when set (a copy reads one
+ * byte per byte where a reduction reads two), on the same reducer. */
+void paxi_copy(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
+	       void (*done)(void *user), void *user);
+
+/* The copy rate in bytes/s (copy_bytes_per_s, or the reduce rate); 0: free. */
+uint64_t paxi_copy_rate(const struct paxi_params *p);
 
 /* Queues setup_ps of work on CDMA unit `unit` of `node` (in order with its
  * transactions' setups); `done(user)` runs when it is over (setup_recv). */

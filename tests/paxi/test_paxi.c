@@ -251,6 +251,62 @@ static void test_ready_handshake(void)
 	}
 }
 
+/* Control out of band: node 1 streams 64 MiB to node 0 while node 0 sends
+ * 4 KiB to node 1. The 4 KiB's completion answer travels 1 -> 0: through the
+ * fabric it waits behind the 64 MiB; out of band it takes the route's
+ * latency (and its processing), to the picosecond. A Send/Recv's ready flag
+ * likewise; its completion flag stays behind its data. */
+static void test_control_oob(void)
+{
+	for (int kind = 0; kind < 2; kind++) {
+		for (int oob = 0; oob < 2; oob++) {
+			struct rig r;
+			struct probe bs = { 0 }, bd = { 0 }, src = { 0 }, dst = { 0 };
+			const uint64_t big = 64ull << 20;
+
+			rig_init(&r);
+			r.pp.handshake = PAXI_HS_READY;
+			r.pp.control = oob ? PAXI_CONTROL_OOB : PAXI_CONTROL_FABRIC;
+			rig_open(&r);
+			struct paxi_txn *b = paxi_txn_new(r.x, PAXI_TRANSFER, 1, 0, 0, big,
+							  &probe_ops, &bs, &bd);
+			struct paxi_txn *t = paxi_txn_new(r.x, kind ? PAXI_SENDRECV : PAXI_TRANSFER,
+							  0, 1, 0, 4096, &probe_ops, &src, &dst);
+
+			bs.s = bd.s = src.s = dst.s = r.s;
+			paxi_txn_start(b);
+			paxi_txn_supply(b, big);
+			paxi_txn_post(b);
+			paxi_txn_start(t);
+			paxi_txn_supply(t, 4096);
+			sim_run(r.s, SIM_US(1), UINT64_MAX); /* the big one is on the wire */
+			paxi_txn_post(t);
+			sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+			const struct link_params *l = &r.fc.link;
+			sim_time_t back = l->lat_ps + r.pp.ctrl_proc_ps;
+			sim_time_t big_end = r.pp.setup_ps + msg_ser(l, big) + l->lat_ps;
+
+			g_assert_cmpuint(bd.usable_all, ==, big_end);
+			if (!oob) {
+				g_assert_cmpuint(src.sent, >, big_end);
+			} else if (!kind) {
+				sim_time_t data = r.pp.setup_ps + msg_ser(l, 4096) + l->lat_ps;
+
+				g_assert_cmpuint(dst.usable_all, ==, data);
+				g_assert_cmpuint(src.sent, ==, data + back);
+			} else {
+				/* ready flag at 1 us + back, then data and the flag */
+				sim_time_t go = MAX(r.pp.setup_ps, SIM_US(1) + back);
+				sim_time_t flag = go + msg_ser(l, 4096) + msg_ser(l, 0) + back;
+
+				g_assert_cmpuint(dst.usable_all, ==, flag);
+				g_assert_cmpuint(src.sent, ==, flag + back);
+			}
+			rig_close(&r);
+		}
+	}
+}
+
 /* Protocols: LL puts twice the bytes on the wire, LL128 16/15, Simple the
  * data; each adds its latency to the setup; LL's lines are usable as they
  * land (a report per packet), Simple's per slice. */
@@ -320,5 +376,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/paxi/reduce/per-unit", test_reduce_per_unit);
 	g_test_add_func("/paxi/sendrecv/ready-flag", test_ready_handshake);
 	g_test_add_func("/paxi/transfer/protocols", test_protocols);
+	g_test_add_func("/paxi/control/out-of-band", test_control_oob);
 	return g_test_run();
 }

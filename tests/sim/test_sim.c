@@ -531,7 +531,7 @@ static void test_channels_cap(void)
 /* A receive served by its unit takes a setup on it: hidden behind the data's
  * flight in a lone P2P, but in the nchunks-4 ring (12 ops per rank on one
  * unit) it delays the sends queued behind it. Staging adds the copy out of
- * the staging buffer at the reduce rate. */
+ * the staging buffer at the copy rate. */
 static void test_receive_costs(void)
 {
 	struct platform pl;
@@ -568,11 +568,12 @@ static void test_receive_costs(void)
 	double staged = run_job(&pl, COLL_P2P, "direct", B, MODE_SINGLE, PAXI_PROTO_SIMPLE, NULL);
 	/* pipelined per slice: the last slice's copy, less the completion
 	 * response it overlaps (a flag's way back and its poll), at most all */
-	double slice_copy = (double)pl.paxi.slice_bytes / (double)pl.paxi.reduce_bytes_per_s * 1e6;
+	double copy_rate = (double)paxi_copy_rate(&pl.paxi);
+	double slice_copy = (double)pl.paxi.slice_bytes / copy_rate * 1e6;
 	double resp = (double)(pl.fabric.link.lat_ps + pl.paxi.ctrl_proc_ps) / 1e6;
 
 	g_assert_cmpfloat(staged - big, >=, slice_copy - resp - 0.01);
-	g_assert_cmpfloat(staged - big, <=, (double)B / (double)pl.paxi.reduce_bytes_per_s * 1e6);
+	g_assert_cmpfloat(staged - big, <=, (double)B / copy_rate * 1e6);
 	platform_release(&pl);
 }
 
@@ -606,7 +607,7 @@ static void test_copy_in(void)
 			sim_outcome_clear(&o);
 		}
 		double want = cases[i].extra ? (double)pl.overhead_ps / 1e6 +
-						       (double)B / (double)pl.paxi.reduce_bytes_per_s * 1e6
+						       (double)B / (double)paxi_copy_rate(&pl.paxi) * 1e6
 					     : 0;
 
 		g_assert_cmpfloat_with_epsilon(t[1] - t[0], want, 1e-3);
