@@ -18,10 +18,13 @@ G5=${G5:-build/g5}
 M=docs/measurements/h200x2-validation
 mkdir -p build
 "$G5" calibrate --platform configs/platforms/h200x2-nvlink-start.yaml \
+	--fit overhead,link.bandwidth,channels.latency \
 	--where impl=g5,collective=allreduce,algo=ring -o build/h200x2-nvlink-1.yaml \
 	$M/remeasure.csv $M/results.csv
 "$G5" calibrate --platform build/h200x2-nvlink-1.yaml --where impl=nccl,collective=allreduce \
+	--fit nccl.overhead,nccl.overhead_mpi,proto.ll.channel_bw,proto.simple.channel_bw,proto.simple.latency,proto.ll128.channel_bw \
 	-o build/h200x2-nvlink-2.yaml $M/remeasure.csv $M/proto.csv $M/results.csv
 "$G5" calibrate --platform build/h200x2-nvlink-2.yaml \
+	--fit overhead,link.bandwidth,channels.latency \
 	--where impl=g5,collective=allreduce,algo=ring -o configs/platforms/h200x2-nvlink.yaml \
 	$M/remeasure.csv $M/results.csv

@@ -380,6 +380,7 @@ enum pk_type {
 	PK_BW0,     /* bandwidth, or 0 / unlimited */
 	PK_BW_OR,   /* bandwidth, or the word choices[0] (stored as 0) */
 	PK_TIME,    /* time in ps */
+	PK_TIME_OR, /* time, or the word choices[0] (stored as 0) */
 	PK_PROB,    /* double */
 	PK_CHOICE,  /* one of `choices`, stored as its index (uint32_t) */
 };
@@ -390,7 +391,7 @@ struct pkey {
 	size_t off, size;
 	uint64_t min, max; /* integers, sizes, times, bandwidths; PROB: max in 1e-6 */
 	int link_index;    /* link.* and switch_link.*: position in the link keys; else -1 */
-	const char *const *choices; /* PK_CHOICE: the names, NULL-terminated; PK_BW_OR: its word */
+	const char *const *choices; /* PK_CHOICE: the names, NULL-terminated; PK_*_OR: its word */
 };
 
 static const char *const handshake_names[] = { "rts", "ready", NULL };
@@ -398,6 +399,8 @@ static const char *const reducer_names[] = { "node", "unit", NULL };
 static const char *const control_names[] = { "fabric", "oob", NULL };
 static const char *const link_word[] = { "link", NULL };
 static const char *const reduce_word[] = { "reduce", NULL };
+static const char *const proto_word[] = { "proto", NULL };
+static const char *const channel_word[] = { "latency", NULL };
 static const char *const bool_names[] = { "false", "true", NULL };
 
 #define PF(member) offsetof(struct platform, member), sizeof(((struct platform *)0)->member)
@@ -434,6 +437,7 @@ static const struct pkey pkeys[] = {
 	{ "paxi.reduce_per", PK_CHOICE, PF(paxi.reduce_per), 0, 1, -1, reducer_names },
 	{ "paxi.staging", PK_CHOICE, PF(paxi.staging), 0, 1, -1, bool_names },
 	{ "paxi.control", PK_CHOICE, PF(paxi.control), 0, 1, -1, control_names },
+	{ "paxi.engine", PK_CHOICE, PF(paxi.engine), 0, 1, -1, bool_names },
 	{ "paxi.setup_recv", PK_CHOICE, PF(paxi.setup_recv), 0, 1, -1, bool_names },
 	{ "proto.simple.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_SIMPLE].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },
 	{ "proto.simple.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_SIMPLE].lat_ps), 0, MAX_TIME_PS, -1, NULL },
@@ -445,6 +449,9 @@ static const struct pkey pkeys[] = {
 	{ "overhead_mpi", PK_TIME, PF(overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL },
 	{ "channels.bytes", PK_SIZE64, PF(channel_bytes), 1, 1ull << 40, -1, NULL },
 	{ "channels.max", PK_U32, PF(max_channels), 0, 65536, -1, NULL },
+	{ "channels.bw", PK_BW_OR, PF(channel_bw_bytes_per_s), 0, MAX_BW, -1, proto_word },
+	{ "channels.latency", PK_TIME_OR, PF(channel_lat_ps), 0, MAX_TIME_PS, -1, proto_word },
+	{ "channels.local_latency", PK_TIME_OR, PF(local_lat_ps), 0, MAX_TIME_PS, -1, channel_word },
 	{ "nccl.overhead", PK_TIME, PF(nccl.overhead_ps), 0, MAX_TIME_PS, -1, NULL },
 	{ "nccl.overhead_mpi", PK_TIME, PF(nccl.overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL },
 	{ "nccl.channel_bytes", PK_SIZE64, PF(nccl.channel_bytes), 1, 1ull << 40, -1, NULL },
@@ -540,6 +547,7 @@ static char *fmt_bound(const struct pkey *k, uint64_t v)
 	case PK_SIZE64:
 		return g_strdup(units_format_size(v, buf, sizeof(buf)));
 	case PK_TIME:
+	case PK_TIME_OR:
 		if (v && v % 1000000000000ull == 0)
 			return g_strdup_printf("%" G_GUINT64_FORMAT "s", (uint64_t)(v / 1000000000000ull));
 		return g_strdup_printf("%" G_GUINT64_FORMAT "ps", v);
@@ -649,6 +657,12 @@ static bool pkey_set(struct platform *p, const struct pkey *k, const char *value
 		if (v < k->min || v > k->max)
 			return range_error(k, value, error);
 		break;
+	case PK_TIME_OR:
+		if (!strcmp(value, k->choices[0])) {
+			v = 0;
+			break;
+		}
+		/* fall through */
 	case PK_TIME:
 		if (!units_parse_time(value, &v, &e))
 			goto wrap;
@@ -739,6 +753,7 @@ static bool pkey_numeric(const struct pkey *k)
 	case PK_BW0:
 	case PK_BW_OR:
 	case PK_TIME:
+	case PK_TIME_OR:
 		return true;
 	default:
 		return false;
@@ -834,6 +849,10 @@ static char *fmt_value(const struct platform *p, const struct pkey *k)
 		return g_strdup_printf("%" G_GUINT64_FORMAT "B/s", load(p, k));
 	case PK_BW:
 		return g_strdup_printf("%" G_GUINT64_FORMAT "B/s", load(p, k));
+	case PK_TIME_OR:
+		if (!load(p, k))
+			return g_strdup(k->choices[0]);
+		/* fall through */
 	case PK_TIME:
 		return g_strdup_printf("%" G_GUINT64_FORMAT "ps", load(p, k));
 	case PK_SIZE32:

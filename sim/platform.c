@@ -47,11 +47,17 @@ void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
 		.overhead_mpi_ps = p->overhead_mpi_ps,
 		.channel_bytes = p->channel_bytes,
 		.max_channels = p->max_channels,
+		.channel_bw_bytes_per_s = p->channel_bw_bytes_per_s,
+		.channel_lat_ps = p->channel_lat_ps,
+		.local_lat_ps = p->local_lat_ps,
 	};
 	if (!nccl)
 		return;
 	out->channel_bytes = p->nccl.channel_bytes;
 	out->max_channels = p->nccl.max_channels;
+	out->channel_bw_bytes_per_s = 0;
+	out->channel_lat_ps = 0;
+	out->local_lat_ps = 0;
 	if (p->nccl.overhead_ps) {
 		out->overhead_ps = p->nccl.overhead_ps;
 		out->overhead_mpi_ps = p->nccl.overhead_mpi_ps;

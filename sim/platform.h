@@ -33,6 +33,10 @@ struct impl_params {
 	sim_time_t overhead_mpi_ps;  /* per collective, one process per rank; 0: overhead_ps */
 	uint64_t channel_bytes;      /* bytes of the collective per channel, > 0 */
 	uint32_t max_channels;       /* 0: channels not modelled (no cap) */
+	uint64_t channel_bw_bytes_per_s; /* what one channel moves; 0: its protocol's rate */
+	sim_time_t channel_lat_ps;   /* paxi.engine: a channel's fixed cost per slice
+				      * round; 0: its protocol's latency */
+	sim_time_t local_lat_ps;     /* the same for local work; 0: as channel_lat_ps */
 };
 
 struct platform {
@@ -45,6 +49,9 @@ struct platform {
 	sim_time_t overhead_mpi_ps;  /* the same in one process per rank; 0: overhead_ps */
 	uint64_t channel_bytes;      /* G5's schedules (the executor): see impl_params */
 	uint32_t max_channels;
+	uint64_t channel_bw_bytes_per_s;
+	sim_time_t channel_lat_ps;
+	sim_time_t local_lat_ps;
 	struct impl_params nccl;     /* NCCL; a zero overhead falls back to G5's */
 };
 

@@ -132,14 +132,27 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 	run_pl.paxi.proto = proto;
 	out->proto = proto;
 	out->nchannels = platform_channels(&impl, job->bytes);
-	if (out->nchannels && pl->paxi.protos[proto].channel_bw_bytes_per_s &&
-	    pl->paxi.protos[proto].channel_bw_bytes_per_s < UINT64_MAX / 4 / out->nchannels) {
-		uint64_t data = pl->paxi.protos[proto].channel_bw_bytes_per_s * out->nchannels;
+	uint64_t chan_bw = impl.channel_bw_bytes_per_s ? impl.channel_bw_bytes_per_s
+						       : pl->paxi.protos[proto].channel_bw_bytes_per_s;
+
+	if (out->nchannels && chan_bw && chan_bw < UINT64_MAX / 4 / out->nchannels) {
+		uint64_t data = chan_bw * out->nchannels;
 		uint64_t wire = paxi_proto_wire_bytes(proto, data);
 
 		run_pl.fabric.node.inject_bytes_per_s = cap_min(pl->fabric.node.inject_bytes_per_s, wire);
 		run_pl.fabric.node.eject_bytes_per_s = cap_min(pl->fabric.node.eject_bytes_per_s, wire);
+		if (pl->paxi.engine)
+			run_pl.paxi.engine_bytes_per_s = data;
 	}
+	if (pl->paxi.engine) {
+		run_pl.paxi.engine_lat_ps = impl.channel_lat_ps ? impl.channel_lat_ps
+								: pl->paxi.protos[proto].lat_ps;
+		run_pl.paxi.engine_local_lat_ps = impl.local_lat_ps ? impl.local_lat_ps
+								    : run_pl.paxi.engine_lat_ps;
+	}
+	if (pl->paxi.engine && out->nchannels &&
+	    pl->paxi.slice_bytes <= UINT64_MAX / out->nchannels)
+		run_pl.paxi.engine_round_bytes = pl->paxi.slice_bytes * out->nchannels;
 	if (s->nranks != pl->fabric.nranks) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 			    "the schedule has %d ranks but the platform %d", s->nranks,

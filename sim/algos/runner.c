@@ -25,6 +25,7 @@ struct run_op {
 	uint64_t processed;   /* incoming bytes reduced or stored */
 	uint64_t reducing;    /* upper end of the reduction in flight, 0 none */
 	uint64_t local_bytes; /* COPY / REDUCE work */
+	uint64_t moved, moving; /* engine: a SEND's bytes moved, and in flight */
 	bool started, in_all, out_sent, local_done, done;
 	sim_time_t t_start, t_end;
 	sim_time_t t_in_done;     /* incoming data all usable and processed */
@@ -91,6 +92,15 @@ static void on_sent(void *user, struct paxi_txn *t)
 
 static const struct paxi_txn_ops txn_ops = { .usable = on_usable, .sent = on_sent };
 
+/* A forwarding op's reduced (or copied) data streams on as it is made. */
+static void on_forward(void *user)
+{
+	struct run_op *o = user;
+
+	if (paxi_get_params(o->r->px)->engine)
+		paxi_txn_supply(o->out, o->reducing);
+}
+
 static void on_reduced(void *user)
 {
 	struct run_op *o = user;
@@ -112,9 +122,9 @@ static void op_process(struct run_op *o)
 		if (!o->reducing && o->usable > o->processed) {
 			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
-			(is_reducing(k) ? paxi_reduce : paxi_copy)(o->r->px, o->rank, o->op->lane,
-								   o->usable - o->processed,
-								   on_reduced, o);
+			paxi_engine_work(o->r->px, o->rank, o->op->lane, o->processed, o->usable,
+					 is_reducing(k), o->out, o->out ? on_forward : NULL,
+					 on_reduced, o);
 			return;
 		}
 	} else if (o->usable > o->processed) {
@@ -123,6 +133,37 @@ static void op_process(struct run_op *o)
 			paxi_txn_supply(o->out, o->processed);
 	}
 	op_try_finish(o);
+}
+
+/* engine: a SEND's data passes through the node's engine, a slice (round)
+ * at a time, before it enters the fabric. */
+static void send_move(struct run_op *o);
+
+static void on_moving(void *user)
+{
+	struct run_op *o = user;
+
+	paxi_txn_supply(o->out, o->moving);
+}
+
+static void on_moved(void *user)
+{
+	struct run_op *o = user;
+
+	o->moved = o->moving;
+	send_move(o);
+}
+
+static void send_move(struct run_op *o)
+{
+	uint64_t total = paxi_txn_bytes(o->out);
+	uint64_t round = paxi_get_params(o->r->px)->engine_round_bytes;
+
+	if (o->moved == total)
+		return;
+	o->moving = round ? o->moved + MIN(round, total - o->moved) : total;
+	paxi_engine_work(o->r->px, o->rank, o->op->lane, o->moved, o->moving, false, o->out,
+			 on_moving, on_moved, o);
 }
 
 static void on_local_done(void *user)
@@ -162,7 +203,9 @@ static void op_begin(struct run_op *o)
 	o->started = true;
 	if (o->out) {
 		paxi_txn_start(o->out);
-		if (k == SOP_SEND)
+		if (k == SOP_SEND && paxi_get_params(r->px)->engine && paxi_txn_bytes(o->out))
+			send_move(o);
+		else if (k == SOP_SEND)
 			paxi_txn_supply(o->out, paxi_txn_bytes(o->out));
 		else if (paxi_txn_bytes(o->out) == 0 && o->in_bytes == 0)
 			paxi_txn_supply(o->out, 0);

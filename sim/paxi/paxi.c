@@ -19,6 +19,8 @@ enum {
 	PX_SETUP_DONE = 1,
 	PX_CTRL,       /* a control message has been processed */
 	PX_REDUCE_DONE,
+	PX_ENGINE_STARTED, /* an engine item's fixed cost is paid */
+	PX_ENGINE_DATA,    /* an engine item's data time is over */
 };
 
 enum ctrl_type { CTRL_RTS, CTRL_CTS, CTRL_FLAG, CTRL_RESP };
@@ -67,6 +69,23 @@ struct cdma {
 	sim_time_t setup_free_at;
 };
 
+/* A piece of work queued on a node's engine (paxi.engine). */
+struct engine_item {
+	uint64_t bytes, rate;
+	sim_time_t lat;
+	struct paxi_txn *t;  /* stores to a peer through t: done when t has delivered `upto` */
+	uint64_t upto;
+	void (*started)(void *user);
+	void (*done)(void *user);
+	void *user;
+	bool data_done;
+};
+
+struct engine {
+	GQueue queue;             /* of struct engine_item *, waiting */
+	struct engine_item *cur;  /* the one running, or NULL */
+};
+
 struct reduce_req {
 	void (*done)(void *user);
 	void *user;
@@ -81,6 +100,7 @@ struct paxi {
 	int nodes;
 	struct cdma *units;           /* nodes x cdma_units */
 	sim_time_t *reduce_free_at;   /* per reducer: node, or node x unit */
+	struct engine *engines;       /* paxi.engine: per node */
 	uint64_t *inflight;           /* nodes x nodes: data bytes sent, not delivered */
 	GPtrArray *txns;              /* owned */
 	GPtrArray *blocks;            /* owned: msg and reduce pools */
@@ -88,6 +108,9 @@ struct paxi {
 	struct reduce_req *free_reqs;
 	struct paxi_stats st;
 };
+
+static void engine_kick(struct paxi *x, int node);
+static void engine_try_finish(struct paxi *x, int node);
 
 void paxi_params_default(struct paxi_params *p)
 {
@@ -196,6 +219,7 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->nodes = fabric_ranks(f);
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
 	x->reduce_free_at = g_new0(sim_time_t, (gsize)x->nodes * p->cdma_units);
+	x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_new0(uint64_t, (gsize)x->nodes * x->nodes);
 	x->txns = g_ptr_array_new_with_free_func(txn_free);
 	x->blocks = g_ptr_array_new_with_free_func(g_free);
@@ -211,6 +235,11 @@ void paxi_free(struct paxi *x)
 	g_ptr_array_unref(x->blocks);
 	g_free(x->units);
 	g_free(x->reduce_free_at);
+	for (int i = 0; i < x->nodes; i++) {
+		g_queue_clear_full(&x->engines[i].queue, g_free);
+		g_free(x->engines[i].cur);
+	}
+	g_free(x->engines);
 	g_free(x->inflight);
 	g_free(x);
 }
@@ -425,6 +454,8 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	}
 	if (t->arrived == t->bytes && done)
 		t->tm.arrived = sim_now(x->s);
+	if (x->p.engine && x->engines[t->src].cur && x->engines[t->src].cur->t == t)
+		engine_try_finish(x, t->src);
 	if (t->kind != PAXI_TRANSFER)
 		return;
 	bool all = t->arrived == t->bytes && done;
@@ -456,7 +487,8 @@ static void begin_setup(struct paxi_txn *t)
 	u->busy++;
 	t->tm.slot = now;
 	x->st.slot_wait_ps += now - t->tm.start;
-	u->setup_free_at = begin + x->p.setup_ps + x->p.protos[t->proto].lat_ps;
+	/* engine: the protocol's latency is paid per round on the engine */
+	u->setup_free_at = begin + x->p.setup_ps + (x->p.engine ? 0 : x->p.protos[t->proto].lat_ps);
 	t->state = TX_SETUP;
 	t->tm.setup_end = u->setup_free_at;
 	x->st.setup_ps += u->setup_free_at - now;
@@ -567,6 +599,8 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 		t->tm.data_allowed = sim_now(x->s);
 		t->state = TX_DATA;
 		pump(t);
+		if (x->p.engine)
+			engine_kick(x, t->src);
 		break;
 	case CTRL_FLAG:
 		g_assert(t->arrived == t->bytes);
@@ -630,24 +664,111 @@ static void reducer_work(struct paxi *x, int node, uint32_t unit, uint64_t bytes
 	sim_time_t now = sim_now(x->s);
 	sim_time_t begin = MAX(now, x->reduce_free_at[at]);
 	sim_time_t work = time_at_rate(bytes, rate);
-	struct reduce_req *r = req_get(x, done, user);
 
 	x->reduce_free_at[at] = begin + work;
 	x->st.reduce_ps += work;
 	x->st.reduced_bytes += bytes;
-	sim_schedule(x->s, begin + work - now, &x->c, PX_REDUCE_DONE)->data[0].p = r;
+	sim_schedule(x->s, begin + work - now, &x->c, PX_REDUCE_DONE)->data[0].p =
+		req_get(x, done, user);
+}
+
+/* Rounds of engine_round_bytes begun in an op's bytes [0, to) (0 for none). */
+static uint64_t rounds_begun(const struct paxi *x, uint64_t to)
+{
+	uint64_t r = x->p.engine_round_bytes ? x->p.engine_round_bytes : UINT64_MAX;
+
+	return to / r + (to % r != 0);
+}
+
+/* The engine of a node runs one item at a time: the first queued one that
+ * can run (its transaction, if it stores to a peer, may send), as a GPU
+ * channel's loop takes the first slice that can run now. An item pays its
+ * fixed cost, then moves its data at its rate; one that stores to a peer
+ * is over only when the peer has its data (the channel's release waits for
+ * the stores). */
+static void engine_kick(struct paxi *x, int node)
+{
+	struct engine *e = &x->engines[node];
+
+	if (e->cur)
+		return;
+	for (GList *l = e->queue.head; l; l = l->next) {
+		struct engine_item *it = l->data;
+
+		if (it->t && it->t->state != TX_DATA)
+			continue;
+		g_queue_delete_link(&e->queue, l);
+		e->cur = it;
+		sim_time_t work = it->lat + time_at_rate(it->bytes, it->rate);
+
+		x->st.reduce_ps += work;
+		x->st.reduced_bytes += it->bytes;
+		sim_schedule(x->s, it->lat, &x->c, PX_ENGINE_STARTED)->data[0].i = node;
+		sim_schedule(x->s, work, &x->c, PX_ENGINE_DATA)->data[0].i = node;
+		return;
+	}
+}
+
+static void engine_try_finish(struct paxi *x, int node)
+{
+	struct engine *e = &x->engines[node];
+	struct engine_item *it = e->cur;
+
+	if (!it || !it->data_done || (it->t && it->t->arrived < it->upto))
+		return;
+	e->cur = NULL;
+	if (it->done)
+		it->done(it->user);
+	g_free(it);
+	engine_kick(x, node);
+}
+
+static void engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, uint64_t to,
+			bool reduce, sim_time_t lat_per_round, struct paxi_txn *remote,
+			void (*started)(void *user), void (*done)(void *user), void *user)
+{
+	g_assert(from <= to);
+	uint64_t rate = reduce ? x->p.reduce_bytes_per_s : paxi_copy_rate(&x->p);
+
+	if (!x->p.engine) {
+		reducer_work(x, node, unit, to - from, rate, done, user);
+		return;
+	}
+	struct engine_item *it = g_new0(struct engine_item, 1);
+	uint64_t er = remote ? x->p.engine_bytes_per_s : 0;
+
+	it->bytes = to - from;
+	it->rate = er && (!rate || er < rate) ? er : rate;
+	it->lat = lat_per_round * (rounds_begun(x, to) - rounds_begun(x, from));
+	it->t = remote;
+	it->upto = remote ? to : 0;
+	it->started = started;
+	it->done = done;
+	it->user = user;
+	g_queue_push_tail(&x->engines[node].queue, it);
+	engine_kick(x, node);
+}
+
+void paxi_engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, uint64_t to,
+		      bool reduce, struct paxi_txn *remote, void (*started)(void *user),
+		      void (*done)(void *user), void *user)
+{
+	engine_work(x, node, unit, from, to, reduce, x->p.engine_lat_ps, remote, started, done,
+		    user);
 }
 
 void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 		 void (*done)(void *user), void *user)
 {
-	reducer_work(x, node, unit, bytes, x->p.reduce_bytes_per_s, done, user);
+	engine_work(x, node, unit, 0, bytes, true, x->p.engine_local_lat_ps, NULL, NULL, done,
+		    user);
 }
 
 void paxi_copy(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 	       void (*done)(void *user), void *user)
 {
-	reducer_work(x, node, unit, bytes, paxi_copy_rate(&x->p), done, user);
+	engine_work(x, node, unit, 0, bytes, false, x->p.engine_local_lat_ps, NULL, NULL, done,
+		    user);
 }
 
 static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
@@ -662,12 +783,16 @@ static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_e
 			t->state = TX_DATA;
 			t->tm.data_allowed = sim_now(s);
 			pump(t);
+			if (x->p.engine)
+				engine_kick(x, t->src);
 		} else if (x->p.handshake == PAXI_HS_READY) {
 			t->state = TX_WAIT_CTS;
 			if (t->cts_arrived) {
 				t->state = TX_DATA;
 				t->tm.data_allowed = sim_now(s);
 				pump(t);
+				if (x->p.engine)
+					engine_kick(x, t->src);
 			}
 		} else {
 			t->state = TX_WAIT_CTS;
@@ -677,6 +802,17 @@ static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_e
 	}
 	case PX_CTRL:
 		on_ctrl(x, ev->data[0].p, (enum ctrl_type)ev->data[1].u);
+		break;
+	case PX_ENGINE_STARTED: {
+		struct engine_item *it = x->engines[ev->data[0].i].cur;
+
+		if (it->started)
+			it->started(it->user);
+		break;
+	}
+	case PX_ENGINE_DATA:
+		x->engines[ev->data[0].i].cur->data_done = true;
+		engine_try_finish(x, (int)ev->data[0].i);
 		break;
 	case PX_REDUCE_DONE: {
 		struct reduce_req *r = ev->data[0].p;

@@ -120,6 +120,18 @@ struct paxi_params {
 				       * the receiver copies it out (at the reduce rate) */
 	uint32_t proto;               /* enum paxi_proto: the run's Transfer transport */
 	uint32_t control;             /* enum paxi_control */
+	uint32_t engine;              /* 1: the node's reducer is its one engine (a GPU's
+				       * channels in lockstep): sends pass through it too,
+				       * and each piece of its work costs engine_lat_ps */
+	sim_time_t engine_lat_ps;     /* engine: fixed cost of each round of work (set per
+				       * run: the implementation's, or the protocol's
+				       * latency, which then leaves the setup) */
+	sim_time_t engine_local_lat_ps; /* engine: the same for local work (a copy or a
+				       * sum that raises no peer's flag) */
+	uint64_t engine_round_bytes;  /* engine: bytes of an op per round (the run's
+				       * channels x slice); 0: one round per op */
+	uint64_t engine_bytes_per_s;  /* engine: its data rate (the run's channels x the
+				       * protocol's channel rate); 0: the reduce/copy rate */
 	uint32_t setup_recv;          /* 1: a receive is issued by its unit like a send and
 				       * pays setup_ps there, in order with the unit's
 				       * other setups (a GPU thread block serves its
@@ -223,6 +235,22 @@ void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
  * byte per byte where a reduction reads two), on the same reducer. */
 void paxi_copy(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 	       void (*done)(void *user), void *user);
+
+/* Work on bytes [from, to) of an op. With `engine`, it queues on the node's
+ * one engine, which runs one item at a time, the first that can run (an item
+ * storing to a peer through `remote` waits until that transaction may send):
+ * it costs engine_lat_ps for each round of engine_round_bytes it begins
+ * (every channel's slice of a round moves in parallel), then its data at the
+ * reduce or copy rate, or engine_bytes_per_s when `remote` and slower; it is
+ * over when that time has passed and, with `remote`, when the peer has
+ * received bytes up to `to` (a channel's release waits for its stores).
+ * `started(user)` runs when the fixed cost is paid (a send's or a forward's
+ * data streams from then on), `done(user)` when it is over; either may be
+ * NULL. Without `engine`: paxi_reduce or paxi_copy (`started` is not
+ * called, `done` is required). */
+void paxi_engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, uint64_t to,
+		      bool reduce, struct paxi_txn *remote, void (*started)(void *user),
+		      void (*done)(void *user), void *user);
 
 /* The copy rate in bytes/s (copy_bytes_per_s, or the reduce rate); 0: free. */
 uint64_t paxi_copy_rate(const struct paxi_params *p);
