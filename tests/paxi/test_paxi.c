@@ -307,6 +307,70 @@ static void test_control_oob(void)
 	}
 }
 
+/* The engine: one item at a time, in the order queued; each pays its fixed
+ * cost per round begun, then its data at its rate; `started` fires after the
+ * fixed cost; an item that stores to a peer ends only once the peer has the
+ * data, and the next item waits for it. */
+struct stamp {
+	struct sim *s;
+	sim_time_t at[4];
+	int n;
+	struct paxi_txn *supply; /* supplied whole at the first stamp */
+};
+
+static void on_stamp(void *user)
+{
+	struct stamp *st = user;
+
+	st->at[st->n++] = sim_now(st->s);
+	if (st->n == 1 && st->supply)
+		paxi_txn_supply(st->supply, paxi_txn_bytes(st->supply));
+}
+
+static void test_engine(void)
+{
+	struct rig r;
+	struct probe src = { 0 }, dst = { 0 };
+	struct stamp a = { 0 }, b = { 0 }, c = { 0 };
+	const uint64_t B = 1 << 20;
+
+	rig_init(&r);
+	r.pp.engine = 1;
+	r.pp.engine_lat_ps = SIM_US(3);
+	r.pp.engine_local_lat_ps = SIM_US(1);
+	r.pp.engine_round_bytes = B / 4;
+	r.pp.reduce_bytes_per_s = 1000000000000ull; /* 1 TB/s: 1 MiB in 1048576 ps */
+	r.pp.copy_bytes_per_s = 2000000000000ull;
+	rig_open(&r);
+	a.s = b.s = c.s = src.s = dst.s = r.s;
+	struct paxi_txn *t = paxi_txn_new(r.x, PAXI_TRANSFER, 0, 1, 0, B, &probe_ops, &src, &dst);
+
+	b.supply = t;
+	paxi_txn_start(t);
+	paxi_txn_post(t);
+	/* queued in this order on node 0: a local sum, a store of t, a copy */
+	paxi_reduce(r.x, 0, 0, B, on_stamp, &a);
+	paxi_engine_work(r.x, 0, 0, 0, B, false, t, on_stamp, on_stamp, &b);
+	paxi_copy(r.x, 0, 0, B, on_stamp, &c);
+	g_assert_cmpint(paxi_get_params(r.x)->engine, ==, 1);
+	sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+	/* the sum: 4 rounds x 1 us, then 1 MiB at 1 TB/s */
+	sim_time_t sum_end = SIM_US(4) + 1048576;
+
+	g_assert_cmpint(a.n, ==, 1);
+	g_assert_cmpuint(a.at[0], ==, sum_end);
+	/* the store begins after the sum (t's setup is shorter), its data
+	 * streams after 4 rounds x 3 us, and it ends when node 1 has it all */
+	g_assert_cmpint(b.n, ==, 2);
+	g_assert_cmpuint(b.at[0], ==, sum_end + SIM_US(12));
+	g_assert_cmpuint(b.at[1], ==, dst.usable_all);
+	g_assert_cmpuint(dst.usable_all, ==,
+			 b.at[0] + msg_ser(&r.fc.link, B) + r.fc.link.lat_ps);
+	/* the copy waits for the store to land */
+	g_assert_cmpuint(c.at[0], ==, b.at[1] + SIM_US(4) + 524288);
+	rig_close(&r);
+}
+
 /* Protocols: LL puts twice the bytes on the wire, LL128 16/15, Simple the
  * data; each adds its latency to the setup; LL's lines are usable as they
  * land (a report per packet), Simple's per slice. */
@@ -377,5 +441,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/paxi/sendrecv/ready-flag", test_ready_handshake);
 	g_test_add_func("/paxi/transfer/protocols", test_protocols);
 	g_test_add_func("/paxi/control/out-of-band", test_control_oob);
+	g_test_add_func("/paxi/engine/one-at-a-time", test_engine);
 	return g_test_run();
 }
