@@ -44,4 +44,15 @@ char *plot_templates_dir(void);
  * naming the path and G5_PLOTS when it cannot be read. */
 char *plot_template_read(const char *dir, const char *name, GError **error);
 
+/* Appends s as a gnuplot string expression that gnuplot takes as it is:
+ * single-quoted pieces, in which no backquote command, no @macro and no
+ * backslash escape is expanded, joined by "'" for each single quote
+ * ('it'."'".'s': gnuplot's own doubling fails on leading and repeated
+ * quotes); a control character (a line break would end the command)
+ * becomes a space. */
+void plot_gp_quote(GString *g, const char *s);
+
+/* Appends the line `var = 'value'` (plot_gp_quote). */
+void plot_gp_var(GString *g, const char *var, const char *value);
+
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sim/overlay.h"
+#include "sim/plot.h"
 #include "sim/results.h"
 
 #define NPTS 10
@@ -231,6 +232,53 @@ static void test_hostile_title(void)
 	rig_release(&r);
 }
 
+/* Whatever a string holds, gnuplot reads plot_gp_var's literal back as the
+ * same text (control characters as spaces) and runs none of it: the quoting
+ * the figures of `g5 run` and `g5 compare` rely on. */
+static void test_gp_literal(void)
+{
+	static const char *const texts[] = {
+		"plain ring", "it's", "''", "'", "'x'''y", "a\\b \\n \\\"", "`touch PWNED_B`",
+		"@x", "x'; system('touch PWNED_S'); y = '", "two\nlines\r\tend", "caf\xc3\xa9 \"q\"",
+	};
+	g_autofree char *dir = g_dir_make_tmp("g5-gp-XXXXXX", NULL);
+
+	g_assert_nonnull(dir);
+	for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+		GString *g = g_string_new("set print '-'\nx = 1\n");
+		g_autofree char *path = g_build_filename(dir, "t.gp", NULL);
+		g_autofree char *out = NULL, *err = NULL;
+		gint status = 0;
+
+		plot_gp_var(g, "x", texts[i]);
+		g_string_append(g, "print x\n");
+		g_assert_true(g_file_set_contents(path, g->str, (gssize)g->len, NULL));
+		g_string_free(g, TRUE);
+		char *argv[] = { "gnuplot", path, NULL };
+
+		g_assert_true(g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+					   &status, NULL));
+		if (!g_spawn_check_wait_status(status, NULL))
+			g_test_message("gnuplot on text %zu: %s", i, err);
+		g_assert_true(g_spawn_check_wait_status(status, NULL));
+		g_autofree char *want = g_strdup(texts[i]);
+
+		for (char *p = want; *p; p++)
+			if ((unsigned char)*p < 0x20)
+				*p = ' ';
+		g_autofree char *got = g_strndup(out, strcspn(out, "\n"));
+
+		g_assert_cmpstr(got, ==, want);
+		g_autofree char *b = g_build_filename(dir, "PWNED_B", NULL);
+		g_autofree char *sy = g_build_filename(dir, "PWNED_S", NULL);
+
+		g_assert_false(g_file_test(b, G_FILE_TEST_EXISTS));
+		g_assert_false(g_file_test(sy, G_FILE_TEST_EXISTS));
+		g_unlink(path);
+	}
+	g_rmdir(dir);
+}
+
 static void test_missing_template(void)
 {
 	struct rig r;
@@ -363,6 +411,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/overlay/draw/png-svg", test_draws_png_svg);
 	g_test_add_func("/overlay/draw/size-ticks", test_size_ticks);
 	g_test_add_func("/overlay/escape/hostile-title", test_hostile_title);
+	g_test_add_func("/overlay/escape/gnuplot-literal", test_gp_literal);
 	g_test_add_func("/overlay/errors/missing-template", test_missing_template);
 	g_test_add_func("/overlay/errors/missing-gnuplot", test_missing_gnuplot);
 	g_test_add_func("/overlay/errors/gnuplot-fails", test_gnuplot_fails);
