@@ -59,6 +59,16 @@ int cmd_plot(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[0], err->message);
 		goto out;
 	}
+	if (name && (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					    "0123456789-_.") != strlen(name))) {
+		g_autofree char *shown = g_strescape(name, NULL);
+
+		fprintf(stderr,
+			"%s: %s: the experiment name it holds, '%s', is not a plain name "
+			"(letters, digits, '-', '_' and '.'); refusing to build file names from it\n",
+			argv[0], argv[1], shown);
+		goto out;
+	}
 	if (!out_dir)
 		out_dir = g_path_get_dirname(argv[1]);
 	if (!name) {

@@ -305,6 +305,7 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 	g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *size_tmpl = NULL, *param_tmpl = NULL;
 	g_autofree char *plot_dir = g_build_filename(req->out_dir, "plots", NULL);
+	g_autofree char *sname = safe(req->name); /* file names stay in plot_dir */
 	g_auto(GStrv) sweeps = g_strsplit(req->sweep_keys ? req->sweep_keys : "", ",", -1);
 	bool ok = false;
 
@@ -429,7 +430,7 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 					g_string_append_printf(title, ", %s %s", pp->label, v);
 				}
 				g_autofree char *stag = safe(tag->str);
-				g_autofree char *base = g_strdup_printf("%s/%s-%s%s-size", plot_dir, req->name,
+				g_autofree char *base = g_strdup_printf("%s/%s-%s%s-size", plot_dir, sname,
 									scn, stag);
 
 				g_string_free(tag, TRUE);
@@ -471,7 +472,7 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 				}
 				units_format_size((uint64_t)rcol_num(c.bytes, sr), sz, sizeof(sz));
 				g_autofree char *sp = safe(pp->label);
-				g_autofree char *base = g_strdup_printf("%s/%s-%s-%s-%s", plot_dir, req->name, scn,
+				g_autofree char *base = g_strdup_printf("%s/%s-%s-%s-%s", plot_dir, sname, scn,
 									sp, sz);
 				g_autofree char *title = g_strdup_printf("%s: %s at %s", req->name, cn, sz);
 				bool xlog = !strcmp(pp->label, "ranks") || !strcmp(pp->label, "nchunks");

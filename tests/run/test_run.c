@@ -6,6 +6,7 @@
  * with its FILE:LINE:COL message. Run from the repository root. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <hdf5.h>
 #include <math.h>
 #include <string.h>
 
@@ -241,6 +242,60 @@ static void test_plots(void)
 	rm_rf(d);
 }
 
+/* Sets the file attribute `name` of an HDF5 file to `value`, as a crafted
+ * or damaged results file may hold it. */
+static void h5_set_attr(const char *path, const char *name, const char *value)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	hid_t type = H5Tcopy(H5T_C_S1);
+	hid_t space = H5Screate(H5S_SCALAR);
+
+	g_assert_cmpint(f, >=, 0);
+	H5Tset_size(type, H5T_VARIABLE);
+	g_assert_cmpint(H5Adelete(f, name), >=, 0);
+	hid_t a = H5Acreate2(f, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+
+	g_assert_cmpint(a, >=, 0);
+	g_assert_cmpint(H5Awrite(a, type, &value), >=, 0);
+	H5Aclose(a);
+	H5Sclose(space);
+	H5Tclose(type);
+	H5Fclose(f);
+}
+
+/* A results file whose experiment name would lead out of the output
+ * directory (or into gnuplot) is refused by `g5 plot`, and nothing is
+ * written, there or outside. */
+static void test_plot_hostile_name(void)
+{
+	static const char *const names[] = { "../../../zzz", "a/b", "x\nsystem('touch PW')", "" };
+	g_autofree char *d = tmpdir();
+	struct run r;
+
+	if (!g5(&r, "run", "tests/run/tiny.yaml", "-o", d, "--no-plots", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autofree char *h5 = g_build_filename(d, "tiny.h5", NULL);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autofree char *out = g_build_filename(d, "o", "p", NULL);
+
+		h5_set_attr(h5, "experiment", names[i]);
+		g5(&r, "plot", h5, "-o", out, NULL);
+		g_assert_cmpint(exit_code(&r), ==, 1);
+		g_assert_nonnull(strstr(r.err, "is not a plain name"));
+		run_clear(&r);
+		g_autofree char *o = g_build_filename(d, "o", NULL);
+		g_autofree char *zzz = g_build_filename(d, "zzz-allreduce-size.png", NULL);
+
+		g_assert_false(g_file_test(o, G_FILE_TEST_EXISTS));
+		g_assert_false(g_file_test(zzz, G_FILE_TEST_EXISTS));
+		g_assert_false(g_file_test("PW", G_FILE_TEST_EXISTS));
+	}
+	rm_rf(d);
+}
+
 static void test_sweep(void)
 {
 	g_autofree char *d = tmpdir();
@@ -343,6 +398,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/determinism/jobs", test_determinism);
 	g_test_add_func("/run/h5/contents", test_h5_contents);
 	g_test_add_func("/run/plots/drawn-and-redrawn", test_plots);
+	g_test_add_func("/run/plots/hostile-name", test_plot_hostile_name);
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
