@@ -406,24 +406,28 @@ static const char *const bool_names[] = { "false", "true", NULL };
 #define LINK_KEYS(sec, field, base)                                                        \
 	{ sec ".bandwidth", PK_BW, PF(field.bw_bytes_per_s), 1, MAX_BW, base + 0, NULL },          \
 	{ sec ".latency", PK_TIME, PF(field.lat_ps), 0, MAX_TIME_PS, base + 1, NULL },             \
-	{ sec ".header", PK_SIZE32, PF(field.header_bytes), 0, 1u << 20, base + 2, NULL },         \
-	{ sec ".packet", PK_SIZE32, PF(field.max_payload_bytes), 1, 1u << 30, base + 3, NULL },    \
+	{ sec ".header", PK_SIZE32, PF(field.header_bytes), 0, LINK_MAX_HEADER_BYTES, base + 2, NULL }, \
+	{ sec ".packet", PK_SIZE32, PF(field.max_payload_bytes), 1, LINK_MAX_PAYLOAD_BYTES, base + 3, NULL }, \
 	{ sec ".credits", PK_U32, PF(field.credits), 0, 1000000, base + 4, NULL },                 \
 	{ sec ".credit_return", PK_TIME, PF(field.credit_return_ps), 0, MAX_TIME_PS, base + 5, NULL }, \
 	{ sec ".window", PK_U32, PF(field.gbn_window), 1, 1000000, base + 6, NULL },               \
 	{ sec ".timeout", PK_TIME, PF(field.gbn_timeout_ps), 1, MAX_TIME_PS, base + 7, NULL },     \
-	{ sec ".error_rate", PK_PROB, PF(field.error_rate), 0, 500000, base + 8, NULL }
+	{ sec ".error_rate", PK_PROB, PF(field.error_rate), 0, (uint64_t)(LINK_MAX_ERROR_RATE * 1e6), base + 8, NULL }
 #define NLINK_KEYS 9
+
+/* Every limit below is the one its layer exports (LINK_MAX_*, PAXI_MAX_*,
+ * SCHED_MAX_*); a platform runs schedules, so its rank limit is theirs. */
+G_STATIC_ASSERT(LINK_MAX_RANKS == SCHED_MAX_RANKS);
 
 static const struct pkey pkeys[] = {
 	{ "name", PK_NAME, 0, 0, 0, 0, -1, NULL },
 	{ "topology.kind", PK_TOPO, PF(fabric.kind), 0, 0, -1, NULL },
-	{ "topology.ranks", PK_INT, PF(fabric.nranks), 2, SCHED_MAX_RANKS, -1, NULL },
+	{ "topology.ranks", PK_INT, PF(fabric.nranks), 2, LINK_MAX_RANKS, -1, NULL },
 	LINK_KEYS("link", fabric.link, 0),
 	LINK_KEYS("switch_link", fabric.switch_link, 0),
 	{ "node.inject", PK_BW0, PF(fabric.node.inject_bytes_per_s), 0, MAX_BW, -1, NULL },
 	{ "node.eject", PK_BW0, PF(fabric.node.eject_bytes_per_s), 0, MAX_BW, -1, NULL },
-	{ "paxi.cdma_units", PK_U32, PF(paxi.cdma_units), 1, SCHED_MAX_LANES, -1, NULL },
+	{ "paxi.cdma_units", PK_U32, PF(paxi.cdma_units), 1, PAXI_MAX_CDMA_UNITS, -1, NULL },
 	{ "paxi.slots", PK_U32, PF(paxi.slots), 1, 1000000, -1, NULL },
 	{ "paxi.setup", PK_TIME, PF(paxi.setup_ps), 0, MAX_TIME_PS, -1, NULL },
 	{ "paxi.ctrl_proc", PK_TIME, PF(paxi.ctrl_proc_ps), 0, MAX_TIME_PS, -1, NULL },
@@ -712,7 +716,8 @@ bool config_platform_key_known(const char *key)
 	return pkey_find(key) != NULL;
 }
 
-bool config_platform_set(struct platform *p, const char *key, const char *value, GError **error)
+bool config_platform_set_as(struct platform *p, const char *key, const char *name,
+			    const char *value, GError **error)
 {
 	const struct pkey *k = pkey_find(key);
 	GError *e = NULL;
@@ -722,11 +727,18 @@ bool config_platform_set(struct platform *p, const char *key, const char *value,
 		return false;
 	}
 	if (!pkey_set(p, k, value, NULL, &e)) {
-		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "'%s' %s", key, e->message);
+		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "%s %s", name, e->message);
 		g_error_free(e);
 		return false;
 	}
 	return true;
+}
+
+bool config_platform_set(struct platform *p, const char *key, const char *value, GError **error)
+{
+	g_autofree char *name = g_strdup_printf("'%s'", key);
+
+	return config_platform_set_as(p, key, name, value, error);
 }
 
 static bool pkey_numeric(const struct pkey *k)
@@ -1092,11 +1104,6 @@ static bool read_platform_map(const struct ctx *c, const struct ynode *m, const 
 	return true;
 }
 
-static bool is_pow2(int n)
-{
-	return n > 0 && (n & (n - 1)) == 0;
-}
-
 /* Shape checks that need several keys. */
 static bool check_platform(const struct ctx *c, struct platform *p, const struct plat_locs *loc)
 {
@@ -1127,15 +1134,17 @@ static bool check_platform(const struct ctx *c, struct platform *p, const struct
 					    "'topology.edges[%d]' (%d-%d) names a rank outside 0..%d", i,
 					    f->edges[i].a, f->edges[i].b, f->nranks - 1);
 	}
-	if (f->kind == TOPO_HYPERCUBE && !is_pow2(f->nranks))
-		return fail(c, at_ranks, CONFIG_ERROR_VALUE,
-			    "'topology.ranks' must be a power of two for a hypercube, got %d",
-			    f->nranks);
-	if (f->kind == TOPO_TORUS && (f->dims[0] || f->dims[1]) &&
-	    f->dims[0] * f->dims[1] != f->nranks)
-		return fail(c, loc->dims ? loc->dims : at_ranks, CONFIG_ERROR_VALUE,
-			    "'topology.dims' %dx%d do not make %d ranks", f->dims[0], f->dims[1],
-			    f->nranks);
+	GError *e = NULL;
+
+	if (!fabric_shape_check(f, NULL, &e)) {
+		bool dims = e->code == LINK_ERROR_DIMS;
+		const struct ynode *at = dims && loc->dims ? loc->dims : at_ranks;
+
+		fail(c, at, CONFIG_ERROR_VALUE, "'topology.%s' is not admitted: %s",
+		     dims ? "dims" : "ranks", e->message);
+		g_error_free(e);
+		return false;
+	}
 	return true;
 }
 
@@ -1268,10 +1277,13 @@ uint32_t dtype_elem_bytes(enum dtype d)
 	return d == DTYPE_FP32 ? 4 : 2;
 }
 
-static bool dtype_parse(const char *name, enum dtype *out)
+/* Each dtype's other spelling: nccl-tests' (its -d option and its logs). */
+static const char *const dtype_nccl[] = { "float", "half", "bfloat16" };
+
+bool dtype_parse(const char *name, enum dtype *out)
 {
 	for (int d = DTYPE_FP32; d <= DTYPE_BF16; d++)
-		if (!strcmp(dtype_name((enum dtype)d), name)) {
+		if (!strcmp(dtype_name((enum dtype)d), name) || !strcmp(dtype_nccl[d], name)) {
 			*out = (enum dtype)d;
 			return true;
 		}
@@ -1358,15 +1370,15 @@ static bool list_items(const struct ctx *c, const struct ynode *n, const char *k
 	return true;
 }
 
-static bool size_range_error(const char *key, const char *text, const char *why, GError **error)
+static bool size_range_error(const char *name, const char *text, const char *why, GError **error)
 {
 	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-		    "'%s' range '%s' %s (write A..B xK or A..B +S, e.g. 1KiB..512MiB x2)", key, text,
-		    why);
+		    "%s range '%s' %s (write A..B, A..B xK or A..B +S, e.g. 1KiB..512MiB x4)", name,
+		    text, why);
 	return false;
 }
 
-bool config_size_range(const char *key, const char *text, GArray *out, GError **error)
+bool config_size_range(const char *name, const char *text, GArray *out, GError **error)
 {
 	const char *dots = strstr(text, "..");
 	GError *e = NULL;
@@ -1374,52 +1386,50 @@ bool config_size_range(const char *key, const char *text, GArray *out, GError **
 
 	if (!dots) {
 		if (!units_parse_size(text, &v, &e)) {
-			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "'%s' %s", key, e->message);
+			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "%s %s", name, e->message);
 			g_error_free(e);
 			return false;
 		}
 		if (v < 1) {
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "'%s' must be at least 1 byte, got '%s'", key, text);
+				    "%s must be at least 1 byte, got '%s'", name, text);
 			return false;
 		}
 		if (out->len >= CONFIG_MAX_LIST)
-			return size_range_error(key, text, "makes too many sizes", error);
+			return size_range_error(name, text, "makes too many sizes", error);
 		g_array_append_val(out, v);
 		return true;
 	}
 	g_autofree char *lo_text = g_strstrip(g_strndup(text, (gsize)(dots - text)));
 	g_autofree char *rest = g_strdup(dots + 2);
 	char *op = strpbrk(rest, "x+");
+	char kind = op ? *op : 'x'; /* no step: doubling */
 
-	if (!op)
-		return size_range_error(key, text, "has no step", error);
-	char kind = *op;
-
-	*op = '\0';
+	if (op)
+		*op = '\0';
 	g_strstrip(rest);
-	g_autofree char *step_text = g_strstrip(g_strdup(op + 1));
+	g_autofree char *step_text = g_strstrip(g_strdup(op ? op + 1 : "2"));
 	uint64_t lo, hi, step;
 
 	if (!units_parse_size(lo_text, &lo, &e) || !units_parse_size(rest, &hi, &e))
 		goto wrap;
 	if (lo < 1)
-		return size_range_error(key, text, "must start at 1 byte or more", error);
+		return size_range_error(name, text, "must start at 1 byte or more", error);
 	if (lo > hi)
-		return size_range_error(key, text, "ends below its start", error);
+		return size_range_error(name, text, "ends below its start", error);
 	if (kind == 'x') {
 		int64_t f;
 
 		if (!parse_int(step_text, 2, 1024, &f, NULL))
-			return size_range_error(key, text, "needs an integer factor 2..1024", error);
+			return size_range_error(name, text, "needs an integer factor 2..1024", error);
 		step = (uint64_t)f;
 	} else {
 		if (!units_parse_size(step_text, &step, NULL) || step < 1)
-			return size_range_error(key, text, "needs a step of 1 byte or more", error);
+			return size_range_error(name, text, "needs a step of 1 byte or more", error);
 	}
 	for (v = lo; v <= hi;) {
 		if (out->len >= CONFIG_MAX_LIST)
-			return size_range_error(key, text, "makes too many sizes", error);
+			return size_range_error(name, text, "makes too many sizes", error);
 		g_array_append_val(out, v);
 		if (kind == 'x') {
 			if (v > UINT64_MAX / step)
@@ -1433,7 +1443,7 @@ bool config_size_range(const char *key, const char *text, GArray *out, GError **
 	}
 	return true;
 wrap:
-	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "'%s' %s", key, e->message);
+	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "%s %s", name, e->message);
 	g_error_free(e);
 	return false;
 }
@@ -1867,7 +1877,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		const struct ynode *it = items->pdata[i];
 		GError *err = NULL;
 
-		if (!config_size_range("sizes", it->text, e->sizes, &err))
+		if (!config_size_range("'sizes'", it->text, e->sizes, &err))
 			return fail_with(c, it, err);
 		while (size_nodes->len < e->sizes->len)
 			g_ptr_array_add(size_nodes, (gpointer)it);
@@ -1883,9 +1893,18 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		for (guint i = 0; i < e->ranks->len; i++) {
 			int r = g_array_index(e->ranks, int, i);
 
-			if (e->plat.fabric.kind == TOPO_HYPERCUBE && !is_pow2(r))
-				return fail(c, rn->pdata[i], CONFIG_ERROR_VALUE,
-					    "'ranks' must be powers of two on a hypercube, got %d", r);
+			struct fabric_config fc = e->plat.fabric;
+			GError *err = NULL;
+
+			/* as experiment_point_platform makes it */
+			if (fc.dims[0] * fc.dims[1] != r)
+				fc.dims[0] = fc.dims[1] = 0;
+			fc.nranks = r;
+			if (fc.kind != TOPO_EDGES && !fabric_shape_check(&fc, NULL, &err)) {
+				fail(c, rn->pdata[i], CONFIG_ERROR_VALUE, "'ranks' %d is not admitted: %s", r, err->message);
+				g_error_free(err);
+				return false;
+			}
 			if (e->plat.fabric.kind == TOPO_EDGES && r != e->plat.fabric.nranks)
 				return fail(c, rn->pdata[i], CONFIG_ERROR_VALUE,
 					    "'ranks' must be %d, the edge list's rank count, got %d",
@@ -1903,7 +1922,8 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 
 			if (!dtype_parse(it->text, &d))
 				return fail(c, it, CONFIG_ERROR_VALUE,
-					    "'dtypes' unknown dtype '%s' (known: fp32, fp16, bf16)", it->text);
+					    "'dtypes' unknown dtype '%s' (known: %s)", it->text,
+					    DTYPE_KNOWN);
 			g_array_append_val(e->dtypes, d);
 		}
 	} else {

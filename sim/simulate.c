@@ -125,9 +125,7 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 			most = MAX(most, n * job->elem_bytes);
 		}
 		run_pl.overhead_ps += platform_overhead(&impl, job->mode);
-		run_pl.overhead_ps += (sim_time_t)(((unsigned __int128)most * 1000000000000ull +
-						    copy_rate - 1) /
-						   copy_rate);
+		run_pl.overhead_ps += link_wire_ps(most, copy_rate);
 	}
 	run_pl.paxi.proto = proto;
 	out->proto = proto;

@@ -50,21 +50,23 @@ struct runner {
 	sim_time_t t0, t_end;
 };
 
+/* Op kinds by their flags (sched_op_kind_flags, the one table). */
 static bool is_recv(enum sched_op_kind k)
 {
-	return k != SOP_SEND && k != SOP_COPY && k != SOP_REDUCE;
+	return sched_op_kind_flags(k) & SOPF_RECV;
 }
 
 static bool is_send(enum sched_op_kind k)
 {
-	return k == SOP_SEND || k == SOP_RECV_COPY_SEND || k == SOP_RECV_REDUCE_SEND ||
-	       k == SOP_RECV_REDUCE_COPY_SEND;
+	return sched_op_kind_flags(k) & SOPF_SEND;
 }
 
+/* A receive that adds what it receives (not a local reduce). */
 static bool is_reducing(enum sched_op_kind k)
 {
-	return k == SOP_RECV_REDUCE || k == SOP_RECV_REDUCE_SEND || k == SOP_RECV_REDUCE_COPY ||
-	       k == SOP_RECV_REDUCE_COPY_SEND;
+	unsigned f = sched_op_kind_flags(k);
+
+	return (f & SOPF_RECV) && (f & SOPF_ADD);
 }
 
 static void op_try_finish(struct run_op *o);
@@ -454,9 +456,12 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 
 	memset(res, 0, sizeof(*res));
 	res->steps = g_array_new(FALSE, TRUE, sizeof(struct runner_step));
-	if (s->nranks > 1 << 15 || r.nlanes > 255 || s->nunits == 0) {
+	/* match_key's fields hold every rank and lane a schedule may have */
+	G_STATIC_ASSERT(SCHED_MAX_RANKS <= 1 << 16 && SCHED_MAX_LANES <= 1 << 8);
+	g_assert(s->nranks <= SCHED_MAX_RANKS && r.nlanes <= SCHED_MAX_LANES);
+	if (s->nunits == 0) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "schedule too large to run");
+			    "schedule has no units to run");
 		return false;
 	}
 	r.ranks = g_new0(struct run_rank, s->nranks);

@@ -139,15 +139,16 @@ const char *coll_name(enum coll c);
 bool coll_parse(const char *name, enum coll *out);
 const char *sched_op_kind_name(enum sched_op_kind k);
 
-/* ---- Additions (schedule.c): limits, errors, names, windows, helpers. ---- */
-
-/* Limits that keep nunits and op fields in range; the registry and the
- * schedule file reject larger values as user errors. */
+/* Limits that keep nunits and op fields in range, one per key: the
+ * registry, the schedule file, the platform key table (topology.ranks is
+ * LINK_MAX_RANKS, asserted equal) and the flags reject larger values as user
+ * errors; the runner relies on them. */
 #define SCHED_MAX_RANKS 1024
 #define SCHED_MAX_NCHUNKS 256
 #define SCHED_MAX_LANES 256
 
-/* Error domain of the schedule file, the verifier and the generators. */
+/* Error domain of the schedule file and the verifier (the registry and the
+ * generators have ALGO_ERROR). */
 #define SCHED_ERROR (sched_error_quark())
 GQuark sched_error_quark(void);
 enum sched_error_code {

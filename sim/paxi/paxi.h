@@ -38,6 +38,17 @@
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
 
+/* The most CDMA units a node may have (paxi.cdma_units: 1..; the platform
+ * key table and the flags use it). */
+#define PAXI_MAX_CDMA_UNITS 64
+
+/* Error domain of paxi_new. */
+#define PAXI_ERROR (paxi_error_quark())
+GQuark paxi_error_quark(void);
+enum paxi_error_code {
+	PAXI_ERROR_PARAMS, /* a parameter out of range */
+};
+
 /* The two kinds of PAXI operation (DESIGN.md). */
 enum paxi_kind {
 	PAXI_TRANSFER = 0, /* one-sided streaming write, usable per slice */
@@ -107,7 +118,7 @@ struct paxi_proto_params {
 };
 
 struct paxi_params {
-	uint32_t cdma_units;          /* per node, >= 1 (1-port: 1, 2-port: 2) */
+	uint32_t cdma_units;          /* per node, 1..PAXI_MAX_CDMA_UNITS (1-port: 1, 2-port: 2) */
 	uint32_t slots;               /* outstanding transactions per unit, >= 1 */
 	sim_time_t setup_ps;          /* descriptor setup per transaction */
 	sim_time_t ctrl_proc_ps;      /* handling of one control message */

@@ -395,11 +395,26 @@ static void test_cli_errors(void)
 		{ "sim --algo ringg", "unknown algorithm 'ringg'" },
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
-		{ "sim --topo donut", "unknown topology 'donut'" },
-		{ "sim --ranks 1", "--ranks must be in 2..4096, got 1" },
+		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges), got 'donut'" },
+		{ "sim --ranks 1", "--ranks must be between 2 and 1024, got '1'" },
+		{ "sim --ranks 1025", "--ranks must be between 2 and 1024, got '1025'" },
+		{ "sim --nchunks 257", "'nchunks' must be in 1..256, got 257" },
+		{ "sim --collective broadcast --algo binomial --root 8", "'root' must be a rank in 0..7, got 8" },
+		{ "sim --collective p2p --algo direct --peer 0", "'peer' must be a rank in 0..7 other than the root 0, got 0" },
+		{ "sim --size 7", "--size 7 is not a whole number of fp32 elements (4 bytes)" },
+		{ "sim --dtype fp16 --size 1KiB,1025", "--size 1025 is not a whole number of fp16 elements (2 bytes)" },
+		{ "sim --dtype fp8", "unknown dtype 'fp8' (known: fp32 (float), fp16 (half), bf16 (bfloat16))" },
+		{ "sim --size 64mib", "--size must be a size such as 64MiB, got '64mib' (did you mean '64MiB'?)" },
+		{ "sim --size 4KiB..1KiB", "--size range '4KiB..1KiB' ends below its start" },
+		{ "sim --timeout 0", "--timeout must be between 1ps and 1000s, got '0'" },
+		{ "sim --cdma-units 100", "--cdma-units must be between 1 and 64, got '100'" },
+		{ "sim --header 2MiB", "--header must be between 0B and 1MiB, got '2MiB'" },
+		{ "sim --packet 2GiB", "--packet must be between 1B and 1GiB, got '2GiB'" },
+		{ "sim --schedule /nonexistent/x.sched", "/nonexistent/x.sched" },
 		{ "sim --bogus", "unknown option --bogus" },
 		{ "sim --collective allsum", "unknown collective 'allsum'" },
-		{ "sim --error-rate 1.5", "--error-rate must be a probability" },
+		{ "sim --error-rate 1.5", "--error-rate must be between 0 and 0.5, got '1.5'" },
+		{ "sim --error-rate 0.6", "--error-rate must be between 0 and 0.5, got '0.6'" },
 		{ "sim --paxi fast", "--paxi must be transfer or sendrecv" },
 		{ "simulate", "unknown command 'simulate'" },
 		{ "sim --collective allgatherv --counts 1,2", "--counts needs 8 comma-separated numbers, one per rank, got 2" },
@@ -416,9 +431,12 @@ static void test_cli_errors(void)
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autofree char *out = NULL, *err = NULL;
 
-		g_assert_cmpint(g5(cases[i].args, &out, &err), ==, 2);
-		if (!strstr(err, cases[i].msg))
-			g_error("'g5 %s' said '%s', expected '%s'", cases[i].args, err, cases[i].msg);
+		int rc = g5(cases[i].args, &out, &err);
+
+		if (rc != 2 || !strstr(err, cases[i].msg))
+			g_error("'g5 %s' said '%s' (status %d), expected '%s' (status 2)", cases[i].args,
+				err, rc, cases[i].msg);
+		g_assert_cmpstr(out, ==, ""); /* before any output */
 		/* one line */
 		g_auto(GStrv) lines = g_strsplit(g_strstrip(err), "\n", -1);
 
@@ -429,6 +447,108 @@ static void test_cli_errors(void)
 
 	g_assert_cmpint(g5("sim --topo hypercube --ranks 6 --size 1MiB", &out, &err), ==, 1);
 	g_assert_nonnull(strstr(err, "hypercube needs a power-of-two number of ranks, got 6"));
+	g_assert_cmpstr(out, ==, "");
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --collective allgather --algo rd --ranks 6", &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "'rd' needs a power-of-two number of ranks, got 6"));
+	g_assert_cmpstr(out, ==, "");
+}
+
+/* One rank limit (the schedule IR's, which the fabric shares): the flag,
+ * the platform key and `g5 schedule` admit 1024 ranks and refuse 1025 with
+ * the same bound. */
+static void test_rank_limit(void)
+{
+	struct platform pl;
+	GError *e = NULL;
+
+	g_assert_cmpint(SCHED_MAX_RANKS, ==, 1024);
+	platform_init_default(&pl);
+	g_assert_true(config_platform_set(&pl, "topology.ranks", "1024", &e));
+	g_assert_false(config_platform_set(&pl, "topology.ranks", "1025", &e));
+	g_assert_cmpstr(e->message, ==, "'topology.ranks' must be between 2 and 1024, got '1025'");
+	g_clear_error(&e);
+	platform_release(&pl);
+
+	g_autofree char *out = NULL, *err = NULL;
+
+	/* 1024 passes the flag and the fabric: the refusal is nchunks' */
+	g_assert_cmpint(g5("sim --ranks 1024 --nchunks 257", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "'nchunks' must be in 1..256, got 257"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --ranks 1025", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "--ranks must be between 2 and 1024, got '1025'"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 1025", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "'ranks' must be in 2..1024, got 1025"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 1024 -o /dev/null", &out, &err), ==, 0);
+}
+
+/* One lane limit: a schedule on lane 255 of 256, which the verifier
+ * accepts, runs in the simulator too (lanes are CDMA units modulo the
+ * platform's, so it takes what lane 0 takes). */
+static void test_lane_limit(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("g5-lanes-XXXXXX", NULL);
+	g_autofree char *a = g_build_filename(dir, "a.sched", NULL);
+	g_autofree char *b = g_build_filename(dir, "b.sched", NULL);
+	g_autofree char *text = NULL, *args = NULL;
+	char *out = NULL, *err = NULL, *out_b = NULL;
+	GString *g = g_string_new(NULL);
+
+	args = g_strdup_printf("schedule -c allreduce -a ring -n 4 -o %s", a);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_free(out);
+	g_free(err);
+	g_assert_true(g_file_get_contents(a, &text, NULL, NULL));
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+	for (int i = 0; lines[i] && *lines[i]; i++) {
+		g_auto(GStrv) t = g_strsplit(lines[i], " ", -1);
+
+		if (!strcmp(t[0], "lanes")) {
+			g_string_append(g, "lanes 256\n");
+			continue;
+		}
+		if (!strcmp(t[0], "op")) {
+			g_free(t[4]);
+			t[4] = g_strdup("255");
+		}
+		g_autofree char *l = g_strjoinv(" ", t);
+
+		g_string_append_printf(g, "%s\n", l);
+	}
+	g_assert_true(g_file_set_contents(b, g->str, -1, NULL));
+	g_string_free(g, TRUE);
+	g_free(args);
+	args = g_strdup_printf("verify --schedule %s", b);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_free(out);
+	g_free(err);
+	g_free(args);
+	args = g_strdup_printf("sim --json --size 1MiB --schedule %s", a);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_free(err);
+	g_free(args);
+	args = g_strdup_printf("sim --json --size 1MiB --schedule %s", b);
+	g_assert_cmpint(g5(args, &out_b, &err), ==, 0);
+	g_free(err);
+	/* the same latency */
+	const char *la = strstr(out, "\"latency_us\""), *lb = strstr(out_b, "\"latency_us\"");
+
+	g_assert_nonnull(la);
+	g_assert_nonnull(lb);
+	g_assert_cmpint(strncmp(la, lb, 30), ==, 0);
+	g_free(out);
+	g_free(out_b);
+	g_unlink(a);
+	g_unlink(b);
+	g_rmdir(dir);
 }
 
 static double run_job(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
@@ -672,6 +792,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
+	g_test_add_func("/sim/limits/ranks", test_rank_limit);
+	g_test_add_func("/sim/limits/lanes", test_lane_limit);
 	g_test_add_func("/sim/cli/version", test_cli_version);
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);
 	g_test_add_func("/sim/nccl/protocol-pick", test_nccl_protocol_pick);

@@ -96,7 +96,7 @@ static void test_times(void)
 		{ "0.0004ns", 0 }, { "0.0005ns", 1 },         { "26.5us", 26500000 },
 		{ "0us", 0 },
 	};
-	static const char *const bad[] = { "", "2", "2 sec", "us", "-1us", "2US", "1e3ps" };
+	static const char *const bad[] = { "", "2", "2 sec", "us", "-1us", "1e3ps" };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
 		uint64_t v = 7;
@@ -111,6 +111,32 @@ static void test_times(void)
 
 		g_assert_false(units_parse_time(bad[i], &v, &e));
 		g_assert_cmpstr(e->message, ==, want);
+		g_error_free(e);
+	}
+}
+
+/* A unit in the wrong case is refused with the spelling meant, in every
+ * parser (flags and files read sizes, rates and times through these). */
+static void test_unit_case(void)
+{
+	static const struct {
+		bool (*parse)(const char *, uint64_t *, GError **);
+		const char *text, *msg;
+	} cases[] = {
+		{ units_parse_size, "64mib", "must be a size such as 64MiB, got '64mib' (did you mean '64MiB'?)" },
+		{ units_parse_size, "1kib", "must be a size such as 64MiB, got '1kib' (did you mean '1KiB'?)" },
+		{ units_parse_size, "2.5 gib", "must be a size such as 64MiB, got '2.5 gib' (did you mean '2.5 GiB'?)" },
+		{ units_parse_bw, "450gb/s", "must be a bandwidth such as 450GB/s, got '450gb/s' (did you mean '450GB/s'?)" },
+		{ units_parse_time, "2US", "must be a time such as 2us, got '2US' (did you mean '2us'?)" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		GError *e = NULL;
+		uint64_t v = 0;
+
+		g_assert_false(cases[i].parse(cases[i].text, &v, &e));
+		g_assert_error(e, UNITS_ERROR, UNITS_ERROR_PARSE);
+		g_assert_cmpstr(e->message, ==, cases[i].msg);
 		g_error_free(e);
 	}
 }
@@ -222,6 +248,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/util/units/sizes", test_sizes);
 	g_test_add_func("/util/units/bandwidths", test_bandwidths);
 	g_test_add_func("/util/units/times", test_times);
+	g_test_add_func("/util/units/wrong-case", test_unit_case);
 	g_test_add_func("/util/units/format-size", test_format_size);
 	g_test_add_func("/util/weights/list", test_weights_list);
 	g_test_add_func("/util/weights/dist", test_weights_dist);
