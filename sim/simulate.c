@@ -2,6 +2,8 @@
  * engine, then metrics. */
 #include "sim/simulate.h"
 
+G_DEFINE_QUARK(g5-simulate-error-quark, simulate_error)
+
 struct tracer {
 	GArray *busy;       /* of struct chan_busy */
 	GArray *open;       /* per channel: index into busy of its last interval, or -1 */
@@ -87,7 +89,7 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 
 	memset(out, 0, sizeof(*out));
 	if (job->elem_bytes == 0 || job->bytes % job->elem_bytes) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_SIZE,
 			    "size %" G_GUINT64_FORMAT " is not a multiple of the element size %u",
 			    job->bytes, job->elem_bytes);
 		return false;
@@ -139,7 +141,7 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 		run_pl.fabric.node.eject_bytes_per_s = cap_min(pl->fabric.node.eject_bytes_per_s, wire);
 	}
 	if (s->nranks != pl->fabric.nranks) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_RANKS,
 			    "the schedule has %d ranks but the platform %d", s->nranks,
 			    pl->fabric.nranks);
 		goto out;

@@ -36,6 +36,15 @@ struct sim_job {
  * "nccl"; any other algorithm runs Simple). */
 #define SIM_PROTO_AUTO (-1)
 
+/* Error domain of simulate (besides the layers' own: ALGO_ERROR, LINK_ERROR,
+ * PAXI_ERROR, RUNNER_ERROR pass through). */
+#define SIMULATE_ERROR (simulate_error_quark())
+GQuark simulate_error_quark(void);
+enum simulate_error_code {
+	SIMULATE_ERROR_SIZE,  /* not a whole number of elements */
+	SIMULATE_ERROR_RANKS, /* schedule and platform disagree on the rank count */
+};
+
 /* A busy interval of a channel (transmissions closer than 1 ns merged). */
 struct chan_busy {
 	int chan;

@@ -10,6 +10,8 @@
  * reducer is busy are batched. */
 #include "sim/algos/runner.h"
 
+G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
+
 enum { RUN_KICK = 1 };
 
 struct run_op {
@@ -460,7 +462,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	G_STATIC_ASSERT(SCHED_MAX_RANKS <= 1 << 16 && SCHED_MAX_LANES <= 1 << 8);
 	g_assert(s->nranks <= SCHED_MAX_RANKS && r.nlanes <= SCHED_MAX_LANES);
 	if (s->nunits == 0) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 			    "schedule has no units to run");
 		return false;
 	}
@@ -543,7 +545,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			struct run_op *snd = g_hash_table_lookup(sends, &key);
 
 			if (!snd || !snd->out) {
-				g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
 					    rank, i, op->recv_peer, op->lane);
 				goto out;
@@ -562,7 +564,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 		g_hash_table_iter_next(&it, &k, &v);
 		struct run_op *o = v;
 
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 			    "rank %d op %u sends to rank %d on lane %u, which never receives it",
 			    o->rank, o->idx, o->op->send_peer, o->op->lane);
 		goto out;
@@ -573,7 +575,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	sim_schedule(sim, overhead_ps, &r.c, RUN_KICK);
 	sim_run(sim, SIM_TIME_MAX, UINT64_MAX);
 	if (r.left) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_DEADLOCK,
 			    "schedule deadlocked: %" G_GUINT64_FORMAT " ops never completed", r.left);
 		goto out;
 	}

@@ -170,8 +170,9 @@ void paxi_free(struct paxi *x);
 
 /* A transaction of `bytes` from src to dst, issued by CDMA unit `unit` of src
  * (taken modulo the platform's units). Nothing happens until the source
- * starts it; the destination may post before or after. Owned by the paxi;
- * freed when both sides are done with it (sent and all usable delivered). */
+ * starts it; the destination may post before or after. Owned by the paxi:
+ * it stays valid (paxi_txn_times, paxi_txn_user) after both sides are done
+ * with it, until paxi_free frees every transaction. */
 struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
 			      uint32_t unit, uint64_t bytes, const struct paxi_txn_ops *ops,
 			      void *src_user, void *dst_user);

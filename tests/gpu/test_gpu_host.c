@@ -25,6 +25,7 @@
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule.h"
 #include "sim/algos/schedule_file.h"
+#include "sim/platform.h"
 
 #include "gpu/core/data.c"
 #include "gpu/core/host.c"
@@ -251,6 +252,24 @@ static void test_bounded_slots(void)
 				g_assert_cmpint(wrong, ==, 0);
 			}
 			gx_sched_free(s);
+		}
+}
+
+/* The bus bandwidth factor the executor reports and the one the simulator
+ * reports are nccl-tests' (DESIGN.md "Sizes and metrics"), for every
+ * collective and N. */
+static void test_busbw_factor(void)
+{
+	for (unsigned c = COLL_ALLREDUCE; c <= COLL_ALLGATHERV; c <<= 1)
+		for (int n = 2; n <= 64; n++) {
+			double want = c == COLL_ALLREDUCE ? 2.0 * (n - 1) / n
+				      : c == COLL_ALLGATHER || c == COLL_ALLGATHERV ||
+						c == COLL_REDUCESCATTER || c == COLL_ALLTOALL
+					      ? (double)(n - 1) / n
+					      : 1.0;
+
+			g_assert_cmpfloat(gx_busbw_factor((enum gx_coll)c, n), ==, want);
+			g_assert_cmpfloat(platform_busbw_factor((enum coll)c, n), ==, want);
 		}
 }
 
@@ -595,5 +614,6 @@ int main(int argc, char **argv)
 			g_free(path);
 		}
 	g_test_add_func("/gpu/host/g5-files", test_g5_files);
+	g_test_add_func("/gpu/host/busbw-factor", test_busbw_factor);
 	return g_test_run();
 }

@@ -647,6 +647,7 @@ static void check_rejects(const struct fabric_config *cfg, const char *msg)
 
 	g_assert_null(f);
 	g_assert_nonnull(err);
+	g_assert_true(err->domain == LINK_ERROR);
 	if (!strstr(err->message, msg))
 		g_error("error '%s' does not say '%s'", err->message, msg);
 	sim_free(s);

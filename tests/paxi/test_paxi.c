@@ -366,6 +366,28 @@ static void test_reduce_per_unit(void)
 	}
 }
 
+/* paxi_new refuses a parameter out of range in its own error domain, with
+ * the limit the platform key table uses. */
+static void test_params_refused(void)
+{
+	struct rig r;
+	GError *err = NULL;
+
+	rig_init(&r);
+	r.pp.cdma_units = PAXI_MAX_CDMA_UNITS + 1;
+	r.s = sim_new(1);
+	r.f = fabric_new(r.s, &r.fc, &err);
+	g_assert_no_error(err);
+	g_assert_null(paxi_new(r.s, r.f, &r.pp, &err));
+	g_assert_error(err, PAXI_ERROR, PAXI_ERROR_PARAMS);
+	g_assert_cmpstr(err->message, ==, "'cdma_units' must be in 1..64, got 65");
+	g_clear_error(&err);
+	r.pp.cdma_units = PAXI_MAX_CDMA_UNITS;
+	r.x = paxi_new(r.s, r.f, &r.pp, &err);
+	g_assert_no_error(err);
+	rig_close(&r);
+}
+
 /* Data supplied in partial increments (a fused op forwards what it has so
  * far): each increment goes out as one message once supplied; nothing beyond
  * what was supplied is ever usable; a Transfer's increments are usable as
@@ -432,6 +454,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/paxi/transfer/lone-sum-of-parts", test_lone_transfer);
 	g_test_add_func("/paxi/sendrecv/lone-sum-of-parts", test_lone_sendrecv);
 	g_test_add_func("/paxi/supply/partial-increments", test_partial_supply);
+	g_test_add_func("/paxi/params/refused", test_params_refused);
 	g_test_add_func("/paxi/cdma/slots-and-setup", test_slots_and_setup);
 	g_test_add_func("/paxi/reduce/queue-per-node", test_reduce_queue);
 	g_test_add_func("/paxi/reduce/per-unit", test_reduce_per_unit);

@@ -177,6 +177,7 @@ static void test_weights_list(void)
 
 	g_assert_false(weights_parse_list("1,2", 4, &w, &e));
 	g_assert_null(w);
+	g_assert_error(e, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE);
 	g_assert_cmpstr(e->message, ==, "needs 4 comma-separated numbers, one per rank, got 2");
 	g_clear_error(&e);
 	g_assert_false(weights_parse_list("1,2,x,4", 4, &w, &e));
