@@ -98,7 +98,7 @@ static bool parse_sizes(const char *text, GArray *out, GError **error)
 	return true;
 }
 
-static void print_verbose(const struct sim_outcome *r, const struct platform *pl)
+static void print_verbose(const struct simulate_outcome *r, const struct platform *pl)
 {
 	printf("  per rank and step (us from the call):\n");
 	for (guint i = 0; i < r->run.steps->len; i++) {
@@ -180,7 +180,7 @@ int cmd_sim(int argc, char **argv)
 	int rc = 2;
 	struct sched *file_sched = NULL;
 	GArray *sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	struct sim_job job = { 0 };
+	struct simulate_job job = { 0 };
 	uint64_t *weights = NULL;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
@@ -217,7 +217,7 @@ int cmd_sim(int argc, char **argv)
 		cli_usage_error(argv[0], "--mode must be single or mpi, got '%s'", o.mode);
 		goto out;
 	}
-	job.proto = SIM_PROTO_AUTO;
+	job.proto = SIMULATE_PROTO_AUTO;
 	if (o.proto && strcmp(o.proto, "auto")) {
 		enum paxi_proto pp;
 
@@ -347,7 +347,7 @@ int cmd_sim(int argc, char **argv)
 		printf("# %-13s %-9s %5s %10s %12s %10s %10s %12s %10s %9s\n", "collective", "algo", "ranks",
 		       "bytes", "latency_us", "algbw", "busbw", "theory_us", "events", "wall_s");
 	for (guint i = 0; i < sizes->len; i++) {
-		struct sim_outcome r;
+		struct simulate_outcome r;
 
 		job.bytes = g_array_index(sizes, uint64_t, i);
 		if (!simulate(&job, &r, &err)) {
@@ -383,7 +383,7 @@ int cmd_sim(int argc, char **argv)
 			       r.algbw_gbps, r.busbw_gbps, r.theory_us, r.events, r.wall_s);
 		if (o.verbose)
 			print_verbose(&r, &pl);
-		if (o.trace && !sim_trace_write(&r, coll_name(job.coll), algo, o.trace, &err)) {
+		if (o.trace && !simulate_trace_write(&r, coll_name(job.coll), algo, o.trace, &err)) {
 			fprintf(stderr, "%s: cannot write '%s': %s\n", argv[0], o.trace, err->message);
 			g_clear_error(&err);
 			rc = 1;
@@ -394,7 +394,7 @@ int cmd_sim(int argc, char **argv)
 				printf(" %s %.3f%s", bd_cause_name(c), (double)r.run.breakdown[c] / 1e6,
 				       c + 1 < BD_NCAUSES ? "," : "\n");
 		}
-		sim_outcome_clear(&r);
+		simulate_outcome_clear(&r);
 	}
 	goto out;
 usage:

@@ -42,42 +42,42 @@ static uint64_t cap_min(uint64_t a, uint64_t b)
 	return !a ? b : !b ? a : MIN(a, b);
 }
 
-static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
-			   struct sim_outcome *out, GError **error);
+static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto,
+			   struct simulate_outcome *out, GError **error);
 
-bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error)
+bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GError **error)
 {
 	bool nccl = job->algo && !job->schedule && !strcmp(job->algo, "nccl");
 
-	if (job->proto != SIM_PROTO_AUTO || !nccl)
-		return simulate_proto(job, job->proto == SIM_PROTO_AUTO ? PAXI_PROTO_SIMPLE
+	if (job->proto != SIMULATE_PROTO_AUTO || !nccl)
+		return simulate_proto(job, job->proto == SIMULATE_PROTO_AUTO ? PAXI_PROTO_SIMPLE
 								   : (enum paxi_proto)job->proto,
 				      out, error);
 	/* NCCL's pick: the least time; ties go to the first of simple, ll, ll128 */
 	bool have = false;
 
 	for (int p = 0; p < PAXI_NPROTOS; p++) {
-		struct sim_outcome o;
+		struct simulate_outcome o;
 
 		if (!simulate_proto(job, (enum paxi_proto)p, &o, error)) {
 			if (have)
-				sim_outcome_clear(out);
+				simulate_outcome_clear(out);
 			return false;
 		}
 		if (!have || o.run.latency_ps < out->run.latency_ps) {
 			if (have)
-				sim_outcome_clear(out);
+				simulate_outcome_clear(out);
 			*out = o;
 			have = true;
 		} else {
-			sim_outcome_clear(&o);
+			simulate_outcome_clear(&o);
 		}
 	}
 	return true;
 }
 
-static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
-			   struct sim_outcome *out, GError **error)
+static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto,
+			   struct simulate_outcome *out, GError **error)
 {
 	struct platform run_pl = *job->plat; /* shallow: only scalars change */
 	const struct platform *pl = &run_pl;
@@ -204,7 +204,7 @@ out:
 	return ok;
 }
 
-void sim_outcome_clear(struct sim_outcome *out)
+void simulate_outcome_clear(struct simulate_outcome *out)
 {
 	runner_result_clear(&out->run);
 	if (out->channels)
@@ -215,8 +215,8 @@ void sim_outcome_clear(struct sim_outcome *out)
 	out->busy = NULL;
 }
 
-bool sim_trace_write(const struct sim_outcome *out, const char *collective, const char *algo,
-		     const char *path, GError **error)
+bool simulate_trace_write(const struct simulate_outcome *out, const char *collective,
+			  const char *algo, const char *path, GError **error)
 {
 	GString *j = g_string_new("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
 	int maxrank = -1;

@@ -9,9 +9,9 @@
 #include "sim/simulate.h"
 
 static bool run(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
-		uint32_t nchunks, struct sim_outcome *out)
+		uint32_t nchunks, struct simulate_outcome *out)
 {
-	struct sim_job job = {
+	struct simulate_job job = {
 		.plat = pl, .coll = c, .algo = algo, .bytes = bytes, .elem_bytes = 4,
 		.params = { .nchunks = nchunks, .peer = 1 }, .seed = 1,
 	};
@@ -27,7 +27,7 @@ static void test_seed_ring_512m(void)
 	/* Ring reaches at least 90 % of the link in busbw at 512 MiB and beats
 	 * HD and the double binary tree. */
 	struct platform pl;
-	struct sim_outcome ring, hd, tree;
+	struct simulate_outcome ring, hd, tree;
 
 	platform_init_default(&pl);
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 512ull << 20, 1, &ring));
@@ -38,9 +38,9 @@ static void test_seed_ring_512m(void)
 	g_assert_cmpfloat(ring.latency_us, <, hd.latency_us);
 	g_assert_cmpfloat(ring.latency_us, <, tree.latency_us);
 	g_assert_cmpuint(ring.steps, ==, 14);
-	sim_outcome_clear(&ring);
-	sim_outcome_clear(&hd);
-	sim_outcome_clear(&tree);
+	simulate_outcome_clear(&ring);
+	simulate_outcome_clear(&hd);
+	simulate_outcome_clear(&tree);
 	platform_release(&pl);
 }
 
@@ -53,12 +53,12 @@ static void test_small_size_floor(void)
 
 	platform_init_default(&pl);
 	for (size_t i = 0; i < G_N_ELEMENTS(algos); i++) {
-		struct sim_outcome r;
+		struct simulate_outcome r;
 
 		g_assert_true(run(&pl, COLL_ALLREDUCE, algos[i], 1024, 1, &r));
 		g_assert_cmpfloat(r.latency_us, >, 26.0);
 		g_assert_cmpfloat(r.latency_us, <, 26.0 + 60.0);
-		sim_outcome_clear(&r);
+		simulate_outcome_clear(&r);
 	}
 	platform_release(&pl);
 }
@@ -68,7 +68,7 @@ static void test_ring2p_both_directions(void)
 	/* The 2-port ring keeps the clockwise and counter-clockwise channels of
 	 * every rank busy at the same time; the 1-port ring uses one direction. */
 	struct platform pl;
-	struct sim_outcome r1, r2;
+	struct simulate_outcome r1, r2;
 	int n;
 
 	platform_init_default(&pl);
@@ -92,15 +92,15 @@ static void test_ring2p_both_directions(void)
 	}
 	/* two directions at once: clearly faster than one */
 	g_assert_cmpfloat(r2.latency_us, <, 0.75 * r1.latency_us);
-	sim_outcome_clear(&r1);
-	sim_outcome_clear(&r2);
+	simulate_outcome_clear(&r1);
+	simulate_outcome_clear(&r2);
 	platform_release(&pl);
 }
 
 static void test_determinism(void)
 {
 	struct platform pl;
-	struct sim_outcome a, b;
+	struct simulate_outcome a, b;
 
 	platform_init_default(&pl);
 	pl.fabric.link.error_rate = 1e-3;
@@ -114,8 +114,8 @@ static void test_determinism(void)
 			       a.channels->len * sizeof(struct channel_stats)), ==, 0);
 	g_assert_cmpint(memcmp(a.run.steps->data, b.run.steps->data,
 			       a.run.steps->len * sizeof(struct runner_step)), ==, 0);
-	sim_outcome_clear(&a);
-	sim_outcome_clear(&b);
+	simulate_outcome_clear(&a);
+	simulate_outcome_clear(&b);
 	platform_release(&pl);
 }
 
@@ -123,7 +123,7 @@ static void test_metrics(void)
 {
 	/* busbw = algbw x 2(n-1)/n for AllReduce; algbw = bytes / latency. */
 	struct platform pl;
-	struct sim_outcome r;
+	struct simulate_outcome r;
 
 	platform_init_default(&pl);
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 64ull << 20, 1, &r));
@@ -133,7 +133,7 @@ static void test_metrics(void)
 	double theory = 26.0 + 14 * 2.0 + 1.75 * (64.0 * 1048576) / 450e9 * 1e6;
 
 	g_assert_cmpfloat(fabs(r.theory_us - theory), <, 1e-6);
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	platform_release(&pl);
 }
 
@@ -150,7 +150,7 @@ static void test_cross_primitive(void)
 	platform_init_default(&pl);
 	for (size_t i = 0; i < G_N_ELEMENTS(algos); i++)
 		for (size_t k = 0; k < G_N_ELEMENTS(sizes); k++) {
-			struct sim_outcome ag, rs;
+			struct simulate_outcome ag, rs;
 
 			pl.paxi.reduce_bytes_per_s = i == 0 ? 500000000000ull : 0;
 			g_assert_true(run(&pl, COLL_ALLGATHER, algos[i], sizes[k], 1, &ag));
@@ -158,24 +158,24 @@ static void test_cross_primitive(void)
 			if (fabs(ag.latency_us / rs.latency_us - 1.0) > 0.02)
 				g_error("%s at %" G_GUINT64_FORMAT ": allgather %.3f us, reducescatter %.3f us",
 					algos[i], sizes[k], ag.latency_us, rs.latency_us);
-			sim_outcome_clear(&ag);
-			sim_outcome_clear(&rs);
+			simulate_outcome_clear(&ag);
+			simulate_outcome_clear(&rs);
 		}
 	platform_release(&pl);
 
-	struct sim_outcome ar, ag;
+	struct simulate_outcome ar, ag;
 
 	platform_init_default(&pl);
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 512ull << 20, 1, &ar));
 	g_assert_true(run(&pl, COLL_ALLGATHER, "ring", 512ull << 20, 1, &ag));
 	g_assert_cmpfloat(ar.latency_us / ag.latency_us, >=, 1.8);
 	g_assert_cmpfloat(ar.latency_us / ag.latency_us, <=, 2.2);
-	sim_outcome_clear(&ar);
-	sim_outcome_clear(&ag);
+	simulate_outcome_clear(&ar);
+	simulate_outcome_clear(&ag);
 	platform_release(&pl);
 }
 
-static sim_time_t bd_sum(const struct sim_outcome *r)
+static sim_time_t bd_sum(const struct simulate_outcome *r)
 {
 	sim_time_t sum = 0;
 
@@ -199,7 +199,7 @@ static void test_breakdown_sums(void)
 			if (!(all[i]->collectives & c))
 				continue;
 			for (size_t k = 0; k < G_N_ELEMENTS(sizes); k++) {
-				struct sim_outcome r;
+				struct simulate_outcome r;
 
 				g_assert_true(run(&pl, (enum coll)c, all[i]->name, sizes[k], 1, &r));
 				if (bd_sum(&r) != r.run.latency_ps)
@@ -207,7 +207,7 @@ static void test_breakdown_sums(void)
 						" ps, latency is %" G_GUINT64_FORMAT " ps", coll_name(c), all[i]->name,
 						sizes[k], bd_sum(&r), r.run.latency_ps);
 				g_assert_cmpuint(r.run.breakdown[BD_OVERHEAD], ==, SIM_US(26));
-				sim_outcome_clear(&r);
+				simulate_outcome_clear(&r);
 				checked++;
 			}
 		}
@@ -218,41 +218,41 @@ static void test_breakdown_sums(void)
 static void test_breakdown_causes(void)
 {
 	struct platform pl;
-	struct sim_outcome r;
+	struct simulate_outcome r;
 
 	platform_init_default(&pl);
 	/* large ring: the bandwidth term, i.e. serialisation, dominates */
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 512ull << 20, 1, &r));
 	g_assert_cmpuint(r.run.breakdown[BD_SERIAL], >, 0.9 * (r.run.latency_ps - SIM_US(26)));
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	/* small: the software overhead is the largest part */
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 1024, 1, &r));
 	for (int c = 1; c < BD_NCAUSES; c++)
 		g_assert_cmpuint(r.run.breakdown[c], <, r.run.breakdown[BD_OVERHEAD]);
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	/* Send/Recv steps pay handshakes; Transfer rings hide most of them */
-	struct sim_outcome sr, tr;
+	struct simulate_outcome sr, tr;
 
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "sendrecv", 64 << 10, 1, &sr));
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 64 << 10, 1, &tr));
 	g_assert_cmpuint(sr.run.breakdown[BD_HANDSHAKE], >, 0);
-	sim_outcome_clear(&sr);
-	sim_outcome_clear(&tr);
+	simulate_outcome_clear(&sr);
+	simulate_outcome_clear(&tr);
 	/* packet errors show up as retransmission */
 	pl.fabric.link.error_rate = 0.02;
 	pl.fabric.switch_link = pl.fabric.link;
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 4 << 20, 1, &r));
 	g_assert_cmpuint(r.run.breakdown[BD_RETRANSMIT], >, 0);
 	g_assert_cmpuint(bd_sum(&r), ==, r.run.latency_ps);
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	platform_release(&pl);
 }
 
 static void test_trace(void)
 {
 	struct platform pl;
-	struct sim_outcome r;
-	struct sim_job job = {
+	struct simulate_outcome r;
+	struct simulate_job job = {
 		.plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring2p", .bytes = 1 << 20, .elem_bytes = 4,
 		.params = { .nchunks = 2, .peer = 1 }, .seed = 1, .trace = true,
 	};
@@ -264,7 +264,7 @@ static void test_trace(void)
 	platform_init_default(&pl);
 	g_assert_true(simulate(&job, &r, &err));
 	g_assert_no_error(err);
-	g_assert_true(sim_trace_write(&r, "allreduce", "ring2p", path, &err));
+	g_assert_true(simulate_trace_write(&r, "allreduce", "ring2p", path, &err));
 	g_assert_no_error(err);
 	g_assert_true(g_file_get_contents(path, &text, NULL, &err));
 	g_assert_true(g_str_has_prefix(text, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": ["));
@@ -299,7 +299,7 @@ static void test_trace(void)
 		g_assert_cmpuint(covered, >=, st->busy_ps);
 		g_assert_cmpuint(covered, <=, st->busy_ps + n * SIM_NS(1));
 	}
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	platform_release(&pl);
 	g_unlink(path);
 	g_rmdir(dir);
@@ -554,11 +554,11 @@ static void test_lane_limit(void)
 static double run_job(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
 		      enum run_mode mode, int proto, enum paxi_proto *ran)
 {
-	struct sim_job job = {
+	struct simulate_job job = {
 		.plat = pl, .coll = c, .algo = algo, .bytes = bytes, .elem_bytes = 4,
 		.params = { .nchunks = 1, .peer = 1 }, .seed = 1, .mode = mode, .proto = proto,
 	};
-	struct sim_outcome o;
+	struct simulate_outcome o;
 	GError *err = NULL;
 
 	g_assert_true(simulate(&job, &o, &err));
@@ -567,7 +567,7 @@ static double run_job(const struct platform *pl, enum coll c, const char *algo, 
 
 	if (ran)
 		*ran = o.proto;
-	sim_outcome_clear(&o);
+	simulate_outcome_clear(&o);
 	return us;
 }
 
@@ -600,7 +600,7 @@ static void test_nccl_protocol_pick(void)
 			}
 		}
 		double a = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE,
-				   SIM_PROTO_AUTO, &ran);
+				   SIMULATE_PROTO_AUTO, &ran);
 
 		g_assert_cmpfloat(a, ==, best);
 		g_assert_cmpint(ran, ==, want);
@@ -666,18 +666,18 @@ static void test_receive_costs(void)
 	double served = run_job(&pl, COLL_P2P, "direct", 4096, MODE_SINGLE, PAXI_PROTO_SIMPLE, NULL);
 
 	g_assert_cmpfloat(served, ==, base);
-	struct sim_job job = {
+	struct simulate_job job = {
 		.plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring", .bytes = 4096, .elem_bytes = 4,
 		.params = { .nchunks = 4 }, .seed = 1, .proto = PAXI_PROTO_SIMPLE,
 	};
-	struct sim_outcome o;
+	struct simulate_outcome o;
 	double ring[2];
 
 	for (int v = 0; v < 2; v++) {
 		pl.paxi.setup_recv = (uint32_t)v;
 		g_assert_true(simulate(&job, &o, NULL));
 		ring[v] = o.latency_us;
-		sim_outcome_clear(&o);
+		simulate_outcome_clear(&o);
 	}
 	g_assert_cmpfloat(ring[1] - ring[0], >=, (double)pl.paxi.setup_ps / 1e6);
 	pl.paxi.setup_recv = 0;
@@ -715,16 +715,16 @@ static void test_copy_in(void)
 		double t[2];
 
 		for (int ip = 0; ip < 2; ip++) {
-			struct sim_job job = {
+			struct simulate_job job = {
 				.plat = &pl, .coll = cases[i].c, .algo = cases[i].algo, .bytes = B,
 				.elem_bytes = 4, .params = { .nchunks = 1 }, .seed = 1,
 				.proto = PAXI_PROTO_SIMPLE, .inplace = ip,
 			};
-			struct sim_outcome o;
+			struct simulate_outcome o;
 
 			g_assert_true(simulate(&job, &o, NULL));
 			t[ip] = o.latency_us;
-			sim_outcome_clear(&o);
+			simulate_outcome_clear(&o);
 		}
 		double want = cases[i].extra ? (double)pl.overhead_ps / 1e6 +
 						       (double)B / (double)paxi_copy_rate(&pl.paxi) * 1e6

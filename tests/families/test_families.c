@@ -607,28 +607,28 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		char *path = g_strdup_printf("/algos2/verify/%s/%s", coll_name(cases[i].coll),
+		char *path = g_strdup_printf("/families/verify/%s/%s", coll_name(cases[i].coll),
 					     cases[i].name);
 
 		g_test_add_data_func(path, &cases[i], test_all);
 		g_free(path);
 		if (cases[i].coll & (COLL_BROADCAST | COLL_REDUCE | COLL_P2P)) {
-			path = g_strdup_printf("/algos2/roots/%s/%s", coll_name(cases[i].coll),
+			path = g_strdup_printf("/families/roots/%s/%s", coll_name(cases[i].coll),
 					       cases[i].name);
 			g_test_add_data_func(path, &cases[i], test_roots);
 			g_free(path);
 		}
 	}
-	g_test_add_func("/algos2/paxi/override", test_paxi_override);
-	g_test_add_func("/algos2/reject/pow2", test_pow2_rejected);
-	g_test_add_func("/algos2/reject/params", test_bad_params);
-	g_test_add_func("/algos2/reject/root-peer", test_bad_root_peer);
-	g_test_add_func("/algos2/p2p/shape", test_p2p_shape);
-	g_test_add_func("/algos2/allgatherv/weights", test_agv_weights);
-	g_test_add_func("/algos2/theory", test_theory);
-	g_test_add_func("/algos2/dbtree/trees", test_dbtree_trees);
-	g_test_add_func("/algos2/alltoall/ring2p-links", test_ring2p_a2a_links);
-	g_test_add_func("/algos2/registry", test_registry);
-	g_test_add_func("/algos2/control/broken-refused", test_broken_refused);
+	g_test_add_func("/families/paxi/override", test_paxi_override);
+	g_test_add_func("/families/reject/pow2", test_pow2_rejected);
+	g_test_add_func("/families/reject/params", test_bad_params);
+	g_test_add_func("/families/reject/root-peer", test_bad_root_peer);
+	g_test_add_func("/families/p2p/shape", test_p2p_shape);
+	g_test_add_func("/families/allgatherv/weights", test_agv_weights);
+	g_test_add_func("/families/theory", test_theory);
+	g_test_add_func("/families/dbtree/trees", test_dbtree_trees);
+	g_test_add_func("/families/alltoall/ring2p-links", test_ring2p_a2a_links);
+	g_test_add_func("/families/registry", test_registry);
+	g_test_add_func("/families/control/broken-refused", test_broken_refused);
 	return g_test_run();
 }
