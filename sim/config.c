@@ -29,20 +29,17 @@ const char *dtype_name(enum dtype d)
 
 uint32_t dtype_elem_bytes(enum dtype d)
 {
-	return d == DTYPE_FP32 ? 4 : 2;
+	return ir_dtype_size(d);
 }
-
-/* Each dtype's other spelling: nccl-tests' (its -d option and its logs). */
-static const char *const dtype_nccl[] = { "float", "half", "bfloat16" };
 
 bool dtype_parse(const char *name, enum dtype *out)
 {
-	for (int d = DTYPE_FP32; d <= DTYPE_BF16; d++)
-		if (!strcmp(dtype_name((enum dtype)d), name) || !strcmp(dtype_nccl[d], name)) {
-			*out = (enum dtype)d;
-			return true;
-		}
-	return false;
+	enum ir_dtype d;
+
+	if (!ir_dtype_parse(name, &d))
+		return false;
+	*out = (enum dtype)d;
+	return true;
 }
 
 static void sweep_free(gpointer p)

@@ -90,14 +90,15 @@ void config_platform_copy(struct platform *dst, const struct platform *src);
 /* ---- Experiment files. ---- */
 
 enum dtype {
-	DTYPE_FP32,
-	DTYPE_FP16,
-	DTYPE_BF16,
+	DTYPE_FP32 = IR_DTYPE_FP32,
+	DTYPE_FP16 = IR_DTYPE_FP16,
+	DTYPE_BF16 = IR_DTYPE_BF16,
 };
 const char *dtype_name(enum dtype d);
-/* The one dtype parser (files, flags, measured logs): "fp32" or "float",
- * "fp16" or "half", "bf16" or "bfloat16" (nccl-tests' spelling). False for
- * anything else; DTYPE_KNOWN lists them for messages. */
+/* The one dtype parser (ir_dtype_parse: files, flags, measured logs and the
+ * executor): "fp32" or "float", "fp16" or "half", "bf16" or "bfloat16"
+ * (nccl-tests' spelling; also float32, float16). False for anything else;
+ * DTYPE_KNOWN lists them for messages. */
 bool dtype_parse(const char *name, enum dtype *out);
 #define DTYPE_KNOWN "fp32 (float), fp16 (half), bf16 (bfloat16)"
 /* Element size in bytes: 4 for fp32, 2 for fp16 and bf16. The reducer works

@@ -168,25 +168,17 @@ const char *gx_dtype_name(enum gx_dtype d)
 
 bool gx_dtype_parse(const char *name, enum gx_dtype *out)
 {
-	for (int d = 0; d < GX_NDTYPES; d++)
-		if (!strcmp(gx_dtypes[d], name)) {
-			*out = (enum gx_dtype)d;
-			return true;
-		}
-	if (!strcmp(name, "fp32") || !strcmp(name, "float32"))
-		*out = GX_F32;
-	else if (!strcmp(name, "fp16") || !strcmp(name, "float16"))
-		*out = GX_F16;
-	else if (!strcmp(name, "bf16"))
-		*out = GX_BF16;
-	else
+	enum ir_dtype d;
+
+	if (!ir_dtype_parse(name, &d))
 		return false;
+	*out = (enum gx_dtype)d;
 	return true;
 }
 
 uint32_t gx_dtype_size(enum gx_dtype d)
 {
-	return d == GX_F32 ? 4 : 2;
+	return ir_dtype_size((int)d);
 }
 
 uint64_t gx_block_first(const struct gx_sched *s, uint64_t elems, uint32_t b)

@@ -89,6 +89,30 @@ bool ir_coll_parse(const char *name, enum coll *out)
 	return false;
 }
 
+static const struct {
+	const char *name;
+	enum ir_dtype d;
+} dtypes[] = {
+	{ "fp32", IR_DTYPE_FP32 }, { "float", IR_DTYPE_FP32 },    { "float32", IR_DTYPE_FP32 },
+	{ "fp16", IR_DTYPE_FP16 }, { "half", IR_DTYPE_FP16 },     { "float16", IR_DTYPE_FP16 },
+	{ "bf16", IR_DTYPE_BF16 }, { "bfloat16", IR_DTYPE_BF16 },
+};
+
+bool ir_dtype_parse(const char *name, enum ir_dtype *out)
+{
+	for (size_t i = 0; i < sizeof(dtypes) / sizeof(dtypes[0]); i++)
+		if (!strcmp(dtypes[i].name, name)) {
+			*out = dtypes[i].d;
+			return true;
+		}
+	return false;
+}
+
+uint32_t ir_dtype_size(int d)
+{
+	return d == IR_DTYPE_FP32 ? 4 : d == IR_DTYPE_FP16 || d == IR_DTYPE_BF16 ? 2 : 0;
+}
+
 void ir_block_range(enum coll c, uint32_t nblocks, const uint64_t *weights, uint64_t elems,
 		    uint32_t b, uint64_t *first, uint64_t *count)
 {

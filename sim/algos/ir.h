@@ -139,6 +139,14 @@ void ir_unit_range(enum coll c, uint32_t nblocks, uint32_t nchunks, const uint64
 void ir_windows(enum coll c, uint32_t nunits, uint32_t nchunks, int root, int peer, int r,
 		uint32_t w[4]);
 
+/* Element types. One parser for every reader (files, flags, measured logs,
+ * the executor's options): "fp32", "float" or "float32"; "fp16", "half" or
+ * "float16"; "bf16" or "bfloat16" (G5's names and nccl-tests'). */
+enum ir_dtype { IR_DTYPE_FP32, IR_DTYPE_FP16, IR_DTYPE_BF16, IR_NDTYPES };
+bool ir_dtype_parse(const char *name, enum ir_dtype *out);
+/* Bytes per element: 4, 2, 2; 0 for a value that is no dtype. */
+uint32_t ir_dtype_size(int d);
+
 /* nccl-tests' bus bandwidth factor (DESIGN.md "Sizes and metrics"):
  * AllReduce 2(n-1)/n; AllGather(V), ReduceScatter, AllToAll (n-1)/n;
  * Broadcast, Reduce, P2P 1. */

@@ -25,6 +25,7 @@
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule.h"
 #include "sim/algos/schedule_file.h"
+#include "sim/config.h"
 #include "sim/platform.h"
 
 #include "gpu/core/data.c"
@@ -271,6 +272,35 @@ static void test_busbw_factor(void)
 			g_assert_cmpfloat(gx_busbw_factor((enum gx_coll)c, n), ==, want);
 			g_assert_cmpfloat(platform_busbw_factor((enum coll)c, n), ==, want);
 		}
+}
+
+/* One dtype parser: the executor and the simulator read the same names
+ * (G5's and nccl-tests') as the same type and size, and refuse the same. */
+static void test_dtype_names(void)
+{
+	static const struct {
+		const char *name;
+		int d; /* -1: refused */
+	} cases[] = {
+		{ "fp32", GX_F32 }, { "float", GX_F32 },    { "float32", GX_F32 },
+		{ "fp16", GX_F16 }, { "half", GX_F16 },     { "float16", GX_F16 },
+		{ "bf16", GX_BF16 }, { "bfloat16", GX_BF16 }, { "fp8", -1 },
+		{ "double", -1 },   { "FP32", -1 },         { "", -1 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		enum gx_dtype g = GX_NDTYPES;
+		enum dtype d = DTYPE_BF16;
+		bool gok = gx_dtype_parse(cases[i].name, &g), sok = dtype_parse(cases[i].name, &d);
+
+		g_assert_cmpint(gok, ==, cases[i].d >= 0);
+		g_assert_cmpint(sok, ==, cases[i].d >= 0);
+		if (cases[i].d < 0)
+			continue;
+		g_assert_cmpint(g, ==, cases[i].d);
+		g_assert_cmpint(d, ==, cases[i].d);
+		g_assert_cmpuint(gx_dtype_size(g), ==, dtype_elem_bytes(d));
+	}
 }
 
 /* ---- the files g5 prints ---- */
@@ -615,5 +645,6 @@ int main(int argc, char **argv)
 		}
 	g_test_add_func("/gpu/host/g5-files", test_g5_files);
 	g_test_add_func("/gpu/host/busbw-factor", test_busbw_factor);
+	g_test_add_func("/gpu/host/dtype-names", test_dtype_names);
 	return g_test_run();
 }
