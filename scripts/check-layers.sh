@@ -11,4 +11,12 @@ if [ -n "$bad" ]; then
 	echo "a lower layer includes a higher one (core < link < paxi < algos < front end):" $bad
 	exit 1
 fi
-echo "layers: no upward include"
+# The schedule IR's plain-C core is compiled by gpu/ on hosts without GLib:
+# it includes only the C library and itself; gpu/ takes nothing else of sim/.
+ir=$(grep -h '#include' sim/algos/ir.[ch] | grep -v '#include <std\(bool\|int\)\.h>\|#include <string\.h>\|#include "sim/algos/ir\.h"')
+gpu=$(grep -rhn '#include "sim/' gpu | grep -v '#include "sim/algos/ir\.h"')
+if [ -n "$ir$gpu" ]; then
+	echo "sim/algos/ir.[ch] must be plain C, and gpu/ may include only it of sim/:" $ir $gpu
+	exit 1
+fi
+echo "layers: no upward include; the IR core is plain C"

@@ -2,6 +2,7 @@
  * parameter changed from the command line, or on a schedule file. Prints one
  * line per size (or one JSON object per line with --json); --verbose adds the
  * per-rank step times and the per-channel traffic. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,64 +14,67 @@
 #include "sim/util/weights.h"
 
 struct sim_opts {
-	char *topo, *dims, *link_bw, *link_lat, *packet, *header, *credits, *credit_ret;
+	char *topo, *ranks, *dims, *link_bw, *link_lat, *packet, *header, *credits, *credit_ret;
 	char *error_rate, *window, *timeout, *inject_bw, *eject_bw, *reduce_bw, *setup, *ctrl_proc;
-	char *slice, *overhead, *alpha, *beta, *collective, *algo, *size, *paxi, *dtype, *schedule;
+	char *slice, *cdma_units, *slots, *overhead, *alpha, *beta;
+	char *collective, *algo, *size, *paxi, *dtype, *schedule;
 	char *counts, *counts_dist, *platform, *mode, *proto;
 	char **set;
-	gint ranks, nchunks, root, peer, cdma_units, slots;
+	gint nchunks, root, peer;
 	gint64 seed;
 	gboolean json, verbose, breakdown;
 	char *trace;
 };
 
-static bool parse_u32(const char *flag, const char *text, uint32_t *out, GError **error)
-{
-	char *end;
-	guint64 v = g_ascii_strtoull(text, &end, 10);
-
-	if (!*text || *end || v > UINT32_MAX) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "%s must be a whole number, got '%s'", flag, text);
-		return false;
-	}
-	*out = (uint32_t)v;
-	return true;
-}
-
-#define WITH_FLAG(flag, call)                                                          \
-	do {                                                                           \
-		GError *e_ = NULL;                                                     \
-		if (!(call)) {                                                         \
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,   \
-				    "%s %s", flag, e_->message);                        \
-			g_error_free(e_);                                              \
-			return false;                                                  \
-		}                                                                      \
-	} while (0)
+/* The flags that stand for a platform key: they go through the key table
+ * (sim/config.c), with its grammar and its limits, in this order. */
+static const struct {
+	const char *flag, *key;
+	size_t off; /* of the char * in struct sim_opts */
+} platform_flags[] = {
+#define F(flag, key, field) { flag, key, offsetof(struct sim_opts, field) }
+	F("--topo", "topology.kind", topo),
+	F("--ranks", "topology.ranks", ranks),
+	F("--link-bw", "link.bandwidth", link_bw),
+	F("--link-lat", "link.latency", link_lat),
+	F("--packet", "link.packet", packet),
+	F("--header", "link.header", header),
+	F("--credits", "link.credits", credits),
+	F("--credit-return", "link.credit_return", credit_ret),
+	F("--error-rate", "link.error_rate", error_rate),
+	F("--window", "link.window", window),
+	F("--timeout", "link.timeout", timeout),
+	F("--inject-bw", "node.inject", inject_bw),
+	F("--eject-bw", "node.eject", eject_bw),
+	F("--reduce-bw", "paxi.reduce", reduce_bw),
+	F("--setup", "paxi.setup", setup),
+	F("--ctrl-proc", "paxi.ctrl_proc", ctrl_proc),
+	F("--slice", "paxi.slice", slice),
+	F("--cdma-units", "paxi.cdma_units", cdma_units),
+	F("--slots", "paxi.slots", slots),
+	F("--overhead", "overhead", overhead),
+	F("--alpha", "alpha", alpha),
+	F("--beta", "beta", beta),
+#undef F
+};
 
 /* Applies the flags that change the platform. */
 static bool apply_platform(const struct sim_opts *o, struct platform *pl, GError **error)
 {
-	struct link_params *l = &pl->fabric.link;
-	uint64_t v;
+	for (size_t i = 0; i < G_N_ELEMENTS(platform_flags); i++) {
+		const char *v = *(char *const *)((const char *)o + platform_flags[i].off);
 
-	if (o->topo && !platform_topo_parse(o->topo, &pl->fabric.kind, error))
-		return false;
-	if (o->ranks) {
-		if (o->ranks < 2 || o->ranks > 4096) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-				    "--ranks must be in 2..4096, got %d", o->ranks);
+		if (v && !config_platform_set_as(pl, platform_flags[i].key, platform_flags[i].flag, v,
+						 error))
 			return false;
-		}
-		pl->fabric.nranks = o->ranks;
 	}
 	if (o->dims) {
 		int a, b;
 		char extra;
 
-		if (sscanf(o->dims, "%dx%d%c", &a, &b, &extra) != 2 || a < 1 || b < 1) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		if (sscanf(o->dims, "%dx%d%c", &a, &b, &extra) != 2 || a < 1 || b < 1 ||
+		    a > LINK_MAX_RANKS || b > LINK_MAX_RANKS) {
+			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
 				    "--dims must look like 4x8, got '%s'", o->dims);
 			return false;
 		}
@@ -79,146 +83,22 @@ static bool apply_platform(const struct sim_opts *o, struct platform *pl, GError
 		if (!o->ranks)
 			pl->fabric.nranks = a * b;
 	}
-	if (o->link_bw)
-		WITH_FLAG("--link-bw", units_parse_bw(o->link_bw, &l->bw_bytes_per_s, &e_));
-	if (o->link_lat)
-		WITH_FLAG("--link-lat", units_parse_time(o->link_lat, &l->lat_ps, &e_));
-	if (o->packet) {
-		WITH_FLAG("--packet", units_parse_size(o->packet, &v, &e_));
-		if (v == 0 || v > UINT32_MAX) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-				    "--packet must be in 1B..4GiB, got '%s'", o->packet);
-			return false;
-		}
-		l->max_payload_bytes = (uint32_t)v;
-	}
-	if (o->header) {
-		WITH_FLAG("--header", units_parse_size(o->header, &v, &e_));
-		if (v > 65536) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-				    "--header must be at most 64KiB, got '%s'", o->header);
-			return false;
-		}
-		l->header_bytes = (uint32_t)v;
-	}
-	if (o->credits && !parse_u32("--credits", o->credits, &l->credits, error))
-		return false;
-	if (o->credit_ret)
-		WITH_FLAG("--credit-return", units_parse_time(o->credit_ret, &l->credit_return_ps, &e_));
-	if (o->window && !parse_u32("--window", o->window, &l->gbn_window, error))
-		return false;
-	if (o->window && l->gbn_window == 0) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--window must be at least 1");
-		return false;
-	}
-	if (o->timeout)
-		WITH_FLAG("--timeout", units_parse_time(o->timeout, &l->gbn_timeout_ps, &e_));
-	if (o->error_rate) {
-		char *end;
-		double p = g_ascii_strtod(o->error_rate, &end);
-
-		if (!*o->error_rate || *end || !(p >= 0 && p < 1)) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-				    "--error-rate must be a probability in [0, 1), got '%s'", o->error_rate);
-			return false;
-		}
-		l->error_rate = p;
-	}
-	pl->fabric.switch_link = *l;
-	if (o->inject_bw)
-		WITH_FLAG("--inject-bw", units_parse_bw(o->inject_bw, &pl->fabric.node.inject_bytes_per_s, &e_));
-	if (o->eject_bw)
-		WITH_FLAG("--eject-bw", units_parse_bw(o->eject_bw, &pl->fabric.node.eject_bytes_per_s, &e_));
-	if (o->reduce_bw)
-		WITH_FLAG("--reduce-bw", units_parse_bw(o->reduce_bw, &pl->paxi.reduce_bytes_per_s, &e_));
-	if (o->setup)
-		WITH_FLAG("--setup", units_parse_time(o->setup, &pl->paxi.setup_ps, &e_));
-	if (o->ctrl_proc)
-		WITH_FLAG("--ctrl-proc", units_parse_time(o->ctrl_proc, &pl->paxi.ctrl_proc_ps, &e_));
-	if (o->slice) {
-		WITH_FLAG("--slice", units_parse_size(o->slice, &pl->paxi.slice_bytes, &e_));
-		if (!pl->paxi.slice_bytes) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--slice must be at least 1B");
-			return false;
-		}
-	}
-	if (o->cdma_units) {
-		if (o->cdma_units < 1 || o->cdma_units > 64) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-				    "--cdma-units must be in 1..64, got %d", o->cdma_units);
-			return false;
-		}
-		pl->paxi.cdma_units = (uint32_t)o->cdma_units;
-	}
-	if (o->slots) {
-		if (o->slots < 1) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-				    "--slots must be at least 1, got %d", o->slots);
-			return false;
-		}
-		pl->paxi.slots = (uint32_t)o->slots;
-	}
-	if (o->overhead)
-		WITH_FLAG("--overhead", units_parse_time(o->overhead, &pl->overhead_ps, &e_));
-	if (o->alpha)
-		WITH_FLAG("--alpha", units_parse_time(o->alpha, &pl->alpha_ps, &e_));
-	if (o->beta)
-		WITH_FLAG("--beta", units_parse_bw(o->beta, &pl->beta_bytes_per_s, &e_));
 	return true;
 }
 
-/* "64MiB", "1KiB,1MiB", or a doubling range "1KiB..512MiB". */
+/* "64MiB", "1KiB,1MiB", "1KiB..512MiB" or "1KiB..1GiB x4": a comma list of
+ * the experiment files' size entries (config_size_range). */
 static bool parse_sizes(const char *text, GArray *out, GError **error)
 {
 	g_auto(GStrv) items = g_strsplit(text, ",", -1);
 
-	for (int i = 0; items[i]; i++) {
-		char *dots = strstr(items[i], "..");
-		uint64_t lo, hi;
-		GError *e = NULL;
-
-		if (dots) {
-			*dots = 0;
-			if (!units_parse_size(items[i], &lo, &e) || !units_parse_size(dots + 2, &hi, &e)) {
-				g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--size %s", e->message);
-				g_error_free(e);
-				return false;
-			}
-			if (lo == 0 || lo > hi) {
-				g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-					    "--size range must go up from a size above zero, got '%s..%s'", items[i], dots + 2);
-				return false;
-			}
-			for (uint64_t v = lo; v <= hi && v >= lo; v *= 2)
-				g_array_append_val(out, v);
-			continue;
-		}
-		if (!units_parse_size(items[i], &lo, &e)) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--size %s", e->message);
-			g_error_free(e);
+	for (int i = 0; items[i]; i++)
+		if (!config_size_range("--size", items[i], out, error))
 			return false;
-		}
-		g_array_append_val(out, lo);
-	}
 	return true;
 }
 
-static bool parse_dtype(const char *name, uint32_t *elem, GError **error)
-{
-	if (!name || !strcmp(name, "fp32") || !strcmp(name, "float")) {
-		*elem = 4;
-		return true;
-	}
-	if (!strcmp(name, "fp16") || !strcmp(name, "bf16") || !strcmp(name, "half")) {
-		*elem = 2;
-		return true;
-	}
-	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-		    "unknown dtype '%s' (known: fp32, fp16, bf16)", name);
-	return false;
-}
-
-static void print_verbose(const struct sim_outcome *r, const struct platform *pl)
+static void print_verbose(const struct simulate_outcome *r, const struct platform *pl)
 {
 	printf("  per rank and step (us from the call):\n");
 	for (guint i = 0; i < r->run.steps->len; i++) {
@@ -247,11 +127,11 @@ static void print_verbose(const struct sim_outcome *r, const struct platform *pl
 
 int cmd_sim(int argc, char **argv)
 {
-	struct sim_opts o = { .seed = 1 };
+	struct sim_opts o = { .seed = 1, .peer = -1 };
 	GOptionEntry entries[] = {
 		{ "platform", 0, 0, G_OPTION_ARG_FILENAME, &o.platform, "platform file (configs/platforms/NAME.yaml); flags below change it", "FILE" },
 		{ "topo", 0, 0, G_OPTION_ARG_STRING, &o.topo, "ring, ring-uni, fullmesh, hypercube, torus, switch", "T" },
-		{ "ranks", 0, 0, G_OPTION_ARG_INT, &o.ranks, "ranks (default 8)", "N" },
+		{ "ranks", 0, 0, G_OPTION_ARG_STRING, &o.ranks, "ranks (default 8)", "N" },
 		{ "dims", 0, 0, G_OPTION_ARG_STRING, &o.dims, "torus dimensions", "AxB" },
 		{ "link-bw", 0, 0, G_OPTION_ARG_STRING, &o.link_bw, "link bandwidth per direction (450GB/s)", "BW" },
 		{ "link-lat", 0, 0, G_OPTION_ARG_STRING, &o.link_lat, "link propagation latency", "T" },
@@ -265,8 +145,8 @@ int cmd_sim(int argc, char **argv)
 		{ "inject-bw", 0, 0, G_OPTION_ARG_STRING, &o.inject_bw, "node injection bandwidth", "BW" },
 		{ "eject-bw", 0, 0, G_OPTION_ARG_STRING, &o.eject_bw, "node ejection bandwidth", "BW" },
 		{ "reduce-bw", 0, 0, G_OPTION_ARG_STRING, &o.reduce_bw, "node reduction bandwidth", "BW" },
-		{ "cdma-units", 0, 0, G_OPTION_ARG_INT, &o.cdma_units, "CDMA units per node (1-port: 1, 2-port: 2)", "N" },
-		{ "slots", 0, 0, G_OPTION_ARG_INT, &o.slots, "outstanding transactions per CDMA unit", "N" },
+		{ "cdma-units", 0, 0, G_OPTION_ARG_STRING, &o.cdma_units, "CDMA units per node (1-port: 1, 2-port: 2)", "N" },
+		{ "slots", 0, 0, G_OPTION_ARG_STRING, &o.slots, "outstanding transactions per CDMA unit", "N" },
 		{ "setup", 0, 0, G_OPTION_ARG_STRING, &o.setup, "CDMA setup per transaction", "T" },
 		{ "ctrl-proc", 0, 0, G_OPTION_ARG_STRING, &o.ctrl_proc, "processing of a control message", "T" },
 		{ "slice", 0, 0, G_OPTION_ARG_STRING, &o.slice, "Transfer forwarding granularity", "SIZE" },
@@ -275,12 +155,12 @@ int cmd_sim(int argc, char **argv)
 		{ "beta", 0, 0, G_OPTION_ARG_STRING, &o.beta, "alpha-beta model: beta (the link bandwidth)", "BW" },
 		{ "collective", 0, 0, G_OPTION_ARG_STRING, &o.collective, "allreduce, allgather, ...", "C" },
 		{ "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "algorithm (ring, ring2p, hd, ...)", "A" },
-		{ "size", 0, 0, G_OPTION_ARG_STRING, &o.size, "size(s): 64MiB, 1KiB,1MiB or 1KiB..512MiB", "S" },
+		{ "size", 0, 0, G_OPTION_ARG_STRING, &o.size, "size(s): 64MiB, 1KiB,1MiB, 1KiB..512MiB (doubling) or 1KiB..1GiB x4", "S" },
 		{ "nchunks", 0, 0, G_OPTION_ARG_INT, &o.nchunks, "pipelining pieces per chunk (1)", "K" },
 		{ "root", 0, 0, G_OPTION_ARG_INT, &o.root, "root rank (broadcast, reduce, p2p source)", "R" },
 		{ "peer", 0, 0, G_OPTION_ARG_INT, &o.peer, "p2p destination (1)", "P" },
 		{ "paxi", 0, 0, G_OPTION_ARG_STRING, &o.paxi, "override the PAXI kind: transfer or sendrecv", "K" },
-		{ "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "fp32 (default), fp16, bf16", "D" },
+		{ "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "fp32 (default), fp16, bf16; or float, half, bfloat16", "D" },
 		{ "counts", 0, 0, G_OPTION_ARG_STRING, &o.counts, "allgatherv: per-rank relative weights, e.g. 1,0,5,...", "W,W,..." },
 		{ "counts-dist", 0, 0, G_OPTION_ARG_STRING, &o.counts_dist, "allgatherv: draw the weights (zipf:1.2) with --seed", "DIST" },
 		{ "schedule", 0, 0, G_OPTION_ARG_FILENAME, &o.schedule, "run a schedule file instead of --algo", "FILE" },
@@ -300,7 +180,7 @@ int cmd_sim(int argc, char **argv)
 	int rc = 2;
 	struct sched *file_sched = NULL;
 	GArray *sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	struct sim_job job = { 0 };
+	struct simulate_job job = { 0 };
 	uint64_t *weights = NULL;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
@@ -337,7 +217,7 @@ int cmd_sim(int argc, char **argv)
 		cli_usage_error(argv[0], "--mode must be single or mpi, got '%s'", o.mode);
 		goto out;
 	}
-	job.proto = SIM_PROTO_AUTO;
+	job.proto = SIMULATE_PROTO_AUTO;
 	if (o.proto && strcmp(o.proto, "auto")) {
 		enum paxi_proto pp;
 
@@ -350,22 +230,29 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (!parse_sizes(o.size ? o.size : "64MiB", sizes, &err))
 		goto usage;
-	if (!parse_dtype(o.dtype, &job.elem_bytes, &err))
-		goto usage;
-	if (o.nchunks < 0 || o.nchunks > 1024) {
-		cli_usage_error(argv[0], "--nchunks must be in 1..1024, got %d", o.nchunks);
+	enum dtype dt = DTYPE_FP32;
+
+	if (o.dtype && !dtype_parse(o.dtype, &dt)) {
+		cli_usage_error(argv[0], "unknown dtype '%s' (known: %s)", o.dtype, DTYPE_KNOWN);
+		goto out;
+	}
+	job.elem_bytes = dtype_elem_bytes(dt);
+	for (guint i = 0; i < sizes->len; i++)
+		if (g_array_index(sizes, uint64_t, i) % job.elem_bytes) {
+			cli_usage_error(argv[0], "--size %" G_GUINT64_FORMAT " is not a whole number of %s elements (%u bytes)",
+					g_array_index(sizes, uint64_t, i), dtype_name(dt), job.elem_bytes);
+			goto out;
+		}
+	if (o.nchunks < 0) {
+		cli_usage_error(argv[0], "--nchunks must be at least 1, got %d", o.nchunks);
 		goto out;
 	}
 	job.params.nchunks = o.nchunks ? (uint32_t)o.nchunks : 1;
 	job.params.root = o.root;
-	job.params.peer = o.peer ? o.peer : 1;
+	job.params.peer = o.peer >= 0 ? o.peer : 1;
 	if (o.paxi) {
 		job.params.paxi_set = true;
-		if (!strcmp(o.paxi, "transfer")) {
-			job.params.paxi = PAXI_TRANSFER;
-		} else if (!strcmp(o.paxi, "sendrecv")) {
-			job.params.paxi = PAXI_SENDRECV;
-		} else {
+		if (!paxi_kind_parse(o.paxi, &job.params.paxi)) {
 			cli_usage_error(argv[0], "--paxi must be transfer or sendrecv, got '%s'", o.paxi);
 			goto out;
 		}
@@ -373,8 +260,8 @@ int cmd_sim(int argc, char **argv)
 	if (o.schedule) {
 		file_sched = sched_file_load(o.schedule, NULL, &err);
 		if (!file_sched) {
+			/* a bad input file, like a bad flag: status 2 */
 			fprintf(stderr, "%s: %s\n", argv[0], err->message);
-			rc = 1;
 			goto out;
 		}
 		if (!o.ranks)
@@ -425,12 +312,42 @@ int cmd_sim(int argc, char **argv)
 		}
 		job.trace = true;
 	}
+	/* Everything that can be refused is, before any output: the fabric's
+	 * shape (status 1, as a shape this platform does not admit), then the
+	 * schedule's parameters through the registry (status 2, bad usage;
+	 * status 1 for an N the algorithm does not admit). */
+	if (!fabric_shape_check(&pl.fabric, NULL, &err)) {
+		fprintf(stderr, "%s: %s\n", argv[0], err->message);
+		rc = 1;
+		goto out;
+	}
+	if (job.schedule && job.schedule->nranks != pl.fabric.nranks) {
+		cli_usage_error(argv[0], "the schedule has %d ranks but the platform %d",
+				job.schedule->nranks, pl.fabric.nranks);
+		goto out;
+	}
+	if (!job.schedule) {
+		struct algo_params p = job.params;
+		struct sched *check;
+
+		p.nranks = pl.fabric.nranks;
+		check = algo_build(algo_find(job.coll, job.algo, NULL), job.coll, &p, &err);
+		if (!check) {
+			if (g_error_matches(err, ALGO_ERROR, ALGO_ERROR_NOT_ADMITTED)) {
+				fprintf(stderr, "%s: %s\n", argv[0], err->message);
+				rc = 1;
+				goto out;
+			}
+			goto usage;
+		}
+		sched_free(check);
+	}
 	rc = 0;
 	if (!o.json)
 		printf("# %-13s %-9s %5s %10s %12s %10s %10s %12s %10s %9s\n", "collective", "algo", "ranks",
 		       "bytes", "latency_us", "algbw", "busbw", "theory_us", "events", "wall_s");
 	for (guint i = 0; i < sizes->len; i++) {
-		struct sim_outcome r;
+		struct simulate_outcome r;
 
 		job.bytes = g_array_index(sizes, uint64_t, i);
 		if (!simulate(&job, &r, &err)) {
@@ -466,7 +383,7 @@ int cmd_sim(int argc, char **argv)
 			       r.algbw_gbps, r.busbw_gbps, r.theory_us, r.events, r.wall_s);
 		if (o.verbose)
 			print_verbose(&r, &pl);
-		if (o.trace && !sim_trace_write(&r, coll_name(job.coll), algo, o.trace, &err)) {
+		if (o.trace && !simulate_trace_write(&r, coll_name(job.coll), algo, o.trace, &err)) {
 			fprintf(stderr, "%s: cannot write '%s': %s\n", argv[0], o.trace, err->message);
 			g_clear_error(&err);
 			rc = 1;
@@ -477,7 +394,7 @@ int cmd_sim(int argc, char **argv)
 				printf(" %s %.3f%s", bd_cause_name(c), (double)r.run.breakdown[c] / 1e6,
 				       c + 1 < BD_NCAUSES ? "," : "\n");
 		}
-		sim_outcome_clear(&r);
+		simulate_outcome_clear(&r);
 	}
 	goto out;
 usage:
@@ -488,7 +405,7 @@ out:
 	g_array_unref(sizes);
 	sched_free(file_sched);
 	platform_release(&pl);
-	g_free(o.topo); g_free(o.dims); g_free(o.link_bw); g_free(o.link_lat); g_free(o.packet);
+	g_free(o.topo); g_free(o.ranks); g_free(o.cdma_units); g_free(o.slots); g_free(o.dims); g_free(o.link_bw); g_free(o.link_lat); g_free(o.packet);
 	g_free(o.header); g_free(o.credits); g_free(o.credit_ret); g_free(o.error_rate);
 	g_free(o.window); g_free(o.timeout); g_free(o.inject_bw); g_free(o.eject_bw);
 	g_free(o.reduce_bw); g_free(o.setup); g_free(o.ctrl_proc); g_free(o.slice);

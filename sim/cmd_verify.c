@@ -109,9 +109,10 @@ static int verify_file(const char *path)
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
 
 	if (!s) {
+		/* a damaged file is bad input, as in g5 sim: status 2 */
 		fprintf(stderr, "g5 verify: %s\n", err->message);
 		g_error_free(err);
-		return 1;
+		return 2;
 	}
 	struct verify_where where;
 	int rc = 0;

@@ -246,7 +246,7 @@ struct sim_task {
 	int ranks, root;
 	uint32_t elem_bytes;
 	enum run_mode mode;
-	int proto;                 /* enum paxi_proto or SIM_PROTO_AUTO */
+	int proto;                 /* enum paxi_proto or SIMULATE_PROTO_AUTO */
 	bool inplace;
 	uint64_t bytes;
 	/* results */
@@ -265,8 +265,8 @@ static void task_run(gpointer data, gpointer user)
 	struct sim_task *t = data;
 	const struct pool_ctx *x = user;
 	struct platform pl = *x->pl; /* shallow: only the rank count changes */
-	struct sim_job job = { 0 };
-	struct sim_outcome out;
+	struct simulate_job job = { 0 };
+	struct simulate_outcome out;
 
 	pl.fabric.nranks = t->ranks;
 	job.plat = &pl;
@@ -286,7 +286,7 @@ static void task_run(gpointer data, gpointer user)
 		return;
 	t->us = out.latency_us;
 	t->ran_proto = (int)out.proto;
-	sim_outcome_clear(&out);
+	simulate_outcome_clear(&out);
 }
 
 static bool same_task(const struct sim_task *a, const struct sim_task *b)
@@ -322,7 +322,7 @@ static bool task_of(const struct curve *c, guint k, const struct compare_overrid
 			    c->file, c->mode);
 		return false;
 	}
-	t->proto = SIM_PROTO_AUTO;
+	t->proto = SIMULATE_PROTO_AUTO;
 	if (strcmp(c->proto, "auto")) {
 		enum paxi_proto p;
 

@@ -59,6 +59,11 @@ bool config_platform_parse(const char *path, const char *text, size_t len,
  * not settable here. */
 bool config_platform_set(struct platform *p, const char *key, const char *value,
 			 GError **error);
+/* The same, for a flag that stands for a key (`g5 sim --link-bw` is
+ * 'link.bandwidth'): the same grammar and limits, the message names `name`
+ * ("--link-bw must be ..."). */
+bool config_platform_set_as(struct platform *p, const char *key, const char *name,
+			    const char *value, GError **error);
 
 /* The value of a numeric platform key in its base unit (picoseconds for
  * times, bytes per second for bandwidths, bytes for sizes, the number for
@@ -85,11 +90,17 @@ void config_platform_copy(struct platform *dst, const struct platform *src);
 /* ---- Experiment files. ---- */
 
 enum dtype {
-	DTYPE_FP32,
-	DTYPE_FP16,
-	DTYPE_BF16,
+	DTYPE_FP32 = IR_DTYPE_FP32,
+	DTYPE_FP16 = IR_DTYPE_FP16,
+	DTYPE_BF16 = IR_DTYPE_BF16,
 };
 const char *dtype_name(enum dtype d);
+/* The one dtype parser (ir_dtype_parse: files, flags, measured logs and the
+ * executor): "fp32" or "float", "fp16" or "half", "bf16" or "bfloat16"
+ * (nccl-tests' spelling; also float32, float16). False for anything else;
+ * DTYPE_KNOWN lists them for messages. */
+bool dtype_parse(const char *name, enum dtype *out);
+#define DTYPE_KNOWN "fp32 (float), fp16 (half), bf16 (bfloat16)"
 /* Element size in bytes: 4 for fp32, 2 for fp16 and bf16. The reducer works
  * at paxi.reduce bytes per second whatever the type, so a 16-bit element
  * costs half the reduce time of a 32-bit one (docs/config.md). */
@@ -184,10 +195,11 @@ uint64_t *experiment_weights(const struct experiment *e, int nranks);
  * builds c, else the first algorithm listed for c). */
 const char *experiment_baseline(const struct experiment *e, enum coll c);
 
-/* Expands one 'sizes' entry: "64MiB", "1KiB..512MiB x2" (geometric, factor
- * >= 2) or "1MiB..8MiB +1MiB" (arithmetic), end included when reached.
+/* The one size grammar of experiment files and flags. Expands one entry:
+ * "64MiB", "1KiB..512MiB" (doubling), "1KiB..512MiB x4" (geometric, factor
+ * 2..1024) or "1MiB..8MiB +1MiB" (arithmetic), end included when reached.
  * Appends to `out` (GArray of uint64_t); on error the message has no
- * location and starts with the quoted key. */
-bool config_size_range(const char *key, const char *text, GArray *out, GError **error);
+ * location and starts with `name` as given ("'sizes'", "--size"). */
+bool config_size_range(const char *name, const char *text, GArray *out, GError **error);
 
 #endif

@@ -201,26 +201,6 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-/* nccl-tests' type names; sim/config's (fp32, ...) are accepted too. */
-static const struct {
-	const char *name;
-	enum dtype dtype;
-} dtypes[] = {
-	{ "float", DTYPE_FP32 },
-	{ "half", DTYPE_FP16 },
-	{ "bfloat16", DTYPE_BF16 },
-};
-
-static bool dtype_from(const char *s, enum dtype *d)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(dtypes); i++)
-		if (!strcmp(s, dtypes[i].name) || !strcmp(s, dtype_name(dtypes[i].dtype))) {
-			*d = dtypes[i].dtype;
-			return true;
-		}
-	return false;
-}
-
 static const char *coll_known(struct reader *r)
 {
 	GString *s = g_string_new(NULL);
@@ -290,9 +270,9 @@ static bool col_coll(struct reader *r, const char *col, const char *v, enum coll
 
 static bool col_dtype(struct reader *r, const char *v, enum dtype *out, GError **error)
 {
-	if (dtype_from(v, out))
+	if (dtype_parse(v, out))
 		return true;
-	return fail(r, error, "dtype %s is not supported (known: float, half, bfloat16)",
+	return fail(r, error, "dtype %s is not supported (known: " DTYPE_KNOWN ")",
 		    quote(r, v));
 }
 

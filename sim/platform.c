@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+G_DEFINE_QUARK(g5-platform-error-quark, platform_error)
+
 void platform_init_default(struct platform *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -109,7 +111,7 @@ bool platform_topo_parse(const char *name, enum topo_kind *out, GError **error)
 			*out = topo_names[i].kind;
 			return true;
 		}
-	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+	g_set_error(error, PLATFORM_ERROR, PLATFORM_ERROR_UNKNOWN,
 		    "unknown topology '%s' (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges)",
 		    name);
 	return false;
@@ -117,15 +119,5 @@ bool platform_topo_parse(const char *name, enum topo_kind *out, GError **error)
 
 double platform_busbw_factor(enum coll c, int n)
 {
-	switch (c) {
-	case COLL_ALLREDUCE:
-		return 2.0 * (n - 1) / n;
-	case COLL_ALLGATHER:
-	case COLL_ALLGATHERV:
-	case COLL_REDUCESCATTER:
-	case COLL_ALLTOALL:
-		return (double)(n - 1) / n;
-	default:
-		return 1.0;
-	}
+	return ir_busbw_factor(c, n);
 }

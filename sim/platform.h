@@ -13,6 +13,13 @@
 #include "sim/link/link.h"
 #include "sim/paxi/paxi.h"
 
+/* Error domain of the name parsers below. */
+#define PLATFORM_ERROR (platform_error_quark())
+GQuark platform_error_quark(void);
+enum platform_error_code {
+	PLATFORM_ERROR_UNKNOWN, /* an unknown name */
+};
+
 /* How the ranks are driven (the executor's and nccl-tests' two modes): one
  * process for all ranks, or one process per rank. */
 enum run_mode {

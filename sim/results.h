@@ -83,5 +83,8 @@ char *results_read_attr(const char *path, const char *name);
 
 /* Writes `text` to path through a temporary file and a rename. */
 bool results_write_atomic(const char *path, const char *text, gsize len, GError **error);
+/* The temporary name the writers use for path (in its directory, hidden,
+ * with the process id); g_free() it. */
+char *results_tmp_name(const char *path);
 
 #endif

@@ -2,6 +2,8 @@
  * engine, then metrics. */
 #include "sim/simulate.h"
 
+G_DEFINE_QUARK(g5-simulate-error-quark, simulate_error)
+
 struct tracer {
 	GArray *busy;       /* of struct chan_busy */
 	GArray *open;       /* per channel: index into busy of its last interval, or -1 */
@@ -40,42 +42,42 @@ static uint64_t cap_min(uint64_t a, uint64_t b)
 	return !a ? b : !b ? a : MIN(a, b);
 }
 
-static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
-			   struct sim_outcome *out, GError **error);
+static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto,
+			   struct simulate_outcome *out, GError **error);
 
-bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error)
+bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GError **error)
 {
 	bool nccl = job->algo && !job->schedule && !strcmp(job->algo, "nccl");
 
-	if (job->proto != SIM_PROTO_AUTO || !nccl)
-		return simulate_proto(job, job->proto == SIM_PROTO_AUTO ? PAXI_PROTO_SIMPLE
+	if (job->proto != SIMULATE_PROTO_AUTO || !nccl)
+		return simulate_proto(job, job->proto == SIMULATE_PROTO_AUTO ? PAXI_PROTO_SIMPLE
 								   : (enum paxi_proto)job->proto,
 				      out, error);
 	/* NCCL's pick: the least time; ties go to the first of simple, ll, ll128 */
 	bool have = false;
 
 	for (int p = 0; p < PAXI_NPROTOS; p++) {
-		struct sim_outcome o;
+		struct simulate_outcome o;
 
 		if (!simulate_proto(job, (enum paxi_proto)p, &o, error)) {
 			if (have)
-				sim_outcome_clear(out);
+				simulate_outcome_clear(out);
 			return false;
 		}
 		if (!have || o.run.latency_ps < out->run.latency_ps) {
 			if (have)
-				sim_outcome_clear(out);
+				simulate_outcome_clear(out);
 			*out = o;
 			have = true;
 		} else {
-			sim_outcome_clear(&o);
+			simulate_outcome_clear(&o);
 		}
 	}
 	return true;
 }
 
-static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
-			   struct sim_outcome *out, GError **error)
+static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto,
+			   struct simulate_outcome *out, GError **error)
 {
 	struct platform run_pl = *job->plat; /* shallow: only scalars change */
 	const struct platform *pl = &run_pl;
@@ -87,7 +89,7 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 
 	memset(out, 0, sizeof(*out));
 	if (job->elem_bytes == 0 || job->bytes % job->elem_bytes) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_SIZE,
 			    "size %" G_GUINT64_FORMAT " is not a multiple of the element size %u",
 			    job->bytes, job->elem_bytes);
 		return false;
@@ -125,9 +127,7 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 			most = MAX(most, n * job->elem_bytes);
 		}
 		run_pl.overhead_ps += platform_overhead(&impl, job->mode);
-		run_pl.overhead_ps += (sim_time_t)(((unsigned __int128)most * 1000000000000ull +
-						    copy_rate - 1) /
-						   copy_rate);
+		run_pl.overhead_ps += link_wire_ps(most, copy_rate);
 	}
 	run_pl.paxi.proto = proto;
 	out->proto = proto;
@@ -154,7 +154,7 @@ static bool simulate_proto(const struct sim_job *job, enum paxi_proto proto,
 	    pl->paxi.slice_bytes <= UINT64_MAX / out->nchannels)
 		run_pl.paxi.engine_round_bytes = pl->paxi.slice_bytes * out->nchannels;
 	if (s->nranks != pl->fabric.nranks) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_RANKS,
 			    "the schedule has %d ranks but the platform %d", s->nranks,
 			    pl->fabric.nranks);
 		goto out;
@@ -217,7 +217,7 @@ out:
 	return ok;
 }
 
-void sim_outcome_clear(struct sim_outcome *out)
+void simulate_outcome_clear(struct simulate_outcome *out)
 {
 	runner_result_clear(&out->run);
 	if (out->channels)
@@ -228,8 +228,8 @@ void sim_outcome_clear(struct sim_outcome *out)
 	out->busy = NULL;
 }
 
-bool sim_trace_write(const struct sim_outcome *out, const char *collective, const char *algo,
-		     const char *path, GError **error)
+bool simulate_trace_write(const struct simulate_outcome *out, const char *collective,
+			  const char *algo, const char *path, GError **error)
 {
 	GString *j = g_string_new("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
 	int maxrank = -1;

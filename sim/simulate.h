@@ -13,7 +13,7 @@
 #include "sim/algos/runner.h"
 #include "sim/platform.h"
 
-struct sim_job {
+struct simulate_job {
 	const struct platform *plat;
 	enum coll coll;
 	const char *algo;            /* registry name; ignored when schedule is set */
@@ -24,7 +24,7 @@ struct sim_job {
 	uint64_t seed;
 	bool trace;                  /* collect op spans and channel occupancy */
 	enum run_mode mode;          /* picks the launch cost (platform overhead keys) */
-	int proto;                   /* enum paxi_proto of the Transfers, or SIM_PROTO_AUTO */
+	int proto;                   /* enum paxi_proto of the Transfers, or SIMULATE_PROTO_AUTO */
 	bool inplace;                /* run in place: a schedule that is out-of-place only
 				      * first copies each rank's input window aside (one
 				      * more launch, then the copy at the reduce rate),
@@ -34,7 +34,16 @@ struct sim_job {
 
 /* The protocol NCCL would pick: the one of least simulated time (algorithm
  * "nccl"; any other algorithm runs Simple). */
-#define SIM_PROTO_AUTO (-1)
+#define SIMULATE_PROTO_AUTO (-1)
+
+/* Error domain of simulate (besides the layers' own: ALGO_ERROR, LINK_ERROR,
+ * PAXI_ERROR, RUNNER_ERROR pass through). */
+#define SIMULATE_ERROR (simulate_error_quark())
+GQuark simulate_error_quark(void);
+enum simulate_error_code {
+	SIMULATE_ERROR_SIZE,  /* not a whole number of elements */
+	SIMULATE_ERROR_RANKS, /* schedule and platform disagree on the rank count */
+};
 
 /* A busy interval of a channel (transmissions closer than 1 ns merged). */
 struct chan_busy {
@@ -42,7 +51,7 @@ struct chan_busy {
 	sim_time_t start_ps, end_ps; /* from the call's start */
 };
 
-struct sim_outcome {
+struct simulate_outcome {
 	double latency_us, algbw_gbps, busbw_gbps, theory_us;
 	uint32_t steps;              /* schedule steps */
 	uint64_t events;
@@ -59,10 +68,10 @@ struct sim_outcome {
 /* Writes a Chrome/Perfetto trace of a traced outcome: one track per rank and
  * lane with every op, one per channel with its occupancy. Written to a
  * temporary name and renamed. */
-bool sim_trace_write(const struct sim_outcome *out, const char *collective, const char *algo,
-		     const char *path, GError **error);
+bool simulate_trace_write(const struct simulate_outcome *out, const char *collective,
+			  const char *algo, const char *path, GError **error);
 
-bool simulate(const struct sim_job *job, struct sim_outcome *out, GError **error);
-void sim_outcome_clear(struct sim_outcome *out);
+bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GError **error);
+void simulate_outcome_clear(struct simulate_outcome *out);
 
 #endif

@@ -2,12 +2,15 @@
  * schedule file, and the plan that turns it into byte ranges, connections
  * and flags for one collective size.
  *
- * The schedule mirrors sim/algos/schedule.h field for field (the executor
- * must not depend on GLib, so it keeps its own copy of the IR; the enum
- * values are the same). Units follow the chunking rule of schedule.h: E
- * elements in nblocks blocks (floor division, the remainder one each to the
- * first blocks; AllGatherV by its weights), each block in nchunks pieces by
- * the same rule; unit u is piece u % nchunks of block u / nchunks. A range
+ * The schedule mirrors sim/algos/schedule.h field for field. The executor
+ * must not depend on GLib, so its containers are its own, but what both
+ * sides must agree on (enum values, op-kind flags, limits, names, the
+ * chunking rule, windows, the busbw factor) is sim/algos/ir.[ch], plain C
+ * that both builds compile; the GX_ names below are that IR's values. Units
+ * follow its chunking rule: E elements in nblocks blocks (floor division,
+ * the remainder one each to the first blocks; AllGatherV by its weights),
+ * each block in nchunks pieces by the same rule; unit u is piece u %
+ * nchunks of block u / nchunks. A range
  * of units is a contiguous range of elements; scratch unit s lies at
  * (s / nunits) x E + first(s % nunits) elements into the scratch buffer.
  *
@@ -49,6 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/algos/ir.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -59,52 +64,62 @@ extern "C" {
 #define GX_HD
 #endif
 
-/* Same values as enum coll in sim/algos/schedule.h. */
+/* enum coll of the IR. */
 enum gx_coll {
-	GX_COLL_ALLREDUCE = 1 << 0,
-	GX_COLL_ALLGATHER = 1 << 1,
-	GX_COLL_REDUCESCATTER = 1 << 2,
-	GX_COLL_ALLTOALL = 1 << 3,
-	GX_COLL_BROADCAST = 1 << 4,
-	GX_COLL_REDUCE = 1 << 5,
-	GX_COLL_P2P = 1 << 6,
-	GX_COLL_ALLGATHERV = 1 << 7,
+	GX_COLL_ALLREDUCE = COLL_ALLREDUCE,
+	GX_COLL_ALLGATHER = COLL_ALLGATHER,
+	GX_COLL_REDUCESCATTER = COLL_REDUCESCATTER,
+	GX_COLL_ALLTOALL = COLL_ALLTOALL,
+	GX_COLL_BROADCAST = COLL_BROADCAST,
+	GX_COLL_REDUCE = COLL_REDUCE,
+	GX_COLL_P2P = COLL_P2P,
+	GX_COLL_ALLGATHERV = COLL_ALLGATHERV,
 };
 
-/* Same values and meaning as enum sched_op_kind: R received, L local source
+/* enum sched_op_kind of the IR: R received, L local source
  * (src), D destination (dst).
  *   SEND L | RECV D=R | RECV_REDUCE D=R+L | RECV_COPY_SEND D=R, send R
  *   RECV_REDUCE_SEND send R+L | RECV_REDUCE_COPY D=R+L
  *   RECV_REDUCE_COPY_SEND D=R+L, send D | COPY D=L | REDUCE D=D+L */
 enum gx_kind {
-	GX_OP_SEND,
-	GX_OP_RECV,
-	GX_OP_RECV_REDUCE,
-	GX_OP_RECV_COPY_SEND,
-	GX_OP_RECV_REDUCE_SEND,
-	GX_OP_RECV_REDUCE_COPY,
-	GX_OP_RECV_REDUCE_COPY_SEND,
-	GX_OP_COPY,
-	GX_OP_REDUCE,
-	GX_OP_NKINDS
+	GX_OP_SEND = SOP_SEND,
+	GX_OP_RECV = SOP_RECV,
+	GX_OP_RECV_REDUCE = SOP_RECV_REDUCE,
+	GX_OP_RECV_COPY_SEND = SOP_RECV_COPY_SEND,
+	GX_OP_RECV_REDUCE_SEND = SOP_RECV_REDUCE_SEND,
+	GX_OP_RECV_REDUCE_COPY = SOP_RECV_REDUCE_COPY,
+	GX_OP_RECV_REDUCE_COPY_SEND = SOP_RECV_REDUCE_COPY_SEND,
+	GX_OP_COPY = SOP_COPY,
+	GX_OP_REDUCE = SOP_REDUCE,
+	GX_OP_NKINDS = SOP_NKINDS
 };
 
-/* What an op uses (as SOPF_* in schedule.h). */
+/* What an op uses (SOPF_* of the IR). */
 enum {
-	GX_F_RECV = 1 << 0,
-	GX_F_SEND = 1 << 1,
-	GX_F_SRC = 1 << 2,
-	GX_F_DST = 1 << 3,
-	GX_F_ADD = 1 << 4,
+	GX_F_RECV = SOPF_RECV,
+	GX_F_SEND = SOPF_SEND,
+	GX_F_SRC = SOPF_SRC,
+	GX_F_DST = SOPF_DST,
+	GX_F_ADD = SOPF_ADD,
 };
 
-enum gx_buf { GX_BUF_NONE = 0, GX_BUF_IN, GX_BUF_OUT, GX_BUF_SCRATCH };
+enum gx_buf {
+	GX_BUF_NONE = SBUF_NONE,
+	GX_BUF_IN = SBUF_IN,
+	GX_BUF_OUT = SBUF_OUT,
+	GX_BUF_SCRATCH = SBUF_SCRATCH
+};
 enum gx_proto { GX_TRANSFER = 0, GX_SENDRECV = 1 };
-enum gx_dtype { GX_F32 = 0, GX_F16, GX_BF16, GX_NDTYPES };
+enum gx_dtype {
+	GX_F32 = IR_DTYPE_FP32,
+	GX_F16 = IR_DTYPE_FP16,
+	GX_BF16 = IR_DTYPE_BF16,
+	GX_NDTYPES = IR_NDTYPES
+};
 
-#define GX_MAX_RANKS 1024
-#define GX_MAX_NCHUNKS 256
-#define GX_MAX_LANES 256
+#define GX_MAX_RANKS SCHED_MAX_RANKS
+#define GX_MAX_NCHUNKS SCHED_MAX_NCHUNKS
+#define GX_MAX_LANES SCHED_MAX_LANES
 
 struct gx_op {
 	uint8_t kind;      /* enum gx_kind */
@@ -254,14 +269,12 @@ struct gx_plan *gx_plan_new(const struct gx_sched *s, uint64_t elems, uint32_t e
 			    char *err, size_t errlen);
 void gx_plan_free(struct gx_plan *p);
 
-/* Part c of n elements over C channels: first and count. */
+/* Part c of n elements over C channels: first and count (the IR's even
+ * split). */
 static inline GX_HD void gx_split(uint64_t n, uint64_t parts, uint64_t i, uint64_t *first,
 				  uint64_t *count)
 {
-	uint64_t q = n / parts, rem = n % parts;
-
-	*first = i * q + (i < rem ? i : rem);
-	*count = q + (i < rem ? 1 : 0);
+	ir_split(n, parts, i, first, count);
 }
 
 /* ---- data.c: inputs, the reference, comparison. ---- */

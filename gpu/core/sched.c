@@ -1,9 +1,7 @@
-/* The executor's copy of the schedule IR: building a schedule op by op, the
- * names the schedule file uses, the windows each collective prescribes and
- * the chunking rule that maps units to elements. Plain C with no GLib, so
- * that the GPU host can build it; every rule here restates one of
- * sim/algos/schedule.c, and tests/gpu/test_gpu_host.c checks that both agree
- * on every registered algorithm. */
+/* The executor's schedule in memory: building it op by op, and its names,
+ * windows, chunking rule and busbw factor, which are sim/algos/ir.c's (the
+ * one plain-C definition both builds compile); tests/gpu/test_gpu_host.c
+ * checks field by field that the simulator's schedules read back the same. */
 #include "gpu/core/gx.h"
 
 #include <stdio.h>
@@ -86,124 +84,63 @@ uint32_t gx_sched_add(struct gx_sched *s, int r, const struct gx_op *op, const u
 
 void gx_sched_set_windows(struct gx_sched *s)
 {
-	uint32_t all = s->nunits, k = s->nchunks;
-
 	for (int r = 0; r < s->nranks; r++) {
 		struct gx_rank *rk = &s->ranks[r];
-		uint32_t blo = (uint32_t)r * k, bhi = (uint32_t)(r + 1) * k;
-		bool root = r == s->root;
+		uint32_t w[4];
 
-		if (bhi > all)
-			blo = bhi = 0;
-		rk->in_lo = 0, rk->in_hi = all, rk->out_lo = 0, rk->out_hi = all;
-		switch (s->coll) {
-		case GX_COLL_ALLREDUCE:
-		case GX_COLL_ALLTOALL:
-			break;
-		case GX_COLL_ALLGATHER:
-		case GX_COLL_ALLGATHERV:
-			rk->in_lo = blo, rk->in_hi = bhi;
-			break;
-		case GX_COLL_REDUCESCATTER:
-			rk->out_lo = blo, rk->out_hi = bhi;
-			break;
-		case GX_COLL_BROADCAST:
-			if (!root)
-				rk->in_hi = 0;
-			break;
-		case GX_COLL_REDUCE:
-			if (!root)
-				rk->out_hi = 0;
-			break;
-		case GX_COLL_P2P:
-			if (!root)
-				rk->in_hi = 0;
-			if (r != s->peer)
-				rk->out_hi = 0;
-			break;
-		}
+		ir_windows((enum coll)s->coll, s->nunits, s->nchunks, s->root, s->peer, r, w);
+		rk->in_lo = w[0], rk->in_hi = w[1], rk->out_lo = w[2], rk->out_hi = w[3];
 	}
 }
 
-static const struct {
-	const char *name;
-	unsigned flags;
-} gx_kinds[GX_OP_NKINDS] = {
-	[GX_OP_SEND] = { "send", GX_F_SEND | GX_F_SRC },
-	[GX_OP_RECV] = { "recv", GX_F_RECV | GX_F_DST },
-	[GX_OP_RECV_REDUCE] = { "recv_reduce", GX_F_RECV | GX_F_SRC | GX_F_DST | GX_F_ADD },
-	[GX_OP_RECV_COPY_SEND] = { "recv_copy_send", GX_F_RECV | GX_F_SEND | GX_F_DST },
-	[GX_OP_RECV_REDUCE_SEND] = { "recv_reduce_send", GX_F_RECV | GX_F_SEND | GX_F_SRC | GX_F_ADD },
-	[GX_OP_RECV_REDUCE_COPY] = { "recv_reduce_copy", GX_F_RECV | GX_F_SRC | GX_F_DST | GX_F_ADD },
-	[GX_OP_RECV_REDUCE_COPY_SEND] = { "recv_reduce_copy_send",
-				       GX_F_RECV | GX_F_SEND | GX_F_SRC | GX_F_DST | GX_F_ADD },
-	[GX_OP_COPY] = { "copy", GX_F_SRC | GX_F_DST },
-	[GX_OP_REDUCE] = { "reduce", GX_F_SRC | GX_F_DST | GX_F_ADD },
-};
-
 unsigned gx_kind_flags(enum gx_kind k)
 {
-	return (unsigned)k < GX_OP_NKINDS ? gx_kinds[k].flags : 0;
+	return ir_op_kind_flags((int)k);
 }
 
 const char *gx_kind_name(enum gx_kind k)
 {
-	return (unsigned)k < GX_OP_NKINDS ? gx_kinds[k].name : "?";
+	return ir_op_kind_name((int)k);
 }
 
 bool gx_kind_parse(const char *name, enum gx_kind *out)
 {
-	for (int k = 0; k < GX_OP_NKINDS; k++)
-		if (!strcmp(gx_kinds[k].name, name)) {
-			*out = (enum gx_kind)k;
-			return true;
-		}
-	return false;
-}
+	enum sched_op_kind k;
 
-static const struct {
-	enum gx_coll c;
-	const char *name;
-} gx_colls[] = {
-	{ GX_COLL_ALLREDUCE, "allreduce" }, { GX_COLL_ALLGATHER, "allgather" },
-	{ GX_COLL_REDUCESCATTER, "reducescatter" }, { GX_COLL_ALLTOALL, "alltoall" },
-	{ GX_COLL_BROADCAST, "broadcast" }, { GX_COLL_REDUCE, "reduce" },
-	{ GX_COLL_P2P, "p2p" }, { GX_COLL_ALLGATHERV, "allgatherv" },
-};
+	if (!ir_op_kind_parse(name, &k))
+		return false;
+	*out = (enum gx_kind)k;
+	return true;
+}
 
 const char *gx_coll_name(enum gx_coll c)
 {
-	for (size_t i = 0; i < sizeof(gx_colls) / sizeof(gx_colls[0]); i++)
-		if (gx_colls[i].c == c)
-			return gx_colls[i].name;
-	return "?";
+	return ir_coll_name((enum coll)c);
 }
 
 bool gx_coll_parse(const char *name, enum gx_coll *out)
 {
-	for (size_t i = 0; i < sizeof(gx_colls) / sizeof(gx_colls[0]); i++)
-		if (!strcmp(gx_colls[i].name, name)) {
-			*out = gx_colls[i].c;
-			return true;
-		}
-	return false;
-}
+	enum coll c;
 
-static const char *const gx_bufs[] = { "-", "in", "out", "scratch" };
+	if (!ir_coll_parse(name, &c))
+		return false;
+	*out = (enum gx_coll)c;
+	return true;
+}
 
 const char *gx_buf_name(enum gx_buf b)
 {
-	return (unsigned)b < 4 ? gx_bufs[b] : "?";
+	return ir_buf_name((int)b);
 }
 
 bool gx_buf_parse(const char *name, enum gx_buf *out)
 {
-	for (int b = 0; b < 4; b++)
-		if (!strcmp(gx_bufs[b], name)) {
-			*out = (enum gx_buf)b;
-			return true;
-		}
-	return false;
+	enum sched_buf b;
+
+	if (!ir_buf_parse(name, &b))
+		return false;
+	*out = (enum gx_buf)b;
+	return true;
 }
 
 const char *gx_proto_name(enum gx_proto p)
@@ -231,88 +168,41 @@ const char *gx_dtype_name(enum gx_dtype d)
 
 bool gx_dtype_parse(const char *name, enum gx_dtype *out)
 {
-	for (int d = 0; d < GX_NDTYPES; d++)
-		if (!strcmp(gx_dtypes[d], name)) {
-			*out = (enum gx_dtype)d;
-			return true;
-		}
-	if (!strcmp(name, "fp32") || !strcmp(name, "float32"))
-		*out = GX_F32;
-	else if (!strcmp(name, "fp16") || !strcmp(name, "float16"))
-		*out = GX_F16;
-	else if (!strcmp(name, "bf16"))
-		*out = GX_BF16;
-	else
+	enum ir_dtype d;
+
+	if (!ir_dtype_parse(name, &d))
 		return false;
+	*out = (enum gx_dtype)d;
 	return true;
 }
 
 uint32_t gx_dtype_size(enum gx_dtype d)
 {
-	return d == GX_F32 ? 4 : 2;
+	return ir_dtype_size((int)d);
 }
 
-/* Block b's first element: the even split, or AllGatherV's weighted one
- * (floor(E x w_b / W) each, the leftover one each to the first blocks of
- * non-zero weight). */
 uint64_t gx_block_first(const struct gx_sched *s, uint64_t elems, uint32_t b)
 {
-	if (b >= s->nblocks)
-		return elems;
-	if (s->coll == GX_COLL_ALLGATHERV && s->weights) {
-		unsigned __int128 W = 0;
-		uint64_t floor_sum = 0, pos = 0, nz = 0;
-
-		for (uint32_t i = 0; i < s->nblocks; i++)
-			W += s->weights[i];
-		if (W == 0)
-			return 0;
-		for (uint32_t i = 0; i < s->nblocks; i++)
-			floor_sum += (uint64_t)((unsigned __int128)elems * s->weights[i] / W);
-		uint64_t rem = elems - floor_sum;
-
-		for (uint32_t i = 0; i < b; i++) {
-			uint64_t n = (uint64_t)((unsigned __int128)elems * s->weights[i] / W);
-
-			if (s->weights[i] > 0) {
-				if (nz < rem)
-					n++;
-				nz++;
-			}
-			pos += n;
-		}
-		return pos;
-	}
 	uint64_t first, count;
 
-	gx_split(elems, s->nblocks, b, &first, &count);
+	if (b >= s->nblocks)
+		return elems;
+	ir_block_range((enum coll)s->coll, s->nblocks, s->weights, elems, b, &first, &count);
 	return first;
 }
 
 uint64_t gx_unit_first(const struct gx_sched *s, uint64_t elems, uint32_t u)
 {
+	uint64_t first, count;
+
 	if (u >= s->nunits)
 		return elems;
-	uint32_t b = u / s->nchunks, p = u % s->nchunks;
-	uint64_t bfirst = gx_block_first(s, elems, b);
-	uint64_t bcount = gx_block_first(s, elems, b + 1) - bfirst;
-	uint64_t pfirst, pcount;
-
-	gx_split(bcount, s->nchunks, p, &pfirst, &pcount);
-	return bfirst + pfirst;
+	ir_unit_range((enum coll)s->coll, s->nblocks, s->nchunks, s->weights, elems, u, &first,
+		      &count);
+	return first;
 }
 
 double gx_busbw_factor(enum gx_coll c, int n)
 {
-	switch (c) {
-	case GX_COLL_ALLREDUCE:
-		return 2.0 * (n - 1) / n;
-	case GX_COLL_ALLGATHER:
-	case GX_COLL_ALLGATHERV:
-	case GX_COLL_REDUCESCATTER:
-	case GX_COLL_ALLTOALL:
-		return (double)(n - 1) / n;
-	default:
-		return 1.0;
-	}
+	return ir_busbw_factor((enum coll)c, n);
 }

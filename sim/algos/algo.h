@@ -38,8 +38,10 @@ struct algo_ops {
 	const char *summary;
 	unsigned collectives;        /* COLL_* mask */
 	enum paxi_kind default_paxi; /* DESIGN.md's default */
-	/* Builds the schedule of collective c, or returns NULL with error set
-	 * when the parameters are not admitted (e.g. hd on 6 ranks). */
+	/* Builds the schedule of collective c. Called by algo_build only, with
+	 * c among `collectives` and parameters it has checked; returns NULL
+	 * with error set (ALGO_ERROR_NOT_ADMITTED) only for a rule of the
+	 * algorithm's own (rd on 6 ranks). PAXI kinds: default_paxi. */
 	struct sched *(*build)(enum coll c, const struct algo_params *p, GError **error);
 	/* The alpha-beta terms for collective c on nranks. */
 	void (*theory)(enum coll c, int nranks, struct algo_theory *out);
@@ -52,14 +54,14 @@ const struct algo_ops *algo_find(enum coll c, const char *name, GError **error);
 /* Every registered algorithm, NULL-terminated. */
 const struct algo_ops *const *algo_all(void);
 
-/* Builds through the registry: applies the PAXI override, fills defaults. */
+/* The one validator: checks the collective, ranks, nchunks, root, peer and
+ * weights (ALGO_ERROR_UNKNOWN or ALGO_ERROR_PARAMS), builds, applies the PAXI
+ * override to every op and fills AllGatherV's weights. */
 struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct algo_params *p,
 			 GError **error);
 
 double algo_theory_us(const struct algo_ops *a, enum coll c, int nranks, uint64_t bytes,
 		      double overhead_us, double alpha_us, double beta_bytes_per_s);
-
-/* ---- Additions (registry.c). ---- */
 
 /* Error domain of algo_find and algo_build. */
 #define ALGO_ERROR (algo_error_quark())

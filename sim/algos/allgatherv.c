@@ -25,27 +25,8 @@
 #include "sim/algos/algo.h"
 #include "sim/algos/families.h"
 
-static struct sched *agv_new(const char *name, const struct algo_params *p, GError **error)
+static struct sched *agv_new(const char *name, const struct algo_params *p)
 {
-	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS || p->nchunks < 1 ||
-	    p->nchunks > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'%s' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    name, SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, p->nranks, p->nchunks);
-		return NULL;
-	}
-	if (p->weights) {
-		uint64_t sum = 0;
-
-		for (int r = 0; r < p->nranks; r++)
-			sum |= p->weights[r];
-		if (!sum) {
-			g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-				    "'weights' must not all be zero");
-			return NULL;
-		}
-	}
-
 	struct sched *s = sched_new(COLL_ALLGATHERV, name, p->nranks, (uint32_t)p->nranks,
 				    p->nchunks);
 
@@ -76,27 +57,14 @@ static void agv_copy_own(struct sched *s, struct sched_hazards *h, enum paxi_kin
 		}
 }
 
-static bool agv_check(const char *name, enum coll c, GError **error)
-{
-	if (c == COLL_ALLGATHERV)
-		return true;
-	g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "'%s' (allgatherv) does not build %s",
-		    name, coll_name(c));
-	return false;
-}
-
 static struct sched *agv_ring_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	if (!agv_check("ring", c, error))
-		return NULL;
+	g_assert(c == COLL_ALLGATHERV); /* the registry admits only our collectives */
 
-	struct sched *s = agv_new("ring", p, error);
-
-	if (!s)
-		return NULL;
+	struct sched *s = agv_new("ring", p);
 
 	int n = s->nranks;
-	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_TRANSFER;
+	enum paxi_kind px = algo_agv_ring_ops.default_paxi;
 	struct sched_hazards *h = sched_hazards_new(s);
 
 	/* Op i of rank r (i = 0..N-2) sends transfer i (if i < N - 2 or it is
@@ -139,16 +107,12 @@ static struct sched *agv_ring_build(enum coll c, const struct algo_params *p, GE
 
 static struct sched *agv_direct_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	if (!agv_check("direct", c, error))
-		return NULL;
+	g_assert(c == COLL_ALLGATHERV); /* the registry admits only our collectives */
 
-	struct sched *s = agv_new("direct", p, error);
-
-	if (!s)
-		return NULL;
+	struct sched *s = agv_new("direct", p);
 
 	int n = s->nranks;
-	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_TRANSFER;
+	enum paxi_kind px = algo_agv_direct_ops.default_paxi;
 	struct sched_hazards *h = sched_hazards_new(s);
 
 	/* all sends, then all receives: no send waits behind a receive */

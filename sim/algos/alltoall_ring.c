@@ -127,23 +127,12 @@ static void a2ar_head(struct a2ar_gen *g, bool send, int s, int from)
 
 static struct sched *a2ar_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	if (c != COLL_ALLTOALL) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN,
-			    "'ring' (alltoall) does not build %s", coll_name(c));
-		return NULL;
-	}
-	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS || p->nchunks < 1 ||
-	    p->nchunks > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'ring' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, p->nranks, p->nchunks);
-		return NULL;
-	}
+	g_assert(c == COLL_ALLTOALL); /* the registry admits only our collectives */
 
 	int n = p->nranks;
 	struct a2ar_gen g = {
 		.s = sched_new(c, "ring", n, (uint32_t)n, p->nchunks),
-		.px = p->paxi_set ? p->paxi : PAXI_TRANSFER,
+		.px = algo_ring_a2a_ops.default_paxi,
 		.n = n,
 		.nc = p->nchunks,
 	};
@@ -417,23 +406,12 @@ static void a2a2_copy_head(struct a2a2_gen *g, int r)
 
 static struct sched *a2a2_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	if (c != COLL_ALLTOALL) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN,
-			    "'ring2p' (alltoall) does not build %s", coll_name(c));
-		return NULL;
-	}
-	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS || p->nchunks < 1 ||
-	    p->nchunks > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'ring2p' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, p->nranks, p->nchunks);
-		return NULL;
-	}
+	g_assert(c == COLL_ALLTOALL); /* the registry admits only our collectives */
 
 	int n = p->nranks;
 	struct a2a2_gen g = {
 		.s = sched_new(c, "ring2p", n, (uint32_t)n, p->nchunks),
-		.px = p->paxi_set ? p->paxi : PAXI_TRANSFER,
+		.px = algo_ring2p_a2a_ops.default_paxi,
 		.n = n,
 		.k = p->nchunks,
 		.d = (uint32_t)n / 2,

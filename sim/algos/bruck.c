@@ -201,22 +201,11 @@ static void bruck_alltoall(struct bruck_gen *g)
 
 static struct sched *bruck_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	if (c != COLL_ALLGATHER && c != COLL_ALLTOALL) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "'bruck' does not build %s",
-			    coll_name(c));
-		return NULL;
-	}
-	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS || p->nchunks < 1 ||
-	    p->nchunks > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'bruck' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, p->nranks, p->nchunks);
-		return NULL;
-	}
+	g_assert(c == COLL_ALLGATHER || c == COLL_ALLTOALL); /* the registry admits only our collectives */
 
 	struct bruck_gen g = {
 		.s = sched_new(c, "bruck", p->nranks, (uint32_t)p->nranks, p->nchunks),
-		.px = p->paxi_set ? p->paxi : PAXI_SENDRECV,
+		.px = algo_bruck_ops.default_paxi,
 		.n = p->nranks,
 		.nc = p->nchunks,
 	};

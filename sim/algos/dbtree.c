@@ -206,23 +206,13 @@ static struct sched *dbt_build(enum coll coll, const struct algo_params *p, GErr
 	int n = p->nranks;
 	uint32_t nc = p->nchunks;
 
-	if (coll != COLL_ALLREDUCE) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN,
-			    "\'dbtree\' does not build %s", coll_name(coll));
-		return NULL;
-	}
-	if (n < 2 || n > SCHED_MAX_RANKS || nc < 1 || nc > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'dbtree' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, n, nc);
-		return NULL;
-	}
+	g_assert(coll == COLL_ALLREDUCE); /* the registry admits only our collectives */
 
 	struct dbt_tree tree;
 	struct sched *s = sched_new(coll, "dbtree", n, 2, nc);
 	struct dbt_ctx c = {
 		.s = s, .h = sched_hazards_new(s), .tree = &tree, .n = n,
-		.px = p->paxi_set ? p->paxi : PAXI_SENDRECV,
+		.px = algo_dbtree_ops.default_paxi,
 	};
 
 	dbt_tree_init(&tree, n);

@@ -85,19 +85,9 @@ static struct sched *direct_build(enum coll c, const struct algo_params *p, GErr
 {
 	int n = p->nranks;
 	uint32_t nc = p->nchunks;
-	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_TRANSFER;
+	enum paxi_kind px = algo_direct_ops.default_paxi;
 
-	if (!(c & DIRECT_COLLS)) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN,
-			    "\'direct\' does not build %s", coll_name(c));
-		return NULL;
-	}
-	if (n < 2 || n > SCHED_MAX_RANKS || nc < 1 || nc > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'direct' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, n, nc);
-		return NULL;
-	}
+	g_assert(c & DIRECT_COLLS); /* the registry admits only our collectives */
 
 	struct sched *s = sched_new(c, "direct", n, (uint32_t)n, nc);
 	struct sched_hazards *h = sched_hazards_new(s);

@@ -85,20 +85,9 @@ static enum sched_buf hd_buf(int j, int v, int q)
 static struct sched *hd_build(enum coll c, const struct algo_params *p, GError **error)
 {
 	int n = p->nranks, m, q, np;
-	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_SENDRECV;
+	enum paxi_kind px = algo_hd_ops.default_paxi;
 
-	if (c != COLL_ALLREDUCE) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN,
-			    "\'hd\' does not build %s", coll_name(c));
-		return NULL;
-	}
-	if (n < 2 || n > SCHED_MAX_RANKS || p->nchunks < 1 ||
-	    p->nchunks > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'hd' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, n, p->nchunks);
-		return NULL;
-	}
+	g_assert(c == COLL_ALLREDUCE); /* the registry admits only our collectives */
 	np = hd_pow2_floor(n, &m);
 	q = n - np;
 

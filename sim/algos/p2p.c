@@ -10,31 +10,9 @@
 
 static struct sched *p2p_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	if (c != COLL_P2P) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN,
-			    "'direct' (p2p) does not build %s", coll_name(c));
-		return NULL;
-	}
-	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS || p->nchunks < 1 ||
-	    p->nchunks > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'direct' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, p->nranks, p->nchunks);
-		return NULL;
-	}
-	if (p->root < 0 || p->root >= p->nranks) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'root' must be a rank in 0..%d, got %d", p->nranks - 1, p->root);
-		return NULL;
-	}
-	if (p->peer < 0 || p->peer >= p->nranks || p->peer == p->root) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'peer' must be a rank in 0..%d other than the root %d, got %d",
-			    p->nranks - 1, p->root, p->peer);
-		return NULL;
-	}
+	g_assert(c == COLL_P2P); /* the registry admits only our collectives */
 
-	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_TRANSFER;
+	enum paxi_kind px = algo_p2p_direct_ops.default_paxi;
 	struct sched *s = sched_new(c, "direct", p->nranks, 1, p->nchunks);
 
 	s->root = p->root;

@@ -20,22 +20,11 @@
 
 static struct sched *pw_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	if (c != COLL_ALLTOALL) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "'pairwise' does not build %s",
-			    coll_name(c));
-		return NULL;
-	}
-	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS || p->nchunks < 1 ||
-	    p->nchunks > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'pairwise' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, p->nranks, p->nchunks);
-		return NULL;
-	}
+	g_assert(c == COLL_ALLTOALL); /* the registry admits only our collectives */
 
 	int n = p->nranks;
 	uint32_t nc = p->nchunks;
-	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_TRANSFER;
+	enum paxi_kind px = algo_pairwise_ops.default_paxi;
 	struct sched *s = sched_new(c, "pairwise", n, (uint32_t)n, nc);
 	/* per rank: the ops of the previous step, the sends' deps */
 	g_autofree uint32_t *prev = g_new(uint32_t, (size_t)n * 2 * nc);

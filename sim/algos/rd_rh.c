@@ -42,18 +42,7 @@ static int rdrh_log2(int n)
 static bool rdrh_check(const char *name, enum coll want, enum coll c,
 		       const struct algo_params *p, GError **error)
 {
-	if (c != want) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "'%s' does not build %s",
-			    name, coll_name(c));
-		return false;
-	}
-	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS || p->nchunks < 1 ||
-	    p->nchunks > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'%s' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    name, SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, p->nranks, p->nchunks);
-		return false;
-	}
+	g_assert(c == want); /* the registry admits only our collectives */
 	if (rdrh_log2(p->nranks) < 0) {
 		g_set_error(error, ALGO_ERROR, ALGO_ERROR_NOT_ADMITTED,
 			    "'%s' needs a power-of-two number of ranks, got %d", name,
@@ -93,7 +82,7 @@ static struct sched *rd_build(enum coll c, const struct algo_params *p, GError *
 
 	int n = p->nranks, m = rdrh_log2(n);
 	uint32_t nc = p->nchunks;
-	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_SENDRECV;
+	enum paxi_kind px = algo_rd_ops.default_paxi;
 	struct sched *s = sched_new(c, "rd", n, (uint32_t)n, nc);
 	struct sched_hazards *h = sched_hazards_new(s);
 
@@ -139,7 +128,7 @@ static struct sched *rh_build(enum coll c, const struct algo_params *p, GError *
 
 	int n = p->nranks, m = rdrh_log2(n);
 	uint32_t nc = p->nchunks;
-	enum paxi_kind px = p->paxi_set ? p->paxi : PAXI_SENDRECV;
+	enum paxi_kind px = algo_rh_ops.default_paxi;
 	struct sched *s = sched_new(c, "rh", n, (uint32_t)n, nc);
 
 	s->scratch_units = s->nunits;

@@ -3,7 +3,8 @@
  * validates the parameters a user can get wrong (rank count, root, peer,
  * nchunks, AllGatherV weights) before a generator sees them, applies the
  * PAXI override to every op afterwards, and fills AllGatherV's weights, so
- * generators only build. */
+ * generators only build: with their ops' default PAXI kind, for the
+ * collectives their ops name, on parameters this file has admitted. */
 #include "sim/algos/algo.h"
 
 #include <string.h>

@@ -10,6 +10,8 @@
  * reducer is busy are batched. */
 #include "sim/algos/runner.h"
 
+G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
+
 enum { RUN_KICK = 1 };
 
 struct run_op {
@@ -51,21 +53,23 @@ struct runner {
 	sim_time_t t0, t_end;
 };
 
+/* Op kinds by their flags (sched_op_kind_flags, the one table). */
 static bool is_recv(enum sched_op_kind k)
 {
-	return k != SOP_SEND && k != SOP_COPY && k != SOP_REDUCE;
+	return sched_op_kind_flags(k) & SOPF_RECV;
 }
 
 static bool is_send(enum sched_op_kind k)
 {
-	return k == SOP_SEND || k == SOP_RECV_COPY_SEND || k == SOP_RECV_REDUCE_SEND ||
-	       k == SOP_RECV_REDUCE_COPY_SEND;
+	return sched_op_kind_flags(k) & SOPF_SEND;
 }
 
+/* A receive that adds what it receives (not a local reduce). */
 static bool is_reducing(enum sched_op_kind k)
 {
-	return k == SOP_RECV_REDUCE || k == SOP_RECV_REDUCE_SEND || k == SOP_RECV_REDUCE_COPY ||
-	       k == SOP_RECV_REDUCE_COPY_SEND;
+	unsigned f = sched_op_kind_flags(k);
+
+	return (f & SOPF_RECV) && (f & SOPF_ADD);
 }
 
 static void op_try_finish(struct run_op *o);
@@ -497,9 +501,12 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 
 	memset(res, 0, sizeof(*res));
 	res->steps = g_array_new(FALSE, TRUE, sizeof(struct runner_step));
-	if (s->nranks > 1 << 15 || r.nlanes > 255 || s->nunits == 0) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "schedule too large to run");
+	/* match_key's fields hold every rank and lane a schedule may have */
+	G_STATIC_ASSERT(SCHED_MAX_RANKS <= 1 << 16 && SCHED_MAX_LANES <= 1 << 8);
+	g_assert(s->nranks <= SCHED_MAX_RANKS && r.nlanes <= SCHED_MAX_LANES);
+	if (s->nunits == 0) {
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
+			    "schedule has no units to run");
 		return false;
 	}
 	r.ranks = g_new0(struct run_rank, s->nranks);
@@ -581,7 +588,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			struct run_op *snd = g_hash_table_lookup(sends, &key);
 
 			if (!snd || !snd->out) {
-				g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
 					    rank, i, op->recv_peer, op->lane);
 				goto out;
@@ -600,7 +607,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 		g_hash_table_iter_next(&it, &k, &v);
 		struct run_op *o = v;
 
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 			    "rank %d op %u sends to rank %d on lane %u, which never receives it",
 			    o->rank, o->idx, o->op->send_peer, o->op->lane);
 		goto out;
@@ -611,7 +618,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	sim_schedule(sim, overhead_ps, &r.c, RUN_KICK);
 	sim_run(sim, SIM_TIME_MAX, UINT64_MAX);
 	if (r.left) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_DEADLOCK,
 			    "schedule deadlocked: %" G_GUINT64_FORMAT " ops never completed", r.left);
 		goto out;
 	}

@@ -18,6 +18,14 @@
 #include "sim/core/sim.h"
 #include "sim/paxi/paxi.h"
 
+/* Error domain of runner_run. */
+#define RUNNER_ERROR (runner_error_quark())
+GQuark runner_error_quark(void);
+enum runner_error_code {
+	RUNNER_ERROR_UNMATCHED, /* a send or receive with no partner, or no units */
+	RUNNER_ERROR_DEADLOCK,  /* ops that never completed */
+};
+
 struct runner_step {
 	int rank;
 	uint32_t step;

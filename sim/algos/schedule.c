@@ -1,8 +1,7 @@
 /* The schedule IR's lifecycle and its fixed rules: building a schedule op by
- * op, the chunking rule that maps units to element ranges, the windows each
- * collective prescribes, the names used by the schedule file and the
- * command line, and a data-hazard tracker that gives generators their local
- * deps. A schedule is plain data (struct sched in schedule.h); everything
+ * op, the chunking rule, windows and names (ir.c, shared with the
+ * executor, behind GLib-style asserts), and a data-hazard tracker that
+ * gives generators their local deps. A schedule is plain data (struct sched in schedule.h); everything
  * here is a pure function of it, so two builds of the same parameters are
  * identical. */
 #include "sim/algos/schedule.h"
@@ -84,191 +83,59 @@ const uint32_t *sched_op_deps(const struct sched *s, int r, uint32_t i)
 	return &g_array_index(s->ranks[r].deps, uint32_t, o->dep_first);
 }
 
-/* Part i of n equal parts of `total` elements: floor division, the remainder
- * spread one each over the first parts. */
-static void split_even(uint64_t total, uint64_t n, uint64_t i, uint64_t *first, uint64_t *count)
-{
-	uint64_t q = total / n, rem = total % n;
-
-	*first = i * q + MIN(i, rem);
-	*count = q + (i < rem ? 1 : 0);
-}
-
-/* AllGatherV: block b of `total` elements from weights w (sum W > 0):
- * floor(total x w_b / W) each, then the R elements left over (R < the
- * number of blocks of non-zero weight) one each to the first R blocks of
- * non-zero weight, so a zero weight gives an empty block and weights that
- * sum to `total` give exactly those counts. */
-static void split_weighted(const struct sched *s, uint64_t total, uint32_t b, uint64_t *first,
-			   uint64_t *count)
-{
-	unsigned __int128 W = 0;
-	uint64_t floor_sum = 0;
-
-	for (uint32_t i = 0; i < s->nblocks; i++)
-		W += s->weights[i];
-	g_assert(W > 0);
-	for (uint32_t i = 0; i < s->nblocks; i++)
-		floor_sum += (uint64_t)((unsigned __int128)total * s->weights[i] / W);
-	uint64_t rem = total - floor_sum;
-	uint64_t pos = 0, nz = 0;
-
-	for (uint32_t i = 0; i <= b; i++) {
-		uint64_t n = (uint64_t)((unsigned __int128)total * s->weights[i] / W);
-
-		if (s->weights[i] > 0) {
-			if (nz < rem)
-				n++;
-			nz++;
-		}
-		if (i == b) {
-			*first = pos;
-			*count = n;
-			return;
-		}
-		pos += n;
-	}
-}
-
 void sched_unit_range(const struct sched *s, uint64_t elems, uint32_t u, uint64_t *first,
 		      uint64_t *count)
 {
 	g_assert_cmpuint(u, <, s->nunits);
-	uint32_t b = u / s->nchunks, p = u % s->nchunks;
-	uint64_t bfirst = 0, bcount = 0, pfirst, pcount;
-
-	if (s->coll == COLL_ALLGATHERV && s->weights)
-		split_weighted(s, elems, b, &bfirst, &bcount);
-	else
-		split_even(elems, s->nblocks, b, &bfirst, &bcount);
-	split_even(bcount, s->nchunks, p, &pfirst, &pcount);
-	*first = bfirst + pfirst;
-	*count = pcount;
+	ir_unit_range(s->coll, s->nblocks, s->nchunks, s->weights, elems, u, first, count);
 }
-
-static const struct {
-	enum coll c;
-	const char *name;
-} coll_names[] = {
-	{ COLL_ALLREDUCE, "allreduce" },	 { COLL_ALLGATHER, "allgather" },
-	{ COLL_REDUCESCATTER, "reducescatter" }, { COLL_ALLTOALL, "alltoall" },
-	{ COLL_BROADCAST, "broadcast" },	 { COLL_REDUCE, "reduce" },
-	{ COLL_P2P, "p2p" },			 { COLL_ALLGATHERV, "allgatherv" },
-};
 
 const char *coll_name(enum coll c)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(coll_names); i++)
-		if (coll_names[i].c == c)
-			return coll_names[i].name;
-	g_error("coll_name: not one collective: 0x%x", (unsigned)c);
+	const char *n = ir_coll_name(c);
+
+	if (!strcmp(n, "?"))
+		g_error("coll_name: not one collective: 0x%x", (unsigned)c);
+	return n;
 }
 
 bool coll_parse(const char *name, enum coll *out)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(coll_names); i++)
-		if (!strcmp(coll_names[i].name, name)) {
-			*out = coll_names[i].c;
-			return true;
-		}
-	return false;
+	return ir_coll_parse(name, out);
 }
-
-static const struct {
-	const char *name;
-	unsigned flags;
-} kinds[SOP_NKINDS] = {
-	[SOP_SEND] = { "send", SOPF_SEND | SOPF_SRC },
-	[SOP_RECV] = { "recv", SOPF_RECV | SOPF_DST },
-	[SOP_RECV_REDUCE] = { "recv_reduce", SOPF_RECV | SOPF_SRC | SOPF_DST | SOPF_ADD },
-	[SOP_RECV_COPY_SEND] = { "recv_copy_send", SOPF_RECV | SOPF_SEND | SOPF_DST },
-	[SOP_RECV_REDUCE_SEND] = { "recv_reduce_send", SOPF_RECV | SOPF_SEND | SOPF_SRC | SOPF_ADD },
-	[SOP_RECV_REDUCE_COPY] = { "recv_reduce_copy", SOPF_RECV | SOPF_SRC | SOPF_DST | SOPF_ADD },
-	[SOP_RECV_REDUCE_COPY_SEND] = { "recv_reduce_copy_send",
-					SOPF_RECV | SOPF_SEND | SOPF_SRC | SOPF_DST | SOPF_ADD },
-	[SOP_COPY] = { "copy", SOPF_SRC | SOPF_DST },
-	[SOP_REDUCE] = { "reduce", SOPF_SRC | SOPF_DST | SOPF_ADD },
-};
 
 const char *sched_op_kind_name(enum sched_op_kind k)
 {
 	g_assert((unsigned)k < SOP_NKINDS);
-	return kinds[k].name;
+	return ir_op_kind_name(k);
 }
 
 unsigned sched_op_kind_flags(enum sched_op_kind k)
 {
 	g_assert((unsigned)k < SOP_NKINDS);
-	return kinds[k].flags;
+	return ir_op_kind_flags(k);
 }
 
 bool sched_op_kind_parse(const char *name, enum sched_op_kind *out)
 {
-	for (int k = 0; k < SOP_NKINDS; k++)
-		if (!strcmp(kinds[k].name, name)) {
-			*out = (enum sched_op_kind)k;
-			return true;
-		}
-	return false;
+	return ir_op_kind_parse(name, out);
 }
-
-static const char *const buf_names[] = {
-	[SBUF_NONE] = "-", [SBUF_IN] = "in", [SBUF_OUT] = "out", [SBUF_SCRATCH] = "scratch",
-};
 
 const char *sched_buf_name(enum sched_buf b)
 {
-	g_assert((unsigned)b < G_N_ELEMENTS(buf_names));
-	return buf_names[b];
+	g_assert((unsigned)b < SBUF_NBUFS);
+	return ir_buf_name(b);
 }
 
 bool sched_buf_parse(const char *name, enum sched_buf *out)
 {
-	for (size_t b = 0; b < G_N_ELEMENTS(buf_names); b++)
-		if (!strcmp(buf_names[b], name)) {
-			*out = (enum sched_buf)b;
-			return true;
-		}
-	return false;
+	return ir_buf_parse(name, out);
 }
 
 void sched_expected_windows(const struct sched *s, int r, uint32_t w[4])
 {
-	uint32_t all = s->nunits, k = s->nchunks;
-	uint32_t blo = (uint32_t)r * k, bhi = (uint32_t)(r + 1) * k;
-	bool root = r == s->root;
-
-	if (bhi > all)
-		blo = bhi = 0; /* block r does not exist: the verifier rejects nblocks */
-	w[0] = 0, w[1] = all, w[2] = 0, w[3] = all;
-	switch (s->coll) {
-	case COLL_ALLREDUCE:
-	case COLL_ALLTOALL:
-		break;
-	case COLL_ALLGATHER:
-	case COLL_ALLGATHERV:
-		w[0] = blo, w[1] = bhi;
-		break;
-	case COLL_REDUCESCATTER:
-		w[2] = blo, w[3] = bhi;
-		break;
-	case COLL_BROADCAST:
-		if (!root)
-			w[1] = 0;
-		break;
-	case COLL_REDUCE:
-		if (!root)
-			w[3] = 0;
-		break;
-	case COLL_P2P:
-		if (!root)
-			w[1] = 0;
-		if (r != s->peer)
-			w[3] = 0;
-		break;
-	default:
-		g_error("sched_expected_windows: bad collective 0x%x", (unsigned)s->coll);
-	}
+	g_assert(strcmp(ir_coll_name(s->coll), "?"));
+	ir_windows(s->coll, s->nunits, s->nchunks, s->root, s->peer, r, w);
 }
 
 void sched_set_windows(struct sched *s)

@@ -7,8 +7,9 @@
  * schedule file (schedule_file.c, docs/schedule-format.md) and run by the CUDA
  * executor (gpu/).
  *
- * Units and the chunking rule. The collective's data is E elements (nccl-tests'
- * count for the whole buffer, see DESIGN.md "Sizes and metrics"). It is split
+ * Units and the chunking rule (ir.h, the one definition both builds compile).
+ * The collective's data is E elements (nccl-tests' count for the whole
+ * buffer, see DESIGN.md "Sizes and metrics"). It is split
  * into `nblocks` blocks, block b holding E / nblocks elements plus one if
  * b < E % nblocks (or, for AllGatherV, the per-rank counts scaled to E by the
  * same rule); each block is split into `nchunks` pieces by the same rule. Unit
@@ -35,51 +36,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/algos/ir.h"   /* enums, flags, limits, chunking rule: shared with gpu/ */
 #include "sim/paxi/paxi.h" /* enum paxi_kind */
-
-enum coll {
-	COLL_ALLREDUCE = 1 << 0,
-	COLL_ALLGATHER = 1 << 1,
-	COLL_REDUCESCATTER = 1 << 2,
-	COLL_ALLTOALL = 1 << 3,
-	COLL_BROADCAST = 1 << 4,
-	COLL_REDUCE = 1 << 5,
-	COLL_P2P = 1 << 6,
-	COLL_ALLGATHERV = 1 << 7,
-};
-
-enum sched_buf {
-	SBUF_NONE = 0,
-	SBUF_IN,
-	SBUF_OUT,
-	SBUF_SCRATCH,
-};
-
-/* What an op does. R is the data received from recv_peer, L the local source
- * range (src), D the destination range (dst); all ranges have `count` units.
- *   SEND               send L to send_peer
- *   RECV               D = R
- *   RECV_REDUCE        D = R + L            (L may equal D)
- *   RECV_COPY_SEND     D = R, send R to send_peer
- *   RECV_REDUCE_SEND   send R + L to send_peer (nothing stored)
- *   RECV_REDUCE_COPY   same as RECV_REDUCE
- *   RECV_REDUCE_COPY_SEND  D = R + L, send D to send_peer
- *   COPY               D = L (nothing at all when D and L are the same
- *                      memory, e.g. input and output units in place)
- *   REDUCE             D = D + L
- * RECV_REDUCE_COPY exists so that NCCL's ring kernel maps op for op. */
-enum sched_op_kind {
-	SOP_SEND,
-	SOP_RECV,
-	SOP_RECV_REDUCE,
-	SOP_RECV_COPY_SEND,
-	SOP_RECV_REDUCE_SEND,
-	SOP_RECV_REDUCE_COPY,
-	SOP_RECV_REDUCE_COPY_SEND,
-	SOP_COPY,
-	SOP_REDUCE,
-	SOP_NKINDS
-};
 
 struct sched_op {
 	uint8_t kind;        /* enum sched_op_kind */
@@ -139,15 +97,8 @@ const char *coll_name(enum coll c);
 bool coll_parse(const char *name, enum coll *out);
 const char *sched_op_kind_name(enum sched_op_kind k);
 
-/* ---- Additions (schedule.c): limits, errors, names, windows, helpers. ---- */
-
-/* Limits that keep nunits and op fields in range; the registry and the
- * schedule file reject larger values as user errors. */
-#define SCHED_MAX_RANKS 1024
-#define SCHED_MAX_NCHUNKS 256
-#define SCHED_MAX_LANES 256
-
-/* Error domain of the schedule file, the verifier and the generators. */
+/* Error domain of the schedule file and the verifier (the registry and the
+ * generators have ALGO_ERROR). */
 #define SCHED_ERROR (sched_error_quark())
 GQuark sched_error_quark(void);
 enum sched_error_code {
@@ -155,15 +106,7 @@ enum sched_error_code {
 	SCHED_ERROR_INVALID, /* a schedule that does not compute its collective */
 };
 
-/* What each op kind uses: a receive, a send, a local source L, a
- * destination D, and whether it adds (R + L, or D + L). */
-enum {
-	SOPF_RECV = 1 << 0,
-	SOPF_SEND = 1 << 1,
-	SOPF_SRC = 1 << 2,
-	SOPF_DST = 1 << 3,
-	SOPF_ADD = 1 << 4,
-};
+/* ir_op_kind_flags, with the kind asserted valid. */
 unsigned sched_op_kind_flags(enum sched_op_kind k);
 
 /* Names as the schedule file writes them ("recv_reduce_send", "in"); the
@@ -172,19 +115,10 @@ bool sched_op_kind_parse(const char *name, enum sched_op_kind *out);
 const char *sched_buf_name(enum sched_buf b);
 bool sched_buf_parse(const char *name, enum sched_buf *out);
 
-/* The windows the collective prescribes for rank r (from coll, nranks,
- * nchunks, root, peer): w = { in_lo, in_hi, out_lo, out_hi }, an empty
- * window being [0, 0).
- *   AllReduce       in all, out all
- *   AllGather(V)    in block r, out all          (nblocks == nranks)
- *   ReduceScatter   in all, out block r          (nblocks == nranks)
- *   AllToAll        in all, out all              (nblocks == nranks)
- *   Broadcast       in all on root only, out all
- *   Reduce          in all, out all on root only
- *   P2P             in all on root only, out all on peer only
- * sched_new sets them with root 0 (and peer 1 for P2P); a generator that
- * changes root or peer calls sched_set_windows() again. The verifier
- * rejects a schedule whose windows differ. */
+/* The windows the collective prescribes for rank r (ir_windows, from coll,
+ * nunits, nchunks, root, peer). sched_new sets them with root 0 (and peer 1
+ * for P2P); a generator that changes root or peer calls sched_set_windows()
+ * again. The verifier rejects a schedule whose windows differ. */
 void sched_expected_windows(const struct sched *s, int r, uint32_t w[4]);
 void sched_set_windows(struct sched *s);
 

@@ -179,27 +179,11 @@ static struct sched *tb_build(const char *name, enum coll c, const struct algo_p
 			      void (*bcast)(struct tb_gen *, int, uint32_t),
 			      void (*reduce)(struct tb_gen *, int, uint32_t), GError **error)
 {
-	if (c != COLL_BROADCAST && c != COLL_REDUCE) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "'%s' does not build %s",
-			    name, coll_name(c));
-		return NULL;
-	}
-	if (p->nranks < 2 || p->nranks > SCHED_MAX_RANKS || p->nchunks < 1 ||
-	    p->nchunks > SCHED_MAX_NCHUNKS) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'%s' needs 2..%d ranks and 1..%d chunks, got %d ranks, %u chunks",
-			    name, SCHED_MAX_RANKS, SCHED_MAX_NCHUNKS, p->nranks, p->nchunks);
-		return NULL;
-	}
-	if (p->root < 0 || p->root >= p->nranks) {
-		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-			    "'root' must be a rank in 0..%d, got %d", p->nranks - 1, p->root);
-		return NULL;
-	}
+	g_assert(c == COLL_BROADCAST || c == COLL_REDUCE); /* the registry admits only our collectives */
 
 	struct tb_gen g = {
 		.s = sched_new(c, name, p->nranks, 1, p->nchunks),
-		.px = p->paxi_set ? p->paxi : def,
+		.px = def,
 		.n = p->nranks,
 		.root = p->root,
 	};
@@ -219,12 +203,12 @@ static struct sched *tb_build(const char *name, enum coll c, const struct algo_p
 
 static struct sched *binomial_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	return tb_build("binomial", c, p, PAXI_SENDRECV, binomial_bcast, binomial_reduce, error);
+	return tb_build("binomial", c, p, algo_binomial_ops.default_paxi, binomial_bcast, binomial_reduce, error);
 }
 
 static struct sched *chain_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	return tb_build("chain", c, p, PAXI_TRANSFER, chain_bcast, chain_reduce, error);
+	return tb_build("chain", c, p, algo_chain_ops.default_paxi, chain_bcast, chain_reduce, error);
 }
 
 static void binomial_theory(enum coll c, int nranks, struct algo_theory *out)

@@ -36,7 +36,6 @@
 
 #include "sim/link/topo.h"
 
-#define FABRIC_ERROR g_quark_from_static_string("g5-fabric-error")
 #define PKT_SLAB 1024
 
 enum { EV_TX = 1, EV_ARRIVE, EV_NAK, EV_TIMER, EV_DELIVER };
@@ -198,20 +197,25 @@ void link_params_default(struct link_params *p)
 
 static bool check_params(const struct link_params *p, const char *what, GError **error)
 {
-	const char *bad = NULL;
+	char bad[128] = "";
 
 	if (p->bw_bytes_per_s == 0)
-		bad = "'bw_bytes_per_s' must be > 0";
-	else if (p->max_payload_bytes == 0)
-		bad = "'max_payload_bytes' must be > 0";
+		g_snprintf(bad, sizeof(bad), "'bw_bytes_per_s' must be > 0");
+	else if (p->max_payload_bytes == 0 || p->max_payload_bytes > LINK_MAX_PAYLOAD_BYTES)
+		g_snprintf(bad, sizeof(bad), "'max_payload_bytes' must be in 1..%u, got %u",
+			   LINK_MAX_PAYLOAD_BYTES, p->max_payload_bytes);
+	else if (p->header_bytes > LINK_MAX_HEADER_BYTES)
+		g_snprintf(bad, sizeof(bad), "'header_bytes' must be at most %u, got %u",
+			   LINK_MAX_HEADER_BYTES, p->header_bytes);
 	else if (p->gbn_window == 0)
-		bad = "'gbn_window' must be > 0";
+		g_snprintf(bad, sizeof(bad), "'gbn_window' must be > 0");
 	else if (p->gbn_timeout_ps == 0)
-		bad = "'gbn_timeout_ps' must be > 0";
-	else if (!(p->error_rate >= 0 && p->error_rate < 1))
-		bad = "'error_rate' must be in [0, 1)";
-	if (bad) {
-		g_set_error(error, FABRIC_ERROR, 1, "%s: %s", what, bad);
+		g_snprintf(bad, sizeof(bad), "'gbn_timeout_ps' must be > 0");
+	else if (!(p->error_rate >= 0 && p->error_rate <= LINK_MAX_ERROR_RATE))
+		g_snprintf(bad, sizeof(bad), "'error_rate' must be in [0, %g], got %g",
+			   LINK_MAX_ERROR_RATE, p->error_rate);
+	if (*bad) {
+		g_set_error(error, LINK_ERROR, LINK_ERROR_PARAMS, "%s: %s", what, bad);
 		return false;
 	}
 	return true;

@@ -78,6 +78,23 @@
 
 #include "sim/core/sim.h"
 
+/* Limits of the fabric's parameters, one per key: the platform key table
+ * (sim/config.c) and every flag use these, and fabric_new refuses beyond them. */
+#define LINK_MAX_RANKS 1024                 /* topology.ranks: 2..; as a schedule's */
+#define LINK_MAX_HEADER_BYTES (1u << 20)    /* link.header */
+#define LINK_MAX_PAYLOAD_BYTES (1u << 30)   /* link.packet: 1.. */
+#define LINK_MAX_ERROR_RATE 0.5             /* link.error_rate: 0.. */
+
+/* Error domain of fabric_new and fabric_shape_check. */
+#define LINK_ERROR (link_error_quark())
+GQuark link_error_quark(void);
+enum link_error_code {
+	LINK_ERROR_RANKS,  /* a rank count the shape does not admit */
+	LINK_ERROR_DIMS,   /* torus dims that do not make the rank count */
+	LINK_ERROR_EDGES,  /* an edge list that is not a connected simple graph */
+	LINK_ERROR_PARAMS, /* a link parameter out of range */
+};
+
 enum topo_kind {
 	TOPO_RING,      /* bidirectional ring; N = 2: one bidirectional link */
 	TOPO_RING_UNI,  /* unidirectional ring: i -> i+1 only */
@@ -92,13 +109,13 @@ enum topo_kind {
 struct link_params {
 	uint64_t bw_bytes_per_s;     /* > 0: wire rate, headers included */
 	sim_time_t lat_ps;           /* propagation latency */
-	uint32_t header_bytes;       /* per packet */
-	uint32_t max_payload_bytes;  /* > 0: payload per packet */
+	uint32_t header_bytes;       /* per packet, <= LINK_MAX_HEADER_BYTES */
+	uint32_t max_payload_bytes;  /* 1..LINK_MAX_PAYLOAD_BYTES: payload per packet */
 	uint32_t credits;            /* receive-buffer slots in packets; 0: unlimited */
 	sim_time_t credit_return_ps; /* receiver frees a slot -> sender sees it */
 	uint32_t gbn_window;         /* > 0: unacknowledged packets in flight */
 	sim_time_t gbn_timeout_ps;   /* > 0: replay when no ACK/NAK arrives in time */
-	double error_rate;           /* 0 <= p < 1: probability a packet is corrupted */
+	double error_rate;           /* 0..LINK_MAX_ERROR_RATE: probability a packet is corrupted */
 };
 
 /* Fills `p` with the defaults for the seed platform: 450 GB/s, 100 ns
@@ -157,6 +174,14 @@ enum route_hint {
 
 struct fabric;
 
+/* The rules on a fabric's shape, checked once here for every caller (the
+ * platform file, the flags, fabric_new): 2..LINK_MAX_RANKS ranks; a
+ * hypercube of 2^k; a torus of dims[0] x dims[1] = N or, with dims {0, 0},
+ * of a non-prime N (the most nearly square A x B, A <= B, A > 1). Writes the
+ * torus's dims to dims_out (may be NULL). False with error set (LINK_ERROR
+ * RANKS or DIMS) otherwise. Edge lists are checked by fabric_new. */
+bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error);
+
 /* Called at the destination for each delivered packet of a message: `bytes`
  * is the payload delivered so far (in order), `done` is true on the call for
  * the last packet. */
@@ -165,11 +190,10 @@ typedef void (*fabric_deliver_fn)(void *user, uint64_t bytes, bool done);
 /* Builds the topology and its channels as components of `s`. Returns NULL with
  * `error` set when the shape is not admitted (e.g. "hypercube needs a
  * power-of-two number of ranks, got 6") or a link parameter is invalid.
- * Admitted: 2..4096 ranks; ring of any N (N = 2: one bidirectional link);
- * hypercube N = 2^k; torus dims[0] x dims[1] = N, default the most nearly
- * square factorisation A x B with A <= B, a prime N needs explicit dims
- * (1 x N is a ring); switch: N ranks plus a switch node N; edge list:
- * ranks in range, no self-loop, no repeated pair, connected. */
+ * Admitted: what fabric_shape_check admits (ring of any N, N = 2: one
+ * bidirectional link; switch: N ranks plus a switch node N); edge list:
+ * ranks in range, no self-loop, no repeated pair, connected; link
+ * parameters within the LINK_MAX_* limits. */
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error);
 void fabric_free(struct fabric *f);
 

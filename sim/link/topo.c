@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TOPO_ERROR g_quark_from_static_string("g5-topo-error")
+G_DEFINE_QUARK(g5-link-error-quark, link_error)
 
 static void add_chan(GArray *a, int u, int v, bool to_switch, uint64_t bw, sim_time_t lat)
 {
@@ -48,12 +48,52 @@ static int near_square(int n)
 	return best;
 }
 
+bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error)
+{
+	int n = cfg->nranks;
+
+	if (n < 2 || n > LINK_MAX_RANKS) {
+		g_set_error(error, LINK_ERROR, LINK_ERROR_RANKS, "a fabric needs 2..%d ranks, got %d",
+			    LINK_MAX_RANKS, n);
+		return false;
+	}
+	if (cfg->kind == TOPO_HYPERCUBE && (n & (n - 1))) {
+		g_set_error(error, LINK_ERROR, LINK_ERROR_RANKS,
+			    "hypercube needs a power-of-two number of ranks, got %d", n);
+		return false;
+	}
+	if (cfg->kind != TOPO_TORUS)
+		return true;
+	int dx = cfg->dims[0], dy = cfg->dims[1];
+
+	if (dx == 0 && dy == 0) {
+		dx = near_square(n);
+		dy = n / dx;
+		if (dx == 1) {
+			g_set_error(error, LINK_ERROR, LINK_ERROR_RANKS,
+				    "torus of %d ranks needs explicit dims: %d is prime "
+				    "(dims 1x%d make it a ring)", n, n, n);
+			return false;
+		}
+	}
+	if (dx < 1 || dy < 1 || (long)dx * dy != n) {
+		g_set_error(error, LINK_ERROR, LINK_ERROR_DIMS, "torus dims %dx%d do not make %d ranks",
+			    dx, dy, n);
+		return false;
+	}
+	if (dims_out) {
+		dims_out[0] = dx;
+		dims_out[1] = dy;
+	}
+	return true;
+}
+
 static bool build_edges(struct topo *t, const struct fabric_config *cfg, GArray *a, GError **error)
 {
 	int n = t->nranks;
 
 	if (cfg->nedges < 1 || !cfg->edges) {
-		g_set_error(error, TOPO_ERROR, 1, "edge list of %d ranks has no edges", n);
+		g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge list of %d ranks has no edges", n);
 		return false;
 	}
 	g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -63,17 +103,17 @@ static bool build_edges(struct topo *t, const struct fabric_config *cfg, GArray 
 		const struct topo_edge *e = &cfg->edges[i];
 
 		if (e->a < 0 || e->a >= n || e->b < 0 || e->b >= n) {
-			g_set_error(error, TOPO_ERROR, 1, "edge %d (%d-%d) names a rank outside 0..%d",
+			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) names a rank outside 0..%d",
 				    i, e->a, e->b, n - 1);
 			return false;
 		}
 		if (e->a == e->b) {
-			g_set_error(error, TOPO_ERROR, 1, "edge %d (%d-%d) is a self-loop", i, e->a, e->b);
+			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) is a self-loop", i, e->a, e->b);
 			return false;
 		}
 		keys[i] = (gint64)MIN(e->a, e->b) * n + MAX(e->a, e->b);
 		if (g_hash_table_contains(seen, &keys[i])) {
-			g_set_error(error, TOPO_ERROR, 1, "edge %d (%d-%d) repeats an earlier edge",
+			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) repeats an earlier edge",
 				    i, e->a, e->b);
 			return false;
 		}
@@ -93,11 +133,10 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
 	t->nranks = n;
 	t->nnodes = n;
 	t->nvc = 1;
-	if (n < 2 || n > TOPO_MAX_RANKS) {
-		g_set_error(error, TOPO_ERROR, 1, "a fabric needs 2..%d ranks, got %d",
-			    TOPO_MAX_RANKS, n);
+	int dims[2] = { 0, 0 };
+
+	if (!fabric_shape_check(cfg, dims, error))
 		return false;
-	}
 	g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(struct topo_chan));
 
 	switch (cfg->kind) {
@@ -116,33 +155,13 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
 				add_chan(a, i, j, false, 0, SIM_TIME_MAX);
 		break;
 	case TOPO_HYPERCUBE:
-		if (n & (n - 1)) {
-			g_set_error(error, TOPO_ERROR, 1,
-				    "hypercube needs a power-of-two number of ranks, got %d", n);
-			return false;
-		}
 		for (int i = 0; i < n; i++)
 			for (int b = 1; b < n; b <<= 1)
 				add_chan(a, i, i ^ b, false, 0, SIM_TIME_MAX);
 		break;
 	case TOPO_TORUS: {
-		int dx = cfg->dims[0], dy = cfg->dims[1];
+		int dx = dims[0], dy = dims[1];
 
-		if (dx == 0 && dy == 0) {
-			dx = near_square(n);
-			dy = n / dx;
-			if (dx == 1) {
-				g_set_error(error, TOPO_ERROR, 1,
-					    "torus of %d ranks needs explicit dims: %d is prime "
-					    "(dims 1x%d make it a ring)", n, n, n);
-				return false;
-			}
-		}
-		if (dx < 1 || dy < 1 || (long)dx * dy != n) {
-			g_set_error(error, TOPO_ERROR, 1, "torus dims %dx%d do not make %d ranks",
-				    dx, dy, n);
-			return false;
-		}
 		t->dims[0] = dx;
 		t->dims[1] = dy;
 		t->nvc = 2;
@@ -169,8 +188,7 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
 			return false;
 		break;
 	default:
-		g_set_error(error, TOPO_ERROR, 1, "unknown topology kind %d", (int)cfg->kind);
-		return false;
+		g_error("topo_init: unknown topology kind %d", (int)cfg->kind);
 	}
 
 	/* Sort, then drop the duplicates that small shapes make (2-node ring,
@@ -228,7 +246,7 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
 			}
 			for (int u = 0; u < nn; u++)
 				if (dist[u] < 0) {
-					g_set_error(error, TOPO_ERROR, 1,
+					g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES,
 						    "edge list leaves rank %d unreachable from rank %d",
 						    MAX(u, d), MIN(u, d));
 					topo_release(t);

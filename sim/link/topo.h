@@ -20,8 +20,6 @@
 
 #include "sim/link/link.h"
 
-#define TOPO_MAX_RANKS 4096
-
 struct topo_chan {
 	int src, dst;           /* node ids */
 	bool to_switch;         /* rank<->switch channel: switch_link params */

@@ -15,6 +15,8 @@
  * Send/Recv. Reductions use a per-node virtual clock at the reduce rate. */
 #include "sim/paxi/paxi.h"
 
+G_DEFINE_QUARK(g5-paxi-error-quark, paxi_error)
+
 enum {
 	PX_SETUP_DONE = 1,
 	PX_CTRL,       /* a control message has been processed */
@@ -190,24 +192,24 @@ static void txn_free(gpointer p)
 struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
 		      GError **error)
 {
-	if (p->cdma_units < 1 || p->cdma_units > 64) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "'cdma_units' must be in 1..64, got %u", p->cdma_units);
+	if (p->cdma_units < 1 || p->cdma_units > PAXI_MAX_CDMA_UNITS) {
+		g_set_error(error, PAXI_ERROR, PAXI_ERROR_PARAMS, "'cdma_units' must be in 1..%d, got %u",
+			    PAXI_MAX_CDMA_UNITS, p->cdma_units);
 		return NULL;
 	}
 	if (p->slots < 1) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, PAXI_ERROR, PAXI_ERROR_PARAMS,
 			    "'slots' must be at least 1, got %u", p->slots);
 		return NULL;
 	}
 	if (p->proto >= PAXI_NPROTOS || p->handshake > PAXI_HS_READY ||
 	    p->reduce_per > PAXI_REDUCE_UNIT || p->control > PAXI_CONTROL_OOB) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, PAXI_ERROR, PAXI_ERROR_PARAMS,
 			    "unknown protocol, handshake, control or reducer");
 		return NULL;
 	}
 	if (p->slice_bytes < 1) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, PAXI_ERROR, PAXI_ERROR_PARAMS,
 			    "'slice' must be at least 1 byte");
 		return NULL;
 	}
@@ -300,14 +302,10 @@ void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user)
 	t->dst_user = dst_user;
 }
 
-/* ceil(bytes x 1e12 / rate) without overflow. */
+/* The link's rate-to-time rule (link_wire_ps); rate 0 is free. */
 static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
 {
-	if (!bytes_per_s)
-		return 0;
-	unsigned __int128 n = (unsigned __int128)bytes * 1000000000000ull;
-
-	return (sim_time_t)((n + bytes_per_s - 1) / bytes_per_s);
+	return bytes_per_s ? link_wire_ps(bytes, bytes_per_s) : 0;
 }
 
 #define POOL_BLOCK 256

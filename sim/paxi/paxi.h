@@ -38,6 +38,17 @@
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
 
+/* The most CDMA units a node may have (paxi.cdma_units: 1..; the platform
+ * key table and the flags use it). */
+#define PAXI_MAX_CDMA_UNITS 64
+
+/* Error domain of paxi_new. */
+#define PAXI_ERROR (paxi_error_quark())
+GQuark paxi_error_quark(void);
+enum paxi_error_code {
+	PAXI_ERROR_PARAMS, /* a parameter out of range */
+};
+
 /* The two kinds of PAXI operation (DESIGN.md). */
 enum paxi_kind {
 	PAXI_TRANSFER = 0, /* one-sided streaming write, usable per slice */
@@ -107,7 +118,7 @@ struct paxi_proto_params {
 };
 
 struct paxi_params {
-	uint32_t cdma_units;          /* per node, >= 1 (1-port: 1, 2-port: 2) */
+	uint32_t cdma_units;          /* per node, 1..PAXI_MAX_CDMA_UNITS (1-port: 1, 2-port: 2) */
 	uint32_t slots;               /* outstanding transactions per unit, >= 1 */
 	sim_time_t setup_ps;          /* descriptor setup per transaction */
 	sim_time_t ctrl_proc_ps;      /* handling of one control message */
@@ -171,8 +182,9 @@ void paxi_free(struct paxi *x);
 
 /* A transaction of `bytes` from src to dst, issued by CDMA unit `unit` of src
  * (taken modulo the platform's units). Nothing happens until the source
- * starts it; the destination may post before or after. Owned by the paxi;
- * freed when both sides are done with it (sent and all usable delivered). */
+ * starts it; the destination may post before or after. Owned by the paxi:
+ * it stays valid (paxi_txn_times, paxi_txn_user) after both sides are done
+ * with it, until paxi_free frees every transaction. */
 struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
 			      uint32_t unit, uint64_t bytes, const struct paxi_txn_ops *ops,
 			      void *src_user, void *dst_user);

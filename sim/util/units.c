@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+G_DEFINE_QUARK(g5-units-error-quark, units_error)
+
 struct suffix {
 	const char *s;
 	uint64_t mul; /* numerator */
@@ -68,8 +70,16 @@ static bool parse_with(const char *text, const struct suffix *sfx, size_t n, con
 		return true;
 	}
 bad:
-	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-		    "must be a %s such as %s, got '%s'", what, example, text);
+	/* a unit in the wrong case ("64mib"): name the one meant */
+	for (size_t i = 0; p != text && *p && i < n; i++)
+		if (strcmp(p, sfx[i].s) && !g_ascii_strcasecmp(p, sfx[i].s)) {
+			g_set_error(error, UNITS_ERROR, UNITS_ERROR_PARSE,
+				    "must be a %s such as %s, got '%s' (did you mean '%.*s%s'?)", what,
+				    example, text, (int)(p - text), text, sfx[i].s);
+			return false;
+		}
+	g_set_error(error, UNITS_ERROR, UNITS_ERROR_PARSE, "must be a %s such as %s, got '%s'", what,
+		    example, text);
 	return false;
 }
 
@@ -96,7 +106,7 @@ bool units_parse_bw(const char *text, uint64_t *bytes_per_s, GError **error)
 	if (!parse_with(text, s, G_N_ELEMENTS(s), "bandwidth", "450GB/s", bytes_per_s, error))
 		return false;
 	if (*bytes_per_s == 0) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, UNITS_ERROR, UNITS_ERROR_PARSE,
 			    "must be a bandwidth above zero, got '%s'", text);
 		return false;
 	}

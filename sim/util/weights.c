@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+G_DEFINE_QUARK(g5-weights-error-quark, weights_error)
+
 uint64_t *weights_zipf(int nranks, double s, uint64_t seed)
 {
 	g_autoptr(GRand) rng = g_rand_new_with_seed_array(
@@ -37,7 +39,7 @@ bool weights_parse_dist(const char *text, double *s, GError **error)
 		if (end != text + 5 && !*end && *s > 0 && *s <= 10)
 			return true;
 	}
-	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+	g_set_error(error, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE,
 		    "must be zipf:S with S a number in (0, 10], such as zipf:1.2, got '%s'", text);
 	return false;
 }
@@ -49,7 +51,7 @@ bool weights_parse_list(const char *text, int n, uint64_t **out, GError **error)
 
 	*out = NULL;
 	if (len != (guint)n) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		g_set_error(error, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE,
 			    "needs %d comma-separated numbers, one per rank, got %u", n, len);
 		return false;
 	}
@@ -59,7 +61,7 @@ bool weights_parse_list(const char *text, int n, uint64_t **out, GError **error)
 		guint64 v;
 
 		if (!g_ascii_string_to_unsigned(parts[i], 10, 0, G_MAXUINT32, &v, NULL)) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			g_set_error(error, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE,
 				    "entry '%s' is not a whole number", parts[i]);
 			g_free(w);
 			return false;

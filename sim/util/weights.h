@@ -11,6 +11,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Error domain of the parsers below. */
+#define WEIGHTS_ERROR (weights_error_quark())
+GQuark weights_error_quark(void);
+enum weights_error_code {
+	WEIGHTS_ERROR_PARSE, /* not a list of n whole numbers, or not zipf:S */
+};
+
 /* nranks weights; g_free() them. s > 0. */
 uint64_t *weights_zipf(int nranks, double s, uint64_t seed);
 

@@ -787,12 +787,12 @@ static void test_e2e_file(void)
 	g_assert_cmpint(sh(cmd, &out, &err), ==, 0);
 	g_free(out), g_free(err), g_free(cmd);
 
-	/* a damaged file: exit 1, the message names the line */
+	/* a damaged file: exit 2 (bad input), the message names the line */
 	char *bad = replace_line(text, "lanes 1\n", "lanes x\n");
 
 	g_assert_true(g_file_set_contents(path, bad, -1, NULL));
 	cmd = g_strdup_printf("%s verify --schedule %s", g5, path);
-	g_assert_cmpint(sh(cmd, &out, &err), ==, 1);
+	g_assert_cmpint(sh(cmd, &out, &err), ==, 2);
 	char *want = g_strdup_printf("g5 verify: %s:13: lanes must be a number, got 'x'\n", path);
 
 	g_assert_cmpstr(err, ==, want);

@@ -157,12 +157,12 @@ static void write_simulated(const struct platform *pl, const char *path)
 	for (int mode = 0; mode < 2; mode++)
 		for (uint32_t k = 1; k <= 4; k += 3)
 			for (uint64_t b = 4096; b <= (64u << 20); b *= 4) {
-				struct sim_job job = {
+				struct simulate_job job = {
 					.plat = pl, .coll = COLL_ALLREDUCE, .algo = "ring", .bytes = b,
 					.elem_bytes = 4, .params = { .nchunks = k }, .seed = 1,
 					.mode = (enum run_mode)mode, .proto = PAXI_PROTO_SIMPLE,
 				};
-				struct sim_outcome o;
+				struct simulate_outcome o;
 				GError *err = NULL;
 
 				g_assert_true(simulate(&job, &o, &err));
@@ -170,7 +170,7 @@ static void write_simulated(const struct platform *pl, const char *path)
 				g_string_append_printf(g, "allreduce,2,%" G_GUINT64_FORMAT
 						       ",float,%.6f,g5,ring,%s,%u\n",
 						       b, o.latency_us, mode ? "mpi" : "single", k);
-				sim_outcome_clear(&o);
+				simulate_outcome_clear(&o);
 			}
 	g_assert_true(g_file_set_contents(path, g->str, (gssize)g->len, NULL));
 	g_string_free(g, TRUE);

@@ -228,12 +228,14 @@ static void test_sizes(void)
 		{ "3..100 x3", 4, 3, 81 },
 		{ "1KiB .. 4KiB x 2", 3, 1024, 4096 },
 		{ "5..5 x2", 1, 5, 5 },
+		{ "1KiB..1MiB", 11, 1024, 1 << 20 }, /* no step: doubling, as the flags */
+		{ "1KiB..1GiB x4", 11, 1024, 1ull << 30 },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 		GError *err = NULL;
 
-		g_assert_true(config_size_range("sizes", cases[i].text, a, &err));
+		g_assert_true(config_size_range("'sizes'", cases[i].text, a, &err));
 		g_assert_no_error(err);
 		g_assert_cmpuint(a->len, ==, cases[i].n);
 		g_assert_cmpuint(g_array_index(a, uint64_t, 0), ==, cases[i].first);
@@ -242,16 +244,16 @@ static void test_sizes(void)
 	g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	GError *err = NULL;
 
-	g_assert_false(config_size_range("sizes", "1..0 x2", a, &err));
+	g_assert_false(config_size_range("'sizes'", "1..0 x2", a, &err));
 	g_assert_cmpstr(err->message, ==, "'sizes' range '1..0 x2' ends below its start "
-		       "(write A..B xK or A..B +S, e.g. 1KiB..512MiB x2)");
+		       "(write A..B, A..B xK or A..B +S, e.g. 1KiB..512MiB x4)");
 	g_clear_error(&err);
 	/* Near the top of uint64: stops without wrapping around. */
 	g_array_set_size(a, 0);
-	g_assert_true(config_size_range("sizes", "9223372036854775808..18446744073709551615 x2", a, &err));
+	g_assert_true(config_size_range("'sizes'", "9223372036854775808..18446744073709551615 x2", a, &err));
 	g_assert_cmpuint(a->len, ==, 1);
 	g_array_set_size(a, 0);
-	g_assert_true(config_size_range("sizes", "18446744073709551614..18446744073709551615 +1", a, &err));
+	g_assert_true(config_size_range("'sizes'", "18446744073709551614..18446744073709551615 +1", a, &err));
 	g_assert_cmpuint(a->len, ==, 2);
 	g_assert_no_error(err);
 }

@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *line = g_strndup(text, nl ? (size_t)(nl - text) : MIN(size, 256));
 	GArray *sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 
-	if (!config_size_range("sizes", line, sizes, &err))
+	if (!config_size_range("'sizes'", line, sizes, &err))
 		g_clear_error(&err);
 	g_array_unref(sizes);
 	g_free(line);

@@ -10,7 +10,8 @@
  *     sizes), run on threads and compared with the host reference; flags run
  *     on over several iterations;
  *   - the files `g5 schedule` prints (binary in env G5) for every 2-rank
- *     algorithm, parsed and run the same way;
+ *     algorithm: byte for byte what the registry builds (a refusal exits 2
+ *     with the registry's reason), parsed and run the same way;
  *   - damaged files, rejected with FILE:LINE: message;
  *   - plan errors (unmatched sends, size mismatches), a deadlocking schedule
  *     reported as such, and a wrong schedule counted as wrong.
@@ -19,10 +20,13 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule.h"
 #include "sim/algos/schedule_file.h"
+#include "sim/config.h"
+#include "sim/platform.h"
 
 #include "gpu/core/data.c"
 #include "gpu/core/host.c"
@@ -252,12 +256,59 @@ static void test_bounded_slots(void)
 		}
 }
 
+/* The bus bandwidth factor the executor reports and the one the simulator
+ * reports are nccl-tests' (DESIGN.md "Sizes and metrics"), for every
+ * collective and N. */
+static void test_busbw_factor(void)
+{
+	for (unsigned c = COLL_ALLREDUCE; c <= COLL_ALLGATHERV; c <<= 1)
+		for (int n = 2; n <= 64; n++) {
+			double want = c == COLL_ALLREDUCE ? 2.0 * (n - 1) / n
+				      : c == COLL_ALLGATHER || c == COLL_ALLGATHERV ||
+						c == COLL_REDUCESCATTER || c == COLL_ALLTOALL
+					      ? (double)(n - 1) / n
+					      : 1.0;
+
+			g_assert_cmpfloat(gx_busbw_factor((enum gx_coll)c, n), ==, want);
+			g_assert_cmpfloat(platform_busbw_factor((enum coll)c, n), ==, want);
+		}
+}
+
+/* One dtype parser: the executor and the simulator read the same names
+ * (G5's and nccl-tests') as the same type and size, and refuse the same. */
+static void test_dtype_names(void)
+{
+	static const struct {
+		const char *name;
+		int d; /* -1: refused */
+	} cases[] = {
+		{ "fp32", GX_F32 }, { "float", GX_F32 },    { "float32", GX_F32 },
+		{ "fp16", GX_F16 }, { "half", GX_F16 },     { "float16", GX_F16 },
+		{ "bf16", GX_BF16 }, { "bfloat16", GX_BF16 }, { "fp8", -1 },
+		{ "double", -1 },   { "FP32", -1 },         { "", -1 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		enum gx_dtype g = GX_NDTYPES;
+		enum dtype d = DTYPE_BF16;
+		bool gok = gx_dtype_parse(cases[i].name, &g), sok = dtype_parse(cases[i].name, &d);
+
+		g_assert_cmpint(gok, ==, cases[i].d >= 0);
+		g_assert_cmpint(sok, ==, cases[i].d >= 0);
+		if (cases[i].d < 0)
+			continue;
+		g_assert_cmpint(g, ==, cases[i].d);
+		g_assert_cmpint(d, ==, cases[i].d);
+		g_assert_cmpuint(gx_dtype_size(g), ==, dtype_elem_bytes(d));
+	}
+}
+
 /* ---- the files g5 prints ---- */
 
 static void test_g5_files(void)
 {
 	const char *g5 = g_getenv("G5");
-	int files = 0;
+	int files = 0, refused = 0;
 
 	if (!g5 || !g_file_test(g5, G_FILE_TEST_IS_EXECUTABLE)) {
 		g_test_skip("G5 is not set to the g5 binary");
@@ -272,20 +323,34 @@ static void test_g5_files(void)
 						 (char *)coll_name((enum coll)bit), "--algo",
 						 (char *)(*a)->name, "--ranks", "2", "--nchunks",
 						 k == 1 ? "1" : "2", NULL };
+				struct algo_params p = { .nranks = 2, .nchunks = k, .root = 0, .peer = 1 };
 				char *out = NULL, *errout = NULL;
 				int status = 0;
 				GError *error = NULL;
+				/* what g5 must print: the registry's build, or its refusal */
+				struct sched *s = algo_build(*a, (enum coll)bit, &p, &error);
 
 				g_assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-							   &out, &errout, &status, &error));
-				if (!g_spawn_check_wait_status(status, NULL)) {
-					/* not admitted on 2 ranks, or no 'schedule' command yet */
-					g_test_message("g5 schedule %s %s: %s", coll_name((enum coll)bit),
-						       (*a)->name, errout);
+							   &out, &errout, &status, NULL));
+				g_assert_true(WIFEXITED(status));
+				if (!s) {
+					/* not admitted on 2 ranks: refused as bad usage, with
+					 * the registry's reason */
+					g_assert_cmpint(WEXITSTATUS(status), ==, 2);
+					g_assert_nonnull(strstr(errout, error->message));
+					g_assert_cmpstr(out, ==, "");
+					g_clear_error(&error);
+					refused++;
 					g_free(out);
 					g_free(errout);
 					continue;
 				}
+				if (WEXITSTATUS(status) != 0)
+					g_error("g5 schedule %s %s -k %u failed: %s",
+						coll_name((enum coll)bit), (*a)->name, k, errout);
+				g_autofree char *want = sched_file_format(s);
+
+				g_assert_cmpstr(out, ==, want);
 				char name[128];
 
 				g_snprintf(name, sizeof(name), "g5-%s-%s", coll_name((enum coll)bit),
@@ -294,18 +359,17 @@ static void test_g5_files(void)
 
 				g_assert_nonnull(g);
 				g_assert_cmpint(g->nranks, ==, 2);
+				assert_same(s, g);
 				run_all(g, name, 2);
 				files++;
 				gx_sched_free(g);
+				sched_free(s);
 				g_free(out);
 				g_free(errout);
 			}
 		}
-	if (!files) {
-		g_test_skip("g5 has no 'schedule' command yet");
-		return;
-	}
-	g_test_message("%d files from g5 schedule", files);
+	g_test_message("%d files from g5 schedule, %d refused", files, refused);
+	g_assert_cmpint(files, >, 0);
 }
 
 /* ---- damaged files ---- */
@@ -580,5 +644,7 @@ int main(int argc, char **argv)
 			g_free(path);
 		}
 	g_test_add_func("/gpu/host/g5-files", test_g5_files);
+	g_test_add_func("/gpu/host/busbw-factor", test_busbw_factor);
+	g_test_add_func("/gpu/host/dtype-names", test_dtype_names);
 	return g_test_run();
 }

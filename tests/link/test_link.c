@@ -647,6 +647,7 @@ static void check_rejects(const struct fabric_config *cfg, const char *msg)
 
 	g_assert_null(f);
 	g_assert_nonnull(err);
+	g_assert_true(err->domain == LINK_ERROR);
 	if (!strstr(err->message, msg))
 		g_error("error '%s' does not say '%s'", err->message, msg);
 	sim_free(s);
@@ -751,9 +752,14 @@ static void test_topo_errors(void)
 	check_rejects(&c, "has no edges");
 
 	static const struct { const char *field; int which; } bad[] = {
-		{ "'bw_bytes_per_s' must be > 0", 0 }, { "'max_payload_bytes' must be > 0", 1 },
+		{ "'bw_bytes_per_s' must be > 0", 0 },
+		{ "'max_payload_bytes' must be in 1..1073741824, got 0", 1 },
 		{ "'gbn_window' must be > 0", 2 }, { "'gbn_timeout_ps' must be > 0", 3 },
-		{ "'error_rate' must be in [0, 1)", 4 },
+		{ "'error_rate' must be in [0, 0.5], got 1", 4 },
+		/* the limits the platform key table uses (LINK_MAX_*) */
+		{ "'error_rate' must be in [0, 0.5], got 0.51", 5 },
+		{ "'max_payload_bytes' must be in 1..1073741824, got 1073741825", 6 },
+		{ "'header_bytes' must be at most 1048576, got 1048577", 7 },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -764,6 +770,9 @@ static void test_topo_errors(void)
 		case 2: c.link.gbn_window = 0; break;
 		case 3: c.link.gbn_timeout_ps = 0; break;
 		case 4: c.link.error_rate = 1.0; break;
+		case 5: c.link.error_rate = 0.51; break;
+		case 6: c.link.max_payload_bytes = LINK_MAX_PAYLOAD_BYTES + 1; break;
+		case 7: c.link.header_bytes = LINK_MAX_HEADER_BYTES + 1; break;
 		}
 		check_rejects(&c, bad[i].field);
 		/* the switch link is checked too, and named */

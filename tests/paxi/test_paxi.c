@@ -430,11 +430,95 @@ static void test_reduce_per_unit(void)
 	}
 }
 
+/* paxi_new refuses a parameter out of range in its own error domain, with
+ * the limit the platform key table uses. */
+static void test_params_refused(void)
+{
+	struct rig r;
+	GError *err = NULL;
+
+	rig_init(&r);
+	r.pp.cdma_units = PAXI_MAX_CDMA_UNITS + 1;
+	r.s = sim_new(1);
+	r.f = fabric_new(r.s, &r.fc, &err);
+	g_assert_no_error(err);
+	g_assert_null(paxi_new(r.s, r.f, &r.pp, &err));
+	g_assert_error(err, PAXI_ERROR, PAXI_ERROR_PARAMS);
+	g_assert_cmpstr(err->message, ==, "'cdma_units' must be in 1..64, got 65");
+	g_clear_error(&err);
+	r.pp.cdma_units = PAXI_MAX_CDMA_UNITS;
+	r.x = paxi_new(r.s, r.f, &r.pp, &err);
+	g_assert_no_error(err);
+	rig_close(&r);
+}
+
+/* Data supplied in partial increments (a fused op forwards what it has so
+ * far): each increment goes out as one message once supplied; nothing beyond
+ * what was supplied is ever usable; a Transfer's increments are usable as
+ * they land, a slice at a time (an increment's tail shorter than a slice
+ * waits for the next increment), a Send/Recv's only behind the flag
+ * after the last one. */
+static void test_partial_supply(void)
+{
+	const uint64_t part = 100000, total = 3 * part;
+	const sim_time_t at[3] = { 0, SIM_US(50), SIM_US(100) };
+
+	for (int kind = 0; kind < 2; kind++) {
+		struct rig r;
+		struct probe src = { 0 }, dst = { 0 };
+
+		rig_init(&r);
+		rig_open(&r);
+		src.s = dst.s = r.s;
+		struct paxi_txn *t = paxi_txn_new(r.x, (enum paxi_kind)kind, 0, 1, 0, total,
+						  &probe_ops, &src, &dst);
+		const struct link_params *l = &r.fc.link;
+		sim_time_t ctrl = msg_ser(l, 0) + l->lat_ps + r.pp.ctrl_proc_ps;
+
+		paxi_txn_start(t);
+		paxi_txn_post(t);
+		for (int i = 0; i < 3; i++) {
+			sim_run(r.s, at[i], UINT64_MAX);
+			/* what was supplied before has landed; Simple reports it a
+			 * slice at a time: less than a slice behind, never ahead */
+			if (kind == PAXI_TRANSFER) {
+				g_assert_cmpuint(dst.last_usable, <=, part * (uint64_t)i);
+				g_assert_cmpuint(dst.last_usable + r.pp.slice_bytes, >, part * (uint64_t)i);
+			}
+			else
+				g_assert_cmpuint(dst.last_usable, ==, 0);
+			g_assert_cmpuint(dst.usable_all, ==, 0);
+			g_assert_cmpuint(src.sent, ==, 0);
+			paxi_txn_supply(t, part * (uint64_t)(i + 1));
+			paxi_txn_supply(t, part * (uint64_t)(i + 1)); /* the same again: no-op */
+		}
+		sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+		const struct paxi_txn_times *tm = paxi_txn_times(t);
+		/* the last increment alone on an idle link; Send/Recv adds its flag */
+		sim_time_t last = at[2] + msg_ser(l, part) + l->lat_ps;
+
+		if (kind == PAXI_SENDRECV)
+			last += msg_ser(l, 0) + r.pp.ctrl_proc_ps;
+		g_assert_cmpuint(tm->last_supply, ==, at[2]);
+		g_assert_cmpuint(tm->last_msg_bytes, ==, part);
+		g_assert_cmpuint(dst.usable_all, ==, last);
+		g_assert_cmpuint(dst.last_usable, ==, total);
+		g_assert_cmpuint(src.sent, ==, last + ctrl);
+		if (kind == PAXI_SENDRECV)
+			g_assert_cmpuint(dst.slices, ==, 1);
+		else
+			g_assert_cmpuint(dst.slices, >=, 3);
+		rig_close(&r);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/paxi/transfer/lone-sum-of-parts", test_lone_transfer);
 	g_test_add_func("/paxi/sendrecv/lone-sum-of-parts", test_lone_sendrecv);
+	g_test_add_func("/paxi/supply/partial-increments", test_partial_supply);
+	g_test_add_func("/paxi/params/refused", test_params_refused);
 	g_test_add_func("/paxi/cdma/slots-and-setup", test_slots_and_setup);
 	g_test_add_func("/paxi/reduce/queue-per-node", test_reduce_queue);
 	g_test_add_func("/paxi/reduce/per-unit", test_reduce_per_unit);

@@ -9,9 +9,9 @@
 #include "sim/simulate.h"
 
 static bool run(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
-		uint32_t nchunks, struct sim_outcome *out)
+		uint32_t nchunks, struct simulate_outcome *out)
 {
-	struct sim_job job = {
+	struct simulate_job job = {
 		.plat = pl, .coll = c, .algo = algo, .bytes = bytes, .elem_bytes = 4,
 		.params = { .nchunks = nchunks, .peer = 1 }, .seed = 1,
 	};
@@ -27,7 +27,7 @@ static void test_seed_ring_512m(void)
 	/* Ring reaches at least 90 % of the link in busbw at 512 MiB and beats
 	 * HD and the double binary tree. */
 	struct platform pl;
-	struct sim_outcome ring, hd, tree;
+	struct simulate_outcome ring, hd, tree;
 
 	platform_init_default(&pl);
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 512ull << 20, 1, &ring));
@@ -38,9 +38,9 @@ static void test_seed_ring_512m(void)
 	g_assert_cmpfloat(ring.latency_us, <, hd.latency_us);
 	g_assert_cmpfloat(ring.latency_us, <, tree.latency_us);
 	g_assert_cmpuint(ring.steps, ==, 14);
-	sim_outcome_clear(&ring);
-	sim_outcome_clear(&hd);
-	sim_outcome_clear(&tree);
+	simulate_outcome_clear(&ring);
+	simulate_outcome_clear(&hd);
+	simulate_outcome_clear(&tree);
 	platform_release(&pl);
 }
 
@@ -53,12 +53,12 @@ static void test_small_size_floor(void)
 
 	platform_init_default(&pl);
 	for (size_t i = 0; i < G_N_ELEMENTS(algos); i++) {
-		struct sim_outcome r;
+		struct simulate_outcome r;
 
 		g_assert_true(run(&pl, COLL_ALLREDUCE, algos[i], 1024, 1, &r));
 		g_assert_cmpfloat(r.latency_us, >, 26.0);
 		g_assert_cmpfloat(r.latency_us, <, 26.0 + 60.0);
-		sim_outcome_clear(&r);
+		simulate_outcome_clear(&r);
 	}
 	platform_release(&pl);
 }
@@ -68,7 +68,7 @@ static void test_ring2p_both_directions(void)
 	/* The 2-port ring keeps the clockwise and counter-clockwise channels of
 	 * every rank busy at the same time; the 1-port ring uses one direction. */
 	struct platform pl;
-	struct sim_outcome r1, r2;
+	struct simulate_outcome r1, r2;
 	int n;
 
 	platform_init_default(&pl);
@@ -92,15 +92,15 @@ static void test_ring2p_both_directions(void)
 	}
 	/* two directions at once: clearly faster than one */
 	g_assert_cmpfloat(r2.latency_us, <, 0.75 * r1.latency_us);
-	sim_outcome_clear(&r1);
-	sim_outcome_clear(&r2);
+	simulate_outcome_clear(&r1);
+	simulate_outcome_clear(&r2);
 	platform_release(&pl);
 }
 
 static void test_determinism(void)
 {
 	struct platform pl;
-	struct sim_outcome a, b;
+	struct simulate_outcome a, b;
 
 	platform_init_default(&pl);
 	pl.fabric.link.error_rate = 1e-3;
@@ -114,8 +114,8 @@ static void test_determinism(void)
 			       a.channels->len * sizeof(struct channel_stats)), ==, 0);
 	g_assert_cmpint(memcmp(a.run.steps->data, b.run.steps->data,
 			       a.run.steps->len * sizeof(struct runner_step)), ==, 0);
-	sim_outcome_clear(&a);
-	sim_outcome_clear(&b);
+	simulate_outcome_clear(&a);
+	simulate_outcome_clear(&b);
 	platform_release(&pl);
 }
 
@@ -123,7 +123,7 @@ static void test_metrics(void)
 {
 	/* busbw = algbw x 2(n-1)/n for AllReduce; algbw = bytes / latency. */
 	struct platform pl;
-	struct sim_outcome r;
+	struct simulate_outcome r;
 
 	platform_init_default(&pl);
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 64ull << 20, 1, &r));
@@ -133,7 +133,7 @@ static void test_metrics(void)
 	double theory = 26.0 + 14 * 2.0 + 1.75 * (64.0 * 1048576) / 450e9 * 1e6;
 
 	g_assert_cmpfloat(fabs(r.theory_us - theory), <, 1e-6);
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	platform_release(&pl);
 }
 
@@ -150,7 +150,7 @@ static void test_cross_primitive(void)
 	platform_init_default(&pl);
 	for (size_t i = 0; i < G_N_ELEMENTS(algos); i++)
 		for (size_t k = 0; k < G_N_ELEMENTS(sizes); k++) {
-			struct sim_outcome ag, rs;
+			struct simulate_outcome ag, rs;
 
 			pl.paxi.reduce_bytes_per_s = i == 0 ? 500000000000ull : 0;
 			g_assert_true(run(&pl, COLL_ALLGATHER, algos[i], sizes[k], 1, &ag));
@@ -158,24 +158,24 @@ static void test_cross_primitive(void)
 			if (fabs(ag.latency_us / rs.latency_us - 1.0) > 0.02)
 				g_error("%s at %" G_GUINT64_FORMAT ": allgather %.3f us, reducescatter %.3f us",
 					algos[i], sizes[k], ag.latency_us, rs.latency_us);
-			sim_outcome_clear(&ag);
-			sim_outcome_clear(&rs);
+			simulate_outcome_clear(&ag);
+			simulate_outcome_clear(&rs);
 		}
 	platform_release(&pl);
 
-	struct sim_outcome ar, ag;
+	struct simulate_outcome ar, ag;
 
 	platform_init_default(&pl);
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 512ull << 20, 1, &ar));
 	g_assert_true(run(&pl, COLL_ALLGATHER, "ring", 512ull << 20, 1, &ag));
 	g_assert_cmpfloat(ar.latency_us / ag.latency_us, >=, 1.8);
 	g_assert_cmpfloat(ar.latency_us / ag.latency_us, <=, 2.2);
-	sim_outcome_clear(&ar);
-	sim_outcome_clear(&ag);
+	simulate_outcome_clear(&ar);
+	simulate_outcome_clear(&ag);
 	platform_release(&pl);
 }
 
-static sim_time_t bd_sum(const struct sim_outcome *r)
+static sim_time_t bd_sum(const struct simulate_outcome *r)
 {
 	sim_time_t sum = 0;
 
@@ -199,7 +199,7 @@ static void test_breakdown_sums(void)
 			if (!(all[i]->collectives & c))
 				continue;
 			for (size_t k = 0; k < G_N_ELEMENTS(sizes); k++) {
-				struct sim_outcome r;
+				struct simulate_outcome r;
 
 				g_assert_true(run(&pl, (enum coll)c, all[i]->name, sizes[k], 1, &r));
 				if (bd_sum(&r) != r.run.latency_ps)
@@ -207,7 +207,7 @@ static void test_breakdown_sums(void)
 						" ps, latency is %" G_GUINT64_FORMAT " ps", coll_name(c), all[i]->name,
 						sizes[k], bd_sum(&r), r.run.latency_ps);
 				g_assert_cmpuint(r.run.breakdown[BD_OVERHEAD], ==, SIM_US(26));
-				sim_outcome_clear(&r);
+				simulate_outcome_clear(&r);
 				checked++;
 			}
 		}
@@ -218,41 +218,41 @@ static void test_breakdown_sums(void)
 static void test_breakdown_causes(void)
 {
 	struct platform pl;
-	struct sim_outcome r;
+	struct simulate_outcome r;
 
 	platform_init_default(&pl);
 	/* large ring: the bandwidth term, i.e. serialisation, dominates */
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 512ull << 20, 1, &r));
 	g_assert_cmpuint(r.run.breakdown[BD_SERIAL], >, 0.9 * (r.run.latency_ps - SIM_US(26)));
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	/* small: the software overhead is the largest part */
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 1024, 1, &r));
 	for (int c = 1; c < BD_NCAUSES; c++)
 		g_assert_cmpuint(r.run.breakdown[c], <, r.run.breakdown[BD_OVERHEAD]);
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	/* Send/Recv steps pay handshakes; Transfer rings hide most of them */
-	struct sim_outcome sr, tr;
+	struct simulate_outcome sr, tr;
 
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "sendrecv", 64 << 10, 1, &sr));
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 64 << 10, 1, &tr));
 	g_assert_cmpuint(sr.run.breakdown[BD_HANDSHAKE], >, 0);
-	sim_outcome_clear(&sr);
-	sim_outcome_clear(&tr);
+	simulate_outcome_clear(&sr);
+	simulate_outcome_clear(&tr);
 	/* packet errors show up as retransmission */
 	pl.fabric.link.error_rate = 0.02;
 	pl.fabric.switch_link = pl.fabric.link;
 	g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 4 << 20, 1, &r));
 	g_assert_cmpuint(r.run.breakdown[BD_RETRANSMIT], >, 0);
 	g_assert_cmpuint(bd_sum(&r), ==, r.run.latency_ps);
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	platform_release(&pl);
 }
 
 static void test_trace(void)
 {
 	struct platform pl;
-	struct sim_outcome r;
-	struct sim_job job = {
+	struct simulate_outcome r;
+	struct simulate_job job = {
 		.plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring2p", .bytes = 1 << 20, .elem_bytes = 4,
 		.params = { .nchunks = 2, .peer = 1 }, .seed = 1, .trace = true,
 	};
@@ -264,7 +264,7 @@ static void test_trace(void)
 	platform_init_default(&pl);
 	g_assert_true(simulate(&job, &r, &err));
 	g_assert_no_error(err);
-	g_assert_true(sim_trace_write(&r, "allreduce", "ring2p", path, &err));
+	g_assert_true(simulate_trace_write(&r, "allreduce", "ring2p", path, &err));
 	g_assert_no_error(err);
 	g_assert_true(g_file_get_contents(path, &text, NULL, &err));
 	g_assert_true(g_str_has_prefix(text, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": ["));
@@ -299,7 +299,7 @@ static void test_trace(void)
 		g_assert_cmpuint(covered, >=, st->busy_ps);
 		g_assert_cmpuint(covered, <=, st->busy_ps + n * SIM_NS(1));
 	}
-	sim_outcome_clear(&r);
+	simulate_outcome_clear(&r);
 	platform_release(&pl);
 	g_unlink(path);
 	g_rmdir(dir);
@@ -395,11 +395,26 @@ static void test_cli_errors(void)
 		{ "sim --algo ringg", "unknown algorithm 'ringg'" },
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
-		{ "sim --topo donut", "unknown topology 'donut'" },
-		{ "sim --ranks 1", "--ranks must be in 2..4096, got 1" },
+		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges), got 'donut'" },
+		{ "sim --ranks 1", "--ranks must be between 2 and 1024, got '1'" },
+		{ "sim --ranks 1025", "--ranks must be between 2 and 1024, got '1025'" },
+		{ "sim --nchunks 257", "'nchunks' must be in 1..256, got 257" },
+		{ "sim --collective broadcast --algo binomial --root 8", "'root' must be a rank in 0..7, got 8" },
+		{ "sim --collective p2p --algo direct --peer 0", "'peer' must be a rank in 0..7 other than the root 0, got 0" },
+		{ "sim --size 7", "--size 7 is not a whole number of fp32 elements (4 bytes)" },
+		{ "sim --dtype fp16 --size 1KiB,1025", "--size 1025 is not a whole number of fp16 elements (2 bytes)" },
+		{ "sim --dtype fp8", "unknown dtype 'fp8' (known: fp32 (float), fp16 (half), bf16 (bfloat16))" },
+		{ "sim --size 64mib", "--size must be a size such as 64MiB, got '64mib' (did you mean '64MiB'?)" },
+		{ "sim --size 4KiB..1KiB", "--size range '4KiB..1KiB' ends below its start" },
+		{ "sim --timeout 0", "--timeout must be between 1ps and 1000s, got '0'" },
+		{ "sim --cdma-units 100", "--cdma-units must be between 1 and 64, got '100'" },
+		{ "sim --header 2MiB", "--header must be between 0B and 1MiB, got '2MiB'" },
+		{ "sim --packet 2GiB", "--packet must be between 1B and 1GiB, got '2GiB'" },
+		{ "sim --schedule /nonexistent/x.sched", "/nonexistent/x.sched" },
 		{ "sim --bogus", "unknown option --bogus" },
 		{ "sim --collective allsum", "unknown collective 'allsum'" },
-		{ "sim --error-rate 1.5", "--error-rate must be a probability" },
+		{ "sim --error-rate 1.5", "--error-rate must be between 0 and 0.5, got '1.5'" },
+		{ "sim --error-rate 0.6", "--error-rate must be between 0 and 0.5, got '0.6'" },
 		{ "sim --paxi fast", "--paxi must be transfer or sendrecv" },
 		{ "simulate", "unknown command 'simulate'" },
 		{ "sim --collective allgatherv --counts 1,2", "--counts needs 8 comma-separated numbers, one per rank, got 2" },
@@ -416,9 +431,12 @@ static void test_cli_errors(void)
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autofree char *out = NULL, *err = NULL;
 
-		g_assert_cmpint(g5(cases[i].args, &out, &err), ==, 2);
-		if (!strstr(err, cases[i].msg))
-			g_error("'g5 %s' said '%s', expected '%s'", cases[i].args, err, cases[i].msg);
+		int rc = g5(cases[i].args, &out, &err);
+
+		if (rc != 2 || !strstr(err, cases[i].msg))
+			g_error("'g5 %s' said '%s' (status %d), expected '%s' (status 2)", cases[i].args,
+				err, rc, cases[i].msg);
+		g_assert_cmpstr(out, ==, ""); /* before any output */
 		/* one line */
 		g_auto(GStrv) lines = g_strsplit(g_strstrip(err), "\n", -1);
 
@@ -429,16 +447,118 @@ static void test_cli_errors(void)
 
 	g_assert_cmpint(g5("sim --topo hypercube --ranks 6 --size 1MiB", &out, &err), ==, 1);
 	g_assert_nonnull(strstr(err, "hypercube needs a power-of-two number of ranks, got 6"));
+	g_assert_cmpstr(out, ==, "");
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --collective allgather --algo rd --ranks 6", &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "'rd' needs a power-of-two number of ranks, got 6"));
+	g_assert_cmpstr(out, ==, "");
+}
+
+/* One rank limit (the schedule IR's, which the fabric shares): the flag,
+ * the platform key and `g5 schedule` admit 1024 ranks and refuse 1025 with
+ * the same bound. */
+static void test_rank_limit(void)
+{
+	struct platform pl;
+	GError *e = NULL;
+
+	g_assert_cmpint(SCHED_MAX_RANKS, ==, 1024);
+	platform_init_default(&pl);
+	g_assert_true(config_platform_set(&pl, "topology.ranks", "1024", &e));
+	g_assert_false(config_platform_set(&pl, "topology.ranks", "1025", &e));
+	g_assert_cmpstr(e->message, ==, "'topology.ranks' must be between 2 and 1024, got '1025'");
+	g_clear_error(&e);
+	platform_release(&pl);
+
+	g_autofree char *out = NULL, *err = NULL;
+
+	/* 1024 passes the flag and the fabric: the refusal is nchunks' */
+	g_assert_cmpint(g5("sim --ranks 1024 --nchunks 257", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "'nchunks' must be in 1..256, got 257"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --ranks 1025", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "--ranks must be between 2 and 1024, got '1025'"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 1025", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "'ranks' must be in 2..1024, got 1025"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 1024 -o /dev/null", &out, &err), ==, 0);
+}
+
+/* One lane limit: a schedule on lane 255 of 256, which the verifier
+ * accepts, runs in the simulator too (lanes are CDMA units modulo the
+ * platform's, so it takes what lane 0 takes). */
+static void test_lane_limit(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("g5-lanes-XXXXXX", NULL);
+	g_autofree char *a = g_build_filename(dir, "a.sched", NULL);
+	g_autofree char *b = g_build_filename(dir, "b.sched", NULL);
+	g_autofree char *text = NULL, *args = NULL;
+	char *out = NULL, *err = NULL, *out_b = NULL;
+	GString *g = g_string_new(NULL);
+
+	args = g_strdup_printf("schedule -c allreduce -a ring -n 4 -o %s", a);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_free(out);
+	g_free(err);
+	g_assert_true(g_file_get_contents(a, &text, NULL, NULL));
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+	for (int i = 0; lines[i] && *lines[i]; i++) {
+		g_auto(GStrv) t = g_strsplit(lines[i], " ", -1);
+
+		if (!strcmp(t[0], "lanes")) {
+			g_string_append(g, "lanes 256\n");
+			continue;
+		}
+		if (!strcmp(t[0], "op")) {
+			g_free(t[4]);
+			t[4] = g_strdup("255");
+		}
+		g_autofree char *l = g_strjoinv(" ", t);
+
+		g_string_append_printf(g, "%s\n", l);
+	}
+	g_assert_true(g_file_set_contents(b, g->str, -1, NULL));
+	g_string_free(g, TRUE);
+	g_free(args);
+	args = g_strdup_printf("verify --schedule %s", b);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_free(out);
+	g_free(err);
+	g_free(args);
+	args = g_strdup_printf("sim --json --size 1MiB --schedule %s", a);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_free(err);
+	g_free(args);
+	args = g_strdup_printf("sim --json --size 1MiB --schedule %s", b);
+	g_assert_cmpint(g5(args, &out_b, &err), ==, 0);
+	g_free(err);
+	/* the same latency */
+	const char *la = strstr(out, "\"latency_us\""), *lb = strstr(out_b, "\"latency_us\"");
+
+	g_assert_nonnull(la);
+	g_assert_nonnull(lb);
+	g_assert_cmpint(strncmp(la, lb, 30), ==, 0);
+	g_free(out);
+	g_free(out_b);
+	g_unlink(a);
+	g_unlink(b);
+	g_rmdir(dir);
 }
 
 static double run_job(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
 		      enum run_mode mode, int proto, enum paxi_proto *ran)
 {
-	struct sim_job job = {
+	struct simulate_job job = {
 		.plat = pl, .coll = c, .algo = algo, .bytes = bytes, .elem_bytes = 4,
 		.params = { .nchunks = 1, .peer = 1 }, .seed = 1, .mode = mode, .proto = proto,
 	};
-	struct sim_outcome o;
+	struct simulate_outcome o;
 	GError *err = NULL;
 
 	g_assert_true(simulate(&job, &o, &err));
@@ -447,7 +567,7 @@ static double run_job(const struct platform *pl, enum coll c, const char *algo, 
 
 	if (ran)
 		*ran = o.proto;
-	sim_outcome_clear(&o);
+	simulate_outcome_clear(&o);
 	return us;
 }
 
@@ -480,7 +600,7 @@ static void test_nccl_protocol_pick(void)
 			}
 		}
 		double a = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE,
-				   SIM_PROTO_AUTO, &ran);
+				   SIMULATE_PROTO_AUTO, &ran);
 
 		g_assert_cmpfloat(a, ==, best);
 		g_assert_cmpint(ran, ==, want);
@@ -550,18 +670,18 @@ static void test_receive_costs(void)
 	double served = run_job(&pl, COLL_P2P, "direct", 4096, MODE_SINGLE, PAXI_PROTO_SIMPLE, NULL);
 
 	g_assert_cmpfloat(served, ==, base);
-	struct sim_job job = {
+	struct simulate_job job = {
 		.plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring", .bytes = 4096, .elem_bytes = 4,
 		.params = { .nchunks = 4 }, .seed = 1, .proto = PAXI_PROTO_SIMPLE,
 	};
-	struct sim_outcome o;
+	struct simulate_outcome o;
 	double ring[2];
 
 	for (int v = 0; v < 2; v++) {
 		pl.paxi.setup_recv = (uint32_t)v;
 		g_assert_true(simulate(&job, &o, NULL));
 		ring[v] = o.latency_us;
-		sim_outcome_clear(&o);
+		simulate_outcome_clear(&o);
 	}
 	g_assert_cmpfloat(ring[1] - ring[0], >=, (double)pl.paxi.setup_ps / 1e6);
 	pl.paxi.setup_recv = 0;
@@ -599,16 +719,16 @@ static void test_copy_in(void)
 		double t[2];
 
 		for (int ip = 0; ip < 2; ip++) {
-			struct sim_job job = {
+			struct simulate_job job = {
 				.plat = &pl, .coll = cases[i].c, .algo = cases[i].algo, .bytes = B,
 				.elem_bytes = 4, .params = { .nchunks = 1 }, .seed = 1,
 				.proto = PAXI_PROTO_SIMPLE, .inplace = ip,
 			};
-			struct sim_outcome o;
+			struct simulate_outcome o;
 
 			g_assert_true(simulate(&job, &o, NULL));
 			t[ip] = o.latency_us;
-			sim_outcome_clear(&o);
+			simulate_outcome_clear(&o);
 		}
 		double want = cases[i].extra ? (double)pl.overhead_ps / 1e6 +
 						       (double)B / (double)paxi_copy_rate(&pl.paxi) * 1e6
@@ -676,6 +796,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
+	g_test_add_func("/sim/limits/ranks", test_rank_limit);
+	g_test_add_func("/sim/limits/lanes", test_lane_limit);
 	g_test_add_func("/sim/cli/version", test_cli_version);
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);
 	g_test_add_func("/sim/nccl/protocol-pick", test_nccl_protocol_pick);

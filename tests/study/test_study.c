@@ -10,18 +10,18 @@
 static double lat(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
 		  uint32_t nchunks)
 {
-	struct sim_job job = {
+	struct simulate_job job = {
 		.plat = pl, .coll = c, .algo = algo, .bytes = bytes, .elem_bytes = 4,
 		.params = { .nchunks = nchunks, .peer = 1 }, .seed = 1,
 	};
-	struct sim_outcome out;
+	struct simulate_outcome out;
 	GError *err = NULL;
 
 	if (!simulate(&job, &out, &err))
 		g_error("%s %s %" G_GUINT64_FORMAT ": %s", coll_name(c), algo, bytes, err->message);
 	double us = out.latency_us;
 
-	sim_outcome_clear(&out);
+	simulate_outcome_clear(&out);
 	return us;
 }
 

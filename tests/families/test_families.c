@@ -229,8 +229,7 @@ static void test_pow2_rejected(void)
 
 			if (is_pow2(n))
 				continue;
-			/* straight to the generator, past the registry's checks */
-			s = a->build(colls[i], &p, &err);
+			s = algo_build(a, colls[i], &p, &err);
 			g_assert_null(s);
 			g_assert_error(err, ALGO_ERROR, ALGO_ERROR_NOT_ADMITTED);
 			g_assert_nonnull(strstr(err->message, names[i]));
@@ -238,8 +237,8 @@ static void test_pow2_rejected(void)
 		}
 }
 
-/* Parameters out of range, given to each generator directly: NULL and an
- * error, never a crash. */
+/* Parameters out of range, through the one validator (algo_build): NULL
+ * and an error, never a crash; generators never see them. */
 static void test_bad_params(void)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -253,7 +252,7 @@ static void test_bad_params(void)
 		for (size_t j = 0; j < G_N_ELEMENTS(bad); j++) {
 			g_autoptr(GError) err = NULL;
 
-			g_assert_null(a->build(c->coll, &bad[j], &err));
+			g_assert_null(algo_build(a, c->coll, &bad[j], &err));
 			g_assert_error(err, ALGO_ERROR, ALGO_ERROR_PARAMS);
 		}
 		/* a collective the family does not build */
@@ -262,7 +261,7 @@ static void test_bad_params(void)
 		struct algo_params ok = params(4, 1);
 
 		if (!(a->collectives & other)) {
-			g_assert_null(a->build(other, &ok, &err));
+			g_assert_null(algo_build(a, other, &ok, &err));
 			g_assert_error(err, ALGO_ERROR, ALGO_ERROR_UNKNOWN);
 		}
 	}
@@ -288,7 +287,7 @@ static void test_bad_root_peer(void)
 			struct algo_params p = params(5, 1);
 
 			p.root = roots[j];
-			g_assert_null(a->build(c, &p, &err));
+			g_assert_null(algo_build(a, c, &p, &err));
 			g_assert_error(err, ALGO_ERROR, ALGO_ERROR_PARAMS);
 			g_assert_nonnull(strstr(err->message, "'root'"));
 		}
@@ -303,7 +302,7 @@ static void test_bad_root_peer(void)
 
 		p.root = 2;
 		p.peer = peers[j];
-		g_assert_null(a->build(COLL_P2P, &p, &err));
+		g_assert_null(algo_build(a, COLL_P2P, &p, &err));
 		g_assert_error(err, ALGO_ERROR, ALGO_ERROR_PARAMS);
 		g_assert_nonnull(strstr(err->message, "'peer'"));
 	}
@@ -410,13 +409,13 @@ static void test_agv_weights(void)
 		check_agv(w, n, 4);
 	}
 
-	/* all-zero weights are refused by the generator itself */
+	/* all-zero weights are refused by the registry */
 	g_autoptr(GError) err = NULL;
 	uint64_t zero[4] = { 0 };
 	struct algo_params p = params(4, 1);
 
 	p.weights = zero;
-	g_assert_null(algo_agv_ring_ops.build(COLL_ALLGATHERV, &p, &err));
+	g_assert_null(algo_build(&algo_agv_ring_ops, COLL_ALLGATHERV, &p, &err));
 	g_assert_error(err, ALGO_ERROR, ALGO_ERROR_PARAMS);
 }
 
@@ -608,28 +607,28 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		char *path = g_strdup_printf("/algos2/verify/%s/%s", coll_name(cases[i].coll),
+		char *path = g_strdup_printf("/families/verify/%s/%s", coll_name(cases[i].coll),
 					     cases[i].name);
 
 		g_test_add_data_func(path, &cases[i], test_all);
 		g_free(path);
 		if (cases[i].coll & (COLL_BROADCAST | COLL_REDUCE | COLL_P2P)) {
-			path = g_strdup_printf("/algos2/roots/%s/%s", coll_name(cases[i].coll),
+			path = g_strdup_printf("/families/roots/%s/%s", coll_name(cases[i].coll),
 					       cases[i].name);
 			g_test_add_data_func(path, &cases[i], test_roots);
 			g_free(path);
 		}
 	}
-	g_test_add_func("/algos2/paxi/override", test_paxi_override);
-	g_test_add_func("/algos2/reject/pow2", test_pow2_rejected);
-	g_test_add_func("/algos2/reject/params", test_bad_params);
-	g_test_add_func("/algos2/reject/root-peer", test_bad_root_peer);
-	g_test_add_func("/algos2/p2p/shape", test_p2p_shape);
-	g_test_add_func("/algos2/allgatherv/weights", test_agv_weights);
-	g_test_add_func("/algos2/theory", test_theory);
-	g_test_add_func("/algos2/dbtree/trees", test_dbtree_trees);
-	g_test_add_func("/algos2/alltoall/ring2p-links", test_ring2p_a2a_links);
-	g_test_add_func("/algos2/registry", test_registry);
-	g_test_add_func("/algos2/control/broken-refused", test_broken_refused);
+	g_test_add_func("/families/paxi/override", test_paxi_override);
+	g_test_add_func("/families/reject/pow2", test_pow2_rejected);
+	g_test_add_func("/families/reject/params", test_bad_params);
+	g_test_add_func("/families/reject/root-peer", test_bad_root_peer);
+	g_test_add_func("/families/p2p/shape", test_p2p_shape);
+	g_test_add_func("/families/allgatherv/weights", test_agv_weights);
+	g_test_add_func("/families/theory", test_theory);
+	g_test_add_func("/families/dbtree/trees", test_dbtree_trees);
+	g_test_add_func("/families/alltoall/ring2p-links", test_ring2p_a2a_links);
+	g_test_add_func("/families/registry", test_registry);
+	g_test_add_func("/families/control/broken-refused", test_broken_refused);
 	return g_test_run();
 }

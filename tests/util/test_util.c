@@ -1,0 +1,258 @@
+/* Tests of sim/util: the unit parsers every size, bandwidth and time in a
+ * platform file, an experiment file or a flag goes through (exact integers,
+ * rounding to the nearest unit, messages that quote the text), the size
+ * printer, and the AllGatherV weights (list parser, distribution parser,
+ * zipf draws that depend on the seed only). */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/util/units.h"
+#include "sim/util/weights.h"
+
+static void test_sizes(void)
+{
+	static const struct {
+		const char *text;
+		uint64_t bytes;
+	} ok[] = {
+		{ "0", 0 },           { "512", 512 },           { "512B", 512 },
+		{ "4KiB", 4096 },     { "64MiB", 64ull << 20 }, { "1GiB", 1ull << 30 },
+		{ "2TiB", 2ull << 40 }, { "1K", 1024 },         { "3M", 3ull << 20 },
+		{ "1G", 1ull << 30 }, { "1KB", 1000 },          { "1MB", 1000000 },
+		{ "1GB", 1000000000 }, { "1TB", 1000000000000ull },
+		{ "1.5KiB", 1536 },   { "0.5B", 1 },            { " 8 MiB", 8ull << 20 },
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	static const char *const bad[] = {
+		"", "KiB", "-1", "1 KiB x", "1XB", "1e3", "1..2",
+		"18446744073709551616", "16384PiB", "17179869184GiB",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
+		uint64_t v = 7;
+		GError *e = NULL;
+
+		if (!units_parse_size(ok[i].text, &v, &e))
+			g_error("'%s': %s", ok[i].text, e->message);
+		g_assert_cmpuint(v, ==, ok[i].bytes);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		uint64_t v = 7;
+		GError *e = NULL;
+		g_autofree char *want = g_strdup_printf("must be a size such as 64MiB, got '%s'", bad[i]);
+
+		if (units_parse_size(bad[i], &v, &e))
+			g_error("'%s' was read as %" G_GUINT64_FORMAT, bad[i], v);
+		g_assert_cmpstr(e->message, ==, want);
+		g_assert_cmpuint(v, ==, 7); /* untouched on error */
+		g_error_free(e);
+	}
+}
+
+static void test_bandwidths(void)
+{
+	static const struct {
+		const char *text;
+		uint64_t bps;
+	} ok[] = {
+		{ "450GB/s", 450000000000ull }, { "26.56GB/s", 26560000000ull },
+		{ "1TB/s", 1000000000000ull },  { "100MB/s", 100000000ull },
+		{ "1KB/s", 1000 },              { "1B/s", 1 },
+		{ "1GiB/s", 1ull << 30 },       { "2MiB/s", 2ull << 20 },
+		{ "0.0000000006GB/s", 1 },      /* 0.6 B/s rounds to 1 */
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
+		uint64_t v = 0;
+
+		g_assert_true(units_parse_bw(ok[i].text, &v, NULL));
+		g_assert_cmpuint(v, ==, ok[i].bps);
+	}
+	/* a rate that rounds to zero is no rate */
+	GError *e = NULL;
+	uint64_t v = 0;
+
+	g_assert_false(units_parse_bw("0.0000000004GB/s", &v, &e));
+	g_assert_cmpstr(e->message, ==, "must be a bandwidth above zero, got '0.0000000004GB/s'");
+	g_clear_error(&e);
+	g_assert_false(units_parse_bw("0GB/s", &v, &e));
+	g_clear_error(&e);
+	g_assert_false(units_parse_bw("450GB", &v, &e));
+	g_assert_cmpstr(e->message, ==, "must be a bandwidth such as 450GB/s, got '450GB'");
+	g_clear_error(&e);
+	g_assert_false(units_parse_bw("fast", &v, &e));
+	g_clear_error(&e);
+}
+
+static void test_times(void)
+{
+	static const struct {
+		const char *text;
+		uint64_t ps;
+	} ok[] = {
+		{ "0", 0 },        { "300ps", 300 },          { "500ns", 500000 },
+		{ "2us", 2000000 }, { "1.5ms", 1500000000ull }, { "1s", 1000000000000ull },
+		{ "0.0004ns", 0 }, { "0.0005ns", 1 },         { "26.5us", 26500000 },
+		{ "0us", 0 },
+	};
+	static const char *const bad[] = { "", "2", "2 sec", "us", "-1us", "1e3ps" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
+		uint64_t v = 7;
+
+		g_assert_true(units_parse_time(ok[i].text, &v, NULL));
+		g_assert_cmpuint(v, ==, ok[i].ps);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		GError *e = NULL;
+		uint64_t v = 0;
+		g_autofree char *want = g_strdup_printf("must be a time such as 2us, got '%s'", bad[i]);
+
+		g_assert_false(units_parse_time(bad[i], &v, &e));
+		g_assert_cmpstr(e->message, ==, want);
+		g_error_free(e);
+	}
+}
+
+/* A unit in the wrong case is refused with the spelling meant, in every
+ * parser (flags and files read sizes, rates and times through these). */
+static void test_unit_case(void)
+{
+	static const struct {
+		bool (*parse)(const char *, uint64_t *, GError **);
+		const char *text, *msg;
+	} cases[] = {
+		{ units_parse_size, "64mib", "must be a size such as 64MiB, got '64mib' (did you mean '64MiB'?)" },
+		{ units_parse_size, "1kib", "must be a size such as 64MiB, got '1kib' (did you mean '1KiB'?)" },
+		{ units_parse_size, "2.5 gib", "must be a size such as 64MiB, got '2.5 gib' (did you mean '2.5 GiB'?)" },
+		{ units_parse_bw, "450gb/s", "must be a bandwidth such as 450GB/s, got '450gb/s' (did you mean '450GB/s'?)" },
+		{ units_parse_time, "2US", "must be a time such as 2us, got '2US' (did you mean '2us'?)" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		GError *e = NULL;
+		uint64_t v = 0;
+
+		g_assert_false(cases[i].parse(cases[i].text, &v, &e));
+		g_assert_error(e, UNITS_ERROR, UNITS_ERROR_PARSE);
+		g_assert_cmpstr(e->message, ==, cases[i].msg);
+		g_error_free(e);
+	}
+}
+
+static void test_format_size(void)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *text;
+	} cases[] = {
+		{ 0, "0B" },          { 1, "1B" },         { 1000, "1000B" },
+		{ 1024, "1KiB" },     { 1536, "1536B" },   { 64ull << 20, "64MiB" },
+		{ 3ull << 30, "3GiB" }, { 1ull << 50, "1024TiB" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char buf[32];
+		uint64_t back = 0;
+
+		g_assert_cmpstr(units_format_size(cases[i].bytes, buf, sizeof(buf)), ==, cases[i].text);
+		/* what is printed reads back */
+		g_assert_true(units_parse_size(buf, &back, NULL));
+		g_assert_cmpuint(back, ==, cases[i].bytes);
+	}
+}
+
+static void test_weights_list(void)
+{
+	uint64_t *w = NULL;
+	GError *e = NULL;
+
+	g_assert_true(weights_parse_list("1,0,5,4294967295", 4, &w, NULL));
+	g_assert_cmpuint(w[0], ==, 1);
+	g_assert_cmpuint(w[1], ==, 0);
+	g_assert_cmpuint(w[2], ==, 5);
+	g_assert_cmpuint(w[3], ==, 4294967295u);
+	g_free(w);
+
+	g_assert_false(weights_parse_list("1,2", 4, &w, &e));
+	g_assert_null(w);
+	g_assert_error(e, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE);
+	g_assert_cmpstr(e->message, ==, "needs 4 comma-separated numbers, one per rank, got 2");
+	g_clear_error(&e);
+	g_assert_false(weights_parse_list("1,2,x,4", 4, &w, &e));
+	g_assert_null(w);
+	g_assert_cmpstr(e->message, ==, "entry 'x' is not a whole number");
+	g_clear_error(&e);
+	g_assert_false(weights_parse_list("1,2,4294967296,4", 4, &w, &e));
+	g_assert_cmpstr(e->message, ==, "entry '4294967296' is not a whole number");
+	g_clear_error(&e);
+	g_assert_false(weights_parse_list("1,-2,3,4", 4, &w, &e));
+	g_clear_error(&e);
+	g_assert_false(weights_parse_list("1,,3,4", 4, &w, &e));
+	g_clear_error(&e);
+}
+
+static void test_weights_dist(void)
+{
+	double s = 0;
+	GError *e = NULL;
+
+	g_assert_true(weights_parse_dist("zipf:1.2", &s, NULL));
+	g_assert_cmpfloat(s, ==, 1.2);
+	g_assert_true(weights_parse_dist("zipf:10", &s, NULL));
+	static const char *const bad[] = { "zipf:0", "zipf:-1", "zipf:10.5", "zipf:", "zipf:1x",
+					   "uniform", "zipf 1.2" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autofree char *want = g_strdup_printf(
+			"must be zipf:S with S a number in (0, 10], such as zipf:1.2, got '%s'", bad[i]);
+
+		g_assert_false(weights_parse_dist(bad[i], &s, &e));
+		g_assert_cmpstr(e->message, ==, want);
+		g_clear_error(&e);
+	}
+}
+
+/* Zipf weights: a permutation of round(1e6 / k^s), at least 1, fixed by the
+ * seed alone. */
+static void test_weights_zipf(void)
+{
+	const int n = 16;
+	g_autofree uint64_t *a = weights_zipf(n, 1.2, 42), *b = weights_zipf(n, 1.2, 42);
+	g_autofree uint64_t *c = weights_zipf(n, 1.2, 43), *big = weights_zipf(n, 10, 1);
+
+	g_assert_cmpmem(a, n * sizeof(*a), b, n * sizeof(*b));
+	g_assert_true(memcmp(a, c, n * sizeof(*a)) != 0);
+	for (int k = 1; k <= n; k++) {
+		uint64_t want = (uint64_t)(1e6 / pow((double)k, 1.2) + 0.5);
+		int hits = 0;
+
+		for (int r = 0; r < n; r++)
+			hits += a[r] == want;
+		g_assert_cmpint(hits, ==, 1);
+	}
+	/* steep: every rank past the first few still gets 1 */
+	int ones = 0, top = 0;
+
+	for (int r = 0; r < n; r++) {
+		ones += big[r] == 1;
+		top += big[r] == 1000000;
+	}
+	g_assert_cmpint(top, ==, 1);
+	g_assert_cmpint(ones, >=, n - 4);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/util/units/sizes", test_sizes);
+	g_test_add_func("/util/units/bandwidths", test_bandwidths);
+	g_test_add_func("/util/units/times", test_times);
+	g_test_add_func("/util/units/wrong-case", test_unit_case);
+	g_test_add_func("/util/units/format-size", test_format_size);
+	g_test_add_func("/util/weights/list", test_weights_list);
+	g_test_add_func("/util/weights/dist", test_weights_dist);
+	g_test_add_func("/util/weights/zipf", test_weights_zipf);
+	return g_test_run();
+}
