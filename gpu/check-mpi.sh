@@ -8,9 +8,7 @@ set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/g5x-out}
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=WARN
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+. gpu/host-env.sh
 make -C gpu >"$OUT/mpi-build.log" 2>&1 || { tail -30 "$OUT/mpi-build.log"; exit 1; }
 [ -x gpu/build/g5x-mpi ] || { echo "no g5x-mpi (no mpicc)"; exit 1; }
 ok=0 bad=0

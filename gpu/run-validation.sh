@@ -21,10 +21,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/g5x-validation}
 BUDGET=${BUDGET:-540}
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-export NCCL_DEBUG=WARN
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+. gpu/host-env.sh
 S=gpu/schedules
 X=gpu/build/g5x
 XM=gpu/build/g5x-mpi
