@@ -9,9 +9,10 @@
 #   experiments/NAME.csv  `g5 run` of experiments/01..09, without `events`
 # The lines leave out what is not simulated or may change without moving a
 # result: `events` and `wall_s` in JSON, `events`, `wall_s`, `host` and `date`
-# in CSV. g5 refuses a combination it does not admit (rd on 6 ranks, a torus
-# of 2) with exit status 1 and a message before any result; that goes to
-# refused.txt. Any other failure (a usage error, a crash, a refusal after some
+# in CSV. g5 refuses what it does not admit with a message before any result:
+# an N the algorithm does not admit (rd on 6 ranks) with exit status 1, a
+# shape the flags ask for and the fabric cannot build (a torus of 2) with 2;
+# that goes to refused.txt. Any other failure (a crash, a refusal after some
 # sizes ran) stops the script with status 1.
 #   G5=build/g5 sh scripts/goldens.sh [DIR]
 set -eu
@@ -62,9 +63,9 @@ sim() {
 	fi
 	case $rc in
 	0) strip "$tmp/out" >>"$file" ;;
-	1)
+	1 | 2)
 		[ ! -s "$tmp/out" ] || die "$label: failed after some sizes: $(cat "$tmp/err")"
-		[ -s "$tmp/err" ] || die "$label: exit status 1 without a message"
+		[ -s "$tmp/err" ] || die "$label: exit status $rc without a message"
 		echo "$label: $(cat "$tmp/err")" >>"$out/sim/refused.txt"
 		;;
 	*) die "$label: g5 sim exited with status $rc: $(cat "$tmp/err")" ;;

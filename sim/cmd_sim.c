@@ -313,14 +313,12 @@ int cmd_sim(int argc, char **argv)
 		job.trace = true;
 	}
 	/* Everything that can be refused is, before any output: the fabric's
-	 * shape (status 1, as a shape this platform does not admit), then the
-	 * schedule's parameters through the registry (status 2, bad usage;
-	 * status 1 for an N the algorithm does not admit). */
-	if (!fabric_shape_check(&pl.fabric, NULL, &err)) {
-		fprintf(stderr, "%s: %s\n", argv[0], err->message);
-		rc = 1;
-		goto out;
-	}
+	 * shape (status 2: a platform file's shape was checked when it was
+	 * loaded, so a bad one here comes from the flags), then the schedule's
+	 * parameters through the registry (status 2, bad usage; status 1 for an
+	 * N the algorithm does not admit). */
+	if (!fabric_shape_check(&pl.fabric, NULL, &err))
+		goto usage;
 	if (job.schedule && job.schedule->nranks != pl.fabric.nranks) {
 		cli_usage_error(argv[0], "the schedule has %d ranks but the platform %d",
 				job.schedule->nranks, pl.fabric.nranks);

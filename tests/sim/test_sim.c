@@ -442,14 +442,16 @@ static void test_cli_errors(void)
 
 		g_assert_cmpuint(g_strv_length(lines), ==, 1);
 	}
-	/* not admitted on this platform: a clean failure, status 1 */
+	/* a shape the flags ask for and no fabric can be: bad usage, status 2 */
 	g_autofree char *out = NULL, *err = NULL;
 
-	g_assert_cmpint(g5("sim --topo hypercube --ranks 6 --size 1MiB", &out, &err), ==, 1);
+	g_assert_cmpint(g5("sim --topo hypercube --ranks 6 --size 1MiB", &out, &err), ==, 2);
 	g_assert_nonnull(strstr(err, "hypercube needs a power-of-two number of ranks, got 6"));
+	g_assert_nonnull(strstr(err, "(see 'g5 sim --help')"));
 	g_assert_cmpstr(out, ==, "");
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
+	/* an N the algorithm does not admit: a clean refusal, status 1 */
 	g_assert_cmpint(g5("sim --collective allgather --algo rd --ranks 6", &out, &err), ==, 1);
 	g_assert_nonnull(strstr(err, "'rd' needs a power-of-two number of ranks, got 6"));
 	g_assert_cmpstr(out, ==, "");
