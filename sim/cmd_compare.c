@@ -11,6 +11,7 @@
 #include "sim/cli.h"
 #include "sim/compare.h"
 #include "sim/overlay.h"
+#include "sim/util/files.h"
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break. */
 static void csv_field(GString *g, const char *s)
@@ -100,7 +101,6 @@ static bool write_outputs(GPtrArray *curves, const char *dir, const char *platfo
 				  "inplace,mode,timer,proto,engine,bytes,measured_us,simulated_us,"
 				  "ratio,sim_proto\n");
 	g_autofree char *csv = g_build_filename(dir, "compare.csv", NULL);
-	g_autofree char *tmp = g_strconcat(csv, ".tmp", NULL);
 	bool ok = true;
 
 	if (g_mkdir_with_parents(dir, 0755)) {
@@ -136,14 +136,10 @@ static bool write_outputs(GPtrArray *curves, const char *dir, const char *platfo
 					       paxi_proto_name((enum paxi_proto)c->sim_proto[k]));
 		}
 	}
-	ok = g_file_set_contents(tmp, g->str, (gssize)g->len, error) &&
-	     g_rename(tmp, csv) == 0;
+	ok = files_write(csv, g->str, g->len, error);
 	g_string_free(g, TRUE);
-	if (!ok) {
-		if (error && !*error)
-			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot write '%s'", csv);
+	if (!ok)
 		return false;
-	}
 	for (guint i = 0; i < curves->len && ok && plots; i++) {
 		const struct curve *c = curves->pdata[i];
 		g_autofree char *stem_name = curve_stem(c, i);

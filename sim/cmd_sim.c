@@ -382,7 +382,7 @@ int cmd_sim(int argc, char **argv)
 		if (o.verbose)
 			print_verbose(&r, &pl);
 		if (o.trace && !simulate_trace_write(&r, coll_name(job.coll), algo, o.trace, &err)) {
-			fprintf(stderr, "%s: cannot write '%s': %s\n", argv[0], o.trace, err->message);
+			fprintf(stderr, "%s: %s\n", argv[0], err->message);
 			g_clear_error(&err);
 			rc = 1;
 		}

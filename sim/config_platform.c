@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sim/util/units.h"
+#include "sim/util/files.h"
 
 /* ---- Platform keys. ---- */
 
@@ -529,7 +530,6 @@ bool config_platform_write(const struct platform *p, const char *comment, const 
 {
 	GString *g = g_string_new(NULL);
 	g_auto(GStrv) lines = g_strsplit(comment ? comment : "", "\n", -1);
-	g_autofree char *tmp = g_strconcat(path, ".tmp", NULL);
 	bool ok;
 
 	for (char **l = lines; *l; l++)
@@ -566,12 +566,7 @@ bool config_platform_write(const struct platform *p, const char *comment, const 
 			g_string_append(g, "}\n");
 		}
 	}
-	ok = g_file_set_contents(tmp, g->str, (gssize)g->len, error);
-	if (ok && rename(tmp, path)) {
-		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_IO, "cannot write '%s'", path);
-		unlink(tmp);
-		ok = false;
-	}
+	ok = files_write(path, g->str, g->len, error);
 	g_string_free(g, TRUE);
 	return ok;
 }

@@ -3,6 +3,8 @@
  * results_h5.c. */
 #include "sim/results.h"
 
+#include "sim/util/files.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,30 +92,16 @@ const char *rcol_str(const struct rcol *c, guint row)
 
 char *results_tmp_name(const char *path)
 {
-	g_autofree char *dir = g_path_get_dirname(path);
-	g_autofree char *base = g_path_get_basename(path);
-
-	return g_strdup_printf("%s/.%s.tmp.%d", dir, base, (int)getpid());
+	return files_tmp_name(path);
 }
 
 bool results_write_atomic(const char *path, const char *text, gsize len, GError **error)
 {
-	g_autofree char *tmp = results_tmp_name(path);
 	GError *e = NULL;
 
-	if (!g_file_set_contents(tmp, text, (gssize)len, &e)) {
-		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot write: %s", path,
-			    e->message);
-		g_error_free(e);
-		return false;
-	}
-	if (rename(tmp, path) != 0) {
-		int err = errno;
-
-		unlink(tmp);
-		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot rename into place: %s",
-			    path, g_strerror(err));
-		return false;
-	}
-	return true;
+	if (files_write(path, text, len, &e))
+		return true;
+	g_set_error_literal(error, RESULTS_ERROR, RESULTS_ERROR_IO, e->message);
+	g_error_free(e);
+	return false;
 }

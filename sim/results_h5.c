@@ -9,6 +9,7 @@
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/cli.h"
@@ -155,6 +156,14 @@ bool results_write_h5(const struct exp_results *r, const char *path, GError **er
 	const char *commit = "unknown";
 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* renaming over a device or a FIFO would replace it */
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO,
+			    "%s: not a regular file (an HDF5 file cannot be written through)", path);
+		goto fail;
+	}
 	if (paren) {
 		*paren = '\0';
 		commit = paren + 1;

@@ -1,6 +1,7 @@
 /* One collective through every layer: schedule -> runner -> PAXI -> fabric ->
  * engine, then metrics. */
 #include "sim/simulate.h"
+#include "sim/util/files.h"
 
 G_DEFINE_QUARK(g5-simulate-error-quark, simulate_error)
 
@@ -272,7 +273,7 @@ bool simulate_trace_write(const struct simulate_outcome *out, const char *collec
 	g_string_append_printf(j, "{\"ph\": \"M\", \"name\": \"g5\", \"pid\": 0, \"args\": "
 			       "{\"collective\": \"%s\", \"algo\": \"%s\", \"latency_us\": %.6f}}\n]}\n",
 			       collective, algo, out->latency_us);
-	bool ok = g_file_set_contents(path, j->str, (gssize)j->len, error);
+	bool ok = files_write(path, j->str, j->len, error);
 
 	g_string_free(j, TRUE);
 	return ok;

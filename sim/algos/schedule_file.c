@@ -4,6 +4,7 @@
  * the header keys in any order (each once), then the ranks in order, and
  * checks every token as it goes, so the first error names its line. */
 #include "sim/algos/schedule_file.h"
+#include "sim/util/files.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -83,14 +84,8 @@ bool sched_file_write(const struct sched *s, const char *path, GError **error)
 			ok = false;
 		}
 	} else {
-		GError *e = NULL;
-
-		/* g_file_set_contents writes a temporary file and renames it */
-		if (!g_file_set_contents(path, text, -1, &e)) {
-			g_set_error(error, e->domain, e->code, "cannot write '%s': %s", path, e->message);
-			g_error_free(e);
+		if (!files_write(path, text, strlen(text), error))
 			ok = false;
-		}
 	}
 	g_free(text);
 	return ok;

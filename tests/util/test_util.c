@@ -4,9 +4,12 @@
  * printer, and the AllGatherV weights (list parser, distribution parser,
  * zipf draws that depend on the seed only). */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "sim/util/files.h"
 #include "sim/util/units.h"
 #include "sim/util/weights.h"
 
@@ -243,9 +246,70 @@ static void test_weights_zipf(void)
 	g_assert_cmpint(ones, >=, n - 4);
 }
 
+/* A regular file is replaced whole and nothing is left beside it. */
+static void test_files_regular(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("g5-files-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "out.txt", NULL);
+	g_autofree char *text = NULL;
+	GError *err = NULL;
+
+	g_assert_true(files_write(path, "first, longer text\n", 19, &err));
+	g_assert_no_error(err);
+	g_assert_true(files_write(path, "second\n", 7, &err));
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	g_assert_cmpstr(text, ==, "second\n");
+	GDir *d = g_dir_open(dir, 0, NULL);
+	guint n = 0;
+
+	while (g_dir_read_name(d))
+		n++;
+	g_dir_close(d);
+	g_assert_cmpuint(n, ==, 1);
+	g_unlink(path);
+	g_rmdir(dir);
+}
+
+static gpointer fifo_reader(gpointer path)
+{
+	char *text = NULL;
+
+	g_file_get_contents(path, &text, NULL, NULL);
+	return text;
+}
+
+/* A FIFO (like a device) is written through, never replaced by a regular
+ * file; a directory is refused with its name. */
+static void test_files_special(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("g5-files-XXXXXX", NULL);
+	g_autofree char *fifo = g_build_filename(dir, "pipe", NULL);
+	GError *err = NULL;
+	struct stat st;
+
+	g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+	GThread *reader = g_thread_new("reader", fifo_reader, fifo);
+
+	g_assert_true(files_write(fifo, "through\n", 8, &err));
+	g_assert_no_error(err);
+	g_autofree char *got = g_thread_join(reader);
+
+	g_assert_cmpstr(got, ==, "through\n");
+	g_assert_cmpint(stat(fifo, &st), ==, 0);
+	g_assert_true(S_ISFIFO(st.st_mode));
+	g_assert_false(files_write(dir, "x", 1, &err));
+	g_assert_error(err, FILES_ERROR, FILES_ERROR_IO);
+	g_assert_nonnull(strstr(err->message, dir));
+	g_clear_error(&err);
+	g_unlink(fifo);
+	g_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/util/files/regular", test_files_regular);
+	g_test_add_func("/util/files/special", test_files_special);
 	g_test_add_func("/util/units/sizes", test_sizes);
 	g_test_add_func("/util/units/bandwidths", test_bandwidths);
 	g_test_add_func("/util/units/times", test_times);

@@ -1,0 +1,79 @@
+/* sim/util/files — see files.h. */
+#include "sim/util/files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK(g5-files-error-quark, files_error)
+
+char *files_tmp_name(const char *path)
+{
+	g_autofree char *dir = g_path_get_dirname(path);
+	g_autofree char *base = g_path_get_basename(path);
+
+	return g_strdup_printf("%s/.%s.tmp.%d", dir, base, (int)getpid());
+}
+
+static bool io_error(GError **error, const char *path, const char *what, int err)
+{
+	g_set_error(error, FILES_ERROR, FILES_ERROR_IO, "%s: cannot %s: %s", path, what,
+		    g_strerror(err));
+	return false;
+}
+
+/* Writes everything to fd, then closes it; false with errno's error. */
+static bool write_all(int fd, const char *path, const char *text, gsize len, GError **error)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO;
+
+			close(fd);
+			return io_error(error, path, "write", err);
+		}
+		text += n;
+		len -= (gsize)n;
+	}
+	if (close(fd) != 0)
+		return io_error(error, path, "write", errno);
+	return true;
+}
+
+bool files_write(const char *path, const char *text, gsize len, GError **error)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return io_error(error, path, "write", EISDIR);
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return io_error(error, path, "open", errno);
+		return write_all(fd, path, text, len, error);
+	}
+	g_autofree char *tmp = files_tmp_name(path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return io_error(error, path, "write", errno);
+	if (!write_all(fd, path, text, len, error)) {
+		unlink(tmp);
+		return false;
+	}
+	if (rename(tmp, path) != 0) {
+		int err = errno;
+
+		unlink(tmp);
+		return io_error(error, path, "rename into place", err);
+	}
+	return true;
+}

@@ -1,0 +1,30 @@
+/* sim/util/files — writing a whole file so that a reader never sees half of it.
+ *
+ * A regular file (or a path that does not exist yet) is written under a
+ * temporary name beside it and renamed over it: the old content or the new,
+ * never a mix, and nothing left behind on failure. A path that exists and is
+ * not a regular file (a character device such as /dev/stdout or /dev/null, a
+ * FIFO) is written through, never replaced: renaming over it would turn the
+ * device into a regular file. Either way every write and the close are
+ * checked (/dev/full fails). A directory is refused. Errors are FILES_ERROR
+ * and name the path. */
+#ifndef G5_SIM_UTIL_FILES_H
+#define G5_SIM_UTIL_FILES_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#define FILES_ERROR (files_error_quark())
+GQuark files_error_quark(void);
+enum files_error_code {
+	FILES_ERROR_IO, /* cannot write, rename or close; a directory */
+};
+
+/* Writes len bytes of text to path as described above. */
+bool files_write(const char *path, const char *text, gsize len, GError **error);
+
+/* The temporary name files_write uses beside path (g_free() it):
+ * DIR/.BASE.tmp.PID. */
+char *files_tmp_name(const char *path);
+
+#endif
