@@ -1,5 +1,6 @@
 /* g5: the command-line front end. Looks the subcommand up in one table and
  * hands it the rest of argv. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,18 @@ static const struct cli_command commands[] = {
 	{ "compare", "simulated against measured curves, with their errors", cmd_compare },
 	{ "calibrate", "fit platform keys to measured curves", cmd_calibrate },
 };
+
+/* Results printed to a full disk or a closed pipe are lost: a command that
+ * succeeded fails when its standard output could not be written. */
+static int stdout_flushed(const char *prog, int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: cannot write the standard output: %s\n", prog,
+			g_strerror(errno));
+		return rc ? rc : 1;
+	}
+	return rc;
+}
 
 static void usage(FILE *f)
 {
@@ -47,7 +60,9 @@ int main(int argc, char **argv)
 
 		snprintf(prog, sizeof(prog), "g5 %s", name);
 		argv[1] = prog;
-		return commands[i].run(argc - 1, argv + 1);
+		int rc = commands[i].run(argc - 1, argv + 1);
+
+		return stdout_flushed(prog, rc);
 	}
 	GString *known = g_string_new(NULL);
 

@@ -324,6 +324,25 @@ static int g5(const char *args, char **out, char **err)
 	return g_spawn_check_wait_status(status, NULL) ? 0 : (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+/* Results that cannot be written are an error: `g5 sim` into a full device
+ * exits non-zero and says so. */
+static void test_cli_stdout_full(void)
+{
+	g_autofree char *bin = g5_path();
+	g_autofree char *cmd = g_strdup_printf("sh -c '%s sim --size 1MiB > /dev/full'", bin);
+	g_autofree char *out = NULL, *err = NULL;
+	int status = 0;
+
+	if (!g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+		g_test_skip("no /dev/full");
+		return;
+	}
+	g_assert_true(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
+	g_assert_true(WIFEXITED(status));
+	g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+	g_assert_nonnull(strstr(err, "cannot write the standard output"));
+}
+
 static void test_cli_json(void)
 {
 	g_autofree char *out = NULL, *err = NULL;
@@ -797,6 +816,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/breakdown/causes", test_breakdown_causes);
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
+	g_test_add_func("/sim/cli/stdout-full", test_cli_stdout_full);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
