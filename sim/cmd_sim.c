@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/algos/schedule_file.h"
+#include "sim/algos/verify.h"
 #include "sim/cli.h"
 #include "sim/config.h"
 #include "sim/simulate.h"
@@ -258,9 +259,14 @@ int cmd_sim(int argc, char **argv)
 		}
 	}
 	if (o.schedule) {
-		file_sched = sched_file_load(o.schedule, NULL, &err);
-		if (!file_sched) {
-			/* a bad input file, like a bad flag: status 2 */
+		g_autoptr(GArray) lines = NULL;
+
+		file_sched = sched_file_load(o.schedule, &lines, &err);
+		/* a bad input file, like a bad flag: status 2; one that the verifier
+		 * rejects would not compute its collective: refused the same way */
+		if (!file_sched ||
+		    !verify_sched_file(file_sched, lines,
+				       strcmp(o.schedule, "-") ? o.schedule : "<stdin>", &err)) {
 			fprintf(stderr, "%s: %s\n", argv[0], err->message);
 			goto out;
 		}

@@ -114,20 +114,10 @@ static int verify_file(const char *path)
 		g_error_free(err);
 		return 2;
 	}
-	struct verify_where where;
 	int rc = 0;
 
-	if (!verify_sched(s, &where, &err)) {
-		if (where.rank >= 0 && where.op >= 0) {
-			uint64_t idx = (uint64_t)where.op;
-
-			for (int r = 0; r < where.rank; r++)
-				idx += s->ranks[r].ops->len;
-			fprintf(stderr, "g5 verify: %s:%u: %s\n", name, g_array_index(lines, uint32_t, idx),
-				err->message);
-		} else {
-			fprintf(stderr, "g5 verify: %s: %s\n", name, err->message);
-		}
+	if (!verify_sched_file(s, lines, name, &err)) {
+		fprintf(stderr, "g5 verify: %s\n", err->message);
 		g_error_free(err);
 		rc = 1;
 	} else {

@@ -1009,3 +1009,25 @@ bool verify_sched(const struct sched *s, struct verify_where *where, GError **er
 		return false;
 	return !s->inplace_ok || verify_sched_mode(s, true, where, error);
 }
+
+bool verify_sched_file(const struct sched *s, const GArray *lines, const char *name,
+		       GError **error)
+{
+	struct verify_where where;
+	GError *e = NULL;
+
+	if (verify_sched(s, &where, &e))
+		return true;
+	if (where.rank >= 0 && where.op >= 0 && lines) {
+		uint64_t idx = (uint64_t)where.op;
+
+		for (int r = 0; r < where.rank; r++)
+			idx += s->ranks[r].ops->len;
+		g_set_error(error, e->domain, e->code, "%s:%u: %s", name,
+			    g_array_index(lines, uint32_t, idx), e->message);
+	} else {
+		g_set_error(error, e->domain, e->code, "%s: %s", name, e->message);
+	}
+	g_error_free(e);
+	return false;
+}

@@ -48,4 +48,10 @@ bool verify_sched_mode(const struct sched *s, bool inplace, struct verify_where 
 /* Verifies s out of place and, when s->inplace_ok, in place. */
 bool verify_sched(const struct sched *s, struct verify_where *where, GError **error);
 
+/* verify_sched on a schedule loaded from file `name`, whose op lines are
+ * `lines` (sched_file_load's): the error names the file and the line of the
+ * op at fault, "NAME:LINE: what", or the file alone. */
+bool verify_sched_file(const struct sched *s, const GArray *lines, const char *name,
+		       GError **error);
+
 #endif

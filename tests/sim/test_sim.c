@@ -343,6 +343,33 @@ static void test_cli_stdout_full(void)
 	g_assert_nonnull(strstr(err, "cannot write the standard output"));
 }
 
+/* A schedule file the verifier rejects is refused before any simulation,
+ * with the verifier's message at the line of the op at fault, status 2. */
+static void test_cli_schedule_verified(void)
+{
+	g_autofree char *text = NULL, *out = NULL, *err = NULL;
+	g_autofree char *dir = g_dir_make_tmp("g5-sched-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "bad.g5s", NULL);
+
+	g_assert_true(g_file_get_contents("gpu/schedules/allreduce-ring-n2-k1.g5s", &text, NULL,
+					  NULL));
+	g_autofree char *bad = g_strdup(text);
+	char *at = strstr(bad, "op 1 recv_reduce_copy_send");
+
+	g_assert_nonnull(at);
+	memcpy(at + 5, "recv_copy_send       ", strlen("recv_reduce_copy_send"));
+	g_assert_true(g_file_set_contents(path, bad, -1, NULL));
+	g_autofree char *args = g_strdup_printf("sim --schedule %s --size 1MiB", path);
+
+	g_assert_cmpint(g5(args, &out, &err), ==, 2);
+	g_assert_cmpstr(out, ==, "");
+	g_autofree char *where = g_strdup_printf("%s:16: rank 0 op 1", path);
+
+	g_assert_nonnull(strstr(err, where));
+	g_unlink(path);
+	g_rmdir(dir);
+}
+
 static void test_cli_json(void)
 {
 	g_autofree char *out = NULL, *err = NULL;
@@ -817,6 +844,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/stdout-full", test_cli_stdout_full);
+	g_test_add_func("/sim/cli/schedule-verified", test_cli_schedule_verified);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
