@@ -34,6 +34,8 @@ static bool read_number(const char **p, unsigned __int128 *mant, int *frac)
 			if (*frac < 18) {
 				*mant = *mant * 10 + (unsigned)(*q - '0');
 				(*frac)++;
+				if (*mant > ((unsigned __int128)1 << 100))
+					return false;
 			}
 			q++;
 			any = true;
@@ -59,16 +61,23 @@ static bool parse_with(const char *text, const struct suffix *sfx, size_t n, con
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(p, sfx[i].s))
 			continue;
+		if (mant > ~(unsigned __int128)0 / sfx[i].mul)
+			goto too_big; /* the product would wrap */
 		unsigned __int128 v = mant * sfx[i].mul, div = 1;
 
 		for (int k = 0; k < frac; k++)
 			div *= 10;
 		v = (v + div / 2) / div;
 		if (v > UINT64_MAX)
-			goto bad;
+			goto too_big;
 		*out = (uint64_t)v;
 		return true;
 	}
+	goto bad;
+too_big:
+	g_set_error(error, UNITS_ERROR, UNITS_ERROR_PARSE,
+		    "'%s' is too large a %s (at most 2^64 - 1 of its base unit)", text, what);
+	return false;
 bad:
 	/* a unit in the wrong case ("64mib"): name the one meant */
 	for (size_t i = 0; p != text && *p && i < n; i++)

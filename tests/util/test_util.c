@@ -43,7 +43,13 @@ static void test_sizes(void)
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
 		uint64_t v = 7;
 		GError *e = NULL;
-		g_autofree char *want = g_strdup_printf("must be a size such as 64MiB, got '%s'", bad[i]);
+		/* well formed but beyond 64 bits (PiB is no unit of G5's) */
+		bool big = !strcmp(bad[i], "18446744073709551616") ||
+			   !strcmp(bad[i], "17179869184GiB");
+		g_autofree char *want =
+			big ? g_strdup_printf("'%s' is too large a size (at most 2^64 - 1 of its "
+						  "base unit)", bad[i])
+				: g_strdup_printf("must be a size such as 64MiB, got '%s'", bad[i]);
 
 		if (units_parse_size(bad[i], &v, &e))
 			g_error("'%s' was read as %" G_GUINT64_FORMAT, bad[i], v);
@@ -305,12 +311,38 @@ static void test_files_special(void)
 	g_rmdir(dir);
 }
 
+/* A value whose product with its unit leaves 64 bits (or would wrap 128)
+ * is an error, never a small number. */
+static void test_units_overflow(void)
+{
+	static const char *const sizes[] = {
+		"309485009821345068724781056TiB", "18446744073709551616", "16777216TiB",
+		"1.000000000000000001e0", "1267650600228229401496703205376.5MiB",
+	};
+	uint64_t v = 0;
+	GError *err = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+		g_assert_false(units_parse_size(sizes[i], &v, &err));
+		g_assert_error(err, UNITS_ERROR, UNITS_ERROR_PARSE);
+		g_clear_error(&err);
+	}
+	g_assert_false(units_parse_bw("316912650057057350374175801345GiB/s", &v, &err));
+	g_assert_nonnull(strstr(err->message, "too large"));
+	g_clear_error(&err);
+	g_assert_true(units_parse_size("18446744073709551615", &v, &err));
+	g_assert_cmpuint(v, ==, UINT64_MAX);
+	g_assert_true(units_parse_size("16777215TiB", &v, &err));
+	g_assert_cmpuint(v, ==, 16777215ull << 40);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/util/files/regular", test_files_regular);
 	g_test_add_func("/util/files/special", test_files_special);
 	g_test_add_func("/util/units/sizes", test_sizes);
+	g_test_add_func("/util/units/overflow", test_units_overflow);
 	g_test_add_func("/util/units/bandwidths", test_bandwidths);
 	g_test_add_func("/util/units/times", test_times);
 	g_test_add_func("/util/units/wrong-case", test_unit_case);
