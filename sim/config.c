@@ -558,6 +558,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		if (!cfg_need_map(c, n, "overrides"))
 			return false;
 		loc.edge_nodes = g_ptr_array_new();
+		loc.seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 		ok = cfg_read_platform_map(c, n, NULL, NULL, &e->plat, &e->explicit_switch, &loc);
 		if (ok) {
 			/* Without new edges or ranks, an edge list keeps the rank
@@ -567,6 +568,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			ok = cfg_check_platform(c, &e->plat, &loc);
 		}
 		g_ptr_array_free(loc.edge_nodes, TRUE);
+		g_hash_table_unref(loc.seen);
 		if (!ok)
 			return false;
 	}

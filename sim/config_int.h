@@ -74,6 +74,7 @@ struct plat_locs {
 	const struct ynode *where;          /* fallback: the mapping being read */
 	const struct ynode *kind, *ranks, *dims, *edges;
 	GPtrArray *edge_nodes;              /* of const struct ynode *, borrowed */
+	GHashTable *seen;                   /* full keys read so far (owned strings), or NULL */
 	bool dims_set, edges_set;
 };
 

@@ -736,6 +736,11 @@ bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const cha
 				return false;
 			continue;
 		}
+		/* the same key nested and dotted (link: {bandwidth: ...} and
+		 * link.bandwidth: ...) would be last-wins */
+		if (loc->seen && !g_hash_table_add(loc->seen, g_strdup(full)))
+			return cfg_fail(c, kn, CONFIG_ERROR_SCHEMA,
+				    "duplicate key '%s' (given before, nested or dotted)", full);
 		if (!strcmp(full, "topology.dims")) {
 			if (!read_dims(c, vn, full, p))
 				return false;
@@ -850,6 +855,7 @@ bool cfg_platform_parse(const char *path, const char *text, size_t len, struct p
 	platform_init_default(out);
 	loc.where = root;
 	loc.edge_nodes = g_ptr_array_new();
+	loc.seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	if (!cfg_check_schema_version(&c, root) || !cfg_map_check_keys(&c, root, NULL))
 		goto out;
 	const struct ynode *name = cfg_map_get(root, "name");
@@ -873,6 +879,7 @@ bool cfg_platform_parse(const char *path, const char *text, size_t len, struct p
 	ok = cfg_check_platform(&c, out, &loc);
 out:
 	g_ptr_array_free(loc.edge_nodes, TRUE);
+	g_hash_table_unref(loc.seen);
 	cfg_ynode_free(root);
 	if (!ok)
 		platform_release(out);
