@@ -3,6 +3,7 @@
  * line per size (or one JSON object per line with --json); --verbose adds the
  * per-rank step times and the per-channel traffic. */
 #include <stddef.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,7 +129,7 @@ static void print_verbose(const struct simulate_outcome *r, const struct platfor
 
 int cmd_sim(int argc, char **argv)
 {
-	struct sim_opts o = { .seed = 1, .peer = -1 };
+	struct sim_opts o = { .seed = 1, .peer = -1, .nchunks = INT_MIN }; /* INT_MIN: not given */
 	GOptionEntry entries[] = {
 		{ "platform", 0, 0, G_OPTION_ARG_FILENAME, &o.platform, "platform file (configs/platforms/NAME.yaml); flags below change it", "FILE" },
 		{ "topo", 0, 0, G_OPTION_ARG_STRING, &o.topo, "ring, ring-uni, fullmesh, hypercube, torus, switch", "T" },
@@ -229,6 +230,10 @@ int cmd_sim(int argc, char **argv)
 		}
 		job.proto = (int)pp;
 	}
+	if (o.size && !*o.size) {
+		cli_usage_error(argv[0], "--size is empty");
+		goto out;
+	}
 	if (!parse_sizes(o.size ? o.size : "64MiB", sizes, &err))
 		goto usage;
 	enum dtype dt = DTYPE_FP32;
@@ -244,11 +249,21 @@ int cmd_sim(int argc, char **argv)
 					g_array_index(sizes, uint64_t, i), dtype_name(dt), job.elem_bytes);
 			goto out;
 		}
-	if (o.nchunks < 0) {
+	if (o.nchunks != INT_MIN && o.nchunks < 1) {
 		cli_usage_error(argv[0], "--nchunks must be at least 1, got %d", o.nchunks);
 		goto out;
 	}
-	job.params.nchunks = o.nchunks ? (uint32_t)o.nchunks : 1;
+	if (o.schedule && (o.algo || o.collective || o.nchunks != INT_MIN)) {
+		cli_usage_error(argv[0], "--%s does nothing with --schedule: the file says it",
+				o.algo ? "algo" : o.collective ? "collective" : "nchunks");
+		goto out;
+	}
+	if (o.dims && pl.fabric.kind != TOPO_TORUS) {
+		cli_usage_error(argv[0], "--dims is only for a torus, not %s",
+				platform_topo_name(pl.fabric.kind));
+		goto out;
+	}
+	job.params.nchunks = o.nchunks != INT_MIN ? (uint32_t)o.nchunks : 1;
 	job.params.root = o.root;
 	job.params.peer = o.peer >= 0 ? o.peer : 1;
 	if (o.paxi) {
