@@ -6,11 +6,13 @@
  * sizes alternate between the fit (1st, 3rd, ...) and a held-out set (2nd,
  * 4th, ...), whose error is reported separately; --all-sizes fits on all.
  * The keys: --fit KEY,KEY,...; by default, for the executor's rows (impl g5)
- * `overhead`, `link.bandwidth`, `paxi.setup`, and `overhead_mpi` when some
- * row ran one process per GPU; for NCCL's rows `nccl.overhead` (and
- * `nccl.overhead_mpi`), the per-channel rates of LL, LL128 and Simple and
- * the per-transaction latencies of LL128 and Simple (LL's is in the launch
- * cost): what makes NCCL pick one protocol over another.
+ * `overhead`, `link.bandwidth`, the fixed cost of its work (`channels.latency`
+ * on a platform with `paxi.engine`, else `paxi.setup`), and `overhead_mpi`
+ * when some row ran one process per GPU and the platform gives it a value of
+ * its own; for NCCL's rows `nccl.overhead` (and `nccl.overhead_mpi`), the
+ * per-channel rates of LL, LL128 and Simple and Simple's latency (LL's is in
+ * the launch cost; LL128's, which the forced-LL128 rows on two H200 do not
+ * determine, only by --fit): what makes NCCL pick one protocol over another.
  * A key the data cannot determine is refused with the fit's reason. */
 #include <math.h>
 #include <stdio.h>
@@ -51,7 +53,7 @@ static bool residuals(const double *x, double *r, void *user, GError **error)
 }
 
 /* The default keys for the impls and modes in the data. */
-static char **default_keys(GPtrArray *curves)
+static char **default_keys(GPtrArray *curves, const struct platform *pl)
 {
 	bool g5 = false, g5_mpi = false, nccl = false, nccl_mpi = false;
 	GPtrArray *k = g_ptr_array_new();
@@ -67,10 +69,10 @@ static char **default_keys(GPtrArray *curves)
 	}
 	if (g5) {
 		g_ptr_array_add(k, g_strdup("overhead"));
-		if (g5_mpi)
+		if (g5_mpi && pl->overhead_mpi_ps)
 			g_ptr_array_add(k, g_strdup("overhead_mpi"));
 		g_ptr_array_add(k, g_strdup("link.bandwidth"));
-		g_ptr_array_add(k, g_strdup("paxi.setup"));
+		g_ptr_array_add(k, g_strdup(pl->paxi.engine ? "channels.latency" : "paxi.setup"));
 	}
 	if (nccl) {
 		g_ptr_array_add(k, g_strdup("nccl.overhead"));
@@ -80,7 +82,6 @@ static char **default_keys(GPtrArray *curves)
 		g_ptr_array_add(k, g_strdup("proto.simple.channel_bw"));
 		g_ptr_array_add(k, g_strdup("proto.simple.latency"));
 		g_ptr_array_add(k, g_strdup("proto.ll128.channel_bw"));
-		g_ptr_array_add(k, g_strdup("proto.ll128.latency"));
 	}
 	g_ptr_array_add(k, NULL);
 	return (char **)g_ptr_array_free(k, FALSE);
@@ -152,7 +153,7 @@ int cmd_calibrate(int argc, char **argv)
 	c.curves = compare_load(argv + 1, where, &err);
 	if (!c.curves)
 		goto fail;
-	c.keys = fit ? g_strsplit(fit, ",", -1) : default_keys(c.curves);
+	c.keys = fit ? g_strsplit(fit, ",", -1) : default_keys(c.curves, &c.pl);
 	c.nkeys = g_strv_length(c.keys);
 	c.threads = threads ? (guint)threads : g_get_num_processors();
 	if (!c.nkeys) {
