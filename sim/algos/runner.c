@@ -96,13 +96,13 @@ static void on_sent(void *user, struct paxi_txn *t)
 
 static const struct paxi_txn_ops txn_ops = { .usable = on_usable, .sent = on_sent };
 
-/* A forwarding op's reduced (or copied) data streams on as it is made. */
+/* engine: a forwarding op's reduced (or copied) data streams on as it is
+ * made (paxi_engine_work calls it only with the engine). */
 static void on_forward(void *user)
 {
 	struct run_op *o = user;
 
-	if (paxi_get_params(o->r->px)->engine)
-		paxi_txn_supply(o->out, o->reducing);
+	paxi_txn_supply(o->out, o->reducing);
 }
 
 static void on_reduced(void *user)
@@ -139,8 +139,9 @@ static void op_process(struct run_op *o)
 	op_try_finish(o);
 }
 
-/* engine: a SEND's data passes through the node's engine, a slice (round)
- * at a time, before it enters the fabric. */
+/* engine: a SEND is engine work, one round of slices at a time; each
+ * round's data enters the fabric once its fixed cost is paid (on_moving),
+ * and the next round waits until it has landed (on_moved). */
 static void send_move(struct run_op *o);
 
 static void on_moving(void *user)

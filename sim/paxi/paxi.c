@@ -113,6 +113,18 @@ struct paxi {
 
 static void engine_kick(struct paxi *x, int node);
 static void engine_try_finish(struct paxi *x, int node);
+static void pump(struct paxi_txn *t);
+
+/* t may send from now on: its supplied data goes out, and an engine item
+ * waiting to store through it may start. */
+static void data_allowed(struct paxi_txn *t)
+{
+	t->state = TX_DATA;
+	t->tm.data_allowed = sim_now(t->x->s);
+	pump(t);
+	if (t->x->p.engine)
+		engine_kick(t->x, t->src);
+}
 
 void paxi_params_default(struct paxi_params *p)
 {
@@ -594,11 +606,7 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 		if (t->state != TX_WAIT_CTS)
 			break; /* a ready flag ahead of the source's setup */
 		x->st.handshake_ps += sim_now(x->s) - t->tm.setup_end;
-		t->tm.data_allowed = sim_now(x->s);
-		t->state = TX_DATA;
-		pump(t);
-		if (x->p.engine)
-			engine_kick(x, t->src);
+		data_allowed(t);
 		break;
 	case CTRL_FLAG:
 		g_assert(t->arrived == t->bytes);
@@ -778,20 +786,11 @@ static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_e
 		struct paxi_txn *t = ev->data[0].p;
 
 		if (t->kind == PAXI_TRANSFER) {
-			t->state = TX_DATA;
-			t->tm.data_allowed = sim_now(s);
-			pump(t);
-			if (x->p.engine)
-				engine_kick(x, t->src);
+			data_allowed(t);
 		} else if (x->p.handshake == PAXI_HS_READY) {
 			t->state = TX_WAIT_CTS;
-			if (t->cts_arrived) {
-				t->state = TX_DATA;
-				t->tm.data_allowed = sim_now(s);
-				pump(t);
-				if (x->p.engine)
-					engine_kick(x, t->src);
-			}
+			if (t->cts_arrived)
+				data_allowed(t);
 		} else {
 			t->state = TX_WAIT_CTS;
 			send_ctrl(t, CTRL_RTS);
