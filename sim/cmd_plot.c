@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/cli.h"
+#include "sim/config.h"
 #include "sim/plot.h"
 #include "sim/results.h"
 
@@ -59,13 +60,13 @@ int cmd_plot(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[0], err->message);
 		goto out;
 	}
-	if (name && (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					    "0123456789-_.") != strlen(name))) {
+	if (name && !config_name_ok(name)) {
 		g_autofree char *shown = g_strescape(name, NULL);
 
 		fprintf(stderr,
 			"%s: %s: the experiment name it holds, '%s', is not a plain name "
-			"(letters, digits, '-', '_' and '.'); refusing to build file names from it\n",
+			"(letters, digits, '-', '_' and '.', not . or ..); refusing to build file names "
+			"from it\n",
 			argv[0], argv[1], shown);
 		goto out;
 	}

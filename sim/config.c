@@ -470,7 +470,7 @@ static bool read_sweep(const struct ctx *c, struct experiment *e, const struct y
 	return true;
 }
 
-static bool name_ok(const char *s)
+bool config_name_ok(const char *s)
 {
 	if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))
 		return false;
@@ -513,7 +513,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 	if ((n = cfg_map_get(root, "name"))) {
 		if (!cfg_need_scalar(c, n, "name"))
 			return false;
-		if (!name_ok(n->text))
+		if (!config_name_ok(n->text))
 			return cfg_fail(c, n, CONFIG_ERROR_VALUE,
 				    "'name' must use letters, digits, '-', '_' and '.', got '%s'", n->text);
 		e->name = g_strdup(n->text);
@@ -523,7 +523,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 
 		if (dot && dot != base)
 			*dot = '\0';
-		e->name = name_ok(base) ? g_strdup(base) : g_strdup("experiment");
+		e->name = config_name_ok(base) ? g_strdup(base) : g_strdup("experiment");
 	}
 
 	/* platform + overrides */

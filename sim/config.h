@@ -48,6 +48,10 @@ enum config_error_code {
  * file leaves out keep platform_init_default()'s values. */
 bool config_platform_load(const char *path, struct platform *out, GError **error);
 
+/* An experiment name G5 builds file names from: letters, digits, '-', '_'
+ * and '.', not empty, not "." or "..". */
+bool config_name_ok(const char *name);
+
 /* The same from text in memory; `path` only names it in messages. */
 bool config_platform_parse(const char *path, const char *text, size_t len,
 			   struct platform *out, GError **error);
