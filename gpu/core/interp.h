@@ -164,9 +164,21 @@ GX_INTERP_FN bool gx_slice_ready(struct gx_chan *ch, uint32_t i, struct gx_work 
 	return true;
 }
 
-/* Scans the ops once, round robin from the last one served, starting what
- * may start; returns the first slice that can run (w->op >= 0), or
- * w->op = -1 (nothing now) or -2 (every op done). */
+/* Starts, in list order, every op that may start now. A receiving op by
+ * Send/Recv raises its sender's ready flag when it starts, so it must not
+ * wait behind a slice this channel runs first: a send found runnable ahead
+ * of it in the scan would otherwise hold the peer's send back until that
+ * slice has crossed, and a channel's two directions would take turns. */
+GX_INTERP_FN void gx_start_ready(struct gx_chan *ch)
+{
+	for (uint32_t i = ch->lo; i < ch->nops; i++)
+		if (!(ch->state[i] & GX_ST_STARTED))
+			gx_try_start(ch, i);
+}
+
+/* Starts what may start, then scans the started ops once, round robin from
+ * the last one served; returns the first slice that can run (w->op >= 0),
+ * or w->op = -1 (nothing now) or -2 (every op done). */
 GX_INTERP_FN void gx_find_work(struct gx_chan *ch, struct gx_work *w)
 {
 	while (ch->lo < ch->nops && (ch->state[ch->lo] & GX_ST_DONE))
@@ -175,6 +187,7 @@ GX_INTERP_FN void gx_find_work(struct gx_chan *ch, struct gx_work *w)
 		w->op = -2;
 		return;
 	}
+	gx_start_ready(ch);
 	uint32_t span = ch->nops - ch->lo;
 	uint32_t start = ch->cursor < ch->lo || ch->cursor >= ch->nops ? ch->lo : ch->cursor;
 
@@ -183,9 +196,7 @@ GX_INTERP_FN void gx_find_work(struct gx_chan *ch, struct gx_work *w)
 
 		if (i >= ch->nops)
 			i -= span;
-		if (ch->state[i] & GX_ST_DONE)
-			continue;
-		if (!gx_try_start(ch, i))
+		if ((ch->state[i] & GX_ST_DONE) || !(ch->state[i] & GX_ST_STARTED))
 			continue;
 		if (gx_slice_ready(ch, i, w))
 			return;

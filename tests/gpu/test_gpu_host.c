@@ -256,6 +256,71 @@ static void test_bounded_slots(void)
 		}
 }
 
+/* A receiving op by Send/Recv raises its sender's ready flag before the
+ * channel runs a slice of another op: when rank 1 finds its send runnable
+ * (rank 0 is ready), its own receive has still started, so rank 0 may send
+ * at once instead of after rank 1's send has crossed. */
+static void test_ready_first(void)
+{
+	struct gx_sched *s = tiny(GX_OP_SEND, GX_OP_RECV_REDUCE, false);
+	char err[512] = "";
+	struct gx_plan *p;
+	struct gx_chan ch[2];
+	char *regions[2];
+	uint64_t *done[2], sent[2][4], *ready;
+	uint32_t next[2][2];
+	uint8_t state[2][2];
+	struct gx_work w;
+
+	for (int r = 0; r < 2; r++)
+		for (int i = 0; i < 2; i++)
+			s->ranks[r].ops[i].proto = GX_SENDRECV;
+	p = gx_plan_new(s, 64, 4, 1, 64, 0, true, err, sizeof(err));
+	g_assert_nonnull(p);
+	g_assert_cmpuint(p->nconns, ==, 2);
+	for (int r = 0; r < 2; r++) {
+		regions[r] = g_malloc0(p->ranks[r].region_bytes);
+		done[r] = g_new0(uint64_t, p->ranks[r].nops);
+	}
+	for (int r = 0; r < 2; r++) {
+		memset(&ch[r], 0, sizeof(ch[r]));
+		ch[r].ops = p->ranks[r].ops;
+		ch[r].nops = p->ranks[r].nops;
+		ch[r].deps = p->ranks[r].deps;
+		ch[r].conns = p->conns;
+		ch[r].nconns = p->nconns;
+		ch[r].regions = regions;
+		ch[r].rank = r;
+		ch[r].nchannels = 1;
+		ch[r].slice_elems = p->slice_elems;
+		ch[r].slice_bytes = (p->slice_elems * 4 + 15) / 16 * 16;
+		ch[r].sent = sent[r];
+		ch[r].recvd = sent[r] + 2;
+		ch[r].next = next[r];
+		ch[r].state = state[r];
+		ch[r].done = done[r];
+		gx_chan_begin(&ch[r], 0);
+	}
+	gx_find_work(&ch[0], &w); /* rank 1 is not ready yet: rank 0 waits */
+	g_assert_cmpint(w.op, ==, -1);
+	gx_find_work(&ch[1], &w); /* rank 0 is ready: rank 1 sends */
+	g_assert_cmpint(w.op, ==, 0);
+	ready = NULL;
+	for (uint32_t c = 0; c < p->nconns; c++)
+		if (p->conns[c].sender == 0)
+			ready = (uint64_t *)(regions[0] + p->conns[c].ready_off);
+	g_assert_nonnull(ready);
+	g_assert_cmpuint(*ready, ==, 1); /* rank 1's receive is ready for message 0 */
+	gx_find_work(&ch[0], &w);
+	g_assert_cmpint(w.op, ==, 0);
+	for (int r = 0; r < 2; r++) {
+		g_free(regions[r]);
+		g_free(done[r]);
+	}
+	gx_plan_free(p);
+	gx_sched_free(s);
+}
+
 /* The bus bandwidth factor the executor reports and the one the simulator
  * reports are nccl-tests' (DESIGN.md "Sizes and metrics"), for every
  * collective and N. */
@@ -630,6 +695,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/gpu/host/run/deadlock-reported", test_deadlock_reported);
 	g_test_add_func("/gpu/host/run/wrong-counted", test_wrong_counted);
 	g_test_add_func("/gpu/host/run/bounded-slots", test_bounded_slots);
+	g_test_add_func("/gpu/host/run/ready-first", test_ready_first);
 	for (const struct algo_ops *const *a = algo_all(); *a; a++)
 		for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1) {
 			if (!((*a)->collectives & bit))
