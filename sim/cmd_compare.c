@@ -88,6 +88,7 @@ static void print_json(const struct curve *c)
 	json_str(g, c->proto);
 	g_string_append(g, ", \"engine\": ");
 	json_str(g, c->engine);
+	g_string_append_printf(g, ", \"launches\": %u", c->launches);
 	g_string_append_printf(g, ", \"points\": %u, \"geomean_err\": %.6f, \"max_err\": %.6f}", c->n,
 			       c->geomean_err, c->max_err);
 	printf("%s\n", g->str);

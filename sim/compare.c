@@ -31,7 +31,8 @@ static bool same_key(const struct curve *c, const struct measured_point *p)
 	       c->algo == p->algo && c->mode == p->mode && c->schedule == p->schedule &&
 	       c->timer == p->timer && c->proto == p->proto && c->engine == p->engine &&
 	       c->coll == p->coll && c->ranks == p->ranks && c->root == p->root &&
-	       c->dtype == p->dtype && c->inplace == p->inplace && c->nchunks == p->nchunks;
+	       c->dtype == p->dtype && c->inplace == p->inplace && c->nchunks == p->nchunks &&
+	       c->launches == p->launches;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -123,6 +124,7 @@ GPtrArray *compare_curves(const GArray *points)
 		c->dtype = p->dtype;
 		c->inplace = p->inplace;
 		c->nchunks = p->nchunks;
+		c->launches = p->launches;
 		curve_fill(c, points);
 		g_ptr_array_add(curves, c);
 	}
@@ -248,6 +250,7 @@ struct sim_task {
 	enum run_mode mode;
 	int proto;                 /* enum paxi_proto or SIMULATE_PROTO_AUTO */
 	bool inplace;
+	uint32_t launches;
 	uint64_t bytes;
 	/* results */
 	double us;
@@ -282,6 +285,7 @@ static void task_run(gpointer data, gpointer user)
 	job.mode = t->mode;
 	job.proto = t->proto;
 	job.inplace = t->inplace;
+	job.launches = t->launches;
 	if (!simulate(&job, &out, &t->error))
 		return;
 	t->us = out.latency_us;
@@ -294,7 +298,7 @@ static bool same_task(const struct sim_task *a, const struct sim_task *b)
 	return a->coll == b->coll && a->algo == b->algo && a->nchunks == b->nchunks &&
 	       a->ranks == b->ranks && a->root == b->root && a->elem_bytes == b->elem_bytes &&
 	       a->mode == b->mode && a->proto == b->proto && a->bytes == b->bytes &&
-	       a->inplace == b->inplace;
+	       a->inplace == b->inplace && a->launches == b->launches;
 }
 
 /* The task key of curve c's point k; false with error when the curve's
@@ -313,6 +317,7 @@ static bool task_of(const struct curve *c, guint k, const struct compare_overrid
 	t->root = c->root >= 0 && c->root < c->ranks ? c->root : 0;
 	t->elem_bytes = dtype_elem_bytes(c->dtype);
 	t->bytes = c->bytes[k];
+	t->launches = c->launches;
 	/* NCCL's collectives run in place as they are; its AllToAll is grouped
 	 * send/recv, which has no in-place form: the harness copies the input
 	 * first, as G5's copy-in does for a schedule that is not correct in place */

@@ -37,6 +37,7 @@ struct curve {
 	enum dtype dtype;
 	bool inplace;
 	uint32_t nchunks;
+	uint32_t launches;   /* calls back to back that the times average */
 	/* the points, by increasing size */
 	guint n;
 	uint64_t *bytes;      /* owned */

@@ -324,7 +324,29 @@ static void point_init(struct measured_point *p, bool nccl)
 		.proto = g_intern_static_string(nccl ? "auto" : "simple"),
 		.engine = g_intern_static_string("sm"),
 		.root = -1,
+		.launches = 1,
 	};
+}
+
+/* The calls a timer averages: "iters N" (g5x) or "iters: N ... agg iters:
+ * M" (nccl-tests' "# nThread" line: N x M calls, each M collectives); the
+ * warmup's count is not timed. 1 when the line names none. */
+static bool timed_launches(struct reader *r, uint32_t *out, GError **error)
+{
+	uint64_t n = 1, agg = 1;
+
+	for (int i = 1; i + 1 < r->nfields; i++) {
+		const char *k = r->field[i], *prev = r->field[i - 1];
+		uint64_t *at = NULL;
+
+		if (!strcmp(k, "iters") || !strcmp(k, "iters:"))
+			at = !strcmp(prev, "agg") ? &agg : strcmp(prev, "warmup") ? &n : NULL;
+		if (at && !g_ascii_string_to_unsigned(r->field[i + 1], 10, 1, 1000000000, at, NULL))
+			return fail(r, error, "'%s' must be a whole number from 1, got %s", k,
+				    quote(r, r->field[i + 1]));
+	}
+	*out = (uint32_t)MIN(n * agg, (uint64_t)G_MAXUINT32);
+	return true;
 }
 
 static bool add_point(struct reader *r, struct measured_point *p, GError **error)
@@ -483,6 +505,11 @@ static bool parse_nccl_tests(struct reader *r, GError **error)
 			continue;
 		}
 		split_blanks(r);
+		if (r->nfields > 2 && !strcmp(r->field[1], "nThread")) {
+			if (!timed_launches(r, &base.launches, error))
+				return false;
+			continue;
+		}
 		if (start) {
 			if (r->nfields != 5)
 				return fail(r, error, "cannot read the name of the test");
@@ -572,7 +599,8 @@ static bool g5x_mode(struct reader *r, struct measured_point *base, GError **err
 		i++;
 	if (i + 1 >= r->nfields)
 		return fail(r, error, "the '# mode' line names no timer");
-	return col_choice(r, "timer", f[i + 1], timers, &base->timer, error);
+	return col_choice(r, "timer", f[i + 1], timers, &base->timer, error) &&
+	       timed_launches(r, &base->launches, error);
 }
 
 static bool parse_g5x_log(struct reader *r, GError **error)
@@ -686,7 +714,7 @@ static bool parse_g5x_csv(struct reader *r, GError **error)
 	while (next_nonblank(r)) {
 		struct measured_point p;
 		const char *impl, *algo;
-		uint64_t u, inplace;
+		uint64_t u, inplace, iters = 1;
 		int64_t wrong;
 		double bw;
 
@@ -707,7 +735,7 @@ static bool parse_g5x_csv(struct reader *r, GError **error)
 		    !col_uint(r, "count", v[X_COUNT], 0, G_MAXUINT64, &u, error) ||
 		    !col_uint(r, "inplace", v[X_INPLACE], 0, 1, &inplace, error) ||
 		    !col_choice(r, "timer", v[X_TIMER], timers, &p.timer, error) ||
-		    !col_uint(r, "iters", v[X_ITERS], 0, G_MAXUINT64, &u, error) ||
+		    !col_uint(r, "iters", v[X_ITERS], 0, G_MAXUINT32, &iters, error) ||
 		    !col_time(r, "time_us", v[X_TIME], &p.time_us, error) ||
 		    !col_num(r, "algbw_gbps", v[X_ALGBW], &bw, error) ||
 		    !col_num(r, "busbw_gbps", v[X_BUSBW], &bw, error))
@@ -727,6 +755,7 @@ static bool parse_g5x_csv(struct reader *r, GError **error)
 			return false;
 		p.algo = p.algo ? p.algo : algo; /* the old CSV wrote the schedule's for NCCL */
 		p.inplace = inplace;
+		p.launches = iters ? (uint32_t)iters : 1;
 		if (!add_point(r, &p, error))
 			return false;
 	}
@@ -736,9 +765,10 @@ static bool parse_g5x_csv(struct reader *r, GError **error)
 /* ---- Plain CSV: five columns, then any of five more in any order. ---- */
 
 enum { P_COLL, P_RANKS, P_BYTES, P_DTYPE, P_TIME, P_IMPL, P_ALGO, P_MODE, P_INPLACE, P_NCHUNKS,
-       P_NCOLS };
+       P_ITERS, P_NCOLS };
 static const char *const plain_cols[P_NCOLS] = {
 	"collective", "ranks", "bytes", "dtype", "time_us", "impl", "algo", "mode", "inplace", "nchunks",
+	"iters",
 };
 static const char plain_head[] = "collective,ranks,bytes,dtype,time_us";
 
@@ -759,7 +789,7 @@ static bool parse_plain_csv(struct reader *r, GError **error)
 			k++;
 		if (k == P_NCOLS)
 			return fail(r, error, "unknown column %s (known: %s,impl,algo,mode,inplace,"
-				    "nchunks)", quote(r, h), plain_head);
+				    "nchunks,iters)", quote(r, h), plain_head);
 		if (at[k] >= 0) /* so names[] never holds more than P_NCOLS */
 			return fail(r, error, "column %s appears twice", quote(r, h));
 		at[k] = ncols;
@@ -768,7 +798,7 @@ static bool parse_plain_csv(struct reader *r, GError **error)
 	while (next_nonblank(r)) {
 		struct measured_point p;
 		const char *impl = "g5", *algo = "ring";
-		uint64_t inplace = 0;
+		uint64_t inplace = 0, iters = 1;
 
 		if (!split_csv(r, ncols, names, error))
 			return false;
@@ -790,9 +820,12 @@ static bool parse_plain_csv(struct reader *r, GError **error)
 		    (at[P_INPLACE] >= 0 &&
 		     !col_uint(r, "inplace", v[at[P_INPLACE]], 0, 1, &inplace, error)) ||
 		    (at[P_NCHUNKS] >= 0 &&
-		     !col_nchunks(r, "nchunks", v[at[P_NCHUNKS]], &p.nchunks, error)))
+		     !col_nchunks(r, "nchunks", v[at[P_NCHUNKS]], &p.nchunks, error)) ||
+		    (at[P_ITERS] >= 0 &&
+		     !col_uint(r, "iters", v[at[P_ITERS]], 1, G_MAXUINT32, &iters, error)))
 			return false;
 		p.inplace = inplace;
+		p.launches = (uint32_t)iters;
 		if (!add_point(r, &p, error))
 			return false;
 	}

@@ -68,6 +68,8 @@ struct measured_point {
 			       * default "auto" for nccl, "simple" for g5 */
 	const char *engine;   /* interned: "sm" unless the file says otherwise */
 	int root;             /* broadcast, reduce, p2p root; -1 when none */
+	uint32_t launches;    /* calls back to back that the time averages (nccl-tests'
+			       * iters x agg iters, g5x's iters); 1: one call alone */
 	double time_us;       /* > 0 */
 };
 

@@ -47,6 +47,8 @@ void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
 	*out = (struct impl_params){
 		.overhead_ps = p->overhead_ps,
 		.overhead_mpi_ps = p->overhead_mpi_ps,
+		.issue_ps = p->issue_ps,
+		.issue_mpi_ps = p->issue_mpi_ps,
 		.channel_bytes = p->channel_bytes,
 		.max_channels = p->max_channels,
 		.channel_bw_bytes_per_s = p->channel_bw_bytes_per_s,
@@ -64,11 +66,18 @@ void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
 		out->overhead_ps = p->nccl.overhead_ps;
 		out->overhead_mpi_ps = p->nccl.overhead_mpi_ps;
 	}
+	out->issue_ps = p->nccl.issue_ps;
+	out->issue_mpi_ps = p->nccl.issue_mpi_ps;
 }
 
 sim_time_t platform_overhead(const struct impl_params *impl, enum run_mode m)
 {
 	return m == MODE_MPI && impl->overhead_mpi_ps ? impl->overhead_mpi_ps : impl->overhead_ps;
+}
+
+sim_time_t platform_issue(const struct impl_params *impl, enum run_mode m)
+{
+	return m == MODE_MPI && impl->issue_mpi_ps ? impl->issue_mpi_ps : impl->issue_ps;
 }
 
 uint32_t platform_channels(const struct impl_params *impl, uint64_t bytes)

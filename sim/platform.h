@@ -38,6 +38,9 @@ bool platform_mode_parse(const char *name, enum run_mode *out);
 struct impl_params {
 	sim_time_t overhead_ps;      /* per collective, one process for all ranks */
 	sim_time_t overhead_mpi_ps;  /* per collective, one process per rank; 0: overhead_ps */
+	sim_time_t issue_ps;         /* calls back to back: the host's time to issue one
+				      * call, one process for all ranks; 0: no bound */
+	sim_time_t issue_mpi_ps;     /* the same, one process per rank; 0: issue_ps */
 	uint64_t channel_bytes;      /* bytes of the collective per channel, > 0 */
 	uint32_t max_channels;       /* 0: channels not modelled (no cap) */
 	uint64_t channel_bw_bytes_per_s; /* what one channel moves; 0: its protocol's rate */
@@ -54,6 +57,7 @@ struct platform {
 	sim_time_t alpha_ps;         /* alpha-beta: per-step latency */
 	uint64_t beta_bytes_per_s;   /* alpha-beta: bandwidth; 0 = the link's */
 	sim_time_t overhead_mpi_ps;  /* the same in one process per rank; 0: overhead_ps */
+	sim_time_t issue_ps, issue_mpi_ps; /* G5's schedules: see impl_params */
 	uint64_t channel_bytes;      /* G5's schedules (the executor): see impl_params */
 	uint32_t max_channels;
 	uint64_t channel_bw_bytes_per_s;
@@ -68,6 +72,9 @@ void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
 
 /* Overhead of a run in mode m under impl. */
 sim_time_t platform_overhead(const struct impl_params *impl, enum run_mode m);
+
+/* The host's time to issue one call in mode m under impl (0: no bound). */
+sim_time_t platform_issue(const struct impl_params *impl, enum run_mode m);
 
 /* Channels a run of `bytes` uses under impl (0: not modelled). */
 uint32_t platform_channels(const struct impl_params *impl, uint64_t bytes);

@@ -24,6 +24,8 @@ struct simulate_job {
 	uint64_t seed;
 	bool trace;                  /* collect op spans and channel occupancy */
 	enum run_mode mode;          /* picks the launch cost (platform overhead keys) */
+	uint32_t launches;           /* calls back to back that the measured time averages
+				      * (a timer's iterations); <= 1: one call alone */
 	int proto;                   /* enum paxi_proto of the Transfers, or SIMULATE_PROTO_AUTO */
 	bool inplace;                /* run in place: a schedule that is out-of-place only
 				      * first copies each rank's input window aside (one

@@ -12,13 +12,14 @@
 
 G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
 
-enum { RUN_KICK = 1 };
+enum { RUN_KICK = 1, RUN_LAUNCH };
 
 struct run_op {
 	struct runner *r;
 	const struct sched_op *op;
 	int rank;
 	uint32_t idx;
+	uint32_t call;            /* which of the back-to-back calls, from 0 */
 	uint32_t deps_left;
 	GArray *dependents;   /* of uint32_t (op index in this rank), or NULL */
 	struct paxi_txn *in, *out;
@@ -40,6 +41,8 @@ struct run_rank {
 	uint32_t nops;
 	uint32_t *lane_next;  /* per lane: next op index (in lane_ops) to start */
 	GArray **lane_ops;    /* per lane: op indices in list order */
+	uint32_t launched;    /* calls whose kernel has started on this rank */
+	uint32_t *call_left;  /* per call: its ops on this rank not done */
 };
 
 struct runner {
@@ -51,7 +54,12 @@ struct runner {
 	uint32_t nlanes;
 	uint64_t left;        /* ops not done */
 	sim_time_t t0, t_end;
+	uint32_t calls;       /* back-to-back calls simulated, >= 1 */
+	sim_time_t overhead_ps, issue_ps;
+	sim_time_t *call_end; /* per call: the end of its last op, any rank */
 };
+
+static void launch_next(struct runner *r, int rank, uint32_t call);
 
 /* Op kinds by their flags (sched_op_kind_flags, the one table). */
 static bool is_recv(enum sched_op_kind k)
@@ -247,7 +255,10 @@ static void op_try_finish(struct run_op *o)
 	o->done = true;
 	o->t_end = sim_now(r->sim);
 	r->t_end = MAX(r->t_end, o->t_end);
+	r->call_end[o->call] = MAX(r->call_end[o->call], o->t_end);
 	r->left--;
+	if (--r->ranks[o->rank].call_left[o->call] == 0)
+		launch_next(r, o->rank, o->call);
 	if (o->dependents) {
 		struct run_rank *rr = &r->ranks[o->rank];
 
@@ -270,7 +281,7 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 	while (rr->lane_next[lane] < lo->len) {
 		struct run_op *o = &rr->ops[g_array_index(lo, uint32_t, rr->lane_next[lane])];
 
-		if (o->deps_left)
+		if (o->deps_left || o->call >= rr->launched)
 			return;
 		rr->lane_next[lane]++;
 		op_start(o);
@@ -283,14 +294,41 @@ static void runner_handler(struct sim *s, struct sim_component *self, struct sim
 
 	switch (ev->type) {
 	case RUN_KICK:
-		for (int rank = 0; rank < r->s->nranks; rank++)
+		for (int rank = 0; rank < r->s->nranks; rank++) {
+			r->ranks[rank].launched = 1;
 			for (uint32_t l = 0; l < r->nlanes; l++)
 				lane_advance(r, rank, l);
+		}
 		break;
+	case RUN_LAUNCH: {
+		int rank = (int)ev->data[0].u;
+
+		r->ranks[rank].launched++;
+		for (uint32_t l = 0; l < r->nlanes; l++)
+			lane_advance(r, rank, l);
+		break;
+	}
 	default:
 		g_error("runner: unknown event type %u", ev->type);
 	}
 	(void)s;
+}
+
+/* Calls back to back, as a timer that averages several calls runs them: a
+ * rank's next kernel starts once its previous one has ended and the launch
+ * cost has passed again, and not before the host has issued it (one call
+ * every issue_ps from the first). A rank whose part ends early (a sender)
+ * runs ahead into the next call. */
+static void launch_next(struct runner *r, int rank, uint32_t call)
+{
+	if (call + 1 >= r->calls)
+		return;
+	sim_time_t now = sim_now(r->sim);
+	sim_time_t at = MAX(now + r->overhead_ps,
+			    r->t0 + r->overhead_ps + (sim_time_t)(call + 1) * r->issue_ps);
+	struct sim_event *ev = sim_schedule(r->sim, at - now, &r->c, RUN_LAUNCH);
+
+	ev->data[0].u = (uint64_t)rank;
 }
 
 /* ---- the critical path, walked back from the end ---- */
@@ -493,10 +531,14 @@ static inline uint64_t match_key(int a, int b, uint32_t lane, uint32_t k)
 }
 
 static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
-		sim_time_t overhead_ps, struct runner_result *res, bool spans, GError **error)
+		sim_time_t overhead_ps, const struct runner_launches *bb, struct runner_result *res,
+		bool spans, GError **error)
 {
 	struct sim *sim = paxi_sim(px);
-	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1) };
+	uint32_t timed = bb && bb->calls > 1 ? bb->calls : 1;
+	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1),
+			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED),
+			    .overhead_ps = overhead_ps, .issue_ps = bb ? bb->issue_ps : 0 };
 	uint64_t elems = bytes / elem_bytes;
 	bool ok = false;
 
@@ -511,6 +553,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 		return false;
 	}
 	r.ranks = g_new0(struct run_rank, s->nranks);
+	r.call_end = g_new0(sim_time_t, r.calls);
 	/* sender side: key -> run_op; receiver side matched against it */
 	GHashTable *sends = g_hash_table_new(g_int64_hash, g_int64_equal);
 	GArray *keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -521,20 +564,25 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 		struct run_rank *rr = &r.ranks[rank];
 		const struct sched_rank *sr = &s->ranks[rank];
 
-		rr->nops = sr->ops->len;
+		uint32_t per = sr->ops->len; /* ops of one call */
+
+		rr->nops = per * r.calls;
 		rr->ops = g_new0(struct run_op, rr->nops ? rr->nops : 1);
 		rr->lane_next = g_new0(uint32_t, r.nlanes);
 		rr->lane_ops = g_new0(GArray *, r.nlanes);
+		rr->call_left = g_new0(uint32_t, r.calls);
 		for (uint32_t l = 0; l < r.nlanes; l++)
 			rr->lane_ops[l] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 		for (uint32_t i = 0; i < rr->nops; i++) {
 			struct run_op *o = &rr->ops[i];
-			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i);
+			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
 
 			o->r = &r;
 			o->op = op;
 			o->rank = rank;
 			o->idx = i;
+			o->call = i / per;
+			rr->call_left[o->call]++;
 			o->deps_left = op->ndeps;
 			o->lane_pred = rr->lane_ops[op->lane]->len
 				? (int32_t)g_array_index(rr->lane_ops[op->lane], uint32_t,
@@ -542,7 +590,8 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 				: -1;
 			g_array_append_val(rr->lane_ops[op->lane], i);
 			for (uint32_t d = 0; d < op->ndeps; d++) {
-				uint32_t dep = g_array_index(sr->deps, uint32_t, op->dep_first + d);
+				uint32_t dep = g_array_index(sr->deps, uint32_t, op->dep_first + d) +
+					       o->call * per;
 				struct run_op *p = &rr->ops[dep];
 
 				g_assert(dep < i);
@@ -625,6 +674,14 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	}
 	res->latency_ps = r.t_end - r.t0;
 	res->overhead_ps = overhead_ps;
+	if (timed > 1) {
+		/* the mean of `timed` calls: the simulated ones, then the rest at
+		 * the pace of the last one */
+		sim_time_t last = r.call_end[r.calls - 1] - r.t0;
+		sim_time_t pace = r.call_end[r.calls - 1] - r.call_end[r.calls - 2];
+
+		res->latency_ps = (last + (sim_time_t)(timed - r.calls) * pace) / timed;
+	}
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r.ranks[rank];
 		guint base = res->steps->len;
@@ -637,7 +694,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			x->step = st;
 			x->start_ps = SIM_TIME_MAX;
 		}
-		for (uint32_t i = 0; i < rr->nops; i++) {
+		for (uint32_t i = 0; i < rr->nops / r.calls; i++) {
 			struct run_op *o = &rr->ops[i];
 			struct runner_step *x = &g_array_index(res->steps, struct runner_step,
 							       base + o->op->step);
@@ -647,9 +704,10 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			if (is_send(o->op->kind) && o->out)
 				x->bytes_sent += paxi_txn_bytes(o->out);
 		}
-		res->ops += rr->nops;
+		res->ops += rr->nops / r.calls;
 	}
-	critical_path(&r, r.t0 + overhead_ps, res->breakdown);
+	if (timed == 1)
+		critical_path(&r, r.t0 + overhead_ps, res->breakdown);
 	if (spans) {
 		res->spans = g_array_new(FALSE, FALSE, sizeof(struct runner_op_span));
 		for (int rank = 0; rank < s->nranks; rank++)
@@ -678,9 +736,11 @@ out:
 			g_array_unref(rr->lane_ops[l]);
 		g_free(rr->lane_ops);
 		g_free(rr->lane_next);
+		g_free(rr->call_left);
 		g_free(rr->ops);
 	}
 	g_free(r.ranks);
+	g_free(r.call_end);
 	g_hash_table_unref(sends);
 	g_array_unref(keys);
 	g_free(cnt_s);
@@ -691,14 +751,14 @@ out:
 bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
 		sim_time_t overhead_ps, struct runner_result *res, GError **error)
 {
-	return run(px, s, bytes, elem_bytes, overhead_ps, res, false, error);
+	return run(px, s, bytes, elem_bytes, overhead_ps, NULL, res, false, error);
 }
 
 bool runner_run_spans(struct paxi *px, const struct sched *s, uint64_t bytes,
 		      uint32_t elem_bytes, sim_time_t overhead_ps, struct runner_result *res,
 		      GError **error)
 {
-	return run(px, s, bytes, elem_bytes, overhead_ps, res, true, error);
+	return run(px, s, bytes, elem_bytes, overhead_ps, NULL, res, true, error);
 }
 
 void runner_result_clear(struct runner_result *res)
@@ -709,4 +769,11 @@ void runner_result_clear(struct runner_result *res)
 		g_array_unref(res->spans);
 	res->steps = NULL;
 	res->spans = NULL;
+}
+
+bool runner_run_launches(struct paxi *px, const struct sched *s, uint64_t bytes,
+			 uint32_t elem_bytes, sim_time_t overhead_ps,
+			 const struct runner_launches *bb, struct runner_result *res, GError **error)
+{
+	return run(px, s, bytes, elem_bytes, overhead_ps, bb, res, false, error);
 }

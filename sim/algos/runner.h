@@ -54,7 +54,8 @@ struct runner_result {
 	sim_time_t overhead_ps; /* of which software overhead */
 	uint64_t ops;
 	GArray *steps;          /* of struct runner_step, by rank then step; owned */
-	sim_time_t breakdown[BD_NCAUSES]; /* sums to latency_ps */
+	sim_time_t breakdown[BD_NCAUSES]; /* sums to latency_ps; zero for calls back
+					   * to back (runner_run_launches) */
 	GArray *spans;          /* of struct runner_op_span, if asked for; owned */
 };
 
@@ -79,6 +80,26 @@ bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 bool runner_run_spans(struct paxi *px, const struct sched *s, uint64_t bytes,
 		      uint32_t elem_bytes, sim_time_t overhead_ps, struct runner_result *res,
 		      GError **error);
+
+/* Calls back to back, as a timer that averages `calls` launches in a row
+ * measures them: each rank's next call starts once its previous one has
+ * ended and the launch cost has passed again, and not before the host has
+ * issued it (one call every issue_ps from the first). The first
+ * RUNNER_CALLS_SIMULATED calls are simulated, the rest taken at the pace of
+ * the last. */
+struct runner_launches {
+	uint32_t calls;         /* the calls the timer averages; <= 1: one call alone */
+	sim_time_t issue_ps;    /* the host's time to issue one call; 0: no bound */
+};
+
+#define RUNNER_CALLS_SIMULATED 3
+
+/* As runner_run, for calls back to back: latency_ps is the mean time of a
+ * call; steps are those of the first call. */
+bool runner_run_launches(struct paxi *px, const struct sched *s, uint64_t bytes,
+			 uint32_t elem_bytes, sim_time_t overhead_ps,
+			 const struct runner_launches *bb, struct runner_result *res,
+			 GError **error);
 void runner_result_clear(struct runner_result *res);
 
 #endif

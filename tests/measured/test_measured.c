@@ -278,6 +278,59 @@ static void assert_same_points(GArray *a, GArray *b)
 
 /* The format comes from the content: a log named .csv, a CSV named .txt,
  * CRLF line ends and a byte order mark change nothing. */
+/* The calls a time averages: nccl-tests' "iters: N" times "agg iters: M"
+ * (the warmup's count is not timed), g5x's "iters N" and its CSV's iters
+ * column, a plain CSV's optional iters column (1 without it). */
+static void test_launches(void)
+{
+	static const struct {
+		const char *file;
+		uint32_t launches;
+	} files[] = {
+		{ DATA "all_reduce_float_g2.txt", 20 },
+		{ DATA "g5x-mpi.log", 20 },
+		{ DATA "g5x-new.csv", 20 },
+		{ DATA "plain-minimal.csv", 1 },
+	};
+	static const char agg[] =
+		"# Collective test starting: all_reduce_perf\n"
+		"# nThread 1 nGpus 2 minBytes 4096 maxBytes 4096 step: 2(factor) warmup iters: 7 "
+		"iters: 10 agg iters: 3 validation: 1 graph: 0\n"
+		"#  Rank  0 Group  0 Pid   1331 on         vm device  0 [0000:00:06] NVIDIA H200\n"
+		"#  Rank  1 Group  0 Pid   1331 on         vm device  1 [0000:00:07] NVIDIA H200\n"
+		"        4096          1024     float     sum      -1    22.63    0.18    0.18      0"
+		"    22.46    0.18    0.18      0\n";
+	static const char plain[] = "collective,ranks,bytes,dtype,time_us,iters\n"
+				    "allreduce,2,4096,fp32,15.2,50\n";
+
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		g_autoptr(GArray) a = read_ok(files[i].file);
+
+		for (guint k = 0; k < a->len; k++)
+			g_assert_cmpuint(g_array_index(a, struct measured_point, k).launches, ==,
+					 files[i].launches);
+	}
+	g_autoptr(GArray) a = points_new();
+	g_autoptr(GArray) b = points_new();
+	g_autoptr(GArray) c = points_new();
+	g_autoptr(GError) err = NULL;
+
+	g_assert_true(measured_parse("agg.txt", agg, strlen(agg), a, NULL));
+	g_assert_cmpuint(a->len, ==, 2);
+	g_assert_cmpuint(g_array_index(a, struct measured_point, 0).launches, ==, 30);
+	g_assert_true(measured_parse("plain.csv", plain, strlen(plain), b, NULL));
+	g_assert_cmpuint(g_array_index(b, struct measured_point, 0).launches, ==, 50);
+
+	g_autofree char *bad = g_strdup(agg);
+	char *at = strstr(bad, "iters: 10");
+
+	at[7] = 'x';
+	g_assert_false(measured_parse("bad.txt", bad, strlen(bad), c, &err));
+	g_assert_nonnull(strstr(err->message, "bad.txt:2:"));
+	g_assert_nonnull(strstr(err->message, "iters"));
+	g_assert_cmpuint(c->len, ==, 0);
+}
+
 static void test_detect_by_content(void)
 {
 	static const char *const files[] = {
@@ -502,6 +555,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/measured/g5x-csv/old-and-new", test_g5x_csv);
 	g_test_add_func("/measured/plain-csv/defaults-and-columns", test_plain_csv);
 	g_test_add_func("/measured/detect/by-content", test_detect_by_content);
+	g_test_add_func("/measured/launches", test_launches);
 	g_test_add_func("/measured/bad/corpus", test_bad_corpus);
 	g_test_add_func("/measured/append/all-or-nothing", test_all_or_nothing);
 	g_test_add_func("/measured/read/errors", test_read_errors);

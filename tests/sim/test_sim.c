@@ -794,6 +794,48 @@ static void test_copy_in(void)
 	platform_release(&pl);
 }
 
+static double run_launches(const struct platform *pl, enum coll c, const char *algo,
+			   uint32_t launches)
+{
+	struct simulate_job job = {
+		.plat = pl, .coll = c, .algo = algo, .bytes = 4096, .elem_bytes = 4,
+		.params = { .nchunks = 1, .peer = 1 }, .seed = 1, .mode = MODE_SINGLE,
+		.proto = PAXI_PROTO_SIMPLE, .launches = launches,
+	};
+	struct simulate_outcome o;
+
+	g_assert_true(simulate(&job, &o, NULL));
+	double us = o.latency_us;
+
+	simulate_outcome_clear(&o);
+	return us;
+}
+
+/* Calls back to back, as a timer averages them: a ring AllReduce, where each
+ * call waits for both ranks, costs what one call alone costs; a P2P, whose
+ * sender runs ahead into the next call, costs less; and no call starts
+ * before the host has issued it (issue: one call every 50 us). */
+static void test_back_to_back(void)
+{
+	struct platform pl;
+
+	load_h200(&pl);
+	pl.issue_ps = 0;
+	double ar1 = run_launches(&pl, COLL_ALLREDUCE, "ring", 1);
+	double ar20 = run_launches(&pl, COLL_ALLREDUCE, "ring", 20);
+	double p1 = run_launches(&pl, COLL_P2P, "direct", 1);
+	double p20 = run_launches(&pl, COLL_P2P, "direct", 20);
+
+	g_assert_cmpfloat_with_epsilon(ar20, ar1, 1e-6);
+	g_assert_cmpfloat(p20, <, p1 - 1.0);
+	g_assert_cmpfloat(p20, >, (double)pl.overhead_ps / 1e6);
+	pl.issue_ps = SIM_US(50);
+	g_assert_cmpfloat_with_epsilon(run_launches(&pl, COLL_P2P, "direct", 20),
+				       (19 * 50 + p1) / 20, 1e-6);
+	g_assert_cmpfloat_with_epsilon(run_launches(&pl, COLL_P2P, "direct", 1), p1, 1e-9);
+	platform_release(&pl);
+}
+
 /* A written platform loads back to the same values (calibrate's output). */
 static void test_platform_write_roundtrip(void)
 {
@@ -863,5 +905,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/gpu/receive-costs", test_receive_costs);
 	g_test_add_func("/sim/platform/write-roundtrip", test_platform_write_roundtrip);
 	g_test_add_func("/sim/gpu/copy-in", test_copy_in);
+	g_test_add_func("/sim/gpu/back-to-back", test_back_to_back);
 	return g_test_run();
 }
