@@ -85,6 +85,9 @@ static void usage(void)
 		"  --threads T           threads per block (default 512)\n"
 		"  --slice SIZE          bytes per slice and channel (default 2M)\n"
 		"  --slots N             staging slots per connection (default 0: a whole iteration)\n"
+		"  --proto P             how slices travel: simple, ll, or auto (default: ll up to\n"
+		"                        16K, 4K for broadcast, reduce and p2p; simple above)\n"
+		"  --ll-max SIZE         auto's largest LL size, for every collective\n"
 		"  -c, --check 0|1       check the result (default 1)\n"
 		"  --nccl                also time NCCL's collective in the same harness\n"
 		"  --no-executor         time NCCL only\n"
@@ -116,6 +119,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->chan_bytes = 32 << 10;
 	o->threads = 512;
 	o->slice_bytes = 2 << 20;
+	o->wire = -1;
+	o->ll_max = 0;
 	o->check = true;
 	o->executor = true;
 	o->timeout_s = 20;
@@ -161,6 +166,17 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->slice_bytes = parse_size(v);
 		else if (IS("--slots", NULL) && v)
 			o->max_slots = strtoull(v, NULL, 10);
+		else if (IS("--proto", NULL) && v) {
+			enum gx_wire w;
+
+			if (!strcmp(v, "auto"))
+				o->wire = -1;
+			else if (gx_wire_parse(v, &w))
+				o->wire = (int)w;
+			else
+				die("unknown --proto '%s' (known: simple, ll, auto)", v);
+		} else if (IS("--ll-max", NULL) && v)
+			o->ll_max = parse_size(v);
 		else if (IS("-c", "--check") && v)
 			o->check = atoi(v) != 0;
 		else if (IS("--csv", NULL) && v)
@@ -206,6 +222,25 @@ static uint32_t channels_for(const struct opts *o, uint64_t bytes)
 	if (o->channels)
 		return o->channels;
 	return c < 1 ? 1 : c > o->max_channels ? o->max_channels : (uint32_t)c;
+}
+
+static bool rooted(enum gx_coll c)
+{
+	return c == GX_COLL_BROADCAST || c == GX_COLL_REDUCE || c == GX_COLL_P2P;
+}
+
+/* How slices travel for collective c of `bytes`: --proto, or by size: LL
+ * (no flag and no release per slice, twice the bytes) where the per-slice
+ * cost outweighs the rate, Simple above: up to --ll-max, else up to 16 KiB
+ * (4 KiB for the rooted collectives, whose Simple chain already overlaps
+ * its launches), as measured (docs/measurements/h200x2-ll/). */
+static enum gx_wire wire_for(const struct opts *o, enum gx_coll c, uint64_t bytes)
+{
+	if (o->wire >= 0)
+		return (enum gx_wire)o->wire;
+	uint64_t max = o->ll_max ? o->ll_max : rooted(c) ? 4096 : 16384;
+
+	return bytes <= max ? GX_WIRE_LL : GX_WIRE_SIMPLE;
 }
 
 /* ---- setup: devices, peer access or IPC, buffers ---- */
@@ -410,12 +445,20 @@ static void print_header(struct exec *x, const char *impl)
 	else
 		snprintf(chans, sizeof(chans), "auto(1 per %llu B, max %u)",
 			 (unsigned long long)x->o.chan_bytes, x->o.max_channels);
+	char proto[64];
+
+	if (x->o.wire >= 0)
+		snprintf(proto, sizeof(proto), "%s", gx_wire_name((enum gx_wire)x->o.wire));
+	else
+		snprintf(proto, sizeof(proto), "auto(ll to %llu B)",
+			 (unsigned long long)(x->o.ll_max ? x->o.ll_max
+							  : rooted(x->s->coll) ? 4096 : 16384));
 	printf("# mode %s dtype %s timer %s warmup %d iters %d channels %s threads %u slice %llu"
-	       " check %d inplace_ok %d\n",
+	       " check %d inplace_ok %d proto %s\n",
 	       gx_comm_is_mpi() ? "mpi (one process per GPU, CUDA IPC)" : "single process",
 	       gx_dtype_name(x->o.dtype), x->o.events ? "events" : "wall", x->o.warmup,
 	       x->o.iters, chans, x->o.threads, (unsigned long long)x->o.slice_bytes,
-	       (int)x->o.check, (int)x->s->inplace_ok);
+	       (int)x->o.check, (int)x->s->inplace_ok, proto);
 	printf("#%64s%35s\n", "out-of-place", "in-place");
 	printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size",
 	       "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
@@ -429,8 +472,8 @@ static void print_header(struct exec *x, const char *impl)
 /* The CSV's columns: the first fourteen as before, then what a comparison
  * needs to know of the run (docs/validation.md): mode (single or mpi),
  * nchunks and schedule (the file's base name; "-" for NCCL), proto and
- * engine (the executor: simple over SM stores; NCCL: NCCL_PROTO as set,
- * else auto), channels (the executor's thread blocks per rank; 0 for NCCL,
+ * engine (the executor: the wire that ran, simple or ll, over SM stores;
+ * NCCL: NCCL_PROTO as set, else auto), channels (the executor's thread blocks per rank; 0 for NCCL,
  * which chooses its own). NCCL rows carry algo "nccl". */
 #define CSV_HEADER                                                                         \
 	"impl,collective,algo,ranks,bytes,count,dtype,inplace,timer,iters,time_us,algbw_gbps," \
@@ -457,13 +500,9 @@ static void csv_row(struct exec *x, const char *impl, uint64_t bytes, uint64_t E
 		(unsigned long long)bytes, (unsigned long long)E, gx_dtype_name(x->o.dtype),
 		(int)inplace, x->o.events ? "events" : "wall", x->o.iters, us, algbw, busbw, wrong,
 		gx_comm_is_mpi() ? "mpi" : "single", nccl ? 1u : x->s->nchunks, nccl ? "-" : base,
-		nccl ? nccl_proto() : "simple", "sm", nccl ? 0u : channels_for(&x->o, bytes));
+		nccl ? nccl_proto() : gx_wire_name(wire_for(&x->o, x->s->coll, bytes)), "sm",
+		nccl ? 0u : channels_for(&x->o, bytes));
 	fflush(x->csv);
-}
-
-static bool rooted(enum gx_coll c)
-{
-	return c == GX_COLL_BROADCAST || c == GX_COLL_REDUCE || c == GX_COLL_P2P;
 }
 
 /* ---- the sweep ---- */
@@ -493,8 +532,8 @@ static void run_sizes(struct exec *x, bool nccl)
 				struct gx_plan *p = gx_plan_new(x->s, E, x->esize,
 								channels_for(&x->o, bytes),
 								x->o.slice_bytes / x->esize,
-								x->o.max_slots, inplace && !copy_in,
-								err, sizeof(err));
+								x->o.max_slots, wire_for(&x->o, x->s->coll, bytes),
+								inplace && !copy_in, err, sizeof(err));
 				struct exec_ctx c = { p, copy_in };
 
 				if (!p)
@@ -558,8 +597,8 @@ int main(int argc, char **argv)
 	for (uint64_t bytes = x.o.minbytes; bytes <= x.o.maxbytes; bytes *= x.o.factor) {
 		struct gx_plan *p = gx_plan_new(x.s, bytes / x.esize, x.esize,
 						channels_for(&x.o, bytes),
-						x.o.slice_bytes / x.esize, x.o.max_slots, false, err,
-						sizeof(err));
+						x.o.slice_bytes / x.esize, x.o.max_slots,
+						wire_for(&x.o, x.s->coll, bytes), false, err, sizeof(err));
 
 		if (!p)
 			die("%s: %llu bytes: %s", x.o.schedule, (unsigned long long)bytes, err);

@@ -54,6 +54,7 @@ struct dev_args {
 	uint32_t nops, nconns, ndeps, nchannels;
 	int rank;
 	bool copy_plan;             /* ops, conns, deps copied into shared memory */
+	bool ll;                    /* slices travel as LL lines */
 };
 
 struct opts {
@@ -67,6 +68,8 @@ struct opts {
 	uint32_t channels, threads; /* channels 0: by size (channels_for) */
 	uint32_t max_channels;
 	uint64_t chan_bytes, slice_bytes, max_slots;
+	int wire;                   /* enum gx_wire, or -1: by size (wire_for) */
+	uint64_t ll_max;            /* by size: LL up to this many bytes */
 	bool check, nccl, baseline, executor, probe;
 	const char *csv;
 	double timeout_s;

@@ -34,6 +34,38 @@ __device__ __forceinline__ void gx_done_add(uint64_t *p)
 	asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
 }
 
+/* A credit on the LL wire: nothing written before it needs ordering. */
+__device__ __forceinline__ void gx_flag_post(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* An LL line (gx.h): 16 bytes read or written as one access. */
+__device__ __forceinline__ uint4 gx_line_load(const char *p)
+{
+	uint4 v;
+
+	asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+		     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+		     : "l"(p)
+		     : "memory");
+	return v;
+}
+
+__device__ __forceinline__ void gx_line_store(char *p, uint32_t lo, uint32_t hi, uint32_t flag)
+{
+	asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(lo),
+		     "r"(flag), "r"(hi), "r"(flag)
+		     : "memory");
+}
+
+__device__ __forceinline__ bool gx_line_arrived(const char *line, uint32_t flag)
+{
+	uint4 v = gx_line_load(line);
+
+	return v.y == flag && v.w == flag;
+}
+
 __device__ __forceinline__ uint64_t gx_globaltimer(void)
 {
 	uint64_t t;

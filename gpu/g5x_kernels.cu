@@ -144,6 +144,62 @@ __device__ void slice_work(unsigned flags, const T *R, const T *L, T *D, T *O, u
 	}
 }
 
+/* The op's effect on one slice on the LL wire (gx.h): thread t takes lines
+ * t, t + blockDim, ...; a received line is polled until both its flag
+ * words hold in_flag, a sent one is written with out_flag in one 16-byte
+ * store (the first line always, so that an empty slice still arrives).
+ * Elements one at a time: a line holds 8 / sizeof(T) of them, and the
+ * local buffers need no more than the element's alignment; local loads
+ * bypass L1 as in slice_work. */
+template <typename T>
+__device__ void slice_work_ll(unsigned flags, const char *R, const T *L, T *D, char *O, uint64_t n,
+			      uint32_t in_flag, uint32_t out_flag, uint64_t timeout_ns)
+{
+	const bool recv = flags & GX_F_RECV, add = flags & GX_F_ADD;
+	const bool dst = flags & GX_F_DST, send = flags & GX_F_SEND;
+	const uint32_t per = GX_LL_DATA / sizeof(T);
+	uint64_t nlines = (n + per - 1) / per;
+
+	if (send && nlines == 0)
+		nlines = 1;
+	for (uint64_t k = threadIdx.x; k < nlines; k += blockDim.x) {
+		uint32_t word[2] = { 0, 0 };
+		T *v = reinterpret_cast<T *>(word);
+
+		if (recv) {
+			uint4 line = gx_line_load(R + k * GX_LL_LINE);
+			uint64_t t0 = 0;
+
+			/* the slot's first line has arrived, so the sender is writing
+			 * the rest; a line that never comes is a bug: end the kernel */
+			while (line.y != in_flag || line.w != in_flag) {
+				if (!t0)
+					t0 = gx_globaltimer();
+				else if (gx_globaltimer() - t0 > timeout_ns)
+					__trap();
+				line = gx_line_load(R + k * GX_LL_LINE);
+			}
+			word[0] = line.x;
+			word[1] = line.z;
+		}
+		for (uint32_t e = 0; e < per; e++) {
+			uint64_t i = k * per + e;
+
+			if (i >= n)
+				break;
+			T x = recv ? v[e] : __ldcg(L + i);
+
+			if (add)
+				x = vec_ops<T>::add1(x, recv ? __ldcg(L + i) : __ldcg(D + i));
+			if (dst)
+				D[i] = x;
+			v[e] = x;
+		}
+		if (send)
+			gx_line_store(O + k * GX_LL_LINE, word[0], word[1], out_flag);
+	}
+}
+
 /* Shared memory of one block: the plan's ops, connections and deps
  * (copied from global memory at the start when they fit, so the leader's
  * scans never wait on L2: its acquire loads may drop L1 lines), then the
@@ -232,6 +288,7 @@ template <typename T> __global__ void __launch_bounds__(512) gx_kernel(struct de
 		ch.nchannels = a.nchannels;
 		ch.slice_elems = a.slice_elems;
 		ch.slice_bytes = a.slice_bytes;
+		ch.ll = a.ll;
 		ch.sent = (uint64_t *)(sm + l.sent);
 		ch.recvd = ch.sent + a.nconns;
 		ch.next = (uint32_t *)(sm + l.next);
@@ -269,7 +326,11 @@ template <typename T> __global__ void __launch_bounds__(512) gx_kernel(struct de
 		const T *L = x->src_buf ? (const T *)a.bufs[x->src_buf] + x->src_elem + w.first : 0;
 		T *D = x->dst_buf ? (T *)a.bufs[x->dst_buf] + x->dst_elem + w.first : 0;
 
-		slice_work<T>(x->flags, R, L, D, (T *)w.out, w.count);
+		if (a.ll)
+			slice_work_ll<T>(x->flags, w.in, L, D, w.out, w.count, w.in_flag, w.out_flag,
+					 a.timeout_ns);
+		else
+			slice_work<T>(x->flags, R, L, D, (T *)w.out, w.count);
 		__syncthreads(); /* the slice is written: thread 0 releases it */
 		if (threadIdx.x == 0)
 			gx_finish_work(&ch, &w);
@@ -389,7 +450,8 @@ void load_plan(struct exec *x, const struct gx_plan *p)
 		a->done = g->done;
 		a->error = g->error;
 		a->slice_elems = p->slice_elems;
-		a->slice_bytes = (p->slice_elems * p->esize + 15) / 16 * 16;
+		a->slice_bytes = p->slot_bytes;
+		a->ll = p->wire == GX_WIRE_LL;
 		a->timeout_ns = (uint64_t)(x->o.timeout_s * 1e9);
 		a->nops = rp->nops;
 		a->nconns = p->nconns;

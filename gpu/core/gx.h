@@ -110,6 +110,15 @@ enum gx_buf {
 	GX_BUF_SCRATCH = SBUF_SCRATCH
 };
 enum gx_proto { GX_TRANSFER = 0, GX_SENDRECV = 1 };
+/* How a slice travels (the simulator's protocol names, sim/paxi/paxi.h):
+ *   simple  the slice's data as it is, then the data flag (a release);
+ *   ll      lines of 16 bytes, 8 of data and two 4-byte copies of the
+ *           slice's flag, each line one store: the receiver polls the data
+ *           itself, no flag follows it and no release waits for it; twice
+ *           the bytes on the wire. */
+enum gx_wire { GX_WIRE_SIMPLE = 0, GX_WIRE_LL = 1, GX_NWIRES };
+#define GX_LL_DATA 8   /* data bytes per LL line */
+#define GX_LL_LINE 16  /* bytes per LL line */
 enum gx_dtype {
 	GX_F32 = IR_DTYPE_FP32,
 	GX_F16 = IR_DTYPE_FP16,
@@ -181,6 +190,8 @@ const char *gx_buf_name(enum gx_buf b);
 bool gx_buf_parse(const char *name, enum gx_buf *out);
 const char *gx_proto_name(enum gx_proto p);
 bool gx_proto_parse(const char *name, enum gx_proto *out);
+const char *gx_wire_name(enum gx_wire w);  /* "simple", "ll" */
+bool gx_wire_parse(const char *name, enum gx_wire *out);
 const char *gx_dtype_name(enum gx_dtype d);  /* nccl-tests' names: float, half, bfloat16 */
 bool gx_dtype_parse(const char *name, enum gx_dtype *out);
 uint32_t gx_dtype_size(enum gx_dtype d);
@@ -252,6 +263,8 @@ struct gx_plan {
 	uint32_t esize;           /* bytes per element */
 	uint32_t nchannels;       /* C */
 	uint64_t slice_elems;     /* S */
+	enum gx_wire wire;        /* how every slice travels */
+	uint64_t slot_bytes;      /* a staging slot: S elements, or their LL lines; 16-aligned */
 	bool inplace;             /* in and out one buffer (the caller copies when !inplace_ok) */
 	struct gx_conn *conns;    /* nconns, owned, sorted by (sender, receiver, lane) */
 	uint32_t nconns;
@@ -261,12 +274,13 @@ struct gx_plan {
 /* Plans schedule s for E elements of esize bytes on nchannels channels with
  * slices of slice_elems elements and at most max_slots staging slots per
  * connection and channel (0: as many as one iteration needs, so no sender
- * ever waits for a slot within an iteration). `inplace` requires
+ * ever waits for a slot within an iteration), every slice travelling by
+ * `wire`. `inplace` requires
  * s->inplace_ok. Returns NULL with a message in err on an unmatched send or
  * receive, a size or protocol mismatch, or a range outside its buffer. */
 struct gx_plan *gx_plan_new(const struct gx_sched *s, uint64_t elems, uint32_t esize,
-			    uint32_t nchannels, uint64_t slice_elems, uint64_t max_slots, bool inplace,
-			    char *err, size_t errlen);
+			    uint32_t nchannels, uint64_t slice_elems, uint64_t max_slots,
+			    enum gx_wire wire, bool inplace, char *err, size_t errlen);
 void gx_plan_free(struct gx_plan *p);
 
 /* Part c of n elements over C channels: first and count (the IR's even
@@ -388,6 +402,7 @@ struct gx_host_opts {
 	uint64_t slice_elems;   /* >= 1 */
 	uint64_t max_slots;     /* 0: unbounded */
 	uint32_t iters;         /* iterations run back to back (flags run on), >= 1 */
+	enum gx_wire wire;      /* how slices travel (0: simple) */
 	double timeout_s;       /* a rank that makes no progress this long fails */
 };
 

@@ -36,6 +36,26 @@ static inline void gx_done_add(uint64_t *p)
 	atomic_fetch_add_explicit((_Atomic uint64_t *)p, 1, memory_order_release);
 }
 
+static inline void gx_flag_post(uint64_t *p, uint64_t v)
+{
+	atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+
+/* An LL line on the host: two 64-bit words, each 4 data bytes in its low
+ * half and the flag in its high half, each stored and loaded as one atomic
+ * word (the device stores the 16 bytes at once; each word is what one
+ * 8-byte half of that store guarantees). */
+static inline uint64_t ll_word(const char *line, int h)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)(uintptr_t)(line + 8 * h),
+				    memory_order_relaxed);
+}
+
+static inline bool gx_line_arrived(const char *line, uint32_t flag)
+{
+	return (uint32_t)(ll_word(line, 0) >> 32) == flag && (uint32_t)(ll_word(line, 1) >> 32) == flag;
+}
+
 #define GX_INTERP_FN static inline
 #include "gpu/core/interp.h"
 
@@ -97,16 +117,57 @@ static void host_slice(const struct gx_xop *x, char *const bufs[4], const struct
 	}
 }
 
+/* One slice on the LL wire: the received lines gathered into `in` (each
+ * waited for), the op run on them, the result written out as lines (at
+ * least one, so that an empty slice still arrives). */
+static void host_slice_ll(const struct gx_xop *x, char *const bufs[4], const struct gx_work *w,
+			  enum gx_dtype d, char *in, char *out)
+{
+	uint64_t nbytes = w->count * gx_dtype_size(d);
+	uint64_t nlines = (nbytes + GX_LL_DATA - 1) / GX_LL_DATA;
+	struct gx_work v = *w;
+
+	if (x->flags & GX_F_RECV)
+		for (uint64_t k = 0; k < nlines; k++) {
+			const char *line = w->in + k * GX_LL_LINE;
+
+			while (!gx_line_arrived(line, w->in_flag))
+				sched_yield();
+			for (int h = 0; h < 2; h++) {
+				uint32_t dword = (uint32_t)ll_word(line, h);
+
+				memcpy(in + k * GX_LL_DATA + 4 * h, &dword, 4);
+			}
+		}
+	v.in = in;
+	v.out = out;
+	memset(out, 0, (nlines + 1) * GX_LL_DATA);
+	host_slice(x, bufs, &v, d);
+	if (!(x->flags & GX_F_SEND))
+		return;
+	for (uint64_t k = 0; k < (nlines ? nlines : 1); k++)
+		for (int h = 0; h < 2; h++) {
+			uint32_t dword;
+
+			memcpy(&dword, out + k * GX_LL_DATA + 4 * h, 4);
+			atomic_store_explicit((_Atomic uint64_t *)(w->out + k * GX_LL_LINE + 8 * h),
+					      (uint64_t)w->out_flag << 32 | dword, memory_order_relaxed);
+		}
+}
+
 static void *host_rank_main(void *arg)
 {
 	struct host_rank *hr = (struct host_rank *)arg;
 	struct host_run *run = hr->run;
 	uint32_t C = run->p->nchannels, finished = 0;
 	bool *fin = (bool *)calloc(C, sizeof(bool));
+	/* LL: a slice's data gathered from its lines, and its result */
+	uint64_t tmp = (run->p->slice_elems * gx_dtype_size(run->d) / GX_LL_DATA + 2) * GX_LL_DATA;
+	char *ll_in = (char *)malloc(tmp), *ll_out = (char *)malloc(tmp);
 	double last = now_s();
 	unsigned idle = 0;
 
-	if (!fin)
+	if (!fin || !ll_in || !ll_out)
 		abort();
 	while (finished < C) {
 		bool progress = false;
@@ -122,7 +183,11 @@ static void *host_rank_main(void *arg)
 				finished++;
 				progress = true;
 			} else if (w.op >= 0) {
-				host_slice(&hr->chans[c].ops[w.op], hr->bufs, &w, run->d);
+				if (run->p->wire == GX_WIRE_LL)
+					host_slice_ll(&hr->chans[c].ops[w.op], hr->bufs, &w, run->d, ll_in,
+						      ll_out);
+				else
+					host_slice(&hr->chans[c].ops[w.op], hr->bufs, &w, run->d);
 				gx_finish_work(&hr->chans[c], &w);
 				progress = true;
 			}
@@ -162,6 +227,8 @@ static void *host_rank_main(void *arg)
 		}
 	}
 	free(fin);
+	free(ll_in);
+	free(ll_out);
 	return NULL;
 }
 
@@ -171,7 +238,7 @@ int64_t gx_host_run(const struct gx_sched *s, uint64_t elems, enum gx_dtype d, b
 	uint32_t es = gx_dtype_size(d), range = gx_input_range(d, s->nranks);
 	bool copy_in = inplace && !s->inplace_ok; /* run out of place from a copy */
 	struct gx_plan *p = gx_plan_new(s, elems, es, o->nchannels, o->slice_elems, o->max_slots,
-					inplace && !copy_in, err, errlen);
+					o->wire, inplace && !copy_in, err, errlen);
 	struct host_run run;
 	int n = s->nranks;
 	int64_t wrong = 0;
@@ -194,7 +261,7 @@ int64_t gx_host_run(const struct gx_sched *s, uint64_t elems, enum gx_dtype d, b
 		const struct gx_rank_plan *rp = &p->ranks[r];
 		const struct gx_rank *rk = &s->ranks[r];
 		struct host_rank *hr = &run.ranks[r];
-		uint64_t slice_bytes = (o->slice_elems * es + 15) / 16 * 16;
+		uint64_t slice_bytes = p->slot_bytes;
 
 		run.regions[r] = (char *)aligned_alloc(256, (rp->region_bytes + 255) / 256 * 256);
 		if (!run.regions[r])
@@ -236,6 +303,7 @@ int64_t gx_host_run(const struct gx_sched *s, uint64_t elems, enum gx_dtype d, b
 			ch->nchannels = o->nchannels;
 			ch->slice_elems = o->slice_elems;
 			ch->slice_bytes = slice_bytes;
+			ch->ll = p->wire == GX_WIRE_LL;
 			ch->state = (uint8_t *)calloc(rp->nops + 1, 1);
 			ch->next = (uint32_t *)calloc(rp->nops + 1, sizeof(uint32_t));
 			ch->sent = (uint64_t *)calloc(p->nconns + 1, sizeof(uint64_t));

@@ -28,13 +28,24 @@
  * Send/Recv only after the message's last slice (or when the slots wrap
  * around, so a message longer than the staging still flows).
  *
+ * On the LL wire (gx.h) no data flag is raised: every 16-byte line of the
+ * slot carries (uint32_t)(g + 1) twice beside its 8 data bytes, and a slice
+ * can run once the slot's first line holds its flag (the sender writes the
+ * slice's lines in one go, the first line always, so the rest follows
+ * without waiting on anything); the workers then wait for their own lines.
+ * The credit is a plain store: the slot's lines have been read, nothing
+ * written before it needs ordering.
+ *
  * The includer defines GX_INTERP_FN (the functions' qualifiers) and four
  * functions before including this file:
  *   uint64_t gx_flag_load(const uint64_t *p)   acquire load
  *   void gx_flag_store(uint64_t *p, uint64_t v) release store (the data
  *        written before it, by every worker, must be visible first)
  *   uint64_t gx_done_load(const uint64_t *p)   acquire load of a counter
- *   void gx_done_add(uint64_t *p)              release increment */
+ *   void gx_done_add(uint64_t *p)              release increment
+ *   void gx_flag_post(uint64_t *p, uint64_t v) relaxed store (LL credits)
+ *   bool gx_line_arrived(const char *line, uint32_t flag)
+ *        whether the LL line holds `flag` in both flag words */
 #ifndef G5_GPU_CORE_INTERP_H
 #define G5_GPU_CORE_INTERP_H
 
@@ -52,6 +63,7 @@ struct gx_chan {
 	int rank;
 	uint32_t channel, nchannels;
 	uint64_t slice_elems, slice_bytes; /* slice_bytes: slot stride, 16-byte aligned */
+	bool ll;                  /* slices travel as LL lines (gx.h) */
 	uint64_t iter;            /* iteration number, from 0, the same on every rank */
 	uint32_t nconns;
 	uint8_t *state;           /* nops: GX_ST_* */
@@ -71,6 +83,7 @@ struct gx_work {
 	uint64_t count;  /* elements, may be 0 */
 	char *in;        /* staging slot holding R, or NULL */
 	char *out;       /* the receiver's staging slot to write, or NULL */
+	uint32_t in_flag, out_flag; /* LL: the lines' flags to wait for and to write */
 };
 
 GX_INTERP_FN uint64_t *gx_flag_at(const struct gx_chan *ch, int rank, uint64_t off)
@@ -135,10 +148,13 @@ GX_INTERP_FN bool gx_slice_ready(struct gx_chan *ch, uint32_t i, struct gx_work 
 		const struct gx_conn *c = &ch->conns[x->in_conn];
 		uint64_t g = ch->iter * c->slices + x->recv_base + j;
 
-		if (ch->recvd[x->in_conn] != x->recv_base + j ||
-		    gx_flag_load(gx_flag_at(ch, c->receiver, c->data_off)) <= g)
+		if (ch->recvd[x->in_conn] != x->recv_base + j)
 			return false;
 		w->in = gx_slot_at(ch, c, g);
+		w->in_flag = (uint32_t)(g + 1);
+		if (ch->ll ? !gx_line_arrived(w->in, w->in_flag)
+			   : gx_flag_load(gx_flag_at(ch, c->receiver, c->data_off)) <= g)
+			return false;
 	}
 	if (x->flags & GX_F_SEND) {
 		const struct gx_conn *c = &ch->conns[x->out_conn];
@@ -152,6 +168,7 @@ GX_INTERP_FN bool gx_slice_ready(struct gx_chan *ch, uint32_t i, struct gx_work 
 			    ch->iter * c->msgs + x->send_msg)
 			return false;
 		w->out = gx_slot_at(ch, c, g);
+		w->out_flag = (uint32_t)(g + 1);
 	}
 	uint64_t cfirst, ccount, lo;
 
@@ -215,14 +232,18 @@ GX_INTERP_FN void gx_finish_work(struct gx_chan *ch, const struct gx_work *w)
 		const struct gx_conn *c = &ch->conns[x->in_conn];
 		uint64_t g = ch->iter * c->slices + x->recv_base + j;
 
-		gx_flag_store(gx_flag_at(ch, c->sender, c->credit_off), g + 1);
+		if (ch->ll)
+			gx_flag_post(gx_flag_at(ch, c->sender, c->credit_off), g + 1);
+		else
+			gx_flag_store(gx_flag_at(ch, c->sender, c->credit_off), g + 1);
 		ch->recvd[x->in_conn]++;
 	}
 	if (x->flags & GX_F_SEND) {
 		const struct gx_conn *c = &ch->conns[x->out_conn];
 		uint64_t g = ch->iter * c->slices + x->send_base + j;
 
-		if (x->send_proto == GX_TRANSFER || j + 1 == x->nslices || (g + 1) % c->slots == 0)
+		if (!ch->ll &&
+		    (x->send_proto == GX_TRANSFER || j + 1 == x->nslices || (g + 1) % c->slots == 0))
 			gx_flag_store(gx_flag_at(ch, c->receiver, c->data_off), g + 1);
 		ch->sent[x->out_conn]++;
 	}

@@ -334,7 +334,7 @@ static void plan_layout(struct gx_plan *p, uint64_t max_slots)
 {
 	const struct gx_sched *s = p->s;
 	uint64_t C = p->nchannels, flags = C * GX_FLAG_STRIDE;
-	uint64_t slice_bytes = align_up(p->slice_elems * p->esize, 16);
+	uint64_t slice_bytes = p->slot_bytes;
 
 	for (uint32_t c = 0; c < p->nconns; c++) {
 		struct gx_conn *cn = &p->conns[c];
@@ -371,12 +371,12 @@ static void plan_layout(struct gx_plan *p, uint64_t max_slots)
 }
 
 struct gx_plan *gx_plan_new(const struct gx_sched *s, uint64_t elems, uint32_t esize,
-			    uint32_t nchannels, uint64_t slice_elems, uint64_t max_slots, bool inplace,
-			    char *err, size_t errlen)
+			    uint32_t nchannels, uint64_t slice_elems, uint64_t max_slots,
+			    enum gx_wire wire, bool inplace, char *err, size_t errlen)
 {
 	struct gx_plan *p;
 
-	if (nchannels < 1 || slice_elems < 1 || esize < 1) {
+	if (nchannels < 1 || slice_elems < 1 || esize < 1 || (unsigned)wire >= GX_NWIRES) {
 		plan_err(err, errlen, "channels, slice and element size must be positive");
 		return NULL;
 	}
@@ -392,6 +392,10 @@ struct gx_plan *gx_plan_new(const struct gx_sched *s, uint64_t elems, uint32_t e
 	p->esize = esize;
 	p->nchannels = nchannels;
 	p->slice_elems = slice_elems;
+	p->wire = wire;
+	p->slot_bytes = wire == GX_WIRE_LL
+		? (slice_elems * esize + GX_LL_DATA - 1) / GX_LL_DATA * GX_LL_LINE
+		: align_up(slice_elems * esize, 16);
 	p->inplace = inplace;
 	p->ranks = (struct gx_rank_plan *)calloc((size_t)s->nranks, sizeof(struct gx_rank_plan));
 	if (!p->ranks)

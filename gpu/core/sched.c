@@ -148,6 +148,22 @@ const char *gx_proto_name(enum gx_proto p)
 	return p == GX_SENDRECV ? "sendrecv" : "transfer";
 }
 
+const char *gx_wire_name(enum gx_wire w)
+{
+	return w == GX_WIRE_LL ? "ll" : "simple";
+}
+
+bool gx_wire_parse(const char *name, enum gx_wire *out)
+{
+	if (!strcmp(name, "simple"))
+		*out = GX_WIRE_SIMPLE;
+	else if (!strcmp(name, "ll"))
+		*out = GX_WIRE_LL;
+	else
+		return false;
+	return true;
+}
+
 bool gx_proto_parse(const char *name, enum gx_proto *out)
 {
 	if (!strcmp(name, "transfer"))

@@ -133,7 +133,9 @@ static int test_sizes(const struct gx_sched *s, uint64_t out[3])
 }
 
 /* Runs g on the host for every dtype, in place and out of place, at each
- * size; asserts no wrong element. Returns the number of runs. */
+ * size, half of the runs on each wire (simple and LL, alternating so that
+ * each wire meets every dtype, size and placement over the schedules);
+ * asserts no wrong element. Returns the number of runs. */
 static int run_all(const struct gx_sched *g, const char *what, uint32_t iters)
 {
 	uint64_t sizes[3];
@@ -148,14 +150,17 @@ static int run_all(const struct gx_sched *g, const char *what, uint32_t iters)
 					.max_slots = 0,
 					.iters = iters,
 					.timeout_s = 20,
+					.wire = (d + inplace + k + (int)g->nranks) % 2 ? GX_WIRE_LL
+										: GX_WIRE_SIMPLE,
 				};
 				char err[512] = "";
 				int64_t wrong = gx_host_run(g, sizes[k], (enum gx_dtype)d, inplace != 0,
 							    &o, err, sizeof(err));
 
 				if (wrong != 0)
-					g_test_message("%s, %s, %s, %llu elements: %s (wrong %lld)",
-						       what, gx_dtype_name((enum gx_dtype)d),
+					g_test_message("%s, %s, %s, %s, %llu elements: %s (wrong %lld)",
+						       what, gx_wire_name(o.wire),
+						       gx_dtype_name((enum gx_dtype)d),
 						       inplace ? "in place" : "out of place",
 						       (unsigned long long)sizes[k], err,
 						       (long long)wrong);
@@ -236,7 +241,8 @@ static void test_bounded_slots(void)
 		for (uint64_t slots = 1; slots <= 2; slots++) {
 			struct gx_sched *s = tiny(GX_OP_SEND, GX_OP_RECV_REDUCE, false);
 			struct gx_host_opts o = { .nchannels = 2, .slice_elems = 3,
-						  .max_slots = slots, .iters = 3, .timeout_s = 20 };
+						  .max_slots = slots, .iters = 3, .timeout_s = 20,
+						  .wire = slots == 2 ? GX_WIRE_LL : GX_WIRE_SIMPLE };
 			char err[512] = "";
 
 			for (int r = 0; r < 2; r++)
@@ -275,7 +281,7 @@ static void test_ready_first(void)
 	for (int r = 0; r < 2; r++)
 		for (int i = 0; i < 2; i++)
 			s->ranks[r].ops[i].proto = GX_SENDRECV;
-	p = gx_plan_new(s, 64, 4, 1, 64, 0, true, err, sizeof(err));
+	p = gx_plan_new(s, 64, 4, 1, 64, 0, GX_WIRE_SIMPLE, true, err, sizeof(err));
 	g_assert_nonnull(p);
 	g_assert_cmpuint(p->nconns, ==, 2);
 	for (int r = 0; r < 2; r++) {
@@ -584,14 +590,14 @@ static void test_plan_errors(void)
 	struct gx_sched *s = tiny(GX_OP_SEND, GX_OP_COPY, false);
 
 	/* sends with no receive */
-	p = gx_plan_new(s, 100, 4, 1, 8, 0, false, err, sizeof(err));
+	p = gx_plan_new(s, 100, 4, 1, 8, 0, GX_WIRE_SIMPLE, false, err, sizeof(err));
 	g_assert_null(p);
 	g_assert_nonnull(strstr(err, "sends 1 messages to rank"));
 	gx_sched_free(s);
 
 	/* a receive with no sender */
 	s = tiny(GX_OP_RECV, GX_OP_COPY, false);
-	p = gx_plan_new(s, 100, 4, 1, 8, 0, false, err, sizeof(err));
+	p = gx_plan_new(s, 100, 4, 1, 8, 0, GX_WIRE_SIMPLE, false, err, sizeof(err));
 	g_assert_null(p);
 	g_assert_nonnull(strstr(err, "which never sends"));
 	gx_sched_free(s);
@@ -600,7 +606,7 @@ static void test_plan_errors(void)
 	s = tiny(GX_OP_SEND, GX_OP_RECV_REDUCE, false);
 	s->ranks[1].ops[1].count = 1;
 	s->ranks[1].ops[0].count = 1;
-	p = gx_plan_new(s, 101, 4, 1, 8, 0, false, err, sizeof(err));
+	p = gx_plan_new(s, 101, 4, 1, 8, 0, GX_WIRE_SIMPLE, false, err, sizeof(err));
 	g_assert_null(p);
 	g_assert_nonnull(strstr(err, "which receives"));
 	gx_sched_free(s);
@@ -608,14 +614,14 @@ static void test_plan_errors(void)
 	/* protocol mismatch */
 	s = tiny(GX_OP_SEND, GX_OP_RECV_REDUCE, false);
 	s->ranks[1].ops[1].proto = GX_SENDRECV;
-	p = gx_plan_new(s, 100, 4, 1, 8, 0, false, err, sizeof(err));
+	p = gx_plan_new(s, 100, 4, 1, 8, 0, GX_WIRE_SIMPLE, false, err, sizeof(err));
 	g_assert_null(p);
 	g_assert_nonnull(strstr(err, "receives by sendrecv"));
 	gx_sched_free(s);
 
 	/* the well-formed exchange plans: one connection each way */
 	s = tiny(GX_OP_SEND, GX_OP_RECV_REDUCE, false);
-	p = gx_plan_new(s, 100, 4, 3, 8, 0, false, err, sizeof(err));
+	p = gx_plan_new(s, 100, 4, 3, 8, 0, GX_WIRE_SIMPLE, false, err, sizeof(err));
 	g_assert_nonnull(p);
 	g_assert_cmpuint(p->nconns, ==, 2);
 	g_assert_cmpuint(p->ranks[0].ops[0].n, ==, 100);
