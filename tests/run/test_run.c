@@ -392,6 +392,97 @@ static void test_sim_platform(void)
 	run_clear(&a);
 }
 
+/* The Python snippet of README.md ("Read the results in Python"), as a user
+ * copies it: the indented block from its `import h5py` line to the first
+ * line that is not indented. */
+static char *readme_snippet(void)
+{
+	g_autofree char *readme = slurp("README.md");
+	g_auto(GStrv) lines = g_strsplit(readme, "\n", -1);
+	GString *code = g_string_new(NULL);
+	bool in = false;
+
+	for (int i = 0; lines[i]; i++) {
+		if (!in && !strcmp(lines[i], "    import h5py, pandas as pd"))
+			in = true;
+		if (in && strncmp(lines[i], "    ", 4))
+			break;
+		if (in)
+			g_string_append_printf(code, "%s\n", lines[i] + 4);
+	}
+	g_assert_cmpuint(code->len, >, 0);
+	return g_string_free(code, FALSE);
+}
+
+/* README's snippet runs verbatim with the system's Python on the results of
+ * the tour's `g5 run`, and text columns compare as str: `df.algo == "ring"`
+ * selects the ring rows (h5py alone reads them as bytes, and selects none).
+ * Without h5py or pandas the test is skipped, except under CI=true, where
+ * scripts/deps.sh has installed them and their absence fails. */
+static void test_readme_python(void)
+{
+	static const char py[] = "/usr/bin/python3";
+	char *probe[] = { (char *)py, "-c", "import h5py, pandas", NULL };
+	gint status = -1;
+	struct run r;
+
+	if (!g_getenv("G5") || !*g_getenv("G5")) {
+		g_test_skip("G5 is not set (make test sets it)");
+		return;
+	}
+	if (!g_spawn_sync(NULL, probe, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+			  NULL, NULL, NULL, NULL, &status, NULL) ||
+	    !g_spawn_check_wait_status(status, NULL)) {
+		if (!g_strcmp0(g_getenv("CI"), "true"))
+			g_error("%s cannot import h5py and pandas (scripts/deps.sh installs "
+				"python3-h5py and python3-pandas)", py);
+		g_test_skip("no h5py or pandas for /usr/bin/python3 (scripts/deps.sh installs them)");
+		return;
+	}
+	g_autofree char *d = tmpdir();
+	g_autofree char *out = g_build_filename(d, "results", "tiny", NULL);
+
+	g5(&r, "run", "experiments/example-tiny.yaml", "-o", out, "--no-plots", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+
+	/* what the snippet must find, counted in the CSV */
+	g_autofree char *csv_path = g_build_filename(out, "example-tiny.csv", NULL);
+	g_autofree char *csv = slurp(csv_path);
+	g_auto(GStrv) rows = g_strsplit(csv, "\n", -1);
+	g_auto(GStrv) head = g_strsplit(rows[0], ",", -1);
+	int algo_col = -1;
+	guint points = 0, ring = 0;
+
+	for (int c = 0; head[c]; c++)
+		if (!strcmp(head[c], "algo"))
+			algo_col = c;
+	g_assert_cmpint(algo_col, >=, 0);
+	for (int i = 1; rows[i] && *rows[i]; i++) {
+		g_auto(GStrv) f = g_strsplit(rows[i], ",", -1);
+
+		points++;
+		ring += !strcmp(f[algo_col], "ring");
+	}
+	g_assert_cmpuint(ring, >, 0);
+	g_assert_cmpuint(ring, <, points);
+
+	g_autofree char *code = readme_snippet();
+	char *argv[] = { (char *)py, "-c", code, NULL };
+	g_autofree char *py_out = NULL, *py_err = NULL;
+	GError *err = NULL;
+
+	g_assert_true(g_spawn_sync(d, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &py_out, &py_err,
+				   &status, &err));
+	g_assert_no_error(err);
+	if (!g_spawn_check_wait_status(status, NULL))
+		g_error("README's snippet failed:\n%s", py_err);
+	g_autofree char *want = g_strdup_printf("%u points, %u ring\n", points, ring);
+
+	g_assert_cmpstr(py_out, ==, want);
+	rm_rf(d);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -402,5 +493,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
+	g_test_add_func("/run/readme/python-snippet", test_readme_python);
 	return g_test_run();
 }
