@@ -145,7 +145,12 @@ int cmd_verify(int argc, char **argv)
 	int rc = 2;
 	enum coll c = COLL_ALLREDUCE;
 
-	rc = cli_parse_entries("- prove schedules compute their collective", entries, &argc, &argv);
+	rc = cli_parse_entries("- prove schedules compute their collective",
+			       "Examples:\n"
+			       "  g5 verify                         # every algorithm, collective, N and nchunks\n"
+			       "  g5 verify -c allreduce -a hd --max-ranks 16\n"
+			       "  g5 verify --schedule ring8.g5s",
+			       entries, &argc, &argv);
 	if (rc)
 		goto out;
 	rc = 2;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/cli.h"
+#include "sim/util/spell.h"
 
 static const struct cli_command commands[] = {
 	{ "sim", "simulate one collective on a platform", cmd_sim },
@@ -68,7 +69,9 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
 		g_string_append_printf(known, "%s%s", i ? ", " : "", commands[i].name);
-	fprintf(stderr, "g5: unknown command '%s' (known: %s)\n", name, known->str);
+	g_autofree char *hint = spell_hint(name, known->str);
+
+	fprintf(stderr, "g5: unknown command '%s' (known: %s)%s\n", name, known->str, hint);
 	g_string_free(known, TRUE);
 	return 2;
 }

@@ -163,7 +163,11 @@ static void test_registry_find(void)
 	g_assert_error(err, ALGO_ERROR, ALGO_ERROR_UNKNOWN);
 	g_assert_true(g_str_has_prefix(err->message,
 				       "unknown algorithm 'ringg' for allreduce (known: ring, ring2p, sendrecv"));
-	g_assert_true(g_str_has_suffix(err->message, ")"));
+	g_assert_true(g_str_has_suffix(err->message, "); did you mean 'ring'?"));
+	g_clear_error(&err);
+	/* a name far from every known one gets the list alone */
+	g_assert_null(algo_find(COLL_ALLREDUCE, "spiral", &err));
+	g_assert_true(g_str_has_suffix(err->message, ", nccl)"));
 	g_clear_error(&err);
 	/* every registered name is found for every collective it claims */
 	for (const struct algo_ops *const *a = algo_all(); *a; a++)
