@@ -492,6 +492,38 @@ static void test_cli_help_examples(void)
 	}
 }
 
+/* A file written on request is named on stderr (stdout keeps the results,
+ * or the schedule itself without -o). */
+static void test_cli_says_what_it_wrote(void)
+{
+	g_autofree char *d = g_dir_make_tmp("g5-sim-XXXXXX", NULL);
+	g_autofree char *trace = g_build_filename(d, "t.json", NULL);
+	g_autofree char *sched = g_build_filename(d, "r.g5s", NULL);
+	g_autofree char *a1 = g_strdup_printf("sim --size 1MiB --trace %s", trace);
+	g_autofree char *a2 = g_strdup_printf("schedule -c allreduce -a ring -n 8 -o %s", sched);
+	g_autofree char *want1 = g_strdup_printf("g5 sim: wrote the trace to %s (", trace);
+	g_autofree char *want2 = g_strdup_printf("g5 schedule: wrote %s (allreduce ring, 8 ranks, nchunks 1)\n", sched);
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5(a1, &out, &err), ==, 0);
+	g_assert_true(g_str_has_prefix(err, want1));
+	g_assert_true(g_file_test(trace, G_FILE_TEST_IS_REGULAR));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5(a2, &out, &err), ==, 0);
+	g_assert_cmpstr(err, ==, want2);
+	g_assert_cmpstr(out, ==, "");
+	g_assert_true(g_file_test(sched, G_FILE_TEST_IS_REGULAR));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 8", &out, &err), ==, 0);
+	g_assert_cmpstr(err, ==, "");
+	g_assert_true(g_str_has_prefix(out, "g5-schedule"));
+	g_remove(trace);
+	g_remove(sched);
+	g_rmdir(d);
+}
+
 /* The number after "key": in a JSON line. */
 static double json_num(const char *json, const char *key)
 {
@@ -968,6 +1000,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/nccl-tests", test_cli_nccl_tests);
+	g_test_add_func("/sim/cli/says-what-it-wrote", test_cli_says_what_it_wrote);
 	g_test_add_func("/sim/cli/help-examples", test_cli_help_examples);
 	g_test_add_func("/sim/cli/verbose-table-first", test_cli_verbose_order);
 	g_test_add_func("/sim/cli/stdout-full", test_cli_stdout_full);
