@@ -38,5 +38,6 @@ int cmd_run(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_algos(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const struct cli_command commands[] = {
 	{ "bench", "measure the simulator's own speed (engine, fabric)", cmd_bench },
 	{ "schedule", "write an algorithm's schedule file", cmd_schedule },
 	{ "verify", "prove schedules compute their collective (registry or file)", cmd_verify },
+	{ "algos", "the algorithms each collective accepts (from the registry)", cmd_algos },
 	{ "compare", "simulated against measured curves, with their errors", cmd_compare },
 	{ "calibrate", "fit platform keys to measured curves", cmd_calibrate },
 };

@@ -907,6 +907,32 @@ static void test_e2e_progress_and_refusals(void)
 	g_assert_nonnull(strstr(out, "\rverify: ring2p    alltoall      (4/4)"));
 }
 
+/* docs/algorithms.md is `g5 algos --markdown` byte for byte: the table of
+ * which algorithms each collective accepts cannot drift from the registry
+ * (regenerate it with that command). */
+static void test_e2e_algos_table(void)
+{
+	const char *g5 = g5_path();
+	g_autofree char *out = NULL, *err = NULL, *cmd = NULL, *doc = NULL;
+
+	if (!g5)
+		return;
+	cmd = g_strdup_printf("%s algos --markdown", g5);
+	g_assert_cmpint(sh(cmd, &out, &err), ==, 0);
+	g_assert_true(g_file_get_contents("docs/algorithms.md", &doc, NULL, NULL));
+	if (strcmp(out, doc))
+		g_error("docs/algorithms.md differs from 'g5 algos --markdown': regenerate it with\n"
+			"  build/g5 algos --markdown > docs/algorithms.md");
+	/* and the table says what the registry accepts */
+	for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1) {
+		g_autofree char *known = algo_known_names((enum coll)bit);
+		g_autofree char *row = g_strdup_printf("\n| %s | %s |\n", coll_name((enum coll)bit), known);
+
+		g_assert_nonnull(strstr(out, row));
+	}
+	g_assert_nonnull(strstr(out, "| `rd` | allgather | sendrecv | powers of two |"));
+}
+
 static void test_e2e_full_matrix(void)
 {
 	/* What `g5 verify` promises: every registered algorithm x collective x
@@ -954,6 +980,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/algos/e2e/bad-usage", test_e2e_usage);
 	g_test_add_func("/algos/e2e/verify-sweep", test_e2e_sweep);
 	g_test_add_func("/algos/e2e/verify-progress", test_e2e_progress_and_refusals);
+	g_test_add_func("/algos/e2e/algos-table", test_e2e_algos_table);
 	g_test_add_func("/algos/e2e/verify-full-matrix", test_e2e_full_matrix);
 	return g_test_run();
 }
