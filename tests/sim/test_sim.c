@@ -467,7 +467,7 @@ static void test_cli_verbose_order(void)
 static void test_cli_help_examples(void)
 {
 	static const char *const cmds[] = { "sim", "run", "plot", "bench", "bench engine", "bench fabric",
-					    "schedule", "verify", "compare", "calibrate" };
+					    "schedule", "verify", "algos", "compare", "calibrate" };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
 		g_autofree char *args = g_strdup_printf("%s --help", cmds[i]);
@@ -578,7 +578,7 @@ static void test_cli_errors(void)
 		{ "sim --collective allgather --algo rdd", "; did you mean 'rd'?" },
 		{ "sim --collective allredcue", "; did you mean 'allreduce'?" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
-		{ "sime", "unknown command 'sime' (known: sim, run, plot, bench, schedule, verify, compare, calibrate); did you mean 'sim'?" },
+		{ "sime", "unknown command 'sime' (known: sim, run, plot, bench, schedule, verify, algos, compare, calibrate); did you mean 'sim'?" },
 		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, all); did you mean 'engine'?" },
 		{ "sim -b 4K -e 1K", "-e 1K is below -b 4K" },
 		{ "sim -b 4Q", "-b must be a size such as 64MiB, got '4Q'" },
