@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/cli.h"
+#include "sim/util/spell.h"
 
 static const struct bench benches[] = {
 	{ "engine", "event engine, hold model (--pending N, --events N, --json)", bench_engine },
@@ -16,12 +17,20 @@ double bench_now_s(void)
 	return (double)g_get_monotonic_time() / 1e6;
 }
 
+/* --help in the layout of every other command's (GLib's): usage, the
+ * choices, then examples. */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: g5 bench <benchmark|all> [options]\n\nbenchmarks:\n");
+	fprintf(f, "Usage:\n  g5 bench BENCHMARK|all [OPTION...] - measure the simulator's own speed\n\n"
+		   "Benchmarks:\n");
 	for (size_t i = 0; i < G_N_ELEMENTS(benches); i++)
-		fprintf(f, "  %-8s %s\n", benches[i].name, benches[i].summary);
-	fprintf(f, "  %-8s every benchmark with its default settings\n", "all");
+		fprintf(f, "  %-20s %s\n", benches[i].name, benches[i].summary);
+	fprintf(f, "  %-20s every benchmark with its default settings\n\n", "all");
+	fprintf(f, "'g5 bench BENCHMARK --help' lists a benchmark's options.\n\n"
+		   "Examples:\n"
+		   "  g5 bench all\n"
+		   "  g5 bench engine --pending 1000000 --json\n"
+		   "  g5 bench fabric --mib 64\n");
 }
 
 int cmd_bench(int argc, char **argv)
@@ -62,7 +71,9 @@ int cmd_bench(int argc, char **argv)
 	for (size_t i = 0; i < G_N_ELEMENTS(benches); i++)
 		g_string_append_printf(known, "%s, ", benches[i].name);
 	g_string_append(known, "all");
-	int rc = cli_usage_error(argv[0], "unknown benchmark '%s' (known: %s)", name, known->str);
+	g_autofree char *hint = spell_hint(name, known->str);
+	int rc = cli_usage_error(argv[0], "unknown benchmark '%s' (known: %s)%s", name, known->str,
+				 hint);
 
 	g_string_free(known, TRUE);
 	return rc;

@@ -40,7 +40,11 @@ int bench_engine(int argc, char **argv)
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object", NULL },
 		{ NULL }
 	};
-	int rc = cli_parse_entries("- the engine's hold-model benchmark", entries, &argc, &argv);
+	int rc = cli_parse_entries("- the engine's hold-model benchmark",
+				   "Examples:\n"
+				   "  g5 bench engine\n"
+				   "  g5 bench engine --pending 1000000 --json",
+				   entries, &argc, &argv);
 
 	if (rc)
 		return rc;

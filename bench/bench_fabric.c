@@ -35,7 +35,11 @@ int bench_fabric(int argc, char **argv)
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object", NULL },
 		{ NULL }
 	};
-	int rc = cli_parse_entries("- the fabric's ring-streaming benchmark", entries, &argc, &argv);
+	int rc = cli_parse_entries("- the fabric's ring-streaming benchmark",
+				   "Examples:\n"
+				   "  g5 bench fabric\n"
+				   "  g5 bench fabric --mib 64 --json",
+				   entries, &argc, &argv);
 
 	if (rc)
 		return rc;

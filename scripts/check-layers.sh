@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fails when a lower layer includes a higher one (core < link < paxi < algos
-# < front end; DESIGN.md "The data path"). Run by `make test`.
+# < front end; docs/design.md "The data path"). Run by `make test`.
 set -u
 cd "$(dirname "$0")/.."
 bad=$( { grep -ln '#include "sim/\(link\|paxi\|algos\)/' sim/core/*.[ch];

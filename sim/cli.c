@@ -47,13 +47,15 @@ bool cli_parse(GOptionContext *ctx, const char *prog, int *argc, char ***argv)
 	return true;
 }
 
-int cli_parse_entries(const char *summary, GOptionEntry *entries, int *argc, char ***argv)
+int cli_parse_entries(const char *summary, const char *examples, GOptionEntry *entries, int *argc,
+		      char ***argv)
 {
 	GOptionContext *ctx = g_option_context_new(summary);
 	const char *prog = (*argv)[0];
 	bool ok;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
+	g_option_context_set_description(ctx, examples);
 	ok = cli_parse(ctx, prog, argc, argv);
 	g_option_context_free(ctx);
 	if (!ok)

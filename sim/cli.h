@@ -18,9 +18,11 @@ struct cli_command {
 bool cli_parse(GOptionContext *ctx, const char *prog, int *argc, char ***argv);
 
 /* Parses argv against `entries` (NULL-terminated) for a command described by
- * `summary`, and rejects leftover arguments. Returns 0, or 2 after a one-line
- * message on stderr. */
-int cli_parse_entries(const char *summary, GOptionEntry *entries, int *argc, char ***argv);
+ * `summary`, and rejects leftover arguments. `examples` ends --help: two or
+ * three command lines under "Examples:", as every command's help ends.
+ * Returns 0, or 2 after a one-line message on stderr. */
+int cli_parse_entries(const char *summary, const char *examples, GOptionEntry *entries, int *argc,
+		      char ***argv);
 
 /* Prints "PROG: MESSAGE (see 'PROG --help')" on stderr and returns 2. */
 int cli_usage_error(const char *prog, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -36,5 +38,6 @@ int cmd_run(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_algos(int argc, char **argv);
 
 #endif

@@ -130,6 +130,13 @@ int cmd_calibrate(int argc, char **argv)
 	int rc = 2;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
+	g_option_context_set_description(ctx, "Examples:\n"
+					 "  g5 calibrate --platform configs/platforms/h200x2-nvlink-start.yaml \\\n"
+					 "      --where impl=g5,collective=allreduce,algo=ring -o mine.yaml \\\n"
+					 "      docs/measurements/h200x2-validation/results.csv\n"
+					 "  g5 calibrate --platform configs/platforms/h200x2-nvlink-start.yaml \\\n"
+					 "      --fit link.bandwidth --all-sizes --where impl=g5,algo=ring -o bw.yaml \\\n"
+					 "      docs/measurements/h200x2-validation/results.csv");
 	platform_init_default(&c.pl);
 	if (!cli_parse(ctx, argv[0], &argc, &argv))
 		goto out;

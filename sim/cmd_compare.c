@@ -185,6 +185,11 @@ int cmd_compare(int argc, char **argv)
 	int rc = 2;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
+	g_option_context_set_description(ctx, "Examples:\n"
+					 "  g5 compare --platform configs/platforms/h200x2-nvlink.yaml \\\n"
+					 "      ../shared/data/nccl-tests/h200x2/all_reduce_float_g2.txt\n"
+					 "  g5 compare --platform configs/platforms/h200x2-nvlink.yaml -o cmp \\\n"
+					 "      --where impl=g5,mode=mpi docs/measurements/h200x2-validation/results.csv");
 	platform_init_default(&pl);
 	if (!cli_parse(ctx, argv[0], &argc, &argv))
 		goto out;

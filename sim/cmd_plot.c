@@ -26,6 +26,9 @@ int cmd_plot(int argc, char **argv)
 	bool png = true, svg = true;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
+	g_option_context_set_description(ctx, "Examples:\n"
+					 "  g5 plot results/tiny/example-tiny.h5\n"
+					 "  g5 plot results/01-allreduce.h5 -o figures --format svg");
 	if (!cli_parse(ctx, argv[0], &argc, &argv))
 		goto out;
 	if (argc != 2) {

@@ -35,7 +35,11 @@ int cmd_run(int argc, char **argv)
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	g_option_context_set_description(ctx, "Writes DIR/NAME.h5 (docs/results.md), DIR/NAME.csv and "
-					 "DIR/plots/. The keys of an experiment file are in docs/config.md.");
+					 "DIR/plots/. The keys of an experiment file are in docs/config.md.\n\n"
+					 "Examples:\n"
+					 "  g5 run experiments/example-tiny.yaml -o results/tiny\n"
+					 "  g5 run experiments/01-allreduce.yaml --jobs 2\n"
+					 "  g5 run experiments/example-link-sweep.yaml --no-plots -q");
 	if (!cli_parse(ctx, argv[0], &argc, &argv))
 		goto out;
 	if (argc != 2) {

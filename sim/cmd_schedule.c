@@ -7,6 +7,7 @@
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule_file.h"
 #include "sim/cli.h"
+#include "sim/util/spell.h"
 #include "sim/util/weights.h"
 
 int cmd_schedule(int argc, char **argv)
@@ -37,7 +38,12 @@ int cmd_schedule(int argc, char **argv)
 	struct sched *s = NULL;
 	GError *err = NULL;
 
-	rc = cli_parse_entries("- write one schedule file", entries, &argc, &argv);
+	rc = cli_parse_entries("- write one schedule file",
+			       "Examples:\n"
+			       "  g5 schedule --collective allreduce --algo ring --ranks 8 -o ring8.g5s\n"
+			       "  g5 schedule -c allgather -a ring2p -n 16 -k 4 -o ag16.g5s\n"
+			       "  g5 schedule -c allgatherv -a ring -n 4 --counts 1,0,5,2 | g5 verify -s -",
+			       entries, &argc, &argv);
 	if (rc)
 		goto out;
 	rc = 2;
@@ -48,7 +54,10 @@ int cmd_schedule(int argc, char **argv)
 	enum coll c;
 
 	if (!coll_parse(coll_s, &c)) {
-		rc = cli_usage_error(argv[0], "unknown collective '%s'", coll_s);
+		static const char known[] = "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, p2p, allgatherv";
+		g_autofree char *hint = spell_hint(coll_s, known);
+
+		rc = cli_usage_error(argv[0], "unknown collective '%s' (known: %s)%s", coll_s, known, hint);
 		goto out;
 	}
 	const struct algo_ops *a = algo_find(c, algo_s, &err);
@@ -100,6 +109,10 @@ int cmd_schedule(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	/* on stderr: standard output may be the schedule itself (-o -) */
+	if (out_s && strcmp(out_s, "-"))
+		fprintf(stderr, "%s: wrote %s (%s %s, %d ranks, nchunks %u)\n", argv[0], out_s,
+			coll_name(c), a->name, s->nranks, s->nchunks);
 	rc = 0;
 out:
 	if (err)

@@ -1,7 +1,9 @@
 /* `g5 sim`: one collective (or a list of sizes) on the seed platform with any
- * parameter changed from the command line, or on a schedule file. Prints one
- * line per size (or one JSON object per line with --json); --verbose adds the
- * per-rank step times and the per-channel traffic. */
+ * parameter changed from the command line, or on a schedule file. Sizes come
+ * from --size or, as nccl-tests takes them, from -b/-e/-f. Prints one line
+ * per size (or one JSON object per line with --json, or nccl-tests' table
+ * with --nccl-table); --verbose then adds, size by size, the per-rank step
+ * times and the per-channel traffic, after the table of every size. */
 #include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "sim/cli.h"
 #include "sim/config.h"
 #include "sim/simulate.h"
+#include "sim/util/spell.h"
 #include "sim/util/units.h"
 #include "sim/util/weights.h"
 
@@ -21,10 +24,11 @@ struct sim_opts {
 	char *slice, *cdma_units, *slots, *overhead, *alpha, *beta;
 	char *collective, *algo, *size, *paxi, *dtype, *schedule;
 	char *counts, *counts_dist, *platform, *mode, *proto;
+	char *minbytes, *maxbytes, *stepfactor;
 	char **set;
 	gint nchunks, root, peer;
 	gint64 seed;
-	gboolean json, verbose, breakdown;
+	gboolean json, verbose, breakdown, nccl_table;
 	char *trace;
 };
 
@@ -100,6 +104,94 @@ static bool parse_sizes(const char *text, GArray *out, GError **error)
 	return true;
 }
 
+/* -b/-e/-f as nccl-tests takes them: sizes from -b to -e (either alone: that
+ * one size), each -f times the one before (2 when not given). */
+static bool nccl_sizes(const struct sim_opts *o, GArray *out, GError **error)
+{
+	const char *flag[2] = { "-b", "-e" };
+	const char *text[2] = { o->minbytes ? o->minbytes : o->maxbytes,
+				o->maxbytes ? o->maxbytes : o->minbytes };
+	uint64_t v[2];
+	gint64 f = 2;
+
+	for (int i = 0; i < 2; i++) {
+		GError *e = NULL;
+
+		if (!units_parse_size(text[i], &v[i], &e)) {
+			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "%s %s",
+				    text[i] == o->minbytes ? flag[0] : flag[1], e->message);
+			g_error_free(e);
+			return false;
+		}
+	}
+	uint64_t lo = v[0], hi = v[1];
+
+	if (lo < 1) {
+		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "-b must be at least 1 byte");
+		return false;
+	}
+	if (lo > hi) {
+		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
+			    "-e %s is below -b %s", o->maxbytes, o->minbytes);
+		return false;
+	}
+	if (o->stepfactor &&
+	    !g_ascii_string_to_signed(o->stepfactor, 10, 2, 1024, &f, NULL)) {
+		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
+			    "-f must be an integer factor 2..1024, got '%s'", o->stepfactor);
+		return false;
+	}
+	for (uint64_t b = lo; b <= hi; b *= (uint64_t)f) {
+		g_array_append_val(out, b);
+		if (b > UINT64_MAX / (uint64_t)f)
+			break;
+	}
+	return true;
+}
+
+/* nccl-tests' names of the element types and reduction operations. */
+static const char *nccl_type_name(enum dtype d)
+{
+	switch (d) {
+	case DTYPE_FP16: return "half";
+	case DTYPE_BF16: return "bfloat16";
+	default: return "float";
+	}
+}
+
+static bool coll_reduces(enum coll c)
+{
+	return c == COLL_ALLREDUCE || c == COLL_REDUCESCATTER || c == COLL_REDUCE;
+}
+
+/* The header of nccl-tests' table: the placements' labels, the column names
+ * and their units. The simulator runs one placement (the schedule's
+ * buffers); its numbers are the out-of-place columns, and the in-place ones
+ * read N/A, as nccl-tests prints a placement it did not run. */
+static void nccl_table_header(void)
+{
+	printf("#%64s%35s\n", "out-of-place", "in-place");
+	printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size",
+	       "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+	       "algbw", "busbw", "#wrong");
+	printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)",
+	       "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+	       "");
+}
+
+/* One row of nccl-tests' table; #wrong is N/A: nothing was computed. */
+static void nccl_table_row(const struct simulate_job *job, enum dtype dt,
+			   const struct simulate_outcome *r)
+{
+	bool rooted = job->coll == COLL_BROADCAST || job->coll == COLL_REDUCE;
+
+	printf(" %11" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT "  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6s"
+	       "  %7s  %6s  %6s  %6s\n",
+	       job->bytes, job->bytes / job->elem_bytes, nccl_type_name(dt),
+	       coll_reduces(job->coll) ? "sum" : "none", rooted ? job->params.root : -1,
+	       r->latency_us, r->algbw_gbps, r->busbw_gbps, "N/A", "N/A", "N/A", "N/A", "N/A");
+}
+
 static void print_verbose(const struct simulate_outcome *r, const struct platform *pl)
 {
 	printf("  per rank and step (us from the call):\n");
@@ -162,12 +254,16 @@ int cmd_sim(int argc, char **argv)
 		{ "root", 0, 0, G_OPTION_ARG_INT, &o.root, "root rank (broadcast, reduce, p2p source)", "R" },
 		{ "peer", 0, 0, G_OPTION_ARG_INT, &o.peer, "p2p destination (1)", "P" },
 		{ "paxi", 0, 0, G_OPTION_ARG_STRING, &o.paxi, "override the PAXI kind: transfer or sendrecv", "K" },
-		{ "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "fp32 (default), fp16, bf16; or float, half, bfloat16", "D" },
+		{ "minbytes", 'b', 0, G_OPTION_ARG_STRING, &o.minbytes, "as nccl-tests: first size (4K, 1M, 1G or 4KiB), instead of --size", "SIZE" },
+		{ "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o.maxbytes, "as nccl-tests: last size", "SIZE" },
+		{ "stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o.stepfactor, "as nccl-tests: each size this many times the one before (2)", "N" },
+		{ "dtype", 'd', 0, G_OPTION_ARG_STRING, &o.dtype, "fp32 (default), fp16, bf16; or float, half, bfloat16", "D" },
 		{ "counts", 0, 0, G_OPTION_ARG_STRING, &o.counts, "allgatherv: per-rank relative weights, e.g. 1,0,5,...", "W,W,..." },
 		{ "counts-dist", 0, 0, G_OPTION_ARG_STRING, &o.counts_dist, "allgatherv: draw the weights (zipf:1.2) with --seed", "DIST" },
 		{ "schedule", 0, 0, G_OPTION_ARG_FILENAME, &o.schedule, "run a schedule file instead of --algo", "FILE" },
 		{ "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "RNG seed (1)", "N" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "one JSON object per result", NULL },
+		{ "nccl-table", 0, 0, G_OPTION_ARG_NONE, &o.nccl_table, "nccl-tests' table: its columns, with a units row under the header", NULL },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o.verbose, "per-step times and per-channel traffic", NULL },
 		{ "breakdown", 0, 0, G_OPTION_ARG_NONE, &o.breakdown, "where the critical path's time went", NULL },
 		{ "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace, "write a Chrome/Perfetto trace (one size only)", "FILE.json" },
@@ -184,8 +280,13 @@ int cmd_sim(int argc, char **argv)
 	GArray *sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	struct simulate_job job = { 0 };
 	uint64_t *weights = NULL;
+	GArray *outcomes = NULL;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
+	g_option_context_set_description(ctx, "Examples:\n"
+					 "  g5 sim --algo hd --size 1KiB..512MiB\n"
+					 "  g5 sim -b 4K -e 1G -f 2 -d float --nccl-table     # as nccl-tests prints it\n"
+					 "  g5 sim --platform configs/platforms/hypercube8.yaml --algo hd --size 64MiB --breakdown");
 	platform_init_default(&pl);
 	if (!cli_parse(ctx, argv[0], &argc, &argv))
 		goto out;
@@ -234,7 +335,22 @@ int cmd_sim(int argc, char **argv)
 		cli_usage_error(argv[0], "--size is empty");
 		goto out;
 	}
-	if (!parse_sizes(o.size ? o.size : "64MiB", sizes, &err))
+	if (o.size && (o.minbytes || o.maxbytes || o.stepfactor)) {
+		cli_usage_error(argv[0], "give --size or -b/-e/-f, not both");
+		goto out;
+	}
+	if (o.stepfactor && !o.minbytes && !o.maxbytes) {
+		cli_usage_error(argv[0], "-f needs -b or -e");
+		goto out;
+	}
+	if (o.json && o.nccl_table) {
+		cli_usage_error(argv[0], "give --json or --nccl-table, not both");
+		goto out;
+	}
+	if (o.minbytes || o.maxbytes) {
+		if (!nccl_sizes(&o, sizes, &err))
+			goto usage;
+	} else if (!parse_sizes(o.size ? o.size : "64MiB", sizes, &err))
 		goto usage;
 	enum dtype dt = DTYPE_FP32;
 
@@ -293,7 +409,11 @@ int cmd_sim(int argc, char **argv)
 		if (!o.collective)
 			o.collective = g_strdup("allreduce");
 		if (!coll_parse(o.collective, &job.coll)) {
-			cli_usage_error(argv[0], "unknown collective '%s' (known: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, p2p, allgatherv)", o.collective);
+			static const char known[] = "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, p2p, allgatherv";
+			g_autofree char *hint = spell_hint(o.collective, known);
+
+			cli_usage_error(argv[0], "unknown collective '%s' (known: %s)%s", o.collective,
+					known, hint);
 			goto out;
 		}
 		job.algo = o.algo ? o.algo : "ring";
@@ -362,9 +482,14 @@ int cmd_sim(int argc, char **argv)
 		sched_free(check);
 	}
 	rc = 0;
-	if (!o.json)
+	if (o.nccl_table)
+		nccl_table_header();
+	else if (!o.json)
 		printf("# %-13s %-9s %5s %10s %12s %10s %10s %12s %10s %9s\n", "collective", "algo", "ranks",
 		       "bytes", "latency_us", "algbw", "busbw", "theory_us", "events", "wall_s");
+	/* with --verbose, the table of every size comes first, then each size's
+	 * details: kept here until the table is complete */
+	outcomes = g_array_new(FALSE, TRUE, sizeof(struct simulate_outcome));
 	for (guint i = 0; i < sizes->len; i++) {
 		struct simulate_outcome r;
 
@@ -377,7 +502,9 @@ int cmd_sim(int argc, char **argv)
 		}
 		const char *algo = job.schedule ? job.schedule->algo : job.algo;
 
-		if (o.json) {
+		if (o.nccl_table)
+			nccl_table_row(&job, dt, &r);
+		else if (o.json) {
 			printf("{\"collective\": \"%s\", \"algo\": \"%s\", \"topology\": \"%s\", \"ranks\": %d, "
 			       "\"bytes\": %" G_GUINT64_FORMAT ", \"nchunks\": %u, \"latency_us\": %.6f, "
 			       "\"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"theory_us\": %.6f, \"steps\": %u, "
@@ -400,20 +527,36 @@ int cmd_sim(int argc, char **argv)
 			       " %9.3f\n",
 			       coll_name(job.coll), algo, pl.fabric.nranks, job.bytes, r.latency_us,
 			       r.algbw_gbps, r.busbw_gbps, r.theory_us, r.events, r.wall_s);
-		if (o.verbose)
-			print_verbose(&r, &pl);
-		if (o.trace && !simulate_trace_write(&r, coll_name(job.coll), algo, o.trace, &err)) {
-			fprintf(stderr, "%s: %s\n", argv[0], err->message);
-			g_clear_error(&err);
-			rc = 1;
+		if (o.trace) {
+			if (simulate_trace_write(&r, coll_name(job.coll), algo, o.trace, &err))
+				fprintf(stderr, "%s: wrote the trace to %s (open it in Perfetto or chrome://tracing)\n",
+					argv[0], o.trace);
+			else {
+				fprintf(stderr, "%s: %s\n", argv[0], err->message);
+				g_clear_error(&err);
+				rc = 1;
+			}
 		}
 		if (o.breakdown && !o.json) {
-			printf("  breakdown of the critical path (us):");
+			printf("%s breakdown of the critical path (us):", o.nccl_table ? "#" : " ");
 			for (int c = 0; c < BD_NCAUSES; c++)
 				printf(" %s %.3f%s", bd_cause_name(c), (double)r.run.breakdown[c] / 1e6,
 				       c + 1 < BD_NCAUSES ? "," : "\n");
 		}
-		simulate_outcome_clear(&r);
+		if (o.verbose)
+			g_array_append_val(outcomes, r);
+		else
+			simulate_outcome_clear(&r);
+	}
+	for (guint i = 0; i < outcomes->len; i++) {
+		struct simulate_outcome *r = &g_array_index(outcomes, struct simulate_outcome, i);
+		char size[32];
+
+		units_format_size(g_array_index(sizes, uint64_t, i), size, sizeof(size));
+		printf("\n# %s %s, %d ranks, %s: latency %.3f us\n", coll_name(job.coll),
+		       job.schedule ? job.schedule->algo : job.algo, pl.fabric.nranks, size,
+		       r->latency_us);
+		print_verbose(r, &pl);
 	}
 	goto out;
 usage:
@@ -422,6 +565,10 @@ out:
 	g_clear_error(&err);
 	g_option_context_free(ctx);
 	g_array_unref(sizes);
+	for (guint i = 0; outcomes && i < outcomes->len; i++)
+		simulate_outcome_clear(&g_array_index(outcomes, struct simulate_outcome, i));
+	if (outcomes)
+		g_array_unref(outcomes);
 	sched_free(file_sched);
 	platform_release(&pl);
 	g_free(o.topo); g_free(o.ranks); g_free(o.cdma_units); g_free(o.slots); g_free(o.dims); g_free(o.link_bw); g_free(o.link_lat); g_free(o.packet);
@@ -431,5 +578,6 @@ out:
 	g_free(o.overhead); g_free(o.alpha); g_free(o.beta); g_free(o.collective); g_free(o.algo);
 	g_free(o.size); g_free(o.paxi); g_free(o.dtype); g_free(o.schedule); g_free(o.counts); g_free(o.trace); g_free(o.counts_dist); g_free(weights);
 	g_free(o.platform); g_free(o.mode); g_free(o.proto); g_strfreev(o.set);
+	g_free(o.minbytes); g_free(o.maxbytes); g_free(o.stepfactor);
 	return rc;
 }

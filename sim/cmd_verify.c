@@ -5,9 +5,13 @@
  * the algorithm does not admit must fail cleanly (NULL and a message) and
  * counts as rejected; anything else that does not verify is a failure.
  * With --schedule it verifies one schedule file and names the file line of
- * the failing op. */
+ * the failing op. The sweep takes a while (the whole registry: tens of
+ * seconds); on a terminal it shows which algorithm and collective it is at
+ * on stderr. The summary says what "not admitted" means and gives, per
+ * algorithm, how many shapes it refused and the first refusal's message. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule_file.h"
@@ -16,6 +20,8 @@
 
 struct sweep {
 	unsigned ok, rejected, failed, shown;
+	unsigned algo_rejected; /* of the algorithm being swept */
+	char *first_refusal;    /* owned: the first message of that algorithm's refusals */
 };
 
 static void sweep_fail(struct sweep *sw, const char *what, const char *msg)
@@ -36,9 +42,13 @@ static void sweep_one(struct sweep *sw, const struct algo_ops *a, enum coll c,
 	struct sched *s = algo_build(a, c, p, &err);
 
 	if (!s) {
-		if (err && err->message[0])
+		if (err && err->message[0]) {
 			sw->rejected++;
-		else
+			if (!sw->algo_rejected++)
+				sw->first_refusal = g_strdup_printf("%s ranks=%d root=%d: %s",
+								    coll_name(c), p->nranks, p->root,
+								    err->message);
+		} else
 			sweep_fail(sw, what, "build returned no schedule and no message");
 	} else if (!verify_sched(s, NULL, &err)) {
 		sweep_fail(sw, what, err->message);
@@ -51,23 +61,49 @@ static void sweep_one(struct sweep *sw, const struct algo_ops *a, enum coll c,
 	g_free(what);
 }
 
+/* "verify: ALGO COLLECTIVE (I/N) Ts" over the previous one (a terminal only). */
+static void progress_draw(const char *algo, enum coll c, unsigned i, unsigned n, gint64 t0)
+{
+	double el = (double)(g_get_monotonic_time() - t0) / 1e6;
+
+	fprintf(stderr, "\rverify: %-9s %-13s (%u/%u)  %.1fs ", algo, coll_name(c), i, n, el);
+	fflush(stderr);
+}
+
+static bool sweep_wants(const struct algo_ops *a, unsigned bit, const char *algo, bool have_coll,
+			enum coll only)
+{
+	return (!algo || !strcmp(algo, a->name)) && (a->collectives & bit) &&
+	       (!have_coll || (enum coll)bit == only);
+}
+
 static int verify_sweep(const char *algo, bool have_coll, enum coll only, int max_ranks)
 {
 	struct sweep sw = { 0 };
 	static const uint32_t chunks[] = { 1, 2, 4 };
 	bool any = false;
+	bool progress = isatty(STDERR_FILENO);
+	unsigned pairs = 0, pair = 0;
+	gint64 t0 = g_get_monotonic_time();
+	GString *refused = g_string_new(NULL);
 
+	for (const struct algo_ops *const *ap = algo_all(); *ap; ap++)
+		for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1)
+			pairs += sweep_wants(*ap, bit, algo, have_coll, only);
 	for (const struct algo_ops *const *ap = algo_all(); *ap; ap++) {
 		const struct algo_ops *a = *ap;
 
 		if (algo && strcmp(algo, a->name))
 			continue;
+		sw.algo_rejected = 0;
 		for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1) {
 			enum coll c = (enum coll)bit;
 
-			if (!(a->collectives & bit) || (have_coll && c != only))
+			if (!sweep_wants(a, bit, algo, have_coll, only))
 				continue;
 			any = true;
+			if (progress)
+				progress_draw(a->name, c, ++pair, pairs, t0);
 			for (int n = 2; n <= max_ranks; n++) {
 				uint64_t *w = g_new(uint64_t, n);
 
@@ -91,13 +127,26 @@ static int verify_sweep(const char *algo, bool have_coll, enum coll only, int ma
 				g_free(w);
 			}
 		}
+		if (sw.algo_rejected)
+			g_string_append_printf(refused, "  %-9s %5u, e.g. %s\n", a->name, sw.algo_rejected,
+					       sw.first_refusal);
+		g_clear_pointer(&sw.first_refusal, g_free);
 	}
+	if (progress && pairs)
+		fprintf(stderr, "\r%*s\r", 60, "");
 	if (!any) {
+		g_string_free(refused, TRUE);
 		fprintf(stderr, "g5 verify: no registered algorithm matches\n");
 		return 1;
 	}
-	printf("verify: %u schedules ok, %u rejected cleanly (not admitted), %u failed\n", sw.ok,
-	       sw.rejected, sw.failed);
+	printf("verify: %u schedules ok, %u not admitted, %u failed\n", sw.ok, sw.rejected,
+	       sw.failed);
+	if (sw.rejected)
+		printf("not admitted: shapes an algorithm does not build (a rank count or root it has no\n"
+		       "schedule for), refused with a message before anything runs, as g5 sim and\n"
+		       "g5 run refuse them; not a failure. Per algorithm:\n%s",
+		       refused->str);
+	g_string_free(refused, TRUE);
 	return sw.failed ? 1 : 0;
 }
 
@@ -145,7 +194,12 @@ int cmd_verify(int argc, char **argv)
 	int rc = 2;
 	enum coll c = COLL_ALLREDUCE;
 
-	rc = cli_parse_entries("- prove schedules compute their collective", entries, &argc, &argv);
+	rc = cli_parse_entries("- prove schedules compute their collective",
+			       "Examples:\n"
+			       "  g5 verify                         # every algorithm, collective, N and nchunks\n"
+			       "  g5 verify -c allreduce -a hd --max-ranks 16\n"
+			       "  g5 verify --schedule ring8.g5s",
+			       entries, &argc, &argv);
 	if (rc)
 		goto out;
 	rc = 2;

@@ -1,5 +1,4 @@
-/* sim/compare — measured curves against the simulator (DESIGN.md
- * "Validation").
+/* sim/compare — measured curves against the simulator (docs/validation.md).
  *
  * A curve is the set of measured points that share one key: file, impl,
  * collective, schedule (algorithm, nchunks, schedule file), ranks, dtype,

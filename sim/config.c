@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/algos/algo.h"
+#include "sim/util/spell.h"
 #include "sim/util/units.h"
 #include "sim/util/weights.h"
 
@@ -260,10 +261,11 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 
 				if (!coll_parse(k->text, &cl)) {
 					g_autofree char *known = coll_known();
+					g_autofree char *hint = spell_hint(k->text, known);
 
 					return cfg_fail(c, k, CONFIG_ERROR_VALUE,
-						    "'algorithms' unknown collective '%s' (known: %s)",
-						    k->text, known);
+						    "'algorithms' unknown collective '%s' (known: %s)%s",
+						    k->text, known, hint);
 				}
 				g_array_append_val(e->colls, cl);
 			}
@@ -275,10 +277,11 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 
 			if (!coll_parse(k->text, &cl)) {
 				g_autofree char *known = coll_known();
+				g_autofree char *hint = spell_hint(k->text, known);
 
 				return cfg_fail(c, k, CONFIG_ERROR_VALUE,
-					    "'algorithms' unknown collective '%s' (known: %s)", k->text,
-					    known);
+					    "'algorithms' unknown collective '%s' (known: %s)%s", k->text,
+					    known, hint);
 			}
 			for (guint j = 0; j < e->colls->len; j++)
 				listed |= g_array_index(e->colls, enum coll, j) == cl;
@@ -435,9 +438,10 @@ static bool read_sweep(const struct ctx *c, struct experiment *e, const struct y
 
 		if (!pk || !cfg_pkey_sweepable(pk)) {
 			g_autofree char *known = cfg_sweep_keys();
+			g_autofree char *hint = spell_hint(k->text, known);
 
 			return cfg_fail(c, k, CONFIG_ERROR_SCHEMA,
-				    "unknown sweep key '%s' (known: %s)", k->text, known);
+				    "unknown sweep key '%s' (known: %s)%s", k->text, known, hint);
 		}
 		if (!strcmp(k->text, "topology.ranks"))
 			return cfg_fail(c, k, CONFIG_ERROR_VALUE,
@@ -500,9 +504,10 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			for (const char *const *x = exp_keys; *x; x++)
 				g_string_append_printf(g, "%s%s", g->len ? ", " : "", *x);
 			g_autofree char *list = g_string_free(g, FALSE);
+			g_autofree char *hint = spell_hint(k->text, list);
 
-			return cfg_fail(c, k, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)", k->text,
-				    list);
+			return cfg_fail(c, k, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)%s", k->text,
+				    list, hint);
 		}
 	}
 	for (const char *const *x = required; *x; x++)
@@ -585,10 +590,11 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 
 			if (!coll_parse(it->text, &cl)) {
 				g_autofree char *known = coll_known();
+				g_autofree char *hint = spell_hint(it->text, known);
 
 				return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-					    "'collectives' unknown collective '%s' (known: %s)", it->text,
-					    known);
+					    "'collectives' unknown collective '%s' (known: %s)%s", it->text,
+					    known, hint);
 			}
 			for (guint j = 0; j < e->colls->len; j++)
 				if (g_array_index(e->colls, enum coll, j) == cl)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/util/spell.h"
 #include "sim/util/units.h"
 #include "sim/util/files.h"
 
@@ -247,9 +248,10 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 
 		if (!platform_topo_parse(value, &t, NULL)) {
 			g_autofree char *known = topo_names();
+			g_autofree char *hint = spell_hint(value, known);
 
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "must be a topology (known: %s), got '%s'", known, value);
+				    "must be a topology (known: %s), got '%s'%s", known, value, hint);
 			return false;
 		}
 		p->fabric.kind = t;
@@ -763,9 +765,10 @@ bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const cha
 
 		if (!k) {
 			g_autofree char *known = known_keys(prefix ? prefix : "", skip);
+			g_autofree char *hint = spell_hint(kn->text, known);
 
-			return cfg_fail(c, kn, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)", full,
-				    known);
+			return cfg_fail(c, kn, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)%s", full,
+				    known, hint);
 		}
 		if (!cfg_need_scalar(c, vn, full))
 			return false;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/cli.h"
+#include "sim/util/spell.h"
 
 static const struct cli_command commands[] = {
 	{ "sim", "simulate one collective on a platform", cmd_sim },
@@ -13,6 +14,7 @@ static const struct cli_command commands[] = {
 	{ "bench", "measure the simulator's own speed (engine, fabric)", cmd_bench },
 	{ "schedule", "write an algorithm's schedule file", cmd_schedule },
 	{ "verify", "prove schedules compute their collective (registry or file)", cmd_verify },
+	{ "algos", "the algorithms each collective accepts (from the registry)", cmd_algos },
 	{ "compare", "simulated against measured curves, with their errors", cmd_compare },
 	{ "calibrate", "fit platform keys to measured curves", cmd_calibrate },
 };
@@ -68,7 +70,9 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
 		g_string_append_printf(known, "%s%s", i ? ", " : "", commands[i].name);
-	fprintf(stderr, "g5: unknown command '%s' (known: %s)\n", name, known->str);
+	g_autofree char *hint = spell_hint(name, known->str);
+
+	fprintf(stderr, "g5: unknown command '%s' (known: %s)%s\n", name, known->str, hint);
 	g_string_free(known, TRUE);
 	return 2;
 }

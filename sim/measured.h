@@ -57,7 +57,7 @@ struct measured_point {
 	enum coll coll;
 	const char *algo;     /* interned: the schedule's algorithm; "nccl" for impl nccl */
 	int ranks;            /* 1..MEASURED_MAX_RANKS */
-	uint64_t bytes;       /* nccl-tests' size column (DESIGN.md "Sizes and metrics") */
+	uint64_t bytes;       /* nccl-tests' size column (docs/design.md "Sizes and metrics") */
 	enum dtype dtype;
 	bool inplace;
 	const char *mode;     /* interned: "single" (one process) or "mpi" (one per GPU) */

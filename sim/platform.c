@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "sim/util/spell.h"
+
 G_DEFINE_QUARK(g5-platform-error-quark, platform_error)
 
 void platform_init_default(struct platform *p)
@@ -120,9 +122,11 @@ bool platform_topo_parse(const char *name, enum topo_kind *out, GError **error)
 			*out = topo_names[i].kind;
 			return true;
 		}
-	g_set_error(error, PLATFORM_ERROR, PLATFORM_ERROR_UNKNOWN,
-		    "unknown topology '%s' (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges)",
-		    name);
+	static const char known[] = "ring, ring-uni, fullmesh, hypercube, torus, switch, edges";
+	g_autofree char *hint = spell_hint(name, known);
+
+	g_set_error(error, PLATFORM_ERROR, PLATFORM_ERROR_UNKNOWN, "unknown topology '%s' (known: %s)%s",
+		    name, known, hint);
 	return false;
 }
 

@@ -3,7 +3,7 @@
  * reference of the analytical model, and the software that runs collectives
  * (launch cost per mode, channels; G5's schedules and NCCL). The default is
  * the seed platform of
- * DESIGN.md: an 8-rank bidirectional ring of 450 GB/s links, 26 us software
+ * docs/seed-study.md: an 8-rank bidirectional ring of 450 GB/s links, 26 us software
  * overhead per collective, alpha = 2 us, beta = the link bandwidth. */
 #ifndef G5_SIM_PLATFORM_H
 #define G5_SIM_PLATFORM_H
@@ -86,7 +86,7 @@ void platform_release(struct platform *p);
 const char *platform_topo_name(enum topo_kind k);
 bool platform_topo_parse(const char *name, enum topo_kind *out, GError **error);
 
-/* Busbw factor of a collective on n ranks (DESIGN.md "Sizes and metrics"). */
+/* Busbw factor of a collective on n ranks (docs/design.md "Sizes and metrics"). */
 double platform_busbw_factor(enum coll c, int nranks);
 
 #endif

@@ -7,13 +7,14 @@
  * nchunks, a swept platform key), one figure of the same three metrics
  * against that parameter at fixed size (every size when there are at most
  * four, else the largest; other varied parameters at their first value).
+ * Titles name the platform and every value held fixed, with its unit.
  * Lines are algorithms; speedup = baseline latency / latency at the same
  * point, so above 1 is faster than the baseline.
  *
  * Each figure is a data file and a gnuplot script under OUT/plots/: the
  * script is a few variable definitions followed by a template from the
- * plots/ directory (plots/size.gp, plots/param.gp), data only. Images are
- * rendered under a temporary name and renamed. */
+ * plots/ directory (plots/style.gp, then plots/size.gp or plots/param.gp),
+ * data only. Images are rendered under a temporary name and renamed. */
 #ifndef G5_SIM_PLOT_H
 #define G5_SIM_PLOT_H
 
@@ -28,7 +29,7 @@ struct plot_request {
 	const char *baselines;       /* "allreduce:ring,allgather:ring" */
 	const char *sweep_keys;      /* "link.bandwidth,link.packet" or "" */
 	const char *out_dir;         /* figures go to OUT_DIR/plots/ */
-	const char *templates;       /* directory holding size.gp and param.gp */
+	const char *templates;       /* directory holding style.gp, size.gp, param.gp */
 	bool png, svg;
 };
 

@@ -1,6 +1,6 @@
 /* sim/simulate — one simulated collective, end to end: builds the schedule
  * (or takes a given one), the fabric and PAXI of a platform, runs it, and
- * computes the metrics of DESIGN.md ("Sizes and metrics") beside the
+ * computes the metrics of docs/design.md ("Sizes and metrics") beside the
  * alpha-beta prediction. The run's software is G5's schedules or NCCL's
  * (algorithm "nccl"): its launch cost for the job's mode and its channels
  * (struct impl_params) come from the platform, and the channels times the

@@ -37,7 +37,7 @@ struct algo_ops {
 	const char *name;
 	const char *summary;
 	unsigned collectives;        /* COLL_* mask */
-	enum paxi_kind default_paxi; /* DESIGN.md's default */
+	enum paxi_kind default_paxi; /* docs/algorithms.md lists it */
 	/* Builds the schedule of collective c. Called by algo_build only, with
 	 * c among `collectives` and parameters it has checked; returns NULL
 	 * with error set (ALGO_ERROR_NOT_ADMITTED) only for a rule of the

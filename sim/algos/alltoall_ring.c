@@ -196,7 +196,7 @@ const struct algo_ops algo_ring_a2a_ops = {
  * and [c_q, K) counter-clockwise, c_q = ceil(K/2) for even q and floor(K/2)
  * for odd q (K = nchunks). With K even every such block is halved; with K = 1
  * the rule is source parity (even sources clockwise, as the router does for
- * pairwise, DESIGN.md); with K odd > 1 it alternates the odd piece.
+ * pairwise, docs/algorithms.md); with K odd > 1 it alternates the odd piece.
  *
  * Layout. A bundle is one unit range: clockwise, blocks q+1 .. q+D in input
  * order, the split block's low pieces last; counter-clockwise, blocks q-D ..

@@ -11,7 +11,7 @@
  * Peers are visited by distance: rank r sends to r + 1, r + 2, ... and
  * receives from r - 1, r - 2, ..., so at any moment the N sends of a round go
  * to N distinct ranks. nblocks = N, nchunks pieces per block, every piece its
- * own op. All on lane 0, one-sided Transfer by default (DESIGN.md).
+ * own op. All on lane 0, one-sided Transfer by default (docs/algorithms.md).
  *
  * Theory (alpha-beta): AllReduce 2 steps, coef 2 (N-1)/N; AllGather and
  * ReduceScatter 1 step, coef (N-1)/N (what each rank sends or receives,

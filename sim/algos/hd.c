@@ -7,7 +7,7 @@
  * when that bit of v is clear), so after m steps it holds block v fully
  * reduced. The doubling steps retrace the partners in reverse order (distance
  * 1 first), exchanging whole ranges, until every rank holds every block. Each
- * step is one transaction per direction: Send/Recv by default (DESIGN.md).
+ * step is one transaction per direction: Send/Recv by default (docs/algorithms.md).
  *
  * Any N, by the standard extension. With P the largest power of two <= N and
  * q = N - P, the first 2q ranks pair up: in an extra first step each even rank

@@ -147,7 +147,7 @@ bool ir_dtype_parse(const char *name, enum ir_dtype *out);
 /* Bytes per element: 4, 2, 2; 0 for a value that is no dtype. */
 uint32_t ir_dtype_size(int d);
 
-/* nccl-tests' bus bandwidth factor (DESIGN.md "Sizes and metrics"):
+/* nccl-tests' bus bandwidth factor (docs/design.md "Sizes and metrics"):
  * AllReduce 2(n-1)/n; AllGather(V), ReduceScatter, AllToAll (n-1)/n;
  * Broadcast, Reduce, P2P 1. */
 double ir_busbw_factor(enum coll c, int nranks);

@@ -1,4 +1,4 @@
-/* NCCL's algorithm as a schedule generator (DESIGN.md "Validation").
+/* NCCL's algorithm as a schedule generator (docs/validation.md).
  *
  * What NCCL 2.28 runs on the ranks of one NVLink domain without NVLS, as its
  * INIT/TUNING log shows (docs/validation.md): the ring for AllReduce,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sim/algos/families.h"
+#include "sim/util/spell.h"
 
 /* Each family adds its line here when its file exists (families.h lists
  * them all). Order is the order of "known: ..." lists and of `g5 verify`. */
@@ -60,11 +61,11 @@ const struct algo_ops *algo_find(enum coll c, const char *name, GError **error)
 	for (const struct algo_ops *const *a = registry; *a; a++)
 		if (((*a)->collectives & c) && !strcmp((*a)->name, name))
 			return *a;
-	char *known = algo_known_names(c);
+	g_autofree char *known = algo_known_names(c);
+	g_autofree char *hint = spell_hint(name, known);
 
-	g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "unknown algorithm '%s' for %s (known: %s)",
-		    name, coll_name(c), *known ? known : "none");
-	g_free(known);
+	g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "unknown algorithm '%s' for %s (known: %s)%s",
+		    name, coll_name(c), *known ? known : "none", hint);
 	return NULL;
 }
 

@@ -9,7 +9,7 @@
  *
  * Units and the chunking rule (ir.h, the one definition both builds compile).
  * The collective's data is E elements (nccl-tests' count for the whole
- * buffer, see DESIGN.md "Sizes and metrics"). It is split
+ * buffer, see docs/design.md "Sizes and metrics"). It is split
  * into `nblocks` blocks, block b holding E / nblocks elements plus one if
  * b < E % nblocks (or, for AllGatherV, the per-rank counts scaled to E by the
  * same rule); each block is split into `nchunks` pieces by the same rule. Unit

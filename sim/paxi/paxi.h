@@ -8,7 +8,7 @@
  * source when the destination's completion response (a header-only packet)
  * has come back; that frees the slot.
  *
- * Two kinds (DESIGN.md):
+ * Two kinds (docs/design.md):
  *  - Transfer: one-sided streaming write. Data goes out as soon as it is
  *    supplied and is usable at the destination per slice (`slice_bytes`), so a
  *    fused recv-reduce-send downstream can forward each slice on arrival.
@@ -49,7 +49,7 @@ enum paxi_error_code {
 	PAXI_ERROR_PARAMS, /* a parameter out of range */
 };
 
-/* The two kinds of PAXI operation (DESIGN.md). */
+/* The two kinds of PAXI operation (docs/design.md). */
 enum paxi_kind {
 	PAXI_TRANSFER = 0, /* one-sided streaming write, usable per slice */
 	PAXI_SENDRECV = 1, /* a handshake, data, completion; usable after completion */
@@ -90,7 +90,7 @@ enum paxi_reducer {
 	PAXI_REDUCE_UNIT,
 };
 
-/* The transport of a Transfer (NCCL's protocols; DESIGN.md "Validation"):
+/* The transport of a Transfer (NCCL's protocols; docs/validation.md):
  *  - SIMPLE: the data as it is; usable per slice (a flag behind each slice).
  *  - LL: 8-byte lines of 4 data bytes and a 4-byte flag: twice the bytes on
  *    the wire; each line is usable as it arrives (no separate flag).

@@ -328,7 +328,7 @@ static void test_ready_first(void)
 }
 
 /* The bus bandwidth factor the executor reports and the one the simulator
- * reports are nccl-tests' (DESIGN.md "Sizes and metrics"), for every
+ * reports are nccl-tests' (docs/design.md "Sizes and metrics"), for every
  * collective and N. */
 static void test_busbw_factor(void)
 {

@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <hdf5.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/results.h"
@@ -296,6 +297,147 @@ static void test_plot_hostile_name(void)
 	rm_rf(d);
 }
 
+/* The value of `name = ...` in a generated gnuplot script (to the line's end). */
+static char *gp_value(const char *script, const char *name)
+{
+	g_autofree char *pat = g_strdup_printf("\n%s = ", name);
+	const char *p = strstr(script, pat);
+
+	if (!p)
+		g_error("no '%s = ' in the script", name);
+	p += strlen(pat);
+	return g_strndup(p, strcspn(p, "\n"));
+}
+
+/* Latency range of a figure's data file (column 2). */
+static void dat_latency_range(const char *path, double *lo, double *hi)
+{
+	g_autofree char *text = slurp(path);
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+	*lo = INFINITY;
+	*hi = 0;
+	for (int i = 0; lines[i]; i++) {
+		double x, y;
+
+		if (sscanf(lines[i], "%lf %lf", &x, &y) == 2) {
+			*lo = fmin(*lo, y);
+			*hi = fmax(*hi, y);
+		}
+	}
+}
+
+/* What a reader of a figure relies on: its title names the experiment,
+ * collective, platform, rank count and every value held fixed, swept values
+ * with their units; the size axis has at most six labels, written as
+ * configs write sizes (KiB, MiB); the latency axis is logarithmic only over
+ * a wide range (twenty times or more); one algorithm gets no speedup panel. */
+static void check_figure(const char *dir, const char *base, const char *title, const char *const *ticks,
+			 int npanels)
+{
+	g_autofree char *gp_path = g_strdup_printf("%s/plots/%s.png.gp", dir, base);
+	g_autofree char *dat_path = g_strdup_printf("%s/plots/%s.dat", dir, base);
+	g_autofree char *png = g_strdup_printf("%s/plots/%s.png", dir, base);
+	g_autofree char *gp = slurp(gp_path);
+	g_autofree char *t = gp_value(gp, "title");
+	g_autofree char *want_title = g_strdup_printf("'%s'", title);
+	g_autofree char *ylog = gp_value(gp, "ylog");
+	g_autofree char *np = gp_value(gp, "npanels");
+	double lo, hi;
+
+	assert_nonempty(png);
+	g_assert_cmpstr(t, ==, want_title);
+	dat_latency_range(dat_path, &lo, &hi);
+	g_assert_cmpint(atoi(ylog), ==, hi / lo >= 20);
+	g_assert_cmpint(atoi(np), ==, npanels);
+	if (ticks) {
+		g_auto(GStrv) lines = g_strsplit(gp, "\n", -1);
+		const char *labels = NULL;
+
+		for (int i = 0; lines[i]; i++)
+			if (g_str_has_prefix(lines[i], "array tick_label["))
+				labels = lines[i];
+		g_assert_nonnull(labels);
+		g_auto(GStrv) each = g_strsplit(strchr(labels, '=') + 1, ",", -1);
+
+		g_assert_cmpuint(g_strv_length(each), <=, 6);
+		g_assert_null(strstr(labels, "kiB"));
+		for (int i = 0; ticks[i]; i++) {
+			g_autofree char *q = g_strdup_printf("'%s'", ticks[i]);
+
+			if (!strstr(labels, q))
+				g_error("%s: no size label %s in %s", base, q, labels);
+		}
+	}
+}
+
+/* Relative luminance of "#rrggbb" (sRGB). */
+static double luminance(const char *hex)
+{
+	double c[3];
+
+	for (int i = 0; i < 3; i++) {
+		char part[3] = { hex[1 + 2 * i], hex[2 + 2 * i], 0 };
+		double v = (double)strtol(part, NULL, 16) / 255.0;
+
+		c[i] = v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+	}
+	return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+
+static void test_plots_readable(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *d2 = tmpdir();
+	g_autofree char *cwd = g_get_current_dir();
+	g_autofree char *yaml = g_build_filename(d2, "one.yaml", NULL);
+	g_autofree char *text = g_strdup_printf("schema_version: 1\nname: one\n"
+						"platform: %s/configs/platforms/seed-ring8.yaml\n"
+						"collectives: [p2p]\nalgorithms: [direct]\n"
+						"sizes: 1KiB..512MiB\n", cwd);
+	struct run r;
+
+	if (!g5(&r, "run", "tests/run/sweep.yaml", "-o", d, NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	check_figure(d, "sweep-allreduce-ranks4-link.bandwidth100GBps-size",
+		     "sweep: allreduce on seed-ring8, ranks 4, link.bandwidth 100 GB/s",
+		     (const char *const[]){ "64KiB", "1MiB", NULL }, 3);
+	check_figure(d, "sweep-allreduce-ranks-1MiB",
+		     "sweep: allreduce on seed-ring8, link.bandwidth 100 GB/s, at 1MiB", NULL, 3);
+	check_figure(d, "sweep-allreduce-link.bandwidth-64KiB",
+		     "sweep: allreduce on seed-ring8, ranks 4, at 64KiB", NULL, 3);
+
+	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
+	g5(&r, "run", yaml, "-o", d2, NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	check_figure(d2, "one-p2p-size", "one: p2p on seed-ring8, 8 ranks",
+		     (const char *const[]){ "1KiB", "256KiB", "64MiB", NULL }, 2);
+
+	/* Every line colour reads on the white background: a contrast of 3:1
+	 * or more (a yellow has about 1.2), and the key is placed on the
+	 * canvas, under the panels, not inside one. */
+	g_autofree char *style = slurp("plots/style.gp");
+	g_autoptr(GRegex) lt = g_regex_new("set linetype [0-9]+ lc rgb \"(#[0-9a-fA-F]{6})\"", 0, 0, NULL);
+	g_autoptr(GMatchInfo) m = NULL;
+	guint n = 0;
+
+	for (g_regex_match(lt, style, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL)) {
+		g_autofree char *hex = g_match_info_fetch(m, 1);
+		double contrast = 1.05 / (luminance(hex) + 0.05);
+
+		if (contrast < 3.0)
+			g_error("plots/style.gp: colour %s has a contrast of %.2f on white", hex, contrast);
+		n++;
+	}
+	g_assert_cmpuint(n, >=, 6);
+	g_assert_nonnull(strstr(style, "set key at screen 0.5, screen "));
+	rm_rf(d);
+	rm_rf(d2);
+}
+
 static void test_sweep(void)
 {
 	g_autofree char *d = tmpdir();
@@ -329,8 +471,8 @@ static void test_sweep(void)
 	g_clear_error(&err);
 	/* Plots against size per setting, and against each varied parameter. */
 	const char *files[] = {
-		"plots/sweep-allreduce-ranks4-link.bandwidth100-size.png",
-		"plots/sweep-allreduce-ranks8-link.bandwidth450-size.png",
+		"plots/sweep-allreduce-ranks4-link.bandwidth100GBps-size.png",
+		"plots/sweep-allreduce-ranks8-link.bandwidth450GBps-size.png",
 		"plots/sweep-allreduce-ranks-1MiB.png",
 		"plots/sweep-allreduce-link.bandwidth-64KiB.png",
 	};
@@ -392,6 +534,97 @@ static void test_sim_platform(void)
 	run_clear(&a);
 }
 
+/* The Python snippet of README.md ("Read the results in Python"), as a user
+ * copies it: the indented block from its `import h5py` line to the first
+ * line that is not indented. */
+static char *readme_snippet(void)
+{
+	g_autofree char *readme = slurp("README.md");
+	g_auto(GStrv) lines = g_strsplit(readme, "\n", -1);
+	GString *code = g_string_new(NULL);
+	bool in = false;
+
+	for (int i = 0; lines[i]; i++) {
+		if (!in && !strcmp(lines[i], "    import h5py, pandas as pd"))
+			in = true;
+		if (in && strncmp(lines[i], "    ", 4))
+			break;
+		if (in)
+			g_string_append_printf(code, "%s\n", lines[i] + 4);
+	}
+	g_assert_cmpuint(code->len, >, 0);
+	return g_string_free(code, FALSE);
+}
+
+/* README's snippet runs verbatim with the system's Python on the results of
+ * the tour's `g5 run`, and text columns compare as str: `df.algo == "ring"`
+ * selects the ring rows (h5py alone reads them as bytes, and selects none).
+ * Without h5py or pandas the test is skipped, except under CI=true, where
+ * scripts/deps.sh has installed them and their absence fails. */
+static void test_readme_python(void)
+{
+	static const char py[] = "/usr/bin/python3";
+	char *probe[] = { (char *)py, "-c", "import h5py, pandas", NULL };
+	gint status = -1;
+	struct run r;
+
+	if (!g_getenv("G5") || !*g_getenv("G5")) {
+		g_test_skip("G5 is not set (make test sets it)");
+		return;
+	}
+	if (!g_spawn_sync(NULL, probe, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+			  NULL, NULL, NULL, NULL, &status, NULL) ||
+	    !g_spawn_check_wait_status(status, NULL)) {
+		if (!g_strcmp0(g_getenv("CI"), "true"))
+			g_error("%s cannot import h5py and pandas (scripts/deps.sh installs "
+				"python3-h5py and python3-pandas)", py);
+		g_test_skip("no h5py or pandas for /usr/bin/python3 (scripts/deps.sh installs them)");
+		return;
+	}
+	g_autofree char *d = tmpdir();
+	g_autofree char *out = g_build_filename(d, "results", "tiny", NULL);
+
+	g5(&r, "run", "experiments/example-tiny.yaml", "-o", out, "--no-plots", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+
+	/* what the snippet must find, counted in the CSV */
+	g_autofree char *csv_path = g_build_filename(out, "example-tiny.csv", NULL);
+	g_autofree char *csv = slurp(csv_path);
+	g_auto(GStrv) rows = g_strsplit(csv, "\n", -1);
+	g_auto(GStrv) head = g_strsplit(rows[0], ",", -1);
+	int algo_col = -1;
+	guint points = 0, ring = 0;
+
+	for (int c = 0; head[c]; c++)
+		if (!strcmp(head[c], "algo"))
+			algo_col = c;
+	g_assert_cmpint(algo_col, >=, 0);
+	for (int i = 1; rows[i] && *rows[i]; i++) {
+		g_auto(GStrv) f = g_strsplit(rows[i], ",", -1);
+
+		points++;
+		ring += !strcmp(f[algo_col], "ring");
+	}
+	g_assert_cmpuint(ring, >, 0);
+	g_assert_cmpuint(ring, <, points);
+
+	g_autofree char *code = readme_snippet();
+	char *argv[] = { (char *)py, "-c", code, NULL };
+	g_autofree char *py_out = NULL, *py_err = NULL;
+	GError *err = NULL;
+
+	g_assert_true(g_spawn_sync(d, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &py_out, &py_err,
+				   &status, &err));
+	g_assert_no_error(err);
+	if (!g_spawn_check_wait_status(status, NULL))
+		g_error("README's snippet failed:\n%s", py_err);
+	g_autofree char *want = g_strdup_printf("%u points, %u ring\n", points, ring);
+
+	g_assert_cmpstr(py_out, ==, want);
+	rm_rf(d);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -399,8 +632,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/h5/contents", test_h5_contents);
 	g_test_add_func("/run/plots/drawn-and-redrawn", test_plots);
 	g_test_add_func("/run/plots/hostile-name", test_plot_hostile_name);
+	g_test_add_func("/run/plots/readable", test_plots_readable);
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
+	g_test_add_func("/run/readme/python-snippet", test_readme_python);
 	return g_test_run();
 }

@@ -389,6 +389,141 @@ static void test_cli_json(void)
 	}
 }
 
+static double json_num(const char *json, const char *key);
+
+/* nccl-tests' own flags and table: `-b 4K -e 1M -f 4 -d half` runs the
+ * sizes --size 4KiB..1MiB x4 --dtype fp16 runs (five), and --nccl-table prints them
+ * in nccl-tests' layout: the placements, the column names, the units row
+ * under them, then one row per size of its 13 columns (time, algbw and busbw
+ * those of --json; in-place and #wrong N/A: not simulated, not checked). */
+static void test_cli_nccl_tests(void)
+{
+	g_autofree char *out = NULL, *err = NULL, *jout = NULL, *jerr = NULL;
+
+	g_assert_cmpint(g5("sim -b 4K -e 1M -f 4 -d half --nccl-table", &out, &err), ==, 0);
+	g_assert_cmpint(g5("sim --size 4KiB,16KiB,64KiB,256KiB,1MiB --dtype fp16 --json", &jout, &jerr), ==, 0);
+	g_auto(GStrv) lines = g_strsplit(g_strstrip(out), "\n", -1);
+	g_auto(GStrv) json = g_strsplit(g_strstrip(jout), "\n", -1);
+
+	g_assert_cmpuint(g_strv_length(lines), ==, 3 + 5);
+	g_assert_cmpuint(g_strv_length(json), ==, 5);
+	g_assert_true(g_regex_match_simple("^# +out-of-place +in-place$", lines[0], 0, 0));
+	g_assert_true(g_regex_match_simple("^# +size +count +type +redop +root +time +algbw +busbw +#wrong +time +algbw +busbw +#wrong$",
+					   lines[1], 0, 0));
+	g_assert_true(g_regex_match_simple("^# +\\(B\\) +\\(elements\\) +\\(us\\) +\\(GB/s\\) +\\(GB/s\\) +\\(us\\) +\\(GB/s\\) +\\(GB/s\\) *$",
+					   lines[2], 0, 0));
+	for (int i = 0; i < 5; i++) {
+		g_auto(GStrv) f = g_strsplit_set(g_strstrip(lines[3 + i]), " ", -1);
+		g_autoptr(GPtrArray) v = g_ptr_array_new();
+
+		for (int k = 0; f[k]; k++)
+			if (*f[k])
+				g_ptr_array_add(v, f[k]);
+		g_assert_cmpuint(v->len, ==, 13);
+		uint64_t bytes = 4096ull << (2 * i);
+
+		g_assert_cmpuint(g_ascii_strtoull(v->pdata[0], NULL, 10), ==, bytes);
+		g_assert_cmpuint(g_ascii_strtoull(v->pdata[1], NULL, 10), ==, bytes / 2);
+		g_assert_cmpstr(v->pdata[2], ==, "half");
+		g_assert_cmpstr(v->pdata[3], ==, "sum");
+		g_assert_cmpstr(v->pdata[4], ==, "-1");
+		g_assert_cmpfloat_with_epsilon(g_ascii_strtod(v->pdata[5], NULL), json_num(json[i], "latency_us"), 0.005);
+		g_assert_cmpfloat_with_epsilon(g_ascii_strtod(v->pdata[6], NULL), json_num(json[i], "algbw_gbps"), 0.005);
+		g_assert_cmpfloat_with_epsilon(g_ascii_strtod(v->pdata[7], NULL), json_num(json[i], "busbw_gbps"), 0.005);
+		g_assert_cmpuint(json_num(json[i], "bytes"), ==, bytes);
+		for (int k = 8; k < 13; k++)
+			g_assert_cmpstr(v->pdata[k], ==, "N/A");
+	}
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	/* -b alone is one size, as nccl-tests' -b with its -e equal */
+	g_assert_cmpint(g5("sim -b 64M --json", &out, &err), ==, 0);
+	g_assert_cmpuint(json_num(out, "bytes"), ==, 64u << 20);
+	g_assert_null(strchr(g_strstrip(out), '\n'));
+}
+
+/* --verbose over several sizes: the table of every size first, then each
+ * size's details under a line naming it. */
+static void test_cli_verbose_order(void)
+{
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("sim --size 1KiB,4KiB,16KiB --verbose", &out, &err), ==, 0);
+	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+
+	g_assert_true(g_str_has_prefix(lines[0], "# collective"));
+	for (int i = 1; i <= 3; i++)
+		g_assert_true(g_str_has_prefix(lines[i], "  allreduce     ring"));
+	g_assert_cmpstr(lines[4], ==, "");
+	g_assert_true(g_str_has_prefix(lines[5], "# allreduce ring, 8 ranks, 1KiB: latency "));
+	g_assert_nonnull(strstr(out, "\n# allreduce ring, 8 ranks, 4KiB: latency "));
+	g_assert_nonnull(strstr(out, "\n# allreduce ring, 8 ranks, 16KiB: latency "));
+	g_assert_true(strstr(out, "4KiB: latency") < strstr(out, "16KiB: latency"));
+}
+
+/* Every command's --help (exit 0, on stdout) ends with two or three
+ * examples under "Examples:", each a g5 command line; `g5 bench --help`
+ * has the same layout as the others (Usage:, then its choices). */
+static void test_cli_help_examples(void)
+{
+	static const char *const cmds[] = { "sim", "run", "plot", "bench", "bench engine", "bench fabric",
+					    "schedule", "verify", "algos", "compare", "calibrate" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
+		g_autofree char *args = g_strdup_printf("%s --help", cmds[i]);
+		g_autofree char *out = NULL, *err = NULL;
+
+		g_assert_cmpint(g5(args, &out, &err), ==, 0);
+		g_assert_true(g_str_has_prefix(out, "Usage:\n  g5 "));
+		const char *ex = strstr(out, "\nExamples:\n");
+
+		if (!ex)
+			g_error("'g5 %s' has no examples:\n%s", args, out);
+		g_autofree char *tail = g_strchomp(g_strdup(ex + 11));
+		g_auto(GStrv) lines = g_strsplit(tail, "\n", -1);
+		guint n = 0;
+
+		for (int k = 0; lines[k]; k++) {
+			g_assert_true(g_str_has_prefix(lines[k], "  "));
+			n += g_str_has_prefix(lines[k], "  g5 ");
+		}
+		g_assert_cmpuint(n, >=, 2);
+		g_assert_cmpuint(n, <=, 3);
+	}
+}
+
+/* A file written on request is named on stderr (stdout keeps the results,
+ * or the schedule itself without -o). */
+static void test_cli_says_what_it_wrote(void)
+{
+	g_autofree char *d = g_dir_make_tmp("g5-sim-XXXXXX", NULL);
+	g_autofree char *trace = g_build_filename(d, "t.json", NULL);
+	g_autofree char *sched = g_build_filename(d, "r.g5s", NULL);
+	g_autofree char *a1 = g_strdup_printf("sim --size 1MiB --trace %s", trace);
+	g_autofree char *a2 = g_strdup_printf("schedule -c allreduce -a ring -n 8 -o %s", sched);
+	g_autofree char *want1 = g_strdup_printf("g5 sim: wrote the trace to %s (", trace);
+	g_autofree char *want2 = g_strdup_printf("g5 schedule: wrote %s (allreduce ring, 8 ranks, nchunks 1)\n", sched);
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5(a1, &out, &err), ==, 0);
+	g_assert_true(g_str_has_prefix(err, want1));
+	g_assert_true(g_file_test(trace, G_FILE_TEST_IS_REGULAR));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5(a2, &out, &err), ==, 0);
+	g_assert_cmpstr(err, ==, want2);
+	g_assert_cmpstr(out, ==, "");
+	g_assert_true(g_file_test(sched, G_FILE_TEST_IS_REGULAR));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 8", &out, &err), ==, 0);
+	g_assert_cmpstr(err, ==, "");
+	g_assert_true(g_str_has_prefix(out, "g5-schedule"));
+	g_remove(trace);
+	g_remove(sched);
+	g_rmdir(d);
+}
+
 /* The number after "key": in a JSON line. */
 static double json_num(const char *json, const char *key)
 {
@@ -438,7 +573,21 @@ static void test_cli_errors(void)
 	static const struct {
 		const char *args, *msg;
 	} cases[] = {
-		{ "sim --algo ringg", "unknown algorithm 'ringg'" },
+		{ "sim --algo ringg", "unknown algorithm 'ringg' for allreduce (known: ring, " },
+		{ "sim --algo ringg", "; did you mean 'ring'?" },
+		{ "sim --collective allgather --algo rdd", "; did you mean 'rd'?" },
+		{ "sim --collective allredcue", "; did you mean 'allreduce'?" },
+		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
+		{ "sime", "unknown command 'sime' (known: sim, run, plot, bench, schedule, verify, algos, compare, calibrate); did you mean 'sim'?" },
+		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, all); did you mean 'engine'?" },
+		{ "sim -b 4K -e 1K", "-e 1K is below -b 4K" },
+		{ "sim -b 4Q", "-b must be a size such as 64MiB, got '4Q'" },
+		{ "sim -b 4K -e 1X", "-e must be a size such as 64MiB, got '1X'" },
+		{ "sim -b 4K -e 1M -f 1", "-f must be an integer factor 2..1024, got '1'" },
+		{ "sim -f 2", "-f needs -b or -e" },
+		{ "sim --size 1MiB -b 4K", "give --size or -b/-e/-f, not both" },
+		{ "sim -b 4K --json --nccl-table", "give --json or --nccl-table, not both" },
+		{ "sim -d float8", "unknown dtype 'float8'" },
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
 		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges), got 'donut'" },
@@ -892,6 +1041,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/breakdown/causes", test_breakdown_causes);
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
+	g_test_add_func("/sim/cli/nccl-tests", test_cli_nccl_tests);
+	g_test_add_func("/sim/cli/says-what-it-wrote", test_cli_says_what_it_wrote);
+	g_test_add_func("/sim/cli/help-examples", test_cli_help_examples);
+	g_test_add_func("/sim/cli/verbose-table-first", test_cli_verbose_order);
 	g_test_add_func("/sim/cli/stdout-full", test_cli_stdout_full);
 	g_test_add_func("/sim/cli/schedule-verified", test_cli_schedule_verified);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);

@@ -1,4 +1,4 @@
-/* End-to-end checks of the seed study (DESIGN.md, docs/seed-study.md): reduced
+/* End-to-end checks of the seed study (docs/seed-study.md): reduced
  * versions of studies 1-7 and the follow-ups, asserting each finding that G5
  * reproduces (orderings, symmetries, trends), on the seed platform as the
  * platform files and experiments/ define it. */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "sim/util/files.h"
+#include "sim/util/spell.h"
 #include "sim/util/units.h"
 #include "sim/util/weights.h"
 
@@ -336,6 +337,43 @@ static void test_units_overflow(void)
 	g_assert_cmpuint(v, ==, 16777215ull << 40);
 }
 
+/* Suggestions for misspelt names: a slip (a letter missing, extra, wrong or
+ * two swapped) finds its name, ties go to the first listed, a word far from
+ * every name or equal to one gets none. */
+static void test_spell(void)
+{
+	static const struct {
+		const char *word, *known, *want; /* want NULL: no suggestion */
+	} cases[] = {
+		{ "ringg", "ring, ring2p, sendrecv, hd", "ring" },
+		{ "rnig", "ring, ring2p, sendrecv, hd", "ring" },
+		{ "sendrcv", "ring, ring2p, sendrecv, hd", "sendrecv" },
+		{ "allredcue", "allreduce, allgather, reducescatter", "allreduce" },
+		{ "hypercub", "ring, ring-uni, fullmesh, hypercube, torus", "hypercube" },
+		{ "RING", "ring, hd", "ring" },
+		{ "ring", "ring, ring2p", NULL },
+		{ "xyz", "ring, hd, dbtree", NULL },
+		{ "h", "ring, hd", NULL },
+		{ "?", "ring, hd", NULL },
+		{ "", "ring, hd", NULL },
+		{ "ring3p", "ring2p, ring", "ring2p" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *got = spell_closest(cases[i].word, cases[i].known);
+
+		g_assert_cmpstr(got, ==, cases[i].want);
+	}
+	g_assert_cmpuint(spell_distance("kitten", "sitting"), ==, 3);
+	g_assert_cmpuint(spell_distance("ab", "ba"), ==, 1);
+	g_assert_cmpuint(spell_distance("", "abc"), ==, 3);
+	g_autofree char *hint = spell_hint("ringg", "ring, hd");
+	g_autofree char *none = spell_hint("zzzzzz", "ring, hd");
+
+	g_assert_cmpstr(hint, ==, "; did you mean 'ring'?");
+	g_assert_cmpstr(none, ==, "");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -349,6 +387,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/util/units/format-size", test_format_size);
 	g_test_add_func("/util/weights/list", test_weights_list);
 	g_test_add_func("/util/weights/dist", test_weights_dist);
+	g_test_add_func("/util/spell/closest", test_spell);
 	g_test_add_func("/util/weights/zipf", test_weights_zipf);
 	return g_test_run();
 }

@@ -1,0 +1,154 @@
+/* `g5 algos`: what the registry holds, read from it so that it cannot go
+ * stale: for each collective the algorithms it accepts (--algo, the
+ * `algorithms:` of an experiment file), then each algorithm with its
+ * collectives, its default PAXI kind, the rank counts it admits (probed with
+ * algo_build on N = 2..ALGOS_PROBE_N) and its summary. --markdown prints the
+ * same as docs/algorithms.md holds; tests/algos checks the file against it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/algos/algo.h"
+#include "sim/cli.h"
+
+#define ALGOS_PROBE_N 64
+
+/* The rank counts in 2..ALGOS_PROBE_N that `a` builds collective c for:
+ * "any", "powers of two" or "N >= k". */
+static const char *admitted_ranks(const struct algo_ops *a, enum coll c, char *buf, size_t len)
+{
+	bool all = true, pow2 = true;
+	int first = 0;
+
+	for (int n = 2; n <= ALGOS_PROBE_N; n++) {
+		struct algo_params p = { .nranks = n, .nchunks = 1, .root = 0, .peer = 1 };
+		GError *err = NULL;
+		struct sched *s = algo_build(a, c, &p, &err);
+		bool ok = s != NULL;
+
+		sched_free(s);
+		g_clear_error(&err);
+		if (ok && !first)
+			first = n;
+		all &= ok;
+		pow2 &= ok == !(n & (n - 1));
+	}
+	if (all)
+		return "any";
+	if (pow2)
+		return "powers of two";
+	snprintf(buf, len, "some (from %d)", first);
+	return buf;
+}
+
+static char *coll_list(unsigned mask)
+{
+	GString *g = g_string_new(NULL);
+
+	for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1)
+		if (mask & bit)
+			g_string_append_printf(g, "%s%s", g->len ? ", " : "", coll_name((enum coll)bit));
+	return g_string_free(g, FALSE);
+}
+
+/* One registry entry's rank rule: the same for each of its collectives, or
+ * per collective. */
+static char *ranks_rule(const struct algo_ops *a)
+{
+	GString *g = g_string_new(NULL);
+	const char *same = NULL;
+	bool differ = false;
+	char buf[64];
+
+	for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1) {
+		if (!(a->collectives & bit))
+			continue;
+		const char *r = admitted_ranks(a, (enum coll)bit, buf, sizeof(buf));
+
+		if (same && strcmp(same, r))
+			differ = true;
+		if (!same)
+			same = g_intern_string(r);
+		g_string_append_printf(g, "%s%s: %s", g->len ? "; " : "", coll_name((enum coll)bit), r);
+	}
+	if (!differ) {
+		g_string_free(g, TRUE);
+		return g_strdup(same);
+	}
+	return g_string_free(g, FALSE);
+}
+
+static void print_text(void)
+{
+	const struct algo_ops *const *all = algo_all();
+
+	printf("collective      algorithms (--algo)\n");
+	for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1) {
+		g_autofree char *known = algo_known_names((enum coll)bit);
+
+		printf("%-15s %s\n", coll_name((enum coll)bit), known);
+	}
+	printf("\n%-10s %-9s %-16s %s\n", "algorithm", "paxi", "ranks", "summary");
+	for (const struct algo_ops *const *a = all; *a; a++) {
+		g_autofree char *colls = coll_list((*a)->collectives);
+		g_autofree char *ranks = ranks_rule(*a);
+
+		printf("%-10s %-9s %-16s %s\n%-10s %-9s %-16s (%s)\n", (*a)->name,
+		       paxi_kind_name((*a)->default_paxi), ranks, (*a)->summary, "", "", "", colls);
+	}
+}
+
+static void print_markdown(void)
+{
+	printf("# Algorithms by collective\n\n"
+	       "Generated from the algorithm registry (sim/algos/registry.c) by\n"
+	       "`build/g5 algos --markdown > docs/algorithms.md`; tests/algos fails when\n"
+	       "this file differs from the command's output. How an algorithm is added:\n"
+	       "docs/design.md.\n\n"
+	       "## Which algorithms each collective accepts\n\n"
+	       "The names `g5 sim --algo` and an experiment's `algorithms:` take, in\n"
+	       "registry order.\n\n"
+	       "| collective | algorithms |\n| --- | --- |\n");
+	for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1) {
+		g_autofree char *known = algo_known_names((enum coll)bit);
+
+		printf("| %s | %s |\n", coll_name((enum coll)bit), known);
+	}
+	printf("\n## The registry\n\n"
+	       "One row per registry entry (a name may stand for different schedules\n"
+	       "for different collectives). *PAXI* is the kind its ops use unless an\n"
+	       "experiment overrides it (`paxi:`, `--paxi`); *ranks* are the rank\n"
+	       "counts in 2..%d it builds a schedule for (others are refused as not\n"
+	       "admitted).\n\n"
+	       "| algorithm | collectives | PAXI | ranks | what it is |\n"
+	       "| --- | --- | --- | --- | --- |\n",
+	       ALGOS_PROBE_N);
+	for (const struct algo_ops *const *a = algo_all(); *a; a++) {
+		g_autofree char *colls = coll_list((*a)->collectives);
+		g_autofree char *ranks = ranks_rule(*a);
+
+		printf("| `%s` | %s | %s | %s | %s |\n", (*a)->name, colls,
+		       paxi_kind_name((*a)->default_paxi), ranks, (*a)->summary);
+	}
+}
+
+int cmd_algos(int argc, char **argv)
+{
+	gboolean markdown = FALSE;
+	GOptionEntry entries[] = {
+		{ "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "print docs/algorithms.md (Markdown tables)", NULL },
+		{ NULL }
+	};
+	int rc = cli_parse_entries("- the algorithms each collective accepts",
+				   "Examples:\n"
+				   "  g5 algos\n"
+				   "  g5 algos --markdown > docs/algorithms.md",
+				   entries, &argc, &argv);
+
+	if (rc)
+		return rc;
+	if (markdown)
+		print_markdown();
+	else
+		print_text();
+	return 0;
+}
