@@ -1,8 +1,9 @@
 /* `g5 run EXPERIMENT.yaml`: loads an experiment (and its platform), runs
  * every point in parallel, and writes DIR/NAME.h5, DIR/NAME.csv and the
  * plots under DIR/plots/ (DIR: -o, else the experiment's outputs.dir). A
- * file error prints "FILE:LINE:COL: message" and exits 2; a failed point or
- * an unwritable output exits 1. */
+ * file error prints "FILE:LINE:COL: message" and exits 2; an unwritable
+ * output exits 1, and so does a failed point, after the files, in which it
+ * is a row with its message (the other points are kept). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,7 +118,10 @@ int cmd_run(int argc, char **argv)
 		       (double)(g_get_monotonic_time() - t0) / 1e6, what->str, nplots, out_dir);
 		g_string_free(what, TRUE);
 	}
-	rc = 0;
+	/* the failed points are rows of the files just written; the run fails */
+	for (guint i = 0; i < r->failed->len; i++)
+		fprintf(stderr, "%s: %s\n", argv[0], (const char *)r->failed->pdata[i]);
+	rc = r->failed->len ? 1 : 0;
 	goto out;
 fail:
 	fprintf(stderr, "%s: %s\n", argv[0], err->message);

@@ -361,6 +361,15 @@ int cmd_sim(int argc, char **argv)
 		}
 		sched_free(check);
 	}
+	/* a size whose run cannot fit the clock: refused before any output */
+	for (guint i = 0; i < sizes->len; i++) {
+		job.bytes = g_array_index(sizes, uint64_t, i);
+		if (!simulate_check(&job, &err)) {
+			fprintf(stderr, "%s: %s\n", argv[0], err->message);
+			rc = 1;
+			goto out;
+		}
+	}
 	rc = 0;
 	if (!o.json)
 		printf("# %-13s %-9s %5s %10s %12s %10s %10s %12s %10s %9s\n", "collective", "algo", "ranks",

@@ -59,11 +59,16 @@ struct exp_results {
 	struct rtable *results, *steps, *channels;
 	struct rtable *summary;       /* NULL with one seed */
 	char *host, *date;            /* owned: run metadata */
+	GPtrArray *failed;            /* owned: "point N (...): message" of each
+				       * point that failed, in point order */
 };
 
 /* Runs every point on `jobs` threads (0: one per core), drawing a progress
- * bar on stderr when `progress` is set. Returns NULL with error set naming
- * the first point (by index) that failed. */
+ * bar on stderr when `progress` is set. A point that fails (its run passes
+ * the end of the clock, ...) is a row of its own: its results NaN, no
+ * steps or channels, and its message in the column `error`, which the
+ * results table has only when some point failed; r->failed lists them.
+ * The other points are kept. Returns NULL only when no table can be built. */
 struct exp_results *exp_run(const struct experiment *e, int jobs, bool progress, GError **error);
 void exp_results_free(struct exp_results *r);
 

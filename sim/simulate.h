@@ -43,6 +43,7 @@ GQuark simulate_error_quark(void);
 enum simulate_error_code {
 	SIMULATE_ERROR_SIZE,  /* not a whole number of elements */
 	SIMULATE_ERROR_RANKS, /* schedule and platform disagree on the rank count */
+	SIMULATE_ERROR_CLOCK, /* a lower bound of the run's time is past the clock's end */
 };
 
 /* A busy interval of a channel (transmissions closer than 1 ns merged). */
@@ -71,7 +72,19 @@ struct simulate_outcome {
 bool simulate_trace_write(const struct simulate_outcome *out, const char *collective,
 			  const char *algo, const char *path, GError **error);
 
+/* Simulates the job into *out (cleared first; simulate_outcome_clear it).
+ * Refused before it runs, SIMULATE_ERROR_CLOCK, when a lower bound of its
+ * time is past the end of the clock (SIM_TIME_END): the launch cost plus
+ * every byte the ranks send over the whole fabric's capacity (the sum of
+ * its channels' rates, or of the nodes' injection rates when lower). A run
+ * that still passes the clock while it runs (loss stretches it, or traffic
+ * the bound does not see) fails with RUNNER_ERROR_CLOCK. */
 bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GError **error);
 void simulate_outcome_clear(struct simulate_outcome *out);
+
+/* The refusals of simulate() that need no run, for a front end to make
+ * before any output: building the schedule and the fabric, and the clock's
+ * lower bound (without the launch cost). */
+bool simulate_check(const struct simulate_job *job, GError **error);
 
 #endif

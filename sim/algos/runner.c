@@ -617,7 +617,13 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	r.t0 = sim_now(sim);
 	r.t_end = r.t0 + overhead_ps;
 	sim_schedule(sim, overhead_ps, &r.c, RUN_KICK);
-	sim_run(sim, SIM_TIME_MAX, UINT64_MAX);
+	if (sim_run(sim, SIM_TIME_MAX, UINT64_MAX) == SIM_RUN_OVERFLOW) {
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_CLOCK,
+			    "the run's simulated time passed the end of the clock (2^63 ps, about "
+			    "106 days) after %.3f s: the links are too slow, the size too large "
+			    "or the loss too heavy for one run", (double)sim_now(sim) / 1e12);
+		goto out;
+	}
 	if (r.left) {
 		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_DEADLOCK,
 			    "schedule deadlocked: %" G_GUINT64_FORMAT " ops never completed", r.left);

@@ -24,6 +24,7 @@ GQuark runner_error_quark(void);
 enum runner_error_code {
 	RUNNER_ERROR_UNMATCHED, /* a send or receive with no partner, or no units */
 	RUNNER_ERROR_DEADLOCK,  /* ops that never completed */
+	RUNNER_ERROR_CLOCK,     /* the run's time passed the end of the clock */
 };
 
 struct runner_step {

@@ -369,6 +369,56 @@ static void test_bad_file_exit_2(void)
 	run_clear(&r);
 }
 
+/* A point whose run cannot fit the clock is a failed row with its
+ * message; the other points are kept, the files are written and the run
+ * exits 1 naming the point. */
+static void test_failed_point(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *yaml = g_build_filename(d, "slow.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	g_autofree char *text = g_strdup_printf(
+		"schema_version: 1\nname: slow\nplatform: %s\ncollectives: [allreduce]\n"
+		"algorithms: [ring]\nsizes: [1MiB, 8MiB, 64MiB]\n"
+		"sweep:\n  link.bandwidth: [1B/s, 450GB/s]\noutputs:\n  formats: [h5, csv]\n", plat);
+	struct run r;
+	GError *err = NULL;
+
+	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
+	if (!g5(&r, "run", yaml, "-o", d, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "point 1 (allreduce ring, 8 ranks, 8MiB"));
+	g_assert_nonnull(strstr(r.err, "point 2 (allreduce ring, 8 ranks, 64MiB"));
+	g_assert_null(strstr(r.err, "point 0 "));
+	run_clear(&r);
+	g_autofree char *h5 = g_build_filename(d, "slow.h5", NULL);
+	struct rtable *t = rtable_read_h5(h5, "results", &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpuint(t->nrows, ==, 6);
+	const struct rcol *lat = rtable_col(t, "latency_us"), *msg = rtable_col(t, "error");
+
+	g_assert_nonnull(msg);
+	for (guint i = 0; i < 6; i++) {
+		bool failed = i == 1 || i == 2;
+
+		g_assert_cmpint(isnan(rcol_num(lat, i)), ==, failed);
+		g_assert_cmpint(*rcol_str(msg, i) != 0, ==, failed);
+	}
+	g_assert_nonnull(strstr(rcol_str(msg, 1), "passed the end of the clock"));
+	g_assert_nonnull(strstr(rcol_str(msg, 2), "past the end of the clock"));
+	rtable_free(t);
+	g_autofree char *csv = g_build_filename(d, "slow.csv", NULL);
+	g_autofree char *ctext = slurp(csv);
+
+	g_auto(GStrv) lines = g_strsplit(ctext, "\n", -1);
+
+	g_assert_true(g_str_has_suffix(lines[0], ",error"));
+	g_assert_cmpuint(g_strv_length(lines), ==, 8); /* header, 6 rows, "" */
+	rm_rf(d);
+}
+
 static void test_sim_platform(void)
 {
 	struct run a, b;
@@ -402,5 +452,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
+	g_test_add_func("/run/errors/failed-point-kept", test_failed_point);
 	return g_test_run();
 }

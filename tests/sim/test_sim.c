@@ -510,6 +510,39 @@ static void test_cli_errors(void)
 	g_assert_cmpstr(out, ==, "");
 }
 
+/* A run that cannot fit the clock (2^63 ps) is refused before any output,
+ * naming the key to change, whether the rate comes from a flag or the
+ * platform; one that passes the clock while it runs fails with a message.
+ * Never a crash, and a size that fits still runs. */
+static void test_clock_overflow(void)
+{
+	static const char *const refused[] = {
+		"sim --link-bw 1B/s --size 64MiB",
+		"sim --set link.bandwidth=1B/s --size 64MiB",
+		"sim --link-bw 1B/s --size 1MiB,64MiB",
+		"sim --inject-bw 1B/s --size 64MiB --json",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		g_assert_cmpint(g5(refused[i], &out, &err), ==, 1);
+		g_assert_cmpstr(out, ==, "");
+		g_assert_nonnull(strstr(err, "past the end of the clock (2^63 ps, about 106 days)"));
+		g_assert_nonnull(strstr(err, i == 3 ? "a faster 'node.inject'" : "a faster 'link.bandwidth'"));
+	}
+	g_autofree char *out = NULL, *err = NULL;
+
+	/* passes the lower bound (7.3e6 s), and the clock while it runs */
+	g_assert_cmpint(g5("sim --link-bw 1B/s --size 8MiB --json", &out, &err), ==, 1);
+	g_assert_cmpstr(out, ==, "");
+	g_assert_nonnull(strstr(err, "the run's simulated time passed the end of the clock"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --link-bw 1B/s --size 1MiB --json", &out, &err), ==, 0);
+	g_assert_cmpfloat(json_num(out, "latency_us"), >, 1e12);
+}
+
 /* One rank limit (the schedule IR's, which the fabric shares): the flag,
  * the platform key and `g5 schedule` admit 1024 ranks and refuse 1025 with
  * the same bound. */
@@ -854,6 +887,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/schedule-verified", test_cli_schedule_verified);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
+	g_test_add_func("/sim/limits/clock", test_clock_overflow);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
 	g_test_add_func("/sim/cli/version", test_cli_version);
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);
