@@ -464,6 +464,8 @@ static void test_cli_errors(void)
 		{ "sim --header 2MiB", "--header must be between 0B and 1MiB, got '2MiB'" },
 		{ "sim --packet 2GiB", "--packet must be between 1B and 1GiB, got '2GiB'" },
 		{ "sim --schedule /nonexistent/x.sched", "/nonexistent/x.sched" },
+		{ "verify --schedule /dev/zero", "/dev/zero: byte 0 is NUL: not a text file" },
+		{ "sim --schedule /dev/zero", "/dev/zero: byte 0 is NUL: not a text file" },
 		{ "sim --bogus", "unknown option --bogus" },
 		{ "sim --collective allsum", "unknown collective 'allsum'" },
 		{ "sim --error-rate 1.5", "--error-rate must be between 0 and 0.5, got '1.5'" },
