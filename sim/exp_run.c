@@ -40,6 +40,7 @@ struct point_out {
 
 struct pool_state {
 	const struct experiment *e;
+	uint64_t max_events;
 	const struct exp_point *pts;
 	struct point_out *outs;
 	GMutex lock;
@@ -48,7 +49,7 @@ struct pool_state {
 };
 
 static bool run_point(const struct experiment *e, const struct exp_point *pt,
-		      struct point_out *o, GError **error)
+		      uint64_t max_events, struct point_out *o, GError **error)
 {
 	struct platform pl;
 	struct simulate_job job = { .proto = SIMULATE_PROTO_AUTO };
@@ -74,6 +75,7 @@ static bool run_point(const struct experiment *e, const struct exp_point *pt,
 	job.params.paxi_set = e->paxi_set;
 	job.params.paxi = e->paxi;
 	job.seed = pt->seed;
+	job.max_events = max_events;
 	ok = simulate(&job, &o->out, error);
 	platform_release(&pl);
 	return ok;
@@ -85,7 +87,7 @@ static void pool_work(gpointer data, gpointer user)
 	guint idx = GPOINTER_TO_UINT(data) - 1;
 	struct point_out *o = &st->outs[idx];
 
-	if (run_point(st->e, &st->pts[idx], o, &o->error))
+	if (run_point(st->e, &st->pts[idx], st->max_events, o, &o->error))
 		o->done = true;
 	g_mutex_lock(&st->lock);
 	st->finished++;
@@ -360,11 +362,12 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 	r->summary = sm;
 }
 
-struct exp_results *exp_run(const struct experiment *e, int jobs, bool progress, GError **error)
+struct exp_results *exp_run(const struct experiment *e, int jobs, uint64_t max_events,
+			    bool progress, GError **error)
 {
 	g_autoptr(GArray) pts = experiment_expand(e);
 	guint n = pts->len;
-	struct pool_state st = { .e = e, .pts = (const struct exp_point *)pts->data };
+	struct pool_state st = { .e = e, .max_events = max_events, .pts = (const struct exp_point *)pts->data };
 	struct exp_results *r = NULL;
 	gint64 t0 = g_get_monotonic_time();
 

@@ -514,8 +514,8 @@ static void assert_log_sorted(GArray *log)
 
 static void test_queue_every_level(void)
 {
-	/* Keys that differ from the clock in every byte, 0 to 7, up to the last
-	 * representable time, with ties at each scale; repeated from a clock
+	/* Keys that differ from the clock in every byte, 0 to 7, up to the
+	 * clock's last time (SIM_TIME_END - 1), with ties at each scale; repeated from a clock
 	 * that has moved, so that refills split every level. */
 	struct sim *s = sim_new(3);
 	struct logger l;
@@ -527,7 +527,7 @@ static void test_queue_every_level(void)
 	for (int round = 0; round < 3; round++) {
 		for (int level = 0; level < 8; level++)
 			for (int k = 0; k < 300; k++) {
-				uint64_t span = level == 7 ? SIM_TIME_MAX - sim_now(s)
+				uint64_t span = level == 7 ? SIM_TIME_END - sim_now(s)
 							   : ((uint64_t)1 << (8 * level + 8));
 				uint64_t d = sim_rng_below(&r, span);
 
@@ -537,13 +537,13 @@ static void test_queue_every_level(void)
 					d = span / 3; /* ties */
 				sim_schedule(s, d, &l.c, EV_LOG)->data[0].u = id++;
 			}
-		sim_schedule(s, SIM_TIME_MAX - sim_now(s), &l.c, EV_LOG)->data[0].u = id++;
+		sim_schedule(s, SIM_TIME_END - 1 - sim_now(s), &l.c, EV_LOG)->data[0].u = id++;
 		/* run a part, so the next round starts from a moved clock */
 		sim_run(s, SIM_TIME_MAX, 1000);
 	}
 	g_assert_cmpint(sim_run(s, SIM_TIME_MAX, UINT64_MAX), ==, SIM_RUN_EMPTY);
 	g_assert_cmpuint(l.log->len, ==, id);
-	g_assert_cmpuint(sim_now(s), ==, SIM_TIME_MAX);
+	g_assert_cmpuint(sim_now(s), ==, SIM_TIME_END - 1);
 	/* per round, the log is sorted; rounds overlap in time only forwards */
 	assert_log_sorted(l.log);
 	g_array_unref(l.log);
@@ -823,7 +823,7 @@ static void test_queue_model(void)
 static void test_queue_boundaries(void)
 {
 	/* From clocks just below, at and above every power of two, keys at
-	 * every power of two away, plus and minus one, and at the end of
+	 * every power of two away, plus and minus one, and at the clock's last
 	 * time: the engine pops them in order. */
 	for (int cb = 0; cb < 64; cb += 5) {
 		struct sim *s = sim_new(1);
@@ -838,16 +838,16 @@ static void test_queue_boundaries(void)
 			for (int k = -1; k <= 1; k++) {
 				sim_time_t d = ((sim_time_t)1 << b) + (sim_time_t)k;
 
-				if (d > SIM_TIME_MAX - sim_now(s))
-					d = SIM_TIME_MAX - sim_now(s);
+				if (d > SIM_TIME_END - 1 - sim_now(s))
+					d = SIM_TIME_END - 1 - sim_now(s);
 				sim_schedule(s, d, &l.c, EV_LOG)->data[0].u = id++;
 				sim_schedule(s, d, &l.c, EV_LOG)->data[0].u = id++; /* a tie */
 			}
-		sim_schedule(s, SIM_TIME_MAX - sim_now(s), &l.c, EV_LOG)->data[0].u = id++;
+		sim_schedule(s, SIM_TIME_END - 1 - sim_now(s), &l.c, EV_LOG)->data[0].u = id++;
 		sim_schedule(s, 0, &l.c, EV_LOG)->data[0].u = id++;
 		g_assert_cmpint(sim_run(s, SIM_TIME_MAX, UINT64_MAX), ==, SIM_RUN_EMPTY);
 		g_assert_cmpuint(l.log->len, ==, id);
-		g_assert_cmpuint(sim_now(s), ==, SIM_TIME_MAX);
+		g_assert_cmpuint(sim_now(s), ==, SIM_TIME_END - 1);
 		assert_log_sorted(l.log);
 		g_array_unref(l.log);
 		sim_free(s);

@@ -416,6 +416,16 @@ static void test_failed_point(void)
 
 	g_assert_true(g_str_has_suffix(lines[0], ",error"));
 	g_assert_cmpuint(g_strv_length(lines), ==, 8); /* header, 6 rows, "" */
+	/* the limit of events: points above it fail, the others are kept */
+	g5(&r, "run", yaml, "-o", d, "-q", "--max-events", "200000", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "point 5 (allreduce ring, 8 ranks, 64MiB"));
+	g_assert_nonnull(strstr(r.err, "more than the limit of 200000 (--max-events"));
+	g_assert_null(strstr(r.err, "point 3 "));
+	run_clear(&r);
+	g5(&r, "run", yaml, "-o", d, "-q", "--max-events", "-1", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 2);
+	run_clear(&r);
 	rm_rf(d);
 }
 

@@ -343,6 +343,16 @@ static void test_cli_stdout_full(void)
 	g_assert_nonnull(strstr(err, "cannot write the standard output"));
 }
 
+/* text with its 'algo ...' line replaced by `line`; g_free() it */
+static char *replace_algo(const char *text, const char *line)
+{
+	const char *at = strstr(text, "\nalgo ");
+	const char *end = at ? strchr(at + 1, '\n') : NULL;
+
+	g_assert_nonnull(end);
+	return g_strdup_printf("%.*s\n%s%s", (int)(at - text), text, line, end + 1);
+}
+
 /* A schedule file the verifier rejects is refused before any simulation,
  * with the verifier's message at the line of the op at fault, status 2. */
 static void test_cli_schedule_verified(void)
@@ -366,6 +376,51 @@ static void test_cli_schedule_verified(void)
 	g_autofree char *where = g_strdup_printf("%s:16: rank 0 op 1", path);
 
 	g_assert_nonnull(strstr(err, where));
+	g_unlink(path);
+	g_rmdir(dir);
+}
+
+static double json_num(const char *json, const char *key);
+
+/* theory_us of a schedule file comes from what the schedule is: the
+ * registered algorithm's when the file is that algorithm's schedule op for
+ * op, else none (null), whatever name its informative `algo` line gives. */
+static void test_cli_schedule_theory(void)
+{
+	g_autofree char *text = NULL, *out = NULL, *err = NULL;
+	g_autofree char *dir = g_dir_make_tmp("g5-sched-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "s.g5s", NULL);
+	const char *file = "gpu/schedules/allreduce-ring-n2-k1.g5s";
+	g_autofree char *args = g_strdup_printf("sim --schedule %s --size 1MiB --json", file);
+
+	g_assert_cmpint(g5("sim --algo ring --ranks 2 --size 1MiB --json", &out, &err), ==, 0);
+	double ring = json_num(out, "theory_us");
+
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_assert_cmpfloat(json_num(out, "theory_us"), ==, ring);
+	g_assert_cmpfloat(ring, >, 0);
+	g_assert_true(g_file_get_contents(file, &text, NULL, NULL));
+	static const char *const names[] = { "hd", "unknown", "dbtree" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autofree char *line = g_strdup_printf("algo %s\n", names[i]);
+		g_autofree char *renamed = replace_algo(text, line);
+		g_autofree char *a2 = g_strdup_printf("sim --schedule %s --size 1MiB --json", path);
+		g_autofree char *t2 = g_strdup_printf("sim --schedule %s --size 1MiB", path);
+
+		g_assert_true(g_file_set_contents(path, renamed, -1, NULL));
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+		g_assert_cmpint(g5(a2, &out, &err), ==, 0);
+		g_assert_nonnull(strstr(out, "\"theory_us\": null,"));
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+		g_assert_cmpint(g5(t2, &out, &err), ==, 0);
+		g_assert_nonnull(strstr(out, "            - "));
+		g_assert_null(strstr(out, "nan"));
+	}
 	g_unlink(path);
 	g_rmdir(dir);
 }
@@ -552,6 +607,39 @@ static void test_clock_overflow(void)
 	g_clear_pointer(&err, g_free);
 	g_assert_cmpint(g5("sim --link-bw 1B/s --size 1MiB --json", &out, &err), ==, 0);
 	g_assert_cmpfloat(json_num(out, "latency_us"), >, 1e12);
+}
+
+/* No accepted size or error rate runs for minutes without output: a run
+ * estimated above the limit of events is refused before any output, a
+ * run that reaches it stops with a message, and --max-events moves or
+ * lifts the limit. */
+static void test_event_limit(void)
+{
+	static const struct {
+		const char *args, *msg;
+	} refused[] = {
+		{ "sim --size 1TiB", "1TiB of allreduce is estimated at 7.52e+09 events, more than the limit of 500000000 (--max-events; 0 lifts it): a smaller size" },
+		{ "sim --size 18446744073709551612", "is estimated at 9.01e+15 events" },
+		{ "sim --size 1MiB --error-rate 0.5 --max-events 10000", "a smaller size or a lower 'link.error_rate'" },
+		{ "sim --size 64MiB --max-events 470000 --json", "the run reached its limit of 470000 events" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		if (g5(refused[i].args, &out, &err) != 1 || !strstr(err, refused[i].msg))
+			g_error("'g5 %s' said '%s', expected '%s' (status 1)", refused[i].args, err,
+				refused[i].msg);
+		g_assert_cmpstr(out, ==, "");
+	}
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("sim --size 1MiB --error-rate 0.5 --max-events 0 --json", &out, &err), ==, 0);
+	g_assert_cmpfloat(json_num(out, "events"), >, 10000);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --max-events -5", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "--max-events must be 0 (no limit) or more, got -5"));
 }
 
 /* One rank limit (the schedule IR's, which the fabric shares): the flag,
@@ -896,9 +984,11 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/stdout-full", test_cli_stdout_full);
 	g_test_add_func("/sim/cli/schedule-verified", test_cli_schedule_verified);
+	g_test_add_func("/sim/cli/schedule-theory", test_cli_schedule_theory);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
 	g_test_add_func("/sim/limits/clock", test_clock_overflow);
+	g_test_add_func("/sim/limits/events", test_event_limit);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
 	g_test_add_func("/sim/cli/version", test_cli_version);
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);

@@ -195,7 +195,14 @@ static void test_weights_list(void)
 	g_assert_cmpstr(e->message, ==, "entry 'x' is not a whole number");
 	g_clear_error(&e);
 	g_assert_false(weights_parse_list("1,2,4294967296,4", 4, &w, &e));
-	g_assert_cmpstr(e->message, ==, "entry '4294967296' is not a whole number");
+	g_assert_cmpstr(e->message, ==, "entry '4294967296' is above the largest weight, 4294967295");
+	g_clear_error(&e);
+	/* a huge token is quoted by its first 40 bytes only */
+	g_autofree char *huge = g_strnfill(100000, 'y');
+	g_autofree char *list = g_strdup_printf("1,2,%s,4", huge);
+
+	g_assert_false(weights_parse_list(list, 4, &w, &e));
+	g_assert_cmpstr(e->message, ==, "entry 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy...' is not a whole number");
 	g_clear_error(&e);
 	g_assert_false(weights_parse_list("1,-2,3,4", 4, &w, &e));
 	g_clear_error(&e);
