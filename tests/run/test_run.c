@@ -9,6 +9,8 @@
 #include <hdf5.h>
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sim/results.h"
 
@@ -429,6 +431,59 @@ static void test_failed_point(void)
 	rm_rf(d);
 }
 
+/* g5 plot on damaged results files ends with a status and a message, never
+ * a signal: bytes of a results file changed at many places (libhdf5 1.10
+ * itself may crash on some; g5 reads in a child first). A missing file and
+ * an unwritable output say why. */
+static void test_plot_damaged(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *h5 = g_build_filename(d, "tiny.h5", NULL);
+	g_autofree char *bad = g_build_filename(d, "bad.h5", NULL);
+	g_autofree char *out = g_build_filename(d, "o", NULL);
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	struct run r;
+	guint32 x = 12345;
+
+	if (!g5(&r, "run", "tests/run/tiny.yaml", "-o", d, "--no-plots", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_true(g_file_get_contents(h5, &text, &len, NULL));
+	for (int k = 0; k < 40; k++) {
+		g_autofree char *copy = g_memdup2(text, len);
+
+		for (int j = 0; j < 8; j++) { /* a few bytes, at places of a fixed draw */
+			x = x * 1103515245u + 12345u;
+			copy[(x >> 8) % len] ^= (char)(1 + (x & 0x7f));
+		}
+		g_assert_true(g_file_set_contents(bad, copy, (gssize)len, NULL));
+		g5(&r, "plot", bad, "-o", out, "--format", "png", NULL);
+		g_assert_true(WIFEXITED(r.status));
+		g_assert_cmpint(WEXITSTATUS(r.status), <=, 1);
+		if (WEXITSTATUS(r.status))
+			g_assert_true(g_str_has_prefix(r.err, "g5 plot: "));
+		run_clear(&r);
+	}
+	g_autofree char *missing = g_build_filename(d, "none.h5", NULL);
+
+	g5(&r, "plot", missing, NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "none.h5: cannot read: No such file or directory"));
+	run_clear(&r);
+	if (getuid() != 0) { /* root writes anywhere */
+		g_autofree char *ro = g_build_filename(d, "ro", NULL);
+
+		g_assert_cmpint(g_mkdir(ro, 0555), ==, 0);
+		g5(&r, "run", "tests/run/tiny.yaml", "-o", ro, "--no-plots", "-q", NULL);
+		g_assert_cmpint(exit_code(&r), ==, 1);
+		g_assert_nonnull(strstr(r.err, "tiny.h5: cannot write: Permission denied"));
+		run_clear(&r);
+	}
+	rm_rf(d);
+}
+
 static void test_sim_platform(void)
 {
 	struct run a, b;
@@ -463,5 +518,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
 	g_test_add_func("/run/errors/failed-point-kept", test_failed_point);
+	g_test_add_func("/run/plot/damaged-files", test_plot_damaged);
 	return g_test_run();
 }
