@@ -47,6 +47,6 @@ fuzz-run-schedule: $(BUILD)/fuzz/fuzz_schedule
 fuzz-run-results: $(BUILD)/fuzz/fuzz_results $(BUILD)/g5
 	@mkdir -p $(BUILD)/fuzz/corpus-results $(BUILD)/fuzz/seeds-results
 	$(BUILD)/g5 run tests/run/tiny.yaml -o $(BUILD)/fuzz/seeds-results --no-plots -q
-	$(BUILD)/fuzz/fuzz_results -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=10 \
+	$(BUILD)/fuzz/fuzz_results -max_total_time=$(FUZZ_TIME) -max_len=131072 -timeout=10 \
 		-rss_limit_mb=2048 -artifact_prefix=$(BUILD)/fuzz/results- \
 		$(BUILD)/fuzz/corpus-results $(BUILD)/fuzz/seeds-results

@@ -15,9 +15,11 @@
 #include "sim/results.h"
 
 /* Reads everything g5 plot reads from path in a child process, and says
- * whether that ended: libhdf5 1.10 can crash inside its own code on a
- * damaged file (H5HG_read), and a crash there must end g5 with a message,
- * not a signal. The parent then reads the same file itself. */
+ * whether that ended: libhdf5 1.10 can crash or loop inside its own code on
+ * a damaged file (H5HG_read), and that must end g5 with a message, not a
+ * signal or a hang. The parent then reads the same file itself. */
+#define PLOT_READ_SECONDS 60
+
 static bool readable_in_child(const char *path, GError **error)
 {
 	int status = 0;
@@ -39,17 +41,30 @@ static bool readable_in_child(const char *path, GError **error)
 		rtable_free(rtable_read_h5(path, "results", NULL));
 		_exit(0);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "cannot wait for the reader of %s: %s",
-				    path, g_strerror(errno));
-			return false;
-		}
+	/* libhdf5 may also loop on a damaged file: the child gets a deadline */
+	gint64 deadline = g_get_monotonic_time() + PLOT_READ_SECONDS * G_TIME_SPAN_SECOND;
+	pid_t got;
+
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && g_get_monotonic_time() < deadline)
+		g_usleep(10000);
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
+			    "%s: reading it did not finish within %d s: the file is damaged", path,
+			    PLOT_READ_SECONDS);
+		return false;
+	}
+	if (got < 0) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "cannot wait for the reader of %s: %s",
+			    path, g_strerror(errno));
+		return false;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return true;
 	g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
 		    "%s: reading it crashed the HDF5 library (%s): the file is damaged", path,
-		    WIFSIGNALED(status) ? g_strsignal(WTERMSIG(status)) : "it did not finish");
+		    WIFSIGNALED(status) ? g_strsignal(WTERMSIG(status)) : "it failed");
 	return false;
 }
 

@@ -549,6 +549,16 @@ struct sched *sched_file_parse(const char *text, size_t len, const char *name, G
 		.tok = g_ptr_array_new_with_free_func(g_free),
 		.error = error,
 	};
+	const char *nul = memchr(text, 0, len);
+
+	if (nul) { /* a token would end there: refused, as a text file has none */
+		rd.line = 1;
+		for (const char *q = text; q < nul; q++)
+			rd.line += *q == '\n';
+		rd_fail(&rd, "a NUL byte: not a text file");
+		g_ptr_array_unref(rd.tok);
+		return NULL;
+	}
 	GArray *lines = op_lines ? g_array_new(FALSE, FALSE, sizeof(uint32_t)) : NULL;
 	struct sched *s = rd_all(&rd, lines);
 

@@ -734,6 +734,10 @@ static void test_file_damaged(void)
 			"more than the verifier's 4294967296 bytes hold");
 	g_clear_error(&err);
 	g_string_free(big, TRUE);
+	/* a NUL byte (it would cut a token short: 'algo \0x' read as 'algo ') */
+	g_assert_null(sched_file_parse("g5-schedule 1\nalgo \0x\n", 21, "f", NULL, &err));
+	g_assert_cmpstr(err->message, ==, "f:2: a NUL byte: not a text file");
+	g_clear_error(&err);
 	/* empty input */
 	g_assert_null(sched_file_parse("", 0, "f", NULL, &err));
 	g_assert_cmpstr(err->message, ==,

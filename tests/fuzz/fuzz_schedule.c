@@ -5,6 +5,8 @@
  * do. The reader and the verifier must never crash, leak, hang or allocate
  * without bound, whatever the bytes. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/algos/schedule_file.h"
@@ -25,9 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = sched_file_format(s);
 	struct sched *t = sched_file_parse(text, strlen(text), "again.g5s", NULL, &err);
 
-	if (!t || !sched_equal(s, t))
-		g_error("a schedule the reader took does not read back equal: %s",
+	if (!t || !sched_equal(s, t)) { /* abort(), so that libFuzzer keeps the input */
+		fprintf(stderr, "a schedule the reader took does not read back equal: %s\n",
 			err ? err->message : "not equal");
+		abort();
+	}
 	/* the verifier's cost grows with ranks x units x ops: small ones only */
 	uint64_t ops = 0;
 
