@@ -30,7 +30,7 @@ static void hold_handler(struct sim *s, struct sim_component *self, struct sim_e
 
 int bench_engine(int argc, char **argv)
 {
-	gint64 pending = 1024, events = 0, seed = 1;
+	gint64 pending = 1024, events = G_MININT64, seed = 1; /* events: G_MININT64 when not given */
 	gboolean json = FALSE;
 	GOptionEntry entries[] = {
 		{ "pending", 0, 0, G_OPTION_ARG_INT64, &pending, "pending events held (default 1024)", "N" },
@@ -50,10 +50,11 @@ int bench_engine(int argc, char **argv)
 		return rc;
 	if (pending < 1 || pending > 100000000)
 		return cli_usage_error(argv[0], "--pending must be in 1..100000000, got %" G_GINT64_FORMAT, pending);
-	if (events < 0)
-		return cli_usage_error(argv[0], "--events must be positive, got %" G_GINT64_FORMAT, events);
-	if (events == 0)
+	if (events == G_MININT64)
 		events = MAX((gint64)20000000, 20 * pending);
+	else if (events < 1 || events > 100000000000)
+		return cli_usage_error(argv[0], "--events must be in 1..100000000000, got %" G_GINT64_FORMAT,
+				       events);
 
 	struct sim *s = sim_new((uint64_t)seed);
 	struct hold h = { .mean_ps = 1e6 };

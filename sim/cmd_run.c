@@ -1,8 +1,9 @@
 /* `g5 run EXPERIMENT.yaml`: loads an experiment (and its platform), runs
  * every point in parallel, and writes DIR/NAME.h5, DIR/NAME.csv and the
  * plots under DIR/plots/ (DIR: -o, else the experiment's outputs.dir). A
- * file error prints "FILE:LINE:COL: message" and exits 2; a failed point or
- * an unwritable output exits 1. */
+ * file error prints "FILE:LINE:COL: message" and exits 2; an unwritable
+ * output exits 1, and so does a failed point, after the files, in which it
+ * is a row with its message (the other points are kept). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,7 @@ int cmd_run(int argc, char **argv)
 {
 	g_autofree char *out_dir = NULL, *h5 = NULL, *csv = NULL;
 	gint jobs = 0;
+	gint64 max_events = G_MININT64; /* not given */
 	gint64 t0;
 	guint nplots = 0;
 	gboolean quiet = FALSE, no_plots = FALSE;
@@ -25,6 +27,7 @@ int cmd_run(int argc, char **argv)
 		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "points simulated in parallel (default: one per core)", "N" },
 		{ "no-plots", 0, 0, G_OPTION_ARG_NONE, &no_plots, "write the results files only", NULL },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress bar and no summary line", NULL },
+		{ "max-events", 0, 0, G_OPTION_ARG_INT64, &max_events, "a point estimated above N events fails before it runs, one that reaches N stops (500000000; 0: no limit)", "N" },
 		{ NULL }
 	};
 	GOptionContext *ctx = g_option_context_new("EXPERIMENT.yaml - run an experiment");
@@ -51,6 +54,11 @@ int cmd_run(int argc, char **argv)
 		cli_usage_error(argv[0], "--jobs must be at least 1, got %d", jobs);
 		goto out;
 	}
+	if (max_events != G_MININT64 && max_events < 0) {
+		cli_usage_error(argv[0], "--max-events must be 0 (no limit) or more, got %" G_GINT64_FORMAT,
+				max_events);
+		goto out;
+	}
 	e = config_experiment_load(argv[1], &err);
 	if (!e) {
 		fprintf(stderr, "%s\n", err->message);
@@ -65,7 +73,8 @@ int cmd_run(int argc, char **argv)
 	}
 	t0 = g_get_monotonic_time();
 
-	r = exp_run(e, jobs, !quiet && isatty(STDERR_FILENO), &err);
+	r = exp_run(e, jobs, max_events == 0 ? UINT64_MAX : max_events > 0 ? (uint64_t)max_events : 0,
+		    !quiet && isatty(STDERR_FILENO), &err);
 	if (!r) {
 		fprintf(stderr, "%s: %s\n", argv[0], err->message);
 		goto out;
@@ -121,7 +130,10 @@ int cmd_run(int argc, char **argv)
 		       (double)(g_get_monotonic_time() - t0) / 1e6, what->str, nplots, out_dir);
 		g_string_free(what, TRUE);
 	}
-	rc = 0;
+	/* the failed points are rows of the files just written; the run fails */
+	for (guint i = 0; i < r->failed->len; i++)
+		fprintf(stderr, "%s: %s\n", argv[0], (const char *)r->failed->pdata[i]);
+	rc = r->failed->len ? 1 : 0;
 	goto out;
 fail:
 	fprintf(stderr, "%s: %s\n", argv[0], err->message);

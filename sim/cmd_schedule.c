@@ -13,7 +13,7 @@
 int cmd_schedule(int argc, char **argv)
 {
 	char *coll_s = NULL, *algo_s = NULL, *paxi_s = NULL, *out_s = NULL, *weights_s = NULL;
-	gint ranks = 0, nchunks = 1, root = 0, peer = -1;
+	gint ranks = G_MININT, nchunks = 1, root = 0, peer = -1;
 	GOptionEntry entries[] = {
 		{ "collective", 'c', 0, G_OPTION_ARG_STRING, &coll_s,
 		  "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, p2p, allgatherv",
@@ -47,7 +47,7 @@ int cmd_schedule(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = 2;
-	if (!coll_s || !algo_s || !ranks) {
+	if (!coll_s || !algo_s || ranks == G_MININT) {
 		rc = cli_usage_error(argv[0], "--collective, --algo and --ranks are required");
 		goto out;
 	}

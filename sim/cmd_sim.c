@@ -6,6 +6,7 @@
  * times and the per-channel traffic, after the table of every size. */
 #include <stddef.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ struct sim_opts {
 	char *minbytes, *maxbytes, *stepfactor;
 	char **set;
 	gint nchunks, root, peer;
-	gint64 seed;
+	gint64 seed, max_events;
 	gboolean json, verbose, breakdown, nccl_table;
 	char *trace;
 };
@@ -221,7 +222,8 @@ static void print_verbose(const struct simulate_outcome *r, const struct platfor
 
 int cmd_sim(int argc, char **argv)
 {
-	struct sim_opts o = { .seed = 1, .peer = -1, .nchunks = INT_MIN }; /* INT_MIN: not given */
+	struct sim_opts o = { .seed = 1, .peer = -1, .nchunks = INT_MIN, /* INT_MIN: not given */
+				.max_events = G_MININT64 };
 	GOptionEntry entries[] = {
 		{ "platform", 0, 0, G_OPTION_ARG_FILENAME, &o.platform, "platform file (configs/platforms/NAME.yaml); flags below change it", "FILE" },
 		{ "topo", 0, 0, G_OPTION_ARG_STRING, &o.topo, "ring, ring-uni, fullmesh, hypercube, torus, switch", "T" },
@@ -262,6 +264,7 @@ int cmd_sim(int argc, char **argv)
 		{ "counts-dist", 0, 0, G_OPTION_ARG_STRING, &o.counts_dist, "allgatherv: draw the weights (zipf:1.2) with --seed", "DIST" },
 		{ "schedule", 0, 0, G_OPTION_ARG_FILENAME, &o.schedule, "run a schedule file instead of --algo", "FILE" },
 		{ "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "RNG seed (1)", "N" },
+		{ "max-events", 0, 0, G_OPTION_ARG_INT64, &o.max_events, "refuse a size estimated above N events, stop one that reaches N (500000000; 0: no limit)", "N" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "one JSON object per result", NULL },
 		{ "nccl-table", 0, 0, G_OPTION_ARG_NONE, &o.nccl_table, "nccl-tests' table: its columns, with a units row under the header", NULL },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o.verbose, "per-step times and per-channel traffic", NULL },
@@ -379,6 +382,12 @@ int cmd_sim(int argc, char **argv)
 				platform_topo_name(pl.fabric.kind));
 		goto out;
 	}
+	if (o.max_events != G_MININT64 && o.max_events < 0) {
+		cli_usage_error(argv[0], "--max-events must be 0 (no limit) or more, got %" G_GINT64_FORMAT,
+				o.max_events);
+		goto out;
+	}
+	job.max_events = o.max_events == 0 ? UINT64_MAX : o.max_events > 0 ? (uint64_t)o.max_events : 0;
 	job.params.nchunks = o.nchunks != INT_MIN ? (uint32_t)o.nchunks : 1;
 	job.params.root = o.root;
 	job.params.peer = o.peer >= 0 ? o.peer : 1;
@@ -481,6 +490,15 @@ int cmd_sim(int argc, char **argv)
 		}
 		sched_free(check);
 	}
+	/* a size whose run cannot fit the clock: refused before any output */
+	for (guint i = 0; i < sizes->len; i++) {
+		job.bytes = g_array_index(sizes, uint64_t, i);
+		if (!simulate_check(&job, &err)) {
+			fprintf(stderr, "%s: %s\n", argv[0], err->message);
+			rc = 1;
+			goto out;
+		}
+	}
 	rc = 0;
 	if (o.nccl_table)
 		nccl_table_header();
@@ -501,18 +519,25 @@ int cmd_sim(int argc, char **argv)
 			break;
 		}
 		const char *algo = job.schedule ? job.schedule->algo : job.algo;
+		char theory[G_ASCII_DTOSTR_BUF_SIZE];
+
+		/* no theory (a schedule that is no registered algorithm's): null, '-' */
+		if (isnan(r.theory_us))
+			g_strlcpy(theory, o.json ? "null" : "-", sizeof(theory));
+		else
+			g_snprintf(theory, sizeof(theory), o.json ? "%.6f" : "%.3f", r.theory_us);
 
 		if (o.nccl_table)
 			nccl_table_row(&job, dt, &r);
 		else if (o.json) {
 			printf("{\"collective\": \"%s\", \"algo\": \"%s\", \"topology\": \"%s\", \"ranks\": %d, "
 			       "\"bytes\": %" G_GUINT64_FORMAT ", \"nchunks\": %u, \"latency_us\": %.6f, "
-			       "\"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"theory_us\": %.6f, \"steps\": %u, "
+			       "\"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"theory_us\": %s, \"steps\": %u, "
 			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.6f, \"mode\": \"%s\", "
 			       "\"proto\": \"%s\", \"channels\": %u",
 			       coll_name(job.coll), algo, platform_topo_name(pl.fabric.kind), pl.fabric.nranks,
 			       job.bytes, job.params.nchunks, r.latency_us, r.algbw_gbps, r.busbw_gbps,
-			       r.theory_us, r.steps, r.events, r.wall_s, platform_mode_name(job.mode),
+			       theory, r.steps, r.events, r.wall_s, platform_mode_name(job.mode),
 			       paxi_proto_name(r.proto), r.nchannels);
 			if (o.breakdown) {
 				printf(", \"breakdown_us\": {");
@@ -523,10 +548,10 @@ int cmd_sim(int argc, char **argv)
 			}
 			printf("}\n");
 		} else
-			printf("  %-13s %-9s %5d %10" G_GUINT64_FORMAT " %12.3f %10.2f %10.2f %12.3f %10" G_GUINT64_FORMAT
+			printf("  %-13s %-9s %5d %10" G_GUINT64_FORMAT " %12.3f %10.2f %10.2f %12s %10" G_GUINT64_FORMAT
 			       " %9.3f\n",
 			       coll_name(job.coll), algo, pl.fabric.nranks, job.bytes, r.latency_us,
-			       r.algbw_gbps, r.busbw_gbps, r.theory_us, r.events, r.wall_s);
+			       r.algbw_gbps, r.busbw_gbps, theory, r.events, r.wall_s);
 		if (o.trace) {
 			if (simulate_trace_write(&r, coll_name(job.coll), algo, o.trace, &err))
 				fprintf(stderr, "%s: wrote the trace to %s (open it in Perfetto or chrome://tracing)\n",

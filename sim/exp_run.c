@@ -40,16 +40,16 @@ struct point_out {
 
 struct pool_state {
 	const struct experiment *e;
+	uint64_t max_events;
 	const struct exp_point *pts;
 	struct point_out *outs;
 	GMutex lock;
 	GCond cond;
 	guint finished;
-	gint failed; /* atomic: stop starting new points */
 };
 
 static bool run_point(const struct experiment *e, const struct exp_point *pt,
-		      struct point_out *o, GError **error)
+		      uint64_t max_events, struct point_out *o, GError **error)
 {
 	struct platform pl;
 	struct simulate_job job = { .proto = SIMULATE_PROTO_AUTO };
@@ -75,6 +75,7 @@ static bool run_point(const struct experiment *e, const struct exp_point *pt,
 	job.params.paxi_set = e->paxi_set;
 	job.params.paxi = e->paxi;
 	job.seed = pt->seed;
+	job.max_events = max_events;
 	ok = simulate(&job, &o->out, error);
 	platform_release(&pl);
 	return ok;
@@ -86,12 +87,8 @@ static void pool_work(gpointer data, gpointer user)
 	guint idx = GPOINTER_TO_UINT(data) - 1;
 	struct point_out *o = &st->outs[idx];
 
-	if (!g_atomic_int_get(&st->failed)) {
-		if (run_point(st->e, &st->pts[idx], o, &o->error))
-			o->done = true;
-		else
-			g_atomic_int_set(&st->failed, 1);
-	}
+	if (run_point(st->e, &st->pts[idx], st->max_events, o, &o->error))
+		o->done = true;
 	g_mutex_lock(&st->lock);
 	st->finished++;
 	g_cond_signal(&st->cond);
@@ -192,7 +189,7 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 	struct rcol *c_steps = rtable_add(t, "steps", RC_I64);
 	struct rcol *c_ev = rtable_add(t, "events", RC_I64);
 	struct rcol *c_wall = rtable_add(t, "wall_s", RC_F64);
-	struct rcol *c_bd[BD_NCAUSES];
+	struct rcol *c_bd[BD_NCAUSES], *c_err = NULL;
 
 	for (int k = 0; k < BD_NCAUSES; k++) {
 		char name[48];
@@ -200,6 +197,9 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 		snprintf(name, sizeof(name), "bd_%s_us", bd_cause_name(k));
 		c_bd[k] = rtable_add(t, name, RC_F64);
 	}
+	for (guint i = 0; i < n && !c_err; i++)
+		if (outs[i].error)
+			c_err = rtable_add(t, "error", RC_STR);
 
 	c_wall->wall = true;
 	struct rtable *st = rtable_new("steps");
@@ -233,7 +233,7 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 		put_s(c_plat, e->plat.name ? e->plat.name : "");
 		put_s(c_coll, coll_name(p->coll));
 		put_s(c_algo, p->algo);
-		put_s(c_topo, o->topology);
+		put_s(c_topo, o->topology ? o->topology : "");
 		put_i(c_ranks, o->ranks);
 		put_i(c_bytes, (int64_t)p->bytes);
 		put_s(c_dtype, dtype_name(p->dtype));
@@ -248,15 +248,20 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 			else
 				put_s(c_sw[s], text);
 		}
-		put_f(c_lat, o->out.latency_us);
-		put_f(c_alg, o->out.algbw_gbps);
-		put_f(c_bus, o->out.busbw_gbps);
-		put_f(c_th, o->out.theory_us);
-		put_i(c_steps, o->out.steps);
-		put_i(c_ev, (int64_t)o->out.events);
+		/* a failed point: NaN results, no steps or channels */
+		double nan_if = o->done ? 0 : NAN;
+
+		put_f(c_lat, o->out.latency_us + nan_if);
+		put_f(c_alg, o->out.algbw_gbps + nan_if);
+		put_f(c_bus, o->out.busbw_gbps + nan_if);
+		put_f(c_th, o->out.theory_us + nan_if);
+		put_i(c_steps, o->done ? o->out.steps : 0);
+		put_i(c_ev, o->done ? (int64_t)o->out.events : 0);
 		put_f(c_wall, o->out.wall_s);
 		for (int k = 0; k < BD_NCAUSES; k++)
-			put_f(c_bd[k], (double)o->out.run.breakdown[k] / 1e6);
+			put_f(c_bd[k], (double)o->out.run.breakdown[k] / 1e6 + nan_if);
+		if (c_err)
+			put_s(c_err, o->error ? o->error->message : "");
 		t->nrows++;
 		for (guint k = 0; o->out.run.steps && k < o->out.run.steps->len; k++) {
 			const struct runner_step *rs = &g_array_index(o->out.run.steps, struct runner_step, k);
@@ -305,7 +310,7 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 		struct rcol *c = t->cols->pdata[ci];
 
 		if (c == c_seed || c == c_lat || c == c_alg || c == c_bus || c == c_th || c == c_steps ||
-		    c == c_ev || c == c_wall)
+		    c == c_ev || c == c_wall || c == c_err)
 			continue;
 		keep[nkeep++] = c;
 	}
@@ -357,11 +362,12 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 	r->summary = sm;
 }
 
-struct exp_results *exp_run(const struct experiment *e, int jobs, bool progress, GError **error)
+struct exp_results *exp_run(const struct experiment *e, int jobs, uint64_t max_events,
+			    bool progress, GError **error)
 {
 	g_autoptr(GArray) pts = experiment_expand(e);
 	guint n = pts->len;
-	struct pool_state st = { .e = e, .pts = (const struct exp_point *)pts->data };
+	struct pool_state st = { .e = e, .max_events = max_events, .pts = (const struct exp_point *)pts->data };
 	struct exp_results *r = NULL;
 	gint64 t0 = g_get_monotonic_time();
 
@@ -392,16 +398,16 @@ struct exp_results *exp_run(const struct experiment *e, int jobs, bool progress,
 		progress_draw(n, n, t0);
 	g_thread_pool_free(pool, FALSE, TRUE);
 
+	r = g_new0(struct exp_results, 1);
+	r->e = e;
+	r->failed = g_ptr_array_new_with_free_func(g_free);
 	for (guint i = 0; i < n; i++)
 		if (st.outs[i].error) {
 			g_autofree char *label = point_label(&st.pts[i]);
 
-			g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_SIM, "%s: %s", label,
-				    st.outs[i].error->message);
-			goto out;
+			g_ptr_array_add(r->failed, g_strdup_printf("%s: %s", label,
+								   st.outs[i].error->message));
 		}
-	r = g_new0(struct exp_results, 1);
-	r->e = e;
 	r->host = g_strdup(g_get_host_name());
 	{
 		g_autoptr(GDateTime) now = g_date_time_new_now_utc();
@@ -409,10 +415,8 @@ struct exp_results *exp_run(const struct experiment *e, int jobs, bool progress,
 		r->date = g_date_time_format_iso8601(now);
 	}
 	build_tables(r, st.pts, n, st.outs);
-out:
 	for (guint i = 0; i < n; i++) {
-		if (st.outs[i].done)
-			simulate_outcome_clear(&st.outs[i].out);
+		simulate_outcome_clear(&st.outs[i].out);
 		g_clear_error(&st.outs[i].error);
 	}
 	g_free(st.outs);
@@ -431,5 +435,7 @@ void exp_results_free(struct exp_results *r)
 	rtable_free(r->summary);
 	g_free(r->host);
 	g_free(r->date);
+	if (r->failed)
+		g_ptr_array_unref(r->failed);
 	g_free(r);
 }

@@ -272,6 +272,9 @@ static bool figure(const struct ctx *c, GArray *rows, const struct rcol *x, cons
 			char b1[G_ASCII_DTOSTR_BUF_SIZE], b2[G_ASCII_DTOSTR_BUF_SIZE];
 			char b3[G_ASCII_DTOSTR_BUF_SIZE], b4[G_ASCII_DTOSTR_BUF_SIZE];
 
+			if (isnan(lat)) /* a point that failed: no result to draw */
+				continue;
+
 			for (guint j = 0; j < rows->len; j++) {
 				guint q = g_array_index(rows, guint, j);
 

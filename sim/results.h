@@ -59,12 +59,19 @@ struct exp_results {
 	struct rtable *results, *steps, *channels;
 	struct rtable *summary;       /* NULL with one seed */
 	char *host, *date;            /* owned: run metadata */
+	GPtrArray *failed;            /* owned: "point N (...): message" of each
+				       * point that failed, in point order */
 };
 
-/* Runs every point on `jobs` threads (0: one per core), drawing a progress
- * bar on stderr when `progress` is set. Returns NULL with error set naming
- * the first point (by index) that failed. */
-struct exp_results *exp_run(const struct experiment *e, int jobs, bool progress, GError **error);
+/* Runs every point on `jobs` threads (0: one per core), each with the
+ * limit of events max_events (simulate_job's: 0 the default), drawing a progress
+ * bar on stderr when `progress` is set. A point that fails (its run passes
+ * the end of the clock, ...) is a row of its own: its results NaN, no
+ * steps or channels, and its message in the column `error`, which the
+ * results table has only when some point failed; r->failed lists them.
+ * The other points are kept. Returns NULL only when no table can be built. */
+struct exp_results *exp_run(const struct experiment *e, int jobs, uint64_t max_events,
+			    bool progress, GError **error);
 void exp_results_free(struct exp_results *r);
 
 /* The results table as CSV: header line, one line per row, wall-clock
@@ -73,6 +80,12 @@ bool results_write_csv(const struct exp_results *r, const char *path, GError **e
 
 /* The whole results file (docs/results.md). */
 bool results_write_h5(const struct exp_results *r, const char *path, GError **error);
+
+/* What the reader takes from a results file, checked before it reads: a
+ * damaged file may declare anything. */
+#define RESULTS_MAX_COLUMNS 4096
+#define RESULTS_MAX_ROWS (1 << 27)
+#define RESULTS_MAX_STRING (1 << 20) /* bytes of one string; 1024 times that per column */
 
 /* Reads one table (group) of a results file; NULL with error if absent. */
 struct rtable *rtable_read_h5(const char *path, const char *table, GError **error);

@@ -6,6 +6,7 @@
 #include "sim/results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
@@ -180,6 +181,15 @@ bool results_write_h5(const struct exp_results *r, const char *path, GError **er
 	for (guint i = 0; i < e->sweeps->len; i++)
 		g_string_append_printf(sweeps, "%s%s", i ? "," : "",
 				       ((struct config_sweep *)e->sweeps->pdata[i])->key);
+	/* HDF5 says only that H5Fcreate failed: the system's reason first */
+	int probe = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (probe < 0) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot write: %s", path,
+			    g_strerror(errno));
+		goto fail;
+	}
+	close(probe);
 	H5_CHECK(fcpl = H5Pcreate(H5P_FILE_CREATE));
 	H5_CHECK(file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT));
 	{
@@ -237,6 +247,18 @@ static char *h5_read_attr_str(hid_t obj, const char *name)
 	if ((attr = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
 		return NULL;
 	type = H5Aget_type(attr);
+	/* one string, of a sane size: a damaged file may say anything */
+	hid_t space = H5Aget_space(attr);
+	hssize_t npoints = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+
+	if (space >= 0)
+		H5Sclose(space);
+	if (npoints != 1) {
+		if (type >= 0)
+			H5Tclose(type);
+		H5Aclose(attr);
+		return NULL;
+	}
 	if (type >= 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
 		char *v = NULL;
 
@@ -245,7 +267,8 @@ static char *h5_read_attr_str(hid_t obj, const char *name)
 			out = g_strdup(v);
 			H5free_memory(v);
 		}
-	} else if (type >= 0 && H5Tget_class(type) == H5T_STRING) {
+	} else if (type >= 0 && H5Tget_class(type) == H5T_STRING && H5Tget_size(type) > 0 &&
+		   H5Tget_size(type) <= RESULTS_MAX_STRING) {
 		size_t n = H5Tget_size(type);
 
 		mem = H5Tcopy(type);
@@ -284,6 +307,11 @@ struct rtable *rtable_read_h5(const char *path, const char *table, GError **erro
 	char *buf = NULL;
 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	if (access(path, R_OK) != 0) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot read: %s", path,
+			    g_strerror(errno));
+		return NULL;
+	}
 	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR) || H5Fis_hdf5(path) <= 0) {
 		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT, "%s: not an HDF5 file", path);
 		return NULL;
@@ -303,6 +331,12 @@ struct rtable *rtable_read_h5(const char *path, const char *table, GError **erro
 			goto fail;
 		}
 		cols = g_strsplit(names, ",", -1);
+		if (g_strv_length(cols) > RESULTS_MAX_COLUMNS) {
+			g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
+				    "%s: table '%s' names %u columns, more than %d", path, table,
+				    g_strv_length(cols), RESULTS_MAX_COLUMNS);
+			goto fail;
+		}
 	}
 	t = rtable_new(table);
 	for (int c = 0; cols[c]; c++) {
@@ -317,6 +351,12 @@ struct rtable *rtable_read_h5(const char *path, const char *table, GError **erro
 			goto fail;
 		}
 		H5Sget_simple_extent_dims(space, dims, NULL);
+		if (dims[0] > RESULTS_MAX_ROWS) {
+			g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
+				    "%s: '%s/%s' has %llu rows, more than %d", path, table, cols[c],
+				    (unsigned long long)dims[0], RESULTS_MAX_ROWS);
+			goto fail;
+		}
 		if (c == 0)
 			t->nrows = (guint)dims[0];
 		if (dims[0] != t->nrows) {
@@ -327,9 +367,16 @@ struct rtable *rtable_read_h5(const char *path, const char *table, GError **erro
 		}
 		H5T_class_t cls = H5Tget_class(type);
 
-		if (cls == H5T_STRING && !H5Tis_variable_str(type)) {
+		if (cls == H5T_STRING && H5Tis_variable_str(type) == 0) {
 			size_t w = H5Tget_size(type);
-			struct rcol *col = rtable_add(t, cols[c], RC_STR);
+
+			if (w == 0 || w > RESULTS_MAX_STRING ||
+			    (uint64_t)w * t->nrows > (uint64_t)RESULTS_MAX_STRING * 1024) {
+				g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
+					    "%s: '%s/%s' holds strings of %zu bytes, more than this reader takes",
+					    path, table, cols[c], w);
+				goto fail;
+			}			struct rcol *col = rtable_add(t, cols[c], RC_STR);
 
 			buf = g_malloc0(w * MAX(t->nrows, 1u) + 1);
 			H5_CHECK(mem = H5Tcopy(type));

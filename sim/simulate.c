@@ -1,7 +1,10 @@
 /* One collective through every layer: schedule -> runner -> PAXI -> fabric ->
  * engine, then metrics. */
 #include "sim/simulate.h"
+
+#include <math.h>
 #include "sim/util/files.h"
+#include "sim/util/units.h"
 
 G_DEFINE_QUARK(g5-simulate-error-quark, simulate_error)
 
@@ -45,6 +48,113 @@ static uint64_t cap_min(uint64_t a, uint64_t b)
 
 static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto,
 			   struct simulate_outcome *out, GError **error);
+
+/* The bytes that the sends of schedule s move at a size of `elems`
+ * elements, counted as the runner sizes each transaction. */
+static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes)
+{
+	uint64_t total = 0;
+
+	for (int r = 0; r < s->nranks; r++)
+		for (guint i = 0; i < s->ranks[r].ops->len; i++) {
+			const struct sched_op *op = &g_array_index(s->ranks[r].ops, struct sched_op, i);
+			uint32_t at = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
+
+			if (op->send_peer < 0)
+				continue;
+			for (uint32_t u = at; u < at + op->count; u++) {
+				uint64_t first, n;
+
+				sched_unit_range(s, elems, u % s->nunits, &first, &n);
+				total += n;
+			}
+		}
+	return total * elem_bytes;
+}
+
+/* The registered algorithm whose schedule s is, op for op, with its own
+ * parameters; NULL for any other (its `algo` line is informative: a name
+ * alone says nothing of what the ops do). */
+static const struct algo_ops *theory_of(const struct sched *s)
+{
+	const struct algo_ops *a = s->algo ? algo_find(s->coll, s->algo, NULL) : NULL;
+	struct algo_params p = {
+		.nranks = s->nranks, .nchunks = s->nchunks, .root = s->root, .peer = s->peer,
+		.weights = s->weights,
+	};
+	struct sched *built = a ? algo_build(a, s->coll, &p, NULL) : NULL;
+	bool same = built && sched_equal(built, s);
+
+	sched_free(built);
+	return same ? a : NULL;
+}
+
+static uint64_t max_events(const struct simulate_job *job)
+{
+	return job->max_events ? job->max_events : SIMULATE_MAX_EVENTS;
+}
+
+/* Refuses a run that cannot fit the clock, before it runs: the launch cost
+ * plus the bytes the schedule sends over the fabric's whole capacity is a
+ * lower bound of its time (every byte sent crosses at least one channel, and
+ * leaves its node at no more than the injection rate). Then one whose
+ * estimate of events (simulate()) is above the job's limit. */
+static bool bound_check(const struct sched *s, const struct simulate_job *job,
+			const struct platform *pl, sim_time_t overhead_ps, const struct fabric *f,
+			GError **error)
+{
+	unsigned __int128 chans = 0, inject = 0;
+	uint64_t sent = sent_bytes(s, job->bytes / job->elem_bytes, job->elem_bytes);
+	const char *key = "link.bandwidth";
+	uint32_t payload = UINT32_MAX;
+	double loss = 1;
+
+	for (int i = 0; i < fabric_channels(f); i++) {
+		struct link_params lp;
+
+		fabric_channel_params(f, i, &lp);
+		chans += lp.bw_bytes_per_s;
+		payload = MIN(payload, lp.max_payload_bytes);
+		if (lp.error_rate > 0 && lp.error_rate < 1)
+			loss = MAX(loss, 1 + lp.error_rate * lp.gbn_window / (1 - lp.error_rate));
+	}
+	double events = 2.0 * ((double)sent / MAX(payload, 1u) + 1) * loss;
+
+	if (events > (double)max_events(job)) {
+		char size[32];
+
+		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_EVENTS,
+			    "%s of %s is estimated at %.3g events, more than the limit of %" G_GUINT64_FORMAT
+			    " (--max-events; 0 lifts it): a smaller size%s", units_format_size(job->bytes, size, sizeof(size)),
+			    coll_name(s->coll), events, max_events(job),
+			    loss > 1 ? " or a lower 'link.error_rate'" : "");
+		return false;
+	}
+	unsigned __int128 rate = chans;
+
+	if (pl->fabric.node.inject_bytes_per_s) {
+		inject = (unsigned __int128)pl->fabric.node.inject_bytes_per_s * (uint64_t)s->nranks;
+		if (inject < rate) {
+			rate = inject;
+			key = "node.inject";
+		}
+	}
+	if (!sent || !rate)
+		return true;
+	unsigned __int128 ps = (unsigned __int128)sent * 1000000000000u / rate + overhead_ps;
+
+	if (ps < SIM_TIME_END)
+		return true;
+	char size[32], total[32];
+
+	g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_CLOCK,
+		    "%s of %s takes at least %.3g s of simulated time at this '%s' (%s sent in all), "
+		    "past the end of the clock (2^63 ps, about 106 days): a faster '%s' or a "
+		    "smaller size", units_format_size(job->bytes, size, sizeof(size)),
+		    coll_name(s->coll), (double)ps / 1e12, key,
+		    units_format_size(sent, total, sizeof(total)), key);
+	return false;
+}
 
 bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GError **error)
 {
@@ -107,8 +217,8 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 			return false;
 		s = built;
 	}
-	if (!a && s->algo) /* a schedule file of a registered algorithm: show its theory */
-		a = algo_find(s->coll, s->algo, NULL);
+	if (!a) /* a given schedule: the theory of the algorithm it is, if any */
+		a = theory_of(s);
 	platform_impl(job->plat, s->algo && !strcmp(s->algo, "nccl"), &impl);
 	run_pl.overhead_ps = platform_overhead(&impl, job->mode);
 	uint64_t copy_rate = paxi_copy_rate(&pl->paxi);
@@ -166,6 +276,10 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 
 	struct tracer tr = { 0 };
 
+	if (px && !bound_check(s, job, pl, pl->overhead_ps, f, error)) {
+		paxi_free(px);
+		px = NULL;
+	}
 	if (px && job->trace) {
 		tr.busy = g_array_new(FALSE, FALSE, sizeof(struct chan_busy));
 		tr.open = g_array_new(FALSE, FALSE, sizeof(gint));
@@ -179,13 +293,13 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 
 		if (job->trace)
 			ok = runner_run_spans(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
-					      &out->run, error);
+					      max_events(job), &out->run, error);
 		else if (job->launches > 1)
 			ok = runner_run_launches(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
-						 &bb, &out->run, error);
+						 max_events(job), &bb, &out->run, error);
 		else
 			ok = runner_run(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
-					&out->run, error);
+					max_events(job), &out->run, error);
 		out->wall_s = (double)g_get_monotonic_time() / 1e6 - t0;
 	}
 	if (ok) {
@@ -200,7 +314,7 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		out->theory_us = a ? algo_theory_us(a, s->coll, n, job->bytes,
 						    (double)pl->overhead_ps / 1e6,
 						    (double)pl->alpha_ps / 1e6, (double)beta)
-				   : 0;
+				   : NAN;
 		out->steps = s->nsteps;
 		out->events = sim_counters(sim)->executed;
 		out->sim_end_ps = sim_now(sim);
@@ -222,6 +336,35 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 	fabric_free(f);
 	sim_free(sim);
 out:
+	sched_free(built);
+	if (!ok)
+		simulate_outcome_clear(out);
+	return ok;
+}
+
+bool simulate_check(const struct simulate_job *job, GError **error)
+{
+	const struct sched *s = job->schedule;
+	struct sched *built = NULL;
+	bool ok = false;
+
+	if (!s) {
+		struct algo_params p = job->params;
+		const struct algo_ops *a = algo_find(job->coll, job->algo, error);
+
+		p.nranks = job->plat->fabric.nranks;
+		built = a ? algo_build(a, job->coll, &p, error) : NULL;
+		if (!built)
+			return false;
+		s = built;
+	}
+	struct sim *sim = sim_new(job->seed);
+	struct fabric *f = fabric_new(sim, &job->plat->fabric, error);
+
+	if (f)
+		ok = job->elem_bytes && bound_check(s, job, job->plat, 0, f, error);
+	fabric_free(f);
+	sim_free(sim);
 	sched_free(built);
 	return ok;
 }

@@ -27,12 +27,18 @@ struct simulate_job {
 	uint32_t launches;           /* calls back to back that the measured time averages
 				      * (a timer's iterations); <= 1: one call alone */
 	int proto;                   /* enum paxi_proto of the Transfers, or SIMULATE_PROTO_AUTO */
+	uint64_t max_events;         /* 0: SIMULATE_MAX_EVENTS; UINT64_MAX: no limit */
 	bool inplace;                /* run in place: a schedule that is out-of-place only
 				      * first copies each rank's input window aside (one
 				      * more launch, then the copy at the reduce rate),
 				      * before its ops, as the executor does inside the
 				      * timed launch */
 };
+
+/* The default limit of a run's events: refused before it runs when its
+ * estimate is above, stopped when it reaches it (about a minute of a
+ * core at the simulator's usual 8 M events/s). */
+#define SIMULATE_MAX_EVENTS 500000000ull
 
 /* The protocol NCCL would pick: the one of least simulated time (algorithm
  * "nccl"; any other algorithm runs Simple). */
@@ -45,6 +51,8 @@ GQuark simulate_error_quark(void);
 enum simulate_error_code {
 	SIMULATE_ERROR_SIZE,  /* not a whole number of elements */
 	SIMULATE_ERROR_RANKS, /* schedule and platform disagree on the rank count */
+	SIMULATE_ERROR_CLOCK, /* a lower bound of the run's time is past the clock's end */
+	SIMULATE_ERROR_EVENTS, /* the run's estimated events are above the limit */
 };
 
 /* A busy interval of a channel (transmissions closer than 1 ns merged). */
@@ -54,7 +62,10 @@ struct chan_busy {
 };
 
 struct simulate_outcome {
-	double latency_us, algbw_gbps, busbw_gbps, theory_us;
+	double latency_us, algbw_gbps, busbw_gbps;
+	double theory_us;            /* the algorithm's alpha-beta time; NaN for a given
+				      * schedule that is not, op for op, the schedule of
+				      * the registered algorithm its `algo` line names */
 	uint32_t steps;              /* schedule steps */
 	uint64_t events;
 	double wall_s;
@@ -73,7 +84,24 @@ struct simulate_outcome {
 bool simulate_trace_write(const struct simulate_outcome *out, const char *collective,
 			  const char *algo, const char *path, GError **error);
 
+/* Simulates the job into *out (cleared first; simulate_outcome_clear it).
+ * Refused before it runs, SIMULATE_ERROR_CLOCK, when a lower bound of its
+ * time is past the end of the clock (SIM_TIME_END): the launch cost plus
+ * every byte the ranks send over the whole fabric's capacity (the sum of
+ * its channels' rates, or of the nodes' injection rates when lower). A run
+ * that still passes the clock while it runs (loss stretches it, or traffic
+ * the bound does not see) fails with RUNNER_ERROR_CLOCK. Refused the same
+ * way, SIMULATE_ERROR_EVENTS, when an estimate of its events is above the
+ * job's limit: 2 per packet of every byte sent (the smallest packet
+ * payload), times 1 + p W / (1 - p) under a packet error rate p with a
+ * Go-Back-N window W (a loss replays up to a window); stopped with
+ * RUNNER_ERROR_EVENTS if it reaches the limit all the same. */
 bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GError **error);
 void simulate_outcome_clear(struct simulate_outcome *out);
+
+/* The refusals of simulate() that need no run, for a front end to make
+ * before any output: building the schedule and the fabric, the clock's
+ * lower bound (without the launch cost) and the estimate of events. */
+bool simulate_check(const struct simulate_job *job, GError **error);
 
 #endif

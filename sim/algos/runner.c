@@ -531,8 +531,8 @@ static inline uint64_t match_key(int a, int b, uint32_t lane, uint32_t k)
 }
 
 static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
-		sim_time_t overhead_ps, const struct runner_launches *bb, struct runner_result *res,
-		bool spans, GError **error)
+		sim_time_t overhead_ps, uint64_t max_events, const struct runner_launches *bb,
+		struct runner_result *res, bool spans, GError **error)
 {
 	struct sim *sim = paxi_sim(px);
 	uint32_t timed = bb && bb->calls > 1 ? bb->calls : 1;
@@ -666,7 +666,22 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	r.t0 = sim_now(sim);
 	r.t_end = r.t0 + overhead_ps;
 	sim_schedule(sim, overhead_ps, &r.c, RUN_KICK);
-	sim_run(sim, SIM_TIME_MAX, UINT64_MAX);
+	enum sim_run_result how = sim_run(sim, SIM_TIME_MAX, max_events);
+
+	if (how == SIM_RUN_OVERFLOW) {
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_CLOCK,
+			    "the run's simulated time passed the end of the clock (2^63 ps, about "
+			    "106 days) after %.3f s: the links are too slow, the size too large "
+			    "or the loss too heavy for one run", (double)sim_now(sim) / 1e12);
+		goto out;
+	}
+	if (how == SIM_RUN_LIMIT) {
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_EVENTS,
+			    "the run reached its limit of %" G_GUINT64_FORMAT " events at %.3f us "
+			    "of simulated time, with %" G_GUINT64_FORMAT " ops left", max_events,
+			    (double)sim_now(sim) / 1e6, r.left);
+		goto out;
+	}
 	if (r.left) {
 		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_DEADLOCK,
 			    "schedule deadlocked: %" G_GUINT64_FORMAT " ops never completed", r.left);
@@ -749,16 +764,17 @@ out:
 }
 
 bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
-		sim_time_t overhead_ps, struct runner_result *res, GError **error)
+		sim_time_t overhead_ps, uint64_t max_events, struct runner_result *res,
+		GError **error)
 {
-	return run(px, s, bytes, elem_bytes, overhead_ps, NULL, res, false, error);
+	return run(px, s, bytes, elem_bytes, overhead_ps, max_events, NULL, res, false, error);
 }
 
 bool runner_run_spans(struct paxi *px, const struct sched *s, uint64_t bytes,
-		      uint32_t elem_bytes, sim_time_t overhead_ps, struct runner_result *res,
-		      GError **error)
+		      uint32_t elem_bytes, sim_time_t overhead_ps, uint64_t max_events,
+		      struct runner_result *res, GError **error)
 {
-	return run(px, s, bytes, elem_bytes, overhead_ps, NULL, res, true, error);
+	return run(px, s, bytes, elem_bytes, overhead_ps, max_events, NULL, res, true, error);
 }
 
 void runner_result_clear(struct runner_result *res)
@@ -772,8 +788,8 @@ void runner_result_clear(struct runner_result *res)
 }
 
 bool runner_run_launches(struct paxi *px, const struct sched *s, uint64_t bytes,
-			 uint32_t elem_bytes, sim_time_t overhead_ps,
+			 uint32_t elem_bytes, sim_time_t overhead_ps, uint64_t max_events,
 			 const struct runner_launches *bb, struct runner_result *res, GError **error)
 {
-	return run(px, s, bytes, elem_bytes, overhead_ps, bb, res, false, error);
+	return run(px, s, bytes, elem_bytes, overhead_ps, max_events, bb, res, false, error);
 }

@@ -24,6 +24,8 @@ GQuark runner_error_quark(void);
 enum runner_error_code {
 	RUNNER_ERROR_UNMATCHED, /* a send or receive with no partner, or no units */
 	RUNNER_ERROR_DEADLOCK,  /* ops that never completed */
+	RUNNER_ERROR_CLOCK,     /* the run's time passed the end of the clock */
+	RUNNER_ERROR_EVENTS,    /* the run reached its limit of events */
 };
 
 struct runner_step {
@@ -69,17 +71,19 @@ struct runner_op_span {
 };
 
 /* Runs `s` for a collective of `bytes` (nccl-tests' size) with elements of
- * `elem_bytes` on `px` (whose sim must be otherwise idle), starting now.
- * Returns false with error set when the schedule cannot run on this fabric
- * (rank count, unmatched sends). res->steps must be freed with
- * runner_result_clear(). */
+ * `elem_bytes` on `px` (whose sim must be otherwise idle), starting now, for
+ * at most max_events events (UINT64_MAX: no limit). Returns false with
+ * error set when the schedule cannot run on this fabric (rank count,
+ * unmatched sends), when its time passes the end of the clock or when it
+ * reaches max_events. res->steps must be freed with runner_result_clear(). */
 bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
-		sim_time_t overhead_ps, struct runner_result *res, GError **error);
+		sim_time_t overhead_ps, uint64_t max_events, struct runner_result *res,
+		GError **error);
 
 /* As runner_run, and also fills res->spans with every op's span. */
 bool runner_run_spans(struct paxi *px, const struct sched *s, uint64_t bytes,
-		      uint32_t elem_bytes, sim_time_t overhead_ps, struct runner_result *res,
-		      GError **error);
+		      uint32_t elem_bytes, sim_time_t overhead_ps, uint64_t max_events,
+		      struct runner_result *res, GError **error);
 
 /* Calls back to back, as a timer that averages `calls` launches in a row
  * measures them: each rank's next call starts once its previous one has
@@ -97,7 +101,7 @@ struct runner_launches {
 /* As runner_run, for calls back to back: latency_ps is the mean time of a
  * call; steps are those of the first call. */
 bool runner_run_launches(struct paxi *px, const struct sched *s, uint64_t bytes,
-			 uint32_t elem_bytes, sim_time_t overhead_ps,
+			 uint32_t elem_bytes, sim_time_t overhead_ps, uint64_t max_events,
 			 const struct runner_launches *bb, struct runner_result *res,
 			 GError **error);
 void runner_result_clear(struct runner_result *res);

@@ -267,11 +267,11 @@ static bool rd_header_line(struct reader *rd, struct header *h)
 	case H_NBLOCKS:
 	case H_UNITS:
 	case H_SCRATCH:
-		return rd_i64(rd, val, hdr_names[k], k == H_SCRATCH ? 0 : 1, UINT32_MAX / 4, &h->v[k]);
+		return rd_i64(rd, val, hdr_names[k], k == H_SCRATCH ? 0 : 1, SCHED_MAX_UNITS, &h->v[k]);
 	case H_INPLACE:
 		return rd_i64(rd, val, "inplace", 0, 1, &h->v[k]);
 	case H_STEPS:
-		return rd_i64(rd, val, "steps", 0, UINT32_MAX, &h->v[k]);
+		return rd_i64(rd, val, "steps", 0, SCHED_MAX_STEPS, &h->v[k]);
 	case H_LANES:
 		return rd_i64(rd, val, "lanes", 0, SCHED_MAX_LANES, &h->v[k]);
 	default:
@@ -333,7 +333,7 @@ static bool rd_op(struct reader *rd, struct sched *s, int r, uint32_t i)
 	if (!rd_u64(rd, tok(rd, 4), "lane", 0, SCHED_MAX_LANES - 1, &u))
 		return false;
 	o.lane = (uint8_t)u;
-	if (!rd_u64(rd, tok(rd, 5), "step", 0, UINT32_MAX - 1, &u))
+	if (!rd_u64(rd, tok(rd, 5), "step", 0, SCHED_MAX_STEPS - 1, &u))
 		return false;
 	o.step = (uint32_t)u;
 	if (!rd_i64(rd, tok(rd, 6), "receive peer", -1, n - 1, &x))
@@ -421,6 +421,12 @@ static struct sched *rd_all(struct reader *rd, GArray *lines)
 			h.v[H_UNITS], h.v[H_NBLOCKS] * h.v[H_NCHUNKS]);
 		goto out;
 	}
+	if ((uint64_t)n * (uint64_t)h.v[H_STEPS] > SCHED_MAX_STEP_ROWS) {
+		rd->line = h.line[H_STEPS];
+		rd_fail(rd, "%d ranks x 'steps %" G_GINT64_FORMAT "' are more than %" G_GUINT64_FORMAT
+			" rows of a run's step table", n, h.v[H_STEPS], SCHED_MAX_STEP_ROWS);
+		goto out;
+	}
 	if (h.v[H_ROOT] >= n || h.v[H_PEER] >= n) {
 		rd->line = h.line[h.v[H_ROOT] >= n ? H_ROOT : H_PEER];
 		rd_fail(rd, "%s %" G_GINT64_FORMAT " is out of range -1..%d",
@@ -491,6 +497,18 @@ static struct sched *rd_all(struct reader *rd, GArray *lines)
 				g_array_append_val(lines, rd->line);
 		}
 	}
+	uint64_t cells = 0;
+
+	for (int r = 0; r < n; r++)
+		cells += (uint64_t)(s->ranks[r].in_hi - s->ranks[r].in_lo) +
+			 (s->ranks[r].out_hi - s->ranks[r].out_lo) + s->scratch_units;
+	if (cells * 8 * (1 + (uint64_t)(n + 63) / 64) > SCHED_MAX_VERIFY_BYTES) {
+		rd->line = h.line[H_SCRATCH];
+		rd_fail(rd, "the windows and 'scratch %u' of %d ranks are %" G_GUINT64_FORMAT
+			" cells, more than the verifier's %" G_GUINT64_FORMAT " bytes hold",
+			s->scratch_units, n, cells, SCHED_MAX_VERIFY_BYTES);
+		goto bad;
+	}
 	if (!rd_next(rd)) {
 		rd_fail(rd, "truncated: missing 'end'");
 		goto bad;
@@ -531,6 +549,16 @@ struct sched *sched_file_parse(const char *text, size_t len, const char *name, G
 		.tok = g_ptr_array_new_with_free_func(g_free),
 		.error = error,
 	};
+	const char *nul = memchr(text, 0, len);
+
+	if (nul) { /* a token would end there: refused, as a text file has none */
+		rd.line = 1;
+		for (const char *q = text; q < nul; q++)
+			rd.line += *q == '\n';
+		rd_fail(&rd, "a NUL byte: not a text file");
+		g_ptr_array_unref(rd.tok);
+		return NULL;
+	}
 	GArray *lines = op_lines ? g_array_new(FALSE, FALSE, sizeof(uint32_t)) : NULL;
 	struct sched *s = rd_all(&rd, lines);
 
@@ -548,33 +576,10 @@ struct sched *sched_file_load(const char *path, GArray **op_lines, GError **erro
 {
 	char *text = NULL;
 	gsize len = 0;
-	const char *name = path;
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
 
-	if (!strcmp(path, "-")) {
-		GString *g = g_string_new(NULL);
-		char buf[65536];
-		size_t k;
-
-		name = "<stdin>";
-		while ((k = fread(buf, 1, sizeof(buf), stdin)) > 0)
-			g_string_append_len(g, buf, (gssize)k);
-		if (ferror(stdin)) {
-			g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
-				    "cannot read the schedule from stdin: %s", g_strerror(errno));
-			g_string_free(g, TRUE);
-			return NULL;
-		}
-		len = g->len;
-		text = g_string_free(g, FALSE);
-	} else {
-		GError *e = NULL;
-
-		if (!g_file_get_contents(path, &text, &len, &e)) {
-			g_set_error(error, e->domain, e->code, "cannot read '%s': %s", path, e->message);
-			g_error_free(e);
-			return NULL;
-		}
-	}
+	if (!files_read(path, SCHED_FILE_MAX_BYTES, true, &text, &len, error))
+		return NULL;
 	struct sched *s = sched_file_parse(text, len, name, op_lines, error);
 
 	g_free(text);

@@ -27,6 +27,19 @@
 
 #define SCHED_FILE_VERSION 1
 
+/* What a file may ask of memory, checked as it is read ("NAME:LINE:"):
+ * the text itself, `units` and `scratch` (each a cell of every rank's
+ * buffers for the verifier), `steps` (a row per rank and step in a run's
+ * table), and, over all ranks, the verifier's cells (windows and scratch,
+ * each 8 bytes per 64 ranks plus 8) and the run's step rows (32 bytes). The
+ * largest schedules g5 writes (1024 ranks, ring, nchunks 8: 1 GB of text)
+ * are below every one. */
+#define SCHED_FILE_MAX_BYTES ((gsize)2 << 30)
+#define SCHED_MAX_UNITS (1u << 24)
+#define SCHED_MAX_STEPS (1u << 24)
+#define SCHED_MAX_VERIFY_BYTES ((uint64_t)4 << 30)
+#define SCHED_MAX_STEP_ROWS ((uint64_t)1 << 27)
+
 /* The file text of s; g_free() it. */
 char *sched_file_format(const struct sched *s);
 
@@ -41,7 +54,8 @@ bool sched_file_write(const struct sched *s, const char *path, GError **error);
 struct sched *sched_file_parse(const char *text, size_t len, const char *name,
 			       GArray **op_lines, GError **error);
 
-/* Reads path ("-": stdin, named "<stdin>" in messages) and parses it. */
+/* Reads path ("-": stdin, named "<stdin>" in messages; at most
+ * SCHED_FILE_MAX_BYTES) and parses it. */
 struct sched *sched_file_load(const char *path, GArray **op_lines, GError **error);
 
 #endif

@@ -36,6 +36,7 @@ struct sim {
 	sim_trace_fn trace;
 	void *trace_user;
 	bool stop;
+	bool overflowed;          /* an event was scheduled past SIM_TIME_END */
 	/* cold */
 	uint64_t seed;
 	GPtrArray *slabs;         /* owned: event arrays, free()d */
@@ -141,11 +142,24 @@ static inline struct sim_event *take_event(struct sim *s, sim_time_t time,
 static __attribute__((noinline)) struct sim_event *
 schedule_slow(struct sim *s, sim_time_t delay_ps, struct sim_component *target, uint32_t type)
 {
-	if (delay_ps > SIM_TIME_MAX - s->now)
-		g_error("sim: event at now %" G_GUINT64_FORMAT " + delay %" G_GUINT64_FORMAT
-			" ps overflows the clock", s->now, delay_ps);
 	if (!s->free_list)
 		grow_free_list(s);
+	if (delay_ps >= SIM_TIME_END - s->now) {
+		/* past the clock: an event that is never queued and never fires
+		 * (its slab is freed with the sim), and the run ends here */
+		struct sim_event *dead = s->free_list;
+
+		s->free_list = dead->data[0].p;
+		dead->time = SIM_TIME_END;
+		dead->seq = s->next_seq++;
+		dead->target = target;
+		dead->type = type;
+		dead->flags = EV_CANCELLED;
+		dead->data[0].p = NULL;
+		s->overflowed = true;
+		sim_stop(s);
+		return dead;
+	}
 	struct sim_event *ev = take_event(s, s->now + delay_ps, target, type);
 
 	eq_push(&s->q, ev->time, ev);
@@ -159,8 +173,10 @@ struct sim_event *sim_schedule(struct sim *s, sim_time_t delay_ps,
 	unsigned j = eq_bucket_of(s->q.last, time);
 
 	/* time < s->q.last cannot happen (the clock never falls below the
-	 * queue's last key) but would break the queue's order: checked. */
-	if (G_UNLIKELY(time < delay_ps || time < s->q.last || !s->free_list ||
+	 * queue's last key) but would break the queue's order: checked. Both
+	 * now and a delay below SIM_TIME_END cannot wrap, so one test of
+	 * (time | delay) finds every time past the clock. */
+	if (G_UNLIKELY((time | delay_ps) >= SIM_TIME_END || time < s->q.last || !s->free_list ||
 		       !eq_can_put(&s->q, j)))
 		return schedule_slow(s, delay_ps, target, type);
 	struct sim_event *ev = take_event(s, time, target, type);
@@ -192,6 +208,8 @@ enum sim_run_result sim_run(struct sim *s, sim_time_t until, uint64_t max_events
 	 * sets it to 0: the loop tests a single condition per event. */
 	uint64_t start = s->ctr.executed;
 
+	if (s->overflowed)
+		return SIM_RUN_OVERFLOW;
 	s->run_end = max_events > UINT64_MAX - start ? UINT64_MAX : start + max_events;
 	s->stop = false;
 	while (s->ctr.executed < s->run_end) {
@@ -220,7 +238,12 @@ enum sim_run_result sim_run(struct sim *s, sim_time_t until, uint64_t max_events
 		release_event(s, ev);
 		s->ctr.executed++;
 	}
-	return s->stop ? SIM_RUN_STOPPED : SIM_RUN_LIMIT;
+	return s->overflowed ? SIM_RUN_OVERFLOW : s->stop ? SIM_RUN_STOPPED : SIM_RUN_LIMIT;
+}
+
+bool sim_overflowed(const struct sim *s)
+{
+	return s->overflowed;
 }
 
 void sim_stop(struct sim *s)

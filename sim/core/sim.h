@@ -28,6 +28,11 @@
 typedef uint64_t sim_time_t; /* picoseconds */
 
 #define SIM_TIME_MAX UINT64_MAX
+/* The end of the clock: no event may be scheduled at or after 2^63 ps (about
+ * 106.75 days of simulated time). Half the range of sim_time_t, so that a
+ * time below it plus any delay below it never wraps, wherever a layer adds
+ * them before it schedules. */
+#define SIM_TIME_END ((sim_time_t)1 << 63)
 #define SIM_PS(x) ((sim_time_t)(x))
 #define SIM_NS(x) ((sim_time_t)(x) * 1000u)
 #define SIM_US(x) ((sim_time_t)(x) * 1000000u)
@@ -77,6 +82,8 @@ enum sim_run_result {
 	SIM_RUN_UNTIL,   /* next event lies after `until`; now == until */
 	SIM_RUN_LIMIT,   /* the event-count limit was reached */
 	SIM_RUN_STOPPED, /* a handler called sim_stop() */
+	SIM_RUN_OVERFLOW, /* an event was scheduled past the clock's end: the
+			   * run stopped there and cannot go on */
 };
 
 struct sim_counters {
@@ -104,8 +111,12 @@ sim_time_t sim_now(const struct sim *s);
 uint64_t sim_seed(const struct sim *s);
 
 /* Schedules an event of `type` for `target` at now + delay_ps and returns it so
- * that the caller fills ev->data (the engine owns it). now + delay must not
- * overflow (aborts). */
+ * that the caller fills ev->data (the engine owns it). When now + delay_ps
+ * would reach SIM_TIME_END the clock has overflowed: the event never fires
+ * (it is returned cancelled), sim_overflowed() turns true for good, and the
+ * run stops after the current event with SIM_RUN_OVERFLOW. A simulation
+ * whose time runs past the clock is a user's input (a very slow link, a huge
+ * size, heavy loss), not a programming error. */
 struct sim_event *sim_schedule(struct sim *s, sim_time_t delay_ps,
 			       struct sim_component *target, uint32_t type);
 
@@ -124,6 +135,9 @@ enum sim_run_result sim_run(struct sim *s, sim_time_t until, uint64_t max_events
 
 /* Asks the running sim_run() to return after the current event. */
 void sim_stop(struct sim *s);
+
+/* True once an event was scheduled past SIM_TIME_END (see sim_schedule). */
+bool sim_overflowed(const struct sim *s);
 
 /* Pending events that will fire (cancelled ones not counted). */
 uint64_t sim_pending(const struct sim *s);

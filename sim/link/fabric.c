@@ -158,25 +158,26 @@ sim_time_t link_wire_ps(uint64_t bytes, uint64_t bw_bytes_per_s)
 	if (bytes <= UINT64_MAX / 1000000000000u) {
 		uint64_t n = bytes * 1000000000000u;
 
-		return n / bw_bytes_per_s + (n % bw_bytes_per_s != 0);
+		return MIN(n / bw_bytes_per_s + (n % bw_bytes_per_s != 0), SIM_TIME_END);
 	}
 	unsigned __int128 n = (unsigned __int128)bytes * 1000000000000u;
 	unsigned __int128 q = n / bw_bytes_per_s + (n % bw_bytes_per_s != 0);
 
-	if (q > SIM_TIME_MAX)
-		g_error("link: %" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT
-			" B/s overflow the clock", bytes, bw_bytes_per_s);
-	return (sim_time_t)q;
+	return q >= SIM_TIME_END ? SIM_TIME_END : (sim_time_t)q;
 }
 
 sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes)
 {
 	uint64_t full = bytes / p->max_payload_bytes, rest = bytes % p->max_payload_bytes;
-	sim_time_t t = full * link_wire_ps((uint64_t)p->max_payload_bytes + p->header_bytes,
-					   p->bw_bytes_per_s);
+	sim_time_t one = link_wire_ps((uint64_t)p->max_payload_bytes + p->header_bytes,
+				      p->bw_bytes_per_s);
+	sim_time_t t = full && one > SIM_TIME_END / full ? SIM_TIME_END : full * one;
 
-	if (rest || bytes == 0)
-		t += link_wire_ps(rest + p->header_bytes, p->bw_bytes_per_s);
+	if (rest || bytes == 0) {
+		sim_time_t last = link_wire_ps(rest + p->header_bytes, p->bw_bytes_per_s);
+
+		t = last >= SIM_TIME_END - t ? SIM_TIME_END : t + last;
+	}
 	return t;
 }
 

@@ -125,12 +125,14 @@ struct link_params {
  * ~23 packets), Go-Back-N window 128, timeout 2 us, no errors. */
 void link_params_default(struct link_params *p);
 
-/* ceil(bytes x 1e12 / bw_bytes_per_s) picoseconds, exactly, for any bytes
- * (aborts only if the result exceeds SIM_TIME_MAX). bw > 0. */
+/* ceil(bytes x 1e12 / bw_bytes_per_s) picoseconds, exactly, for any bytes;
+ * SIM_TIME_END when that reaches the end of the clock (scheduling it then
+ * overflows the run: sim_schedule). bw > 0. */
 sim_time_t link_wire_ps(uint64_t bytes, uint64_t bw_bytes_per_s);
 
 /* The serialisation of a whole message of `bytes` on one channel of `p`: the
- * sum over its packets (bytes = 0: one header-only packet). */
+ * sum over its packets (bytes = 0: one header-only packet); SIM_TIME_END at
+ * most, like link_wire_ps. */
 sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes);
 
 /* The memory side of every node. 0 means unlimited. */

@@ -47,6 +47,64 @@ static bool write_all(int fd, const char *path, const char *text, gsize len, GEr
 	return true;
 }
 
+bool files_read(const char *path, gsize max_bytes, bool text_only, char **text, gsize *len,
+		GError **error)
+{
+	bool in = !strcmp(path, "-");
+	const char *name = in ? "<stdin>" : path;
+	int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	GString *g;
+
+	if (fd < 0)
+		return io_error(error, name, "read", errno);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return io_error(error, name, "read", EISDIR);
+	}
+	g = g_string_sized_new(S_ISREG(st.st_mode) && (guint64)st.st_size <= max_bytes
+			       ? (gsize)st.st_size + 1 : 65536);
+	for (;;) {
+		char buf[65536];
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			if (!in)
+				close(fd);
+			g_string_free(g, TRUE);
+			return io_error(error, name, "read", err);
+		}
+		if (n == 0)
+			break;
+		const char *nul = text_only ? memchr(buf, 0, (size_t)n) : NULL;
+
+		if ((gsize)n > max_bytes - g->len || nul) {
+			if (!in)
+				close(fd);
+			if (nul)
+				g_set_error(error, FILES_ERROR, FILES_ERROR_NOT_TEXT,
+					    "%s: byte %" G_GSIZE_FORMAT " is NUL: not a text file", name,
+					    g->len + (gsize)(nul - buf));
+			else
+				g_set_error(error, FILES_ERROR, FILES_ERROR_LARGE,
+					    "%s: larger than %" G_GSIZE_FORMAT
+					    " bytes, the most this reader takes", name, max_bytes);
+			g_string_free(g, TRUE);
+			return false;
+		}
+		g_string_append_len(g, buf, n);
+	}
+	if (!in)
+		close(fd);
+	*len = g->len;
+	*text = g_string_free(g, FALSE);
+	return true;
+}
+
 bool files_write(const char *path, const char *text, gsize len, GError **error)
 {
 	struct stat st;

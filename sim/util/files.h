@@ -17,8 +17,18 @@
 #define FILES_ERROR (files_error_quark())
 GQuark files_error_quark(void);
 enum files_error_code {
-	FILES_ERROR_IO, /* cannot write, rename or close; a directory */
+	FILES_ERROR_IO,    /* cannot read, write, rename or close; a directory */
+	FILES_ERROR_LARGE, /* more than the reader's limit */
+	FILES_ERROR_NOT_TEXT, /* a NUL byte where text was asked for */
 };
+
+/* Reads all of path ("-": the standard input) into *text (NUL-terminated,
+ * g_free() it) and its length into *len, refusing more than max_bytes: an
+ * endless pipe stops there with "larger than" instead of filling memory.
+ * With `text_only`, a NUL byte is refused as soon as it is read (a text
+ * file has none; /dev/zero fails at its first block). Errors name the path. */
+bool files_read(const char *path, gsize max_bytes, bool text_only, char **text, gsize *len,
+		GError **error);
 
 /* Writes len bytes of text to path as described above. */
 bool files_write(const char *path, const char *text, gsize len, GError **error);

@@ -59,10 +59,21 @@ bool weights_parse_list(const char *text, int n, uint64_t **out, GError **error)
 
 	for (guint i = 0; i < len; i++) {
 		guint64 v;
+		GError *e = NULL;
 
-		if (!g_ascii_string_to_unsigned(parts[i], 10, 0, G_MAXUINT32, &v, NULL)) {
-			g_set_error(error, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE,
-				    "entry '%s' is not a whole number", parts[i]);
+		if (!g_ascii_string_to_unsigned(parts[i], 10, 0, G_MAXUINT32, &v, &e)) {
+			bool range = g_error_matches(e, G_NUMBER_PARSER_ERROR,
+						     G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS);
+
+			g_error_free(e);
+			if (range)
+				g_set_error(error, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE,
+					    "entry '%.40s' is above the largest weight, %u", parts[i],
+					    G_MAXUINT32);
+			else
+				g_set_error(error, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE,
+					    "entry '%.40s%s' is not a whole number", parts[i],
+					    strlen(parts[i]) > 40 ? "..." : "");
 			g_free(w);
 			return false;
 		}

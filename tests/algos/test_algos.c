@@ -670,6 +670,15 @@ static void test_file_damaged(void)
 		  "op 3 recv_copy_sent transfer 0 3 2 1 - out:2 1 0\n", "unknown op kind 'recv_copy_sent'" },
 		{ "steps 4\n", "steps 5\n", "'steps 5' but the ops use 4" },
 		{ "end\n", "end\nop 0\n", "text after 'end'" },
+		/* header values that would ask memory nobody has */
+		{ "steps 4\n", "steps 4294967295\n", "steps 4294967295 is out of range 0..16777216" },
+		{ "nblocks 3\n", "nblocks 1073741823\n", "nblocks 1073741823 is out of range 1..16777216" },
+		{ "scratch 0\n", "scratch 1073741823\n", "scratch 1073741823 is out of range 0..16777216" },
+		{ "units 3\n", "units 16777217\n", "units 16777217 is out of range 1..16777216" },
+		{ "op 1 recv_reduce_send transfer 0 1 2 1 in:1 - 1 -\n",
+		  "op 1 recv_reduce_send transfer 0 16777216 2 1 in:1 - 1 -\n",
+		  "step 16777216 is out of range 0..16777215" },
+		{ "steps 4\n", "steps 16777216\n", "'steps 16777216' but the ops use 4" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -707,6 +716,31 @@ static void test_file_damaged(void)
 	want = g_strdup_printf("f:%u: truncated: missing 'end'", line_of(good, "end\n") - 1);
 	g_assert_cmpstr(err->message, ==, want);
 	g_free(want);
+	g_clear_error(&err);
+	/* limits over all ranks: the run's step table and the verifier's cells */
+	GString *big = g_string_new("g5-schedule 1\ncollective allreduce\nalgo x\nranks 1024\n"
+				    "root 0\npeer -1\nnblocks 1\nnchunks 1\nunits 1\nscratch 16777216\n"
+				    "inplace 1\nsteps 131073\nlanes 0\n");
+
+	for (int r = 0; r < 1024; r++)
+		g_string_append_printf(big, "rank %d in 0 1 out 0 1 ops 0\n", r);
+	g_string_append(big, "end\n");
+	g_assert_null(sched_file_parse(big->str, big->len, "f", NULL, &err));
+	g_assert_cmpstr(err->message, ==,
+			"f:12: 1024 ranks x 'steps 131073' are more than 134217728 rows of a run's step table");
+	g_clear_error(&err);
+	char *at = strstr(big->str, "steps 131073");
+
+	memcpy(at, "steps      0", strlen("steps 131073"));
+	g_assert_null(sched_file_parse(big->str, big->len, "f", NULL, &err));
+	g_assert_cmpstr(err->message, ==,
+			"f:10: the windows and 'scratch 16777216' of 1024 ranks are 17179871232 cells, "
+			"more than the verifier's 4294967296 bytes hold");
+	g_clear_error(&err);
+	g_string_free(big, TRUE);
+	/* a NUL byte (it would cut a token short: 'algo \0x' read as 'algo ') */
+	g_assert_null(sched_file_parse("g5-schedule 1\nalgo \0x\n", 21, "f", NULL, &err));
+	g_assert_cmpstr(err->message, ==, "f:2: a NUL byte: not a text file");
 	g_clear_error(&err);
 	/* empty input */
 	g_assert_null(sched_file_parse("", 0, "f", NULL, &err));

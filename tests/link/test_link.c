@@ -158,9 +158,9 @@ static void test_wire_ps(void)
 			unsigned __int128 n = (unsigned __int128)sizes[j] * 1000000000000ull;
 			unsigned __int128 q = (n + bws[i] - 1) / bws[i];
 
-			if (q > UINT64_MAX)
-				continue;
-			g_assert_cmpuint(link_wire_ps(sizes[j], bws[i]), ==, (uint64_t)q);
+			/* exact below the clock's end, the end above it */
+			g_assert_cmpuint(link_wire_ps(sizes[j], bws[i]), ==,
+					 q >= SIM_TIME_END ? SIM_TIME_END : (uint64_t)q);
 		}
 	/* 4128 bytes at 450 GB/s: 9173.33.. ps, rounded up */
 	g_assert_cmpuint(link_wire_ps(4128, 450000000000ull), ==, 9174);
@@ -220,6 +220,13 @@ static void test_64gib(void)
 	link_params_default(&p);
 	g_assert_cmpuint(link_message_ps(&p, 64 * GiB), ==, packets_ps(&p, 64 * GiB));
 	g_assert_cmpuint(link_message_ps(&p, 64 * GiB - 5), ==, packets_ps(&p, 64 * GiB - 5));
+	/* past the clock's end: the end, never a wrapped small time */
+	g_assert_cmpuint(link_wire_ps(UINT64_MAX, 1), ==, SIM_TIME_END);
+	g_assert_cmpuint(link_wire_ps(9223372, 1), ==, 9223372000000000000u);
+	g_assert_cmpuint(link_wire_ps(9223373, 1), ==, SIM_TIME_END);
+	p.bw_bytes_per_s = 1;
+	g_assert_cmpuint(link_message_ps(&p, UINT64_MAX), ==, SIM_TIME_END);
+	g_assert_cmpuint(link_message_ps(&p, 8 * GiB), ==, SIM_TIME_END);
 }
 
 /* ---- stream rates ---- */

@@ -10,6 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sim/results.h"
 
@@ -511,6 +513,119 @@ static void test_bad_file_exit_2(void)
 	run_clear(&r);
 }
 
+/* A point whose run cannot fit the clock is a failed row with its
+ * message; the other points are kept, the files are written and the run
+ * exits 1 naming the point. */
+static void test_failed_point(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *yaml = g_build_filename(d, "slow.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	g_autofree char *text = g_strdup_printf(
+		"schema_version: 1\nname: slow\nplatform: %s\ncollectives: [allreduce]\n"
+		"algorithms: [ring]\nsizes: [1MiB, 8MiB, 64MiB]\n"
+		"sweep:\n  link.bandwidth: [1B/s, 450GB/s]\noutputs:\n  formats: [h5, csv]\n", plat);
+	struct run r;
+	GError *err = NULL;
+
+	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
+	if (!g5(&r, "run", yaml, "-o", d, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "point 1 (allreduce ring, 8 ranks, 8MiB"));
+	g_assert_nonnull(strstr(r.err, "point 2 (allreduce ring, 8 ranks, 64MiB"));
+	g_assert_null(strstr(r.err, "point 0 "));
+	run_clear(&r);
+	g_autofree char *h5 = g_build_filename(d, "slow.h5", NULL);
+	struct rtable *t = rtable_read_h5(h5, "results", &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpuint(t->nrows, ==, 6);
+	const struct rcol *lat = rtable_col(t, "latency_us"), *msg = rtable_col(t, "error");
+
+	g_assert_nonnull(msg);
+	for (guint i = 0; i < 6; i++) {
+		bool failed = i == 1 || i == 2;
+
+		g_assert_cmpint(isnan(rcol_num(lat, i)), ==, failed);
+		g_assert_cmpint(*rcol_str(msg, i) != 0, ==, failed);
+	}
+	g_assert_nonnull(strstr(rcol_str(msg, 1), "passed the end of the clock"));
+	g_assert_nonnull(strstr(rcol_str(msg, 2), "past the end of the clock"));
+	rtable_free(t);
+	g_autofree char *csv = g_build_filename(d, "slow.csv", NULL);
+	g_autofree char *ctext = slurp(csv);
+
+	g_auto(GStrv) lines = g_strsplit(ctext, "\n", -1);
+
+	g_assert_true(g_str_has_suffix(lines[0], ",error"));
+	g_assert_cmpuint(g_strv_length(lines), ==, 8); /* header, 6 rows, "" */
+	/* the limit of events: points above it fail, the others are kept */
+	g5(&r, "run", yaml, "-o", d, "-q", "--max-events", "200000", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "point 5 (allreduce ring, 8 ranks, 64MiB"));
+	g_assert_nonnull(strstr(r.err, "more than the limit of 200000 (--max-events"));
+	g_assert_null(strstr(r.err, "point 3 "));
+	run_clear(&r);
+	g5(&r, "run", yaml, "-o", d, "-q", "--max-events", "-1", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 2);
+	run_clear(&r);
+	rm_rf(d);
+}
+
+/* g5 plot on damaged results files ends with a status and a message, never
+ * a signal: bytes of a results file changed at many places (libhdf5 1.10
+ * itself may crash on some; g5 reads in a child first). A missing file and
+ * an unwritable output say why. */
+static void test_plot_damaged(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *h5 = g_build_filename(d, "tiny.h5", NULL);
+	g_autofree char *bad = g_build_filename(d, "bad.h5", NULL);
+	g_autofree char *out = g_build_filename(d, "o", NULL);
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	struct run r;
+	guint32 x = 12345;
+
+	if (!g5(&r, "run", "tests/run/tiny.yaml", "-o", d, "--no-plots", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_true(g_file_get_contents(h5, &text, &len, NULL));
+	for (int k = 0; k < 40; k++) {
+		g_autofree char *copy = g_memdup2(text, len);
+
+		for (int j = 0; j < 8; j++) { /* a few bytes, at places of a fixed draw */
+			x = x * 1103515245u + 12345u;
+			copy[(x >> 8) % len] ^= (char)(1 + (x & 0x7f));
+		}
+		g_assert_true(g_file_set_contents(bad, copy, (gssize)len, NULL));
+		g5(&r, "plot", bad, "-o", out, "--format", "png", NULL);
+		g_assert_true(WIFEXITED(r.status));
+		g_assert_cmpint(WEXITSTATUS(r.status), <=, 1);
+		if (WEXITSTATUS(r.status))
+			g_assert_true(g_str_has_prefix(r.err, "g5 plot: "));
+		run_clear(&r);
+	}
+	g_autofree char *missing = g_build_filename(d, "none.h5", NULL);
+
+	g5(&r, "plot", missing, NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "none.h5: cannot read: No such file or directory"));
+	run_clear(&r);
+	if (getuid() != 0) { /* root writes anywhere */
+		g_autofree char *ro = g_build_filename(d, "ro", NULL);
+
+		g_assert_cmpint(g_mkdir(ro, 0555), ==, 0);
+		g5(&r, "run", "tests/run/tiny.yaml", "-o", ro, "--no-plots", "-q", NULL);
+		g_assert_cmpint(exit_code(&r), ==, 1);
+		g_assert_nonnull(strstr(r.err, "tiny.h5: cannot write: Permission denied"));
+		run_clear(&r);
+	}
+	rm_rf(d);
+}
+
 static void test_sim_platform(void)
 {
 	struct run a, b;
@@ -637,5 +752,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
 	g_test_add_func("/run/readme/python-snippet", test_readme_python);
+	g_test_add_func("/run/errors/failed-point-kept", test_failed_point);
+	g_test_add_func("/run/plot/damaged-files", test_plot_damaged);
 	return g_test_run();
 }

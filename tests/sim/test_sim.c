@@ -343,6 +343,16 @@ static void test_cli_stdout_full(void)
 	g_assert_nonnull(strstr(err, "cannot write the standard output"));
 }
 
+/* text with its 'algo ...' line replaced by `line`; g_free() it */
+static char *replace_algo(const char *text, const char *line)
+{
+	const char *at = strstr(text, "\nalgo ");
+	const char *end = at ? strchr(at + 1, '\n') : NULL;
+
+	g_assert_nonnull(end);
+	return g_strdup_printf("%.*s\n%s%s", (int)(at - text), text, line, end + 1);
+}
+
 /* A schedule file the verifier rejects is refused before any simulation,
  * with the verifier's message at the line of the op at fault, status 2. */
 static void test_cli_schedule_verified(void)
@@ -366,6 +376,51 @@ static void test_cli_schedule_verified(void)
 	g_autofree char *where = g_strdup_printf("%s:16: rank 0 op 1", path);
 
 	g_assert_nonnull(strstr(err, where));
+	g_unlink(path);
+	g_rmdir(dir);
+}
+
+static double json_num(const char *json, const char *key);
+
+/* theory_us of a schedule file comes from what the schedule is: the
+ * registered algorithm's when the file is that algorithm's schedule op for
+ * op, else none (null), whatever name its informative `algo` line gives. */
+static void test_cli_schedule_theory(void)
+{
+	g_autofree char *text = NULL, *out = NULL, *err = NULL;
+	g_autofree char *dir = g_dir_make_tmp("g5-sched-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "s.g5s", NULL);
+	const char *file = "gpu/schedules/allreduce-ring-n2-k1.g5s";
+	g_autofree char *args = g_strdup_printf("sim --schedule %s --size 1MiB --json", file);
+
+	g_assert_cmpint(g5("sim --algo ring --ranks 2 --size 1MiB --json", &out, &err), ==, 0);
+	double ring = json_num(out, "theory_us");
+
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_assert_cmpfloat(json_num(out, "theory_us"), ==, ring);
+	g_assert_cmpfloat(ring, >, 0);
+	g_assert_true(g_file_get_contents(file, &text, NULL, NULL));
+	static const char *const names[] = { "hd", "unknown", "dbtree" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autofree char *line = g_strdup_printf("algo %s\n", names[i]);
+		g_autofree char *renamed = replace_algo(text, line);
+		g_autofree char *a2 = g_strdup_printf("sim --schedule %s --size 1MiB --json", path);
+		g_autofree char *t2 = g_strdup_printf("sim --schedule %s --size 1MiB", path);
+
+		g_assert_true(g_file_set_contents(path, renamed, -1, NULL));
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+		g_assert_cmpint(g5(a2, &out, &err), ==, 0);
+		g_assert_nonnull(strstr(out, "\"theory_us\": null,"));
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+		g_assert_cmpint(g5(t2, &out, &err), ==, 0);
+		g_assert_nonnull(strstr(out, "            - "));
+		g_assert_null(strstr(out, "nan"));
+	}
 	g_unlink(path);
 	g_rmdir(dir);
 }
@@ -593,6 +648,15 @@ static void test_cli_errors(void)
 		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges), got 'donut'" },
 		{ "sim --ranks 1", "--ranks must be between 2 and 1024, got '1'" },
 		{ "sim --nchunks 0", "--nchunks must be at least 1, got 0" },
+		{ "sim --ranks 0", "--ranks must be between 2 and 1024, got '0'" },
+		{ "sim --cdma-units 0", "--cdma-units must be between 1 and 64, got '0'" },
+		{ "sim --slots 0", "--slots must be between 1 and 1000000, got '0'" },
+		{ "bench engine --events 0", "--events must be in 1..100000000000, got 0" },
+		{ "bench engine --events -1", "--events must be in 1..100000000000, got -1" },
+		{ "schedule -n 0 --collective allreduce --algo ring", "'ranks' must be in 2..1024, got 0" },
+		{ "schedule --collective allreduce --algo ring", "--collective, --algo and --ranks are required" },
+		{ "sim --collective allgatherv --counts 1000000000000,1,1,1,1,1,1,1",
+		  "--counts entry '1000000000000' is above the largest weight, 4294967295" },
 		{ "sim --size=", "--size is empty" },
 		{ "sim --dims 2x4", "--dims is only for a torus, not ring" },
 		{ "sim --schedule gpu/schedules/allreduce-ring-n2-k1.g5s --algo hd",
@@ -613,6 +677,8 @@ static void test_cli_errors(void)
 		{ "sim --header 2MiB", "--header must be between 0B and 1MiB, got '2MiB'" },
 		{ "sim --packet 2GiB", "--packet must be between 1B and 1GiB, got '2GiB'" },
 		{ "sim --schedule /nonexistent/x.sched", "/nonexistent/x.sched" },
+		{ "verify --schedule /dev/zero", "/dev/zero: byte 0 is NUL: not a text file" },
+		{ "sim --schedule /dev/zero", "/dev/zero: byte 0 is NUL: not a text file" },
 		{ "sim --bogus", "unknown option --bogus" },
 		{ "sim --collective allsum", "unknown collective 'allsum'" },
 		{ "sim --error-rate 1.5", "--error-rate must be between 0 and 0.5, got '1.5'" },
@@ -657,6 +723,72 @@ static void test_cli_errors(void)
 	g_assert_cmpint(g5("sim --collective allgather --algo rd --ranks 6", &out, &err), ==, 1);
 	g_assert_nonnull(strstr(err, "'rd' needs a power-of-two number of ranks, got 6"));
 	g_assert_cmpstr(out, ==, "");
+}
+
+/* A run that cannot fit the clock (2^63 ps) is refused before any output,
+ * naming the key to change, whether the rate comes from a flag or the
+ * platform; one that passes the clock while it runs fails with a message.
+ * Never a crash, and a size that fits still runs. */
+static void test_clock_overflow(void)
+{
+	static const char *const refused[] = {
+		"sim --link-bw 1B/s --size 64MiB",
+		"sim --set link.bandwidth=1B/s --size 64MiB",
+		"sim --link-bw 1B/s --size 1MiB,64MiB",
+		"sim --inject-bw 1B/s --size 64MiB --json",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		g_assert_cmpint(g5(refused[i], &out, &err), ==, 1);
+		g_assert_cmpstr(out, ==, "");
+		g_assert_nonnull(strstr(err, "past the end of the clock (2^63 ps, about 106 days)"));
+		g_assert_nonnull(strstr(err, i == 3 ? "a faster 'node.inject'" : "a faster 'link.bandwidth'"));
+	}
+	g_autofree char *out = NULL, *err = NULL;
+
+	/* passes the lower bound (7.3e6 s), and the clock while it runs */
+	g_assert_cmpint(g5("sim --link-bw 1B/s --size 8MiB --json", &out, &err), ==, 1);
+	g_assert_cmpstr(out, ==, "");
+	g_assert_nonnull(strstr(err, "the run's simulated time passed the end of the clock"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --link-bw 1B/s --size 1MiB --json", &out, &err), ==, 0);
+	g_assert_cmpfloat(json_num(out, "latency_us"), >, 1e12);
+}
+
+/* No accepted size or error rate runs for minutes without output: a run
+ * estimated above the limit of events is refused before any output, a
+ * run that reaches it stops with a message, and --max-events moves or
+ * lifts the limit. */
+static void test_event_limit(void)
+{
+	static const struct {
+		const char *args, *msg;
+	} refused[] = {
+		{ "sim --size 1TiB", "1TiB of allreduce is estimated at 7.52e+09 events, more than the limit of 500000000 (--max-events; 0 lifts it): a smaller size" },
+		{ "sim --size 18446744073709551612", "is estimated at 9.01e+15 events" },
+		{ "sim --size 1MiB --error-rate 0.5 --max-events 10000", "a smaller size or a lower 'link.error_rate'" },
+		{ "sim --size 64MiB --max-events 470000 --json", "the run reached its limit of 470000 events" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		if (g5(refused[i].args, &out, &err) != 1 || !strstr(err, refused[i].msg))
+			g_error("'g5 %s' said '%s', expected '%s' (status 1)", refused[i].args, err,
+				refused[i].msg);
+		g_assert_cmpstr(out, ==, "");
+	}
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("sim --size 1MiB --error-rate 0.5 --max-events 0 --json", &out, &err), ==, 0);
+	g_assert_cmpfloat(json_num(out, "events"), >, 10000);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --max-events -5", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "--max-events must be 0 (no limit) or more, got -5"));
 }
 
 /* One rank limit (the schedule IR's, which the fabric shares): the flag,
@@ -1047,8 +1179,11 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/verbose-table-first", test_cli_verbose_order);
 	g_test_add_func("/sim/cli/stdout-full", test_cli_stdout_full);
 	g_test_add_func("/sim/cli/schedule-verified", test_cli_schedule_verified);
+	g_test_add_func("/sim/cli/schedule-theory", test_cli_schedule_theory);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
+	g_test_add_func("/sim/limits/clock", test_clock_overflow);
+	g_test_add_func("/sim/limits/events", test_event_limit);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
 	g_test_add_func("/sim/cli/version", test_cli_version);
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);

@@ -4,6 +4,7 @@
  * printer, and the AllGatherV weights (list parser, distribution parser,
  * zipf draws that depend on the seed only). */
 #include <glib.h>
+#include <signal.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -195,7 +196,14 @@ static void test_weights_list(void)
 	g_assert_cmpstr(e->message, ==, "entry 'x' is not a whole number");
 	g_clear_error(&e);
 	g_assert_false(weights_parse_list("1,2,4294967296,4", 4, &w, &e));
-	g_assert_cmpstr(e->message, ==, "entry '4294967296' is not a whole number");
+	g_assert_cmpstr(e->message, ==, "entry '4294967296' is above the largest weight, 4294967295");
+	g_clear_error(&e);
+	/* a huge token is quoted by its first 40 bytes only */
+	g_autofree char *huge = g_strnfill(100000, 'y');
+	g_autofree char *list = g_strdup_printf("1,2,%s,4", huge);
+
+	g_assert_false(weights_parse_list(list, 4, &w, &e));
+	g_assert_cmpstr(e->message, ==, "entry 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy...' is not a whole number");
 	g_clear_error(&e);
 	g_assert_false(weights_parse_list("1,-2,3,4", 4, &w, &e));
 	g_clear_error(&e);
@@ -312,6 +320,65 @@ static void test_files_special(void)
 	g_rmdir(dir);
 }
 
+static gpointer fifo_writer(gpointer path)
+{
+	FILE *f = fopen(path, "w");
+	char block[4096];
+
+	memset(block, 'x', sizeof(block));
+	/* more than the reader takes: it stops reading, and the write fails */
+	for (int i = 0; i < 64 && fwrite(block, 1, sizeof(block), f) == sizeof(block); i++)
+		;
+	fclose(f);
+	return NULL;
+}
+
+/* files_read: a whole file; at most max bytes of an endless source (a
+ * FIFO here, like stdin); a NUL byte when text is asked for (/dev/zero
+ * fails at once); a directory or a missing file named. */
+static void test_files_read(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("g5-files-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "f", NULL);
+	g_autofree char *fifo = g_build_filename(dir, "pipe", NULL);
+	char *text = NULL;
+	gsize len = 0;
+	GError *err = NULL;
+
+	g_assert_true(g_file_set_contents(path, "abc\n", -1, NULL));
+	g_assert_true(files_read(path, 4, true, &text, &len, &err));
+	g_assert_cmpstr(text, ==, "abc\n");
+	g_assert_cmpuint(len, ==, 4);
+	g_free(text);
+	g_assert_false(files_read(path, 3, true, &text, &len, &err));
+	g_assert_error(err, FILES_ERROR, FILES_ERROR_LARGE);
+	g_assert_nonnull(strstr(err->message, ": larger than 3 bytes"));
+	g_clear_error(&err);
+	g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+	signal(SIGPIPE, SIG_IGN);
+	GThread *writer = g_thread_new("writer", fifo_writer, fifo);
+
+	g_assert_false(files_read(fifo, 100000, true, &text, &len, &err));
+	g_thread_join(writer);
+	g_assert_error(err, FILES_ERROR, FILES_ERROR_LARGE);
+	g_clear_error(&err);
+	if (g_file_test("/dev/zero", G_FILE_TEST_EXISTS)) {
+		g_assert_false(files_read("/dev/zero", (gsize)1 << 40, true, &text, &len, &err));
+		g_assert_error(err, FILES_ERROR, FILES_ERROR_NOT_TEXT);
+		g_assert_cmpstr(err->message, ==, "/dev/zero: byte 0 is NUL: not a text file");
+		g_clear_error(&err);
+	}
+	g_assert_false(files_read(dir, 100, true, &text, &len, &err));
+	g_assert_nonnull(strstr(err->message, "Is a directory"));
+	g_clear_error(&err);
+	g_unlink(path);
+	g_assert_false(files_read(path, 100, true, &text, &len, &err));
+	g_assert_nonnull(strstr(err->message, path));
+	g_clear_error(&err);
+	g_unlink(fifo);
+	g_rmdir(dir);
+}
+
 /* A value whose product with its unit leaves 64 bits (or would wrap 128)
  * is an error, never a small number. */
 static void test_units_overflow(void)
@@ -386,6 +453,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/util/units/wrong-case", test_unit_case);
 	g_test_add_func("/util/units/format-size", test_format_size);
 	g_test_add_func("/util/weights/list", test_weights_list);
+	g_test_add_func("/util/files/read-bounded", test_files_read);
 	g_test_add_func("/util/weights/dist", test_weights_dist);
 	g_test_add_func("/util/spell/closest", test_spell);
 	g_test_add_func("/util/weights/zipf", test_weights_zipf);
