@@ -34,6 +34,11 @@ __device__ __forceinline__ void gx_done_add(uint64_t *p)
 	asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
 }
 
+__device__ __forceinline__ void gx_done_post(uint64_t *p)
+{
+	asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
+}
+
 /* A credit on the LL wire: nothing written before it needs ordering. */
 __device__ __forceinline__ void gx_flag_post(uint64_t *p, uint64_t v)
 {

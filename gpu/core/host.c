@@ -36,6 +36,11 @@ static inline void gx_done_add(uint64_t *p)
 	atomic_fetch_add_explicit((_Atomic uint64_t *)p, 1, memory_order_release);
 }
 
+static inline void gx_done_post(uint64_t *p)
+{
+	atomic_fetch_add_explicit((_Atomic uint64_t *)p, 1, memory_order_relaxed);
+}
+
 static inline void gx_flag_post(uint64_t *p, uint64_t v)
 {
 	atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);

@@ -43,6 +43,9 @@
  *        written before it, by every worker, must be visible first)
  *   uint64_t gx_done_load(const uint64_t *p)   acquire load of a counter
  *   void gx_done_add(uint64_t *p)              release increment
+ *   void gx_done_post(uint64_t *p)             relaxed increment (an op that
+ *        wrote nothing locally: nothing to publish, and a release would wait
+ *        for its stores to the peer)
  *   void gx_flag_post(uint64_t *p, uint64_t v) relaxed store (LL credits)
  *   bool gx_line_arrived(const char *line, uint32_t flag)
  *        whether the LL line holds `flag` in both flag words */
@@ -252,7 +255,10 @@ GX_INTERP_FN void gx_finish_work(struct gx_chan *ch, const struct gx_work *w)
 	if (j + 1 == x->nslices) {
 		ch->state[i] |= GX_ST_DONE;
 		ch->ndone++;
-		gx_done_add(&ch->done[i]);
+		if (x->flags & GX_F_DST)
+			gx_done_add(&ch->done[i]);
+		else
+			gx_done_post(&ch->done[i]);
 	}
 }
 
