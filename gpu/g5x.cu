@@ -86,8 +86,10 @@ static void usage(void)
 		"  --slice SIZE          bytes per slice and channel (default 2M)\n"
 		"  --slots N             staging slots per connection (default 0: a whole iteration)\n"
 		"  --proto P             how slices travel: simple, ll, or auto (default: ll up to\n"
-		"                        16K, 4K for broadcast, reduce and p2p; simple above)\n"
+		"                        1M, 256K for broadcast, reduce and p2p; simple above)\n"
 		"  --ll-max SIZE         auto's largest LL size, for every collective\n"
+		"  --ll-chan-bytes SIZE  on the LL wire, bytes of the collective per channel\n"
+		"                        (default 8K: a thread's lines are polled one by one)\n"
 		"  -c, --check 0|1       check the result (default 1)\n"
 		"  --nccl                also time NCCL's collective in the same harness\n"
 		"  --no-executor         time NCCL only\n"
@@ -121,6 +123,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->slice_bytes = 2 << 20;
 	o->wire = -1;
 	o->ll_max = 0;
+	o->ll_chan_bytes = 8 << 10;
 	o->check = true;
 	o->executor = true;
 	o->timeout_s = 20;
@@ -177,6 +180,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				die("unknown --proto '%s' (known: simple, ll, auto)", v);
 		} else if (IS("--ll-max", NULL) && v)
 			o->ll_max = parse_size(v);
+		else if (IS("--ll-chan-bytes", NULL) && v)
+			o->ll_chan_bytes = parse_size(v);
 		else if (IS("-c", "--check") && v)
 			o->check = atoi(v) != 0;
 		else if (IS("--csv", NULL) && v)
@@ -205,23 +210,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 #undef IS
 	}
 	if (o->channels > 1024 || o->max_channels < 1 || o->max_channels > 1024 ||
-	    o->chan_bytes < 1 || o->threads < 32 || o->threads > 512 || o->threads % 32 ||
+	    o->chan_bytes < 1 || o->ll_chan_bytes < 1 || o->threads < 32 || o->threads > 512 ||
+	    o->threads % 32 ||
 	    o->slice_bytes < 16 || o->factor < 2 || o->iters < 1)
-		die("bad --channels, --max-channels, --chan-bytes, --threads, --slice, --stepfactor"
-		    " or --iters");
-}
-
-/* Channels (thread blocks per rank) for a collective of `bytes`: --channels
- * when given, else one per chan_bytes, at least 1 and at most max_channels.
- * A small collective then runs on a few blocks (fewer blocks to meet at each
- * op's completion counter), a large one on max_channels as before. */
-static uint32_t channels_for(const struct opts *o, uint64_t bytes)
-{
-	uint64_t c = bytes / o->chan_bytes;
-
-	if (o->channels)
-		return o->channels;
-	return c < 1 ? 1 : c > o->max_channels ? o->max_channels : (uint32_t)c;
+		die("bad --channels, --max-channels, --chan-bytes, --ll-chan-bytes, --threads, --slice,"
+		    " --stepfactor or --iters");
 }
 
 static bool rooted(enum gx_coll c)
@@ -231,16 +224,33 @@ static bool rooted(enum gx_coll c)
 
 /* How slices travel for collective c of `bytes`: --proto, or by size: LL
  * (no flag and no release per slice, twice the bytes) where the per-slice
- * cost outweighs the rate, Simple above: up to --ll-max, else up to 16 KiB
- * (4 KiB for the rooted collectives, whose Simple chain already overlaps
- * its launches), as measured (docs/measurements/h200x2-ll/). */
+ * cost outweighs the rate, Simple above: up to --ll-max, else up to 1 MiB
+ * (256 KiB for the rooted collectives, whose Simple chain overlaps its
+ * launches), as measured with one LL channel per 8 KiB
+ * (docs/measurements/h200x2-ll-channels/). */
 static enum gx_wire wire_for(const struct opts *o, enum gx_coll c, uint64_t bytes)
 {
 	if (o->wire >= 0)
 		return (enum gx_wire)o->wire;
-	uint64_t max = o->ll_max ? o->ll_max : rooted(c) ? 4096 : 16384;
+	uint64_t max = o->ll_max ? o->ll_max : rooted(c) ? 256 << 10 : 1 << 20;
 
 	return bytes <= max ? GX_WIRE_LL : GX_WIRE_SIMPLE;
+}
+
+/* Channels (thread blocks per rank) for a collective of `bytes`: --channels
+ * when given, else one per chan_bytes (ll_chan_bytes on the LL wire, where a
+ * thread polls its lines one after another), at least 1 and at most
+ * max_channels.
+ * A small collective then runs on a few blocks (fewer blocks to meet at each
+ * op's completion counter), a large one on max_channels as before. */
+static uint32_t channels_for(const struct opts *o, enum gx_coll coll, uint64_t bytes)
+{
+	uint64_t per = wire_for(o, coll, bytes) == GX_WIRE_LL ? o->ll_chan_bytes : o->chan_bytes;
+	uint64_t c = bytes / per;
+
+	if (o->channels)
+		return o->channels;
+	return c < 1 ? 1 : c > o->max_channels ? o->max_channels : (uint32_t)c;
 }
 
 /* ---- setup: devices, peer access or IPC, buffers ---- */
@@ -452,7 +462,7 @@ static void print_header(struct exec *x, const char *impl)
 	else
 		snprintf(proto, sizeof(proto), "auto(ll to %llu B)",
 			 (unsigned long long)(x->o.ll_max ? x->o.ll_max
-							  : rooted(x->s->coll) ? 4096 : 16384));
+							  : rooted(x->s->coll) ? 256 << 10 : 1 << 20));
 	printf("# mode %s dtype %s timer %s warmup %d iters %d channels %s threads %u slice %llu"
 	       " check %d inplace_ok %d proto %s\n",
 	       gx_comm_is_mpi() ? "mpi (one process per GPU, CUDA IPC)" : "single process",
@@ -501,7 +511,7 @@ static void csv_row(struct exec *x, const char *impl, uint64_t bytes, uint64_t E
 		(int)inplace, x->o.events ? "events" : "wall", x->o.iters, us, algbw, busbw, wrong,
 		gx_comm_is_mpi() ? "mpi" : "single", nccl ? 1u : x->s->nchunks, nccl ? "-" : base,
 		nccl ? nccl_proto() : gx_wire_name(wire_for(&x->o, x->s->coll, bytes)), "sm",
-		nccl ? 0u : channels_for(&x->o, bytes));
+		nccl ? 0u : channels_for(&x->o, x->s->coll, bytes));
 	fflush(x->csv);
 }
 
@@ -530,7 +540,7 @@ static void run_sizes(struct exec *x, bool nccl)
 			} else {
 				bool copy_in = inplace && !x->s->inplace_ok;
 				struct gx_plan *p = gx_plan_new(x->s, E, x->esize,
-								channels_for(&x->o, bytes),
+								channels_for(&x->o, x->s->coll, bytes),
 								x->o.slice_bytes / x->esize,
 								x->o.max_slots, wire_for(&x->o, x->s->coll, bytes),
 								inplace && !copy_in, err, sizeof(err));
@@ -596,7 +606,7 @@ int main(int argc, char **argv)
 
 	for (uint64_t bytes = x.o.minbytes; bytes <= x.o.maxbytes; bytes *= x.o.factor) {
 		struct gx_plan *p = gx_plan_new(x.s, bytes / x.esize, x.esize,
-						channels_for(&x.o, bytes),
+						channels_for(&x.o, x.s->coll, bytes),
 						x.o.slice_bytes / x.esize, x.o.max_slots,
 						wire_for(&x.o, x.s->coll, bytes), false, err, sizeof(err));
 

@@ -69,7 +69,8 @@ struct opts {
 	uint32_t max_channels;
 	uint64_t chan_bytes, slice_bytes, max_slots;
 	int wire;                   /* enum gx_wire, or -1: by size (wire_for) */
-	uint64_t ll_max;            /* by size: LL up to this many bytes */
+	uint64_t ll_max;            /* by size: LL up to this many bytes (0: the rule) */
+	uint64_t ll_chan_bytes;     /* on the LL wire: bytes per channel (channels_for) */
 	bool check, nccl, baseline, executor, probe;
 	const char *csv;
 	double timeout_s;
