@@ -424,6 +424,18 @@ static bool read_outputs(const struct ctx *c, struct experiment *e, const struct
 	return true;
 }
 
+/* fabric_shape_check on platform p as experiment_point_platform makes it
+ * for a point of nranks ranks. */
+static bool shape_check(const struct platform *p, int nranks, GError **error)
+{
+	struct fabric_config fc = p->fabric;
+
+	if (fc.dims[0] * fc.dims[1] != nranks)
+		fc.dims[0] = fc.dims[1] = 0;
+	fc.nranks = nranks;
+	return fabric_shape_check(&fc, NULL, error);
+}
+
 static bool read_sweep(const struct ctx *c, struct experiment *e, const struct ynode *n)
 {
 	if (!cfg_need_map(c, n, "sweep") || !cfg_map_check_keys(c, n, "sweep"))
@@ -462,9 +474,26 @@ static bool read_sweep(const struct ctx *c, struct experiment *e, const struct y
 
 			config_platform_copy(&scratch, &e->plat);
 			ok = cfg_pkey_set(&scratch, pk, it->text, &mask, &err);
+			if (!ok) {
+				platform_release(&scratch);
+				cfg_fail(c, it, CONFIG_ERROR_VALUE, "'%s' %s", full, err->message);
+				g_error_free(err);
+				return false;
+			}
+			/* Every rank count must make this value's shape. */
+			guint nr = e->ranks->len ? e->ranks->len : 1;
+
+			for (guint r = 0; r < nr && ok; r++) {
+				int nranks = e->ranks->len ? g_array_index(e->ranks, int, r)
+							   : scratch.fabric.nranks;
+
+				if (!(ok = shape_check(&scratch, nranks, &err)))
+					cfg_fail(c, it, CONFIG_ERROR_VALUE,
+						 "'%s' %s is not admitted on %d ranks: %s", full,
+						 it->text, nranks, err->message);
+			}
 			platform_release(&scratch);
 			if (!ok) {
-				cfg_fail(c, it, CONFIG_ERROR_VALUE, "'%s' %s", full, err->message);
 				g_error_free(err);
 				return false;
 			}
@@ -481,6 +510,33 @@ bool config_name_ok(const char *s)
 	for (; *s; s++)
 		if (!g_ascii_isalnum(*s) && *s != '-' && *s != '_' && *s != '.')
 			return false;
+	return true;
+}
+
+/* Every collective at every rank count takes the root and the peer
+ * (algo_build's rule, checked here so that the error names the key). */
+static bool check_root_peer(const struct ctx *c, const struct experiment *e,
+			    const struct ynode *root, const struct ynode *const rp_node[2])
+{
+	guint nr = e->ranks->len ? e->ranks->len : 1;
+
+	for (guint i = 0; i < e->colls->len; i++)
+		for (guint j = 0; j < nr; j++) {
+			enum coll cl = g_array_index(e->colls, enum coll, i);
+			int r = e->ranks->len ? g_array_index(e->ranks, int, j) : e->plat.fabric.nranks;
+			GError *err = NULL;
+			bool bad_peer;
+
+			if (algo_root_peer_check(cl, r, e->root, e->peer, &bad_peer, &err))
+				continue;
+			const struct ynode *at = rp_node[bad_peer] ? rp_node[bad_peer]
+					       : rp_node[!bad_peer] ? rp_node[!bad_peer] : root;
+
+			cfg_fail(c, at, CONFIG_ERROR_VALUE, "%s (%s on %d ranks)", err->message,
+				 coll_name(cl), r);
+			g_error_free(err);
+			return false;
+		}
 	return true;
 }
 
@@ -648,14 +704,9 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		for (guint i = 0; i < e->ranks->len; i++) {
 			int r = g_array_index(e->ranks, int, i);
 
-			struct fabric_config fc = e->plat.fabric;
 			GError *err = NULL;
 
-			/* as experiment_point_platform makes it */
-			if (fc.dims[0] * fc.dims[1] != r)
-				fc.dims[0] = fc.dims[1] = 0;
-			fc.nranks = r;
-			if (fc.kind != TOPO_EDGES && !fabric_shape_check(&fc, NULL, &err)) {
+			if (e->plat.fabric.kind != TOPO_EDGES && !shape_check(&e->plat, r, &err)) {
 				cfg_fail(c, rn->pdata[i], CONFIG_ERROR_VALUE, "'ranks' %d is not admitted: %s", r, err->message);
 				g_error_free(err);
 				return false;
@@ -718,12 +769,13 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		e->paxi_set = true;
 	}
 	const char *rp[] = { "root", "peer" };
+	const struct ynode *rp_node[2] = { NULL, NULL };
 
 	for (int i = 0; i < 2; i++) {
 		int64_t v;
 		GError *err = NULL;
 
-		if (!(n = cfg_map_get(root, rp[i])))
+		if (!(n = rp_node[i] = cfg_map_get(root, rp[i])))
 			continue;
 		if (!cfg_need_scalar(c, n, rp[i]))
 			return false;
@@ -734,6 +786,8 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		}
 		*(i ? &e->peer : &e->root) = (int)v;
 	}
+	if (!check_root_peer(c, e, root, rp_node))
+		return false;
 
 	/* seeds */
 	if ((n = cfg_map_get(root, "seeds"))) {

@@ -820,11 +820,12 @@ bool cfg_check_platform(const struct ctx *c, struct platform *p, const struct pl
 	GError *e = NULL;
 
 	if (!fabric_shape_check(f, NULL, &e)) {
-		bool dims = e->code == LINK_ERROR_DIMS;
-		const struct ynode *at = dims && loc->dims ? loc->dims : at_ranks;
+		bool dims = e->code == LINK_ERROR_DIMS, edges = e->code == LINK_ERROR_EDGES;
+		const struct ynode *at = dims && loc->dims ? loc->dims
+				       : edges && loc->edges ? loc->edges : at_ranks;
 
 		cfg_fail(c, at, CONFIG_ERROR_VALUE, "'topology.%s' is not admitted: %s",
-		     dims ? "dims" : "ranks", e->message);
+		     dims ? "dims" : edges ? "edges" : "ranks", e->message);
 		g_error_free(e);
 		return false;
 	}

@@ -74,6 +74,27 @@ static bool rooted(enum coll c)
 	return c == COLL_BROADCAST || c == COLL_REDUCE || c == COLL_P2P;
 }
 
+bool algo_root_peer_check(enum coll c, int nranks, int root, int peer, bool *bad_peer,
+			  GError **error)
+{
+	if (bad_peer)
+		*bad_peer = false;
+	if (rooted(c) && (root < 0 || root >= nranks)) {
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+			    "'root' must be a rank in 0..%d, got %d", nranks - 1, root);
+		return false;
+	}
+	if (c == COLL_P2P && (peer < 0 || peer >= nranks || peer == root)) {
+		if (bad_peer)
+			*bad_peer = true;
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+			    "'peer' must be a rank in 0..%d other than the root %d, got %d",
+			    nranks - 1, root, peer);
+		return false;
+	}
+	return true;
+}
+
 struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct algo_params *p,
 			 GError **error)
 {
@@ -98,25 +119,12 @@ struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct alg
 	}
 	struct algo_params q = *p;
 
-	if (rooted(c)) {
-		if (p->root < 0 || p->root >= p->nranks) {
-			g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-				    "'root' must be a rank in 0..%d, got %d", p->nranks - 1, p->root);
-			return NULL;
-		}
-	} else {
+	if (!algo_root_peer_check(c, p->nranks, p->root, p->peer, NULL, error))
+		return NULL;
+	if (!rooted(c))
 		q.root = 0;
-	}
-	if (c == COLL_P2P) {
-		if (p->peer < 0 || p->peer >= p->nranks || p->peer == p->root) {
-			g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-				    "'peer' must be a rank in 0..%d other than the root %d, got %d",
-				    p->nranks - 1, p->root, p->peer);
-			return NULL;
-		}
-	} else {
+	if (c != COLL_P2P)
 		q.peer = -1;
-	}
 	if (c == COLL_ALLGATHERV && p->weights) {
 		uint64_t sum = 0;
 

@@ -486,6 +486,42 @@ static void test_sweep(void)
 	rm_rf(d);
 }
 
+/* A root or peer out of range, a swept shape that a rank count does not
+ * make and a disconnected edge list stop g5 run before any point runs:
+ * exit 2, the file, line and column of the key, and nothing written. */
+static void test_bad_shape_no_files(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *out = g_build_filename(d, "out", NULL);
+	g_autofree char *yaml = g_build_filename(d, "edges.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("tests/config/bad/plat-edges-disconnected.yaml", NULL);
+	g_autofree char *text = g_strdup_printf(
+		"schema_version: 1\nname: edges\nplatform: %s\ncollectives: [allreduce]\n"
+		"algorithms: [ring]\nsizes: [1MiB]\n", plat);
+	const char *files[] = { "tests/config/bad/exp-root-range.yaml",
+				"tests/config/bad/exp-peer-range.yaml",
+				"tests/config/bad/exp-sweep-torus-prime.yaml", yaml };
+	const char *where[] = { "exp-root-range.yaml:9:7: 'root' must be a rank in 0..3",
+				"exp-peer-range.yaml:6:7: 'peer' must be a rank in 0..7",
+				"exp-sweep-torus-prime.yaml:8:25: 'sweep.topology.kind' torus is not admitted on 7 ranks",
+				"plat-edges-disconnected.yaml:5:5: 'topology.edges' is not admitted: "
+				"edge list leaves rank 4 unreachable from rank 0" };
+	struct run r;
+
+	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
+	for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
+		if (!g5(&r, "run", files[i], "-o", out, NULL))
+			return;
+		g_assert_cmpint(exit_code(&r), ==, 2);
+		if (!strstr(r.err, where[i]))
+			g_error("g5 run %s said '%s', not '%s'", files[i], r.err, where[i]);
+		g_assert_cmpstr(r.out, ==, "");
+		g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+		run_clear(&r);
+	}
+	rm_rf(d);
+}
+
 static void test_bad_file_exit_2(void)
 {
 	struct run r;
@@ -750,6 +786,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/plots/readable", test_plots_readable);
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
+	g_test_add_func("/run/errors/bad-shape-no-files", test_bad_shape_no_files);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
 	g_test_add_func("/run/readme/python-snippet", test_readme_python);
 	g_test_add_func("/run/errors/failed-point-kept", test_failed_point);
