@@ -13,6 +13,7 @@
 #include "sim/config.h"
 #include "sim/plot.h"
 #include "sim/results.h"
+#include "sim/util/quote.h"
 
 int cmd_run(int argc, char **argv)
 {
@@ -47,7 +48,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (argc != 2) {
 		cli_usage_error(argv[0], argc < 2 ? "missing the experiment file" : "unexpected argument '%s'",
-				argc < 2 ? "" : argv[2]);
+				argc < 2 ? "" : quote_text(argv[2]).s);
 		goto out;
 	}
 	if (jobs < 0) {

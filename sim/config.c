@@ -12,6 +12,7 @@
 #include "sim/util/spell.h"
 #include "sim/util/units.h"
 #include "sim/util/weights.h"
+#include "sim/util/quote.h"
 
 /* ---- Experiment files. ---- */
 
@@ -127,7 +128,7 @@ static bool size_range_error(const char *name, const char *text, const char *why
 {
 	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
 		    "%s range '%s' %s (write A..B, A..B xK or A..B +S, e.g. 1KiB..512MiB x4)", name,
-		    text, why);
+		    quote_text(text).s, why);
 	return false;
 }
 
@@ -145,7 +146,7 @@ bool config_size_range(const char *name, const char *text, GArray *out, GError *
 		}
 		if (v < 1) {
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "%s must be at least 1 byte, got '%s'", name, text);
+				    "%s must be at least 1 byte, got '%s'", name, quote_text(text).s);
 			return false;
 		}
 		if (out->len >= CONFIG_MAX_LIST)
@@ -265,7 +266,7 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 
 					return cfg_fail(c, k, CONFIG_ERROR_VALUE,
 						    "'algorithms' unknown collective '%s' (known: %s)%s",
-						    k->text, known, hint);
+						    quote_text(k->text).s, known, hint);
 				}
 				g_array_append_val(e->colls, cl);
 			}
@@ -280,7 +281,7 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 				g_autofree char *hint = spell_hint(k->text, known);
 
 				return cfg_fail(c, k, CONFIG_ERROR_VALUE,
-					    "'algorithms' unknown collective '%s' (known: %s)%s", k->text,
+					    "'algorithms' unknown collective '%s' (known: %s)%s", quote_text(k->text).s,
 					    known, hint);
 			}
 			for (guint j = 0; j < e->colls->len; j++)
@@ -325,7 +326,7 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 			for (guint j = 0; j < names->len; j++)
 				if (!strcmp(names->pdata[j], it->text))
 					return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-						    "'%s' lists '%s' twice", key, it->text);
+						    "'%s' lists '%s' twice", key, quote_text(it->text).s);
 			g_ptr_array_add(names, g_strdup(it->text));
 		}
 	}
@@ -345,7 +346,7 @@ static bool read_counts(const struct ctx *c, struct experiment *e, const struct 
 			if (!cfg_parse_double(n->text + 5, &s) || s <= 0 || s > 10)
 				return cfg_fail(c, n, CONFIG_ERROR_VALUE,
 					    "'counts' zipf exponent must be a number in (0, 10], got '%s'",
-					    n->text);
+					    quote_text(n->text).s);
 			e->counts = COUNTS_ZIPF;
 			e->zipf_s = s;
 			return true;
@@ -413,7 +414,7 @@ static bool read_outputs(const struct ctx *c, struct experiment *e, const struct
 				if (!bit)
 					return cfg_fail(c, it, CONFIG_ERROR_VALUE,
 						    "'outputs.formats' unknown format '%s' (known: h5, csv, png, svg)",
-						    it->text);
+						    quote_text(it->text).s);
 				e->formats |= bit;
 			}
 		} else {
@@ -453,7 +454,7 @@ static bool read_sweep(const struct ctx *c, struct experiment *e, const struct y
 			g_autofree char *hint = spell_hint(k->text, known);
 
 			return cfg_fail(c, k, CONFIG_ERROR_SCHEMA,
-				    "unknown sweep key '%s' (known: %s)%s", k->text, known, hint);
+				    "unknown sweep key '%s' (known: %s)%s", quote_text(k->text).s, known, hint);
 		}
 		if (!strcmp(k->text, "topology.ranks"))
 			return cfg_fail(c, k, CONFIG_ERROR_VALUE,
@@ -490,7 +491,7 @@ static bool read_sweep(const struct ctx *c, struct experiment *e, const struct y
 				if (!(ok = shape_check(&scratch, nranks, &err)))
 					cfg_fail(c, it, CONFIG_ERROR_VALUE,
 						 "'%s' %s is not admitted on %d ranks: %s", full,
-						 it->text, nranks, err->message);
+						 quote_text(it->text).s, nranks, err->message);
 			}
 			platform_release(&scratch);
 			if (!ok) {
@@ -562,7 +563,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			g_autofree char *list = g_string_free(g, FALSE);
 			g_autofree char *hint = spell_hint(k->text, list);
 
-			return cfg_fail(c, k, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)%s", k->text,
+			return cfg_fail(c, k, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)%s", quote_text(k->text).s,
 				    list, hint);
 		}
 	}
@@ -576,7 +577,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			return false;
 		if (!config_name_ok(n->text))
 			return cfg_fail(c, n, CONFIG_ERROR_VALUE,
-				    "'name' must use letters, digits, '-', '_' and '.', got '%s'", n->text);
+				    "'name' must use letters, digits, '-', '_' and '.', got '%s'", quote_text(n->text).s);
 		e->name = g_strdup(n->text);
 	} else {
 		g_autofree char *base = g_path_get_basename(e->path);
@@ -649,13 +650,13 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 				g_autofree char *hint = spell_hint(it->text, known);
 
 				return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-					    "'collectives' unknown collective '%s' (known: %s)%s", it->text,
+					    "'collectives' unknown collective '%s' (known: %s)%s", quote_text(it->text).s,
 					    known, hint);
 			}
 			for (guint j = 0; j < e->colls->len; j++)
 				if (g_array_index(e->colls, enum coll, j) == cl)
 					return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-						    "'collectives' lists '%s' twice", it->text);
+						    "'collectives' lists '%s' twice", quote_text(it->text).s);
 			g_array_append_val(e->colls, cl);
 		}
 	}
@@ -674,7 +675,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		}
 		if (!found)
 			return cfg_fail(c, n, CONFIG_ERROR_VALUE, "'baseline' '%s' is not among 'algorithms'",
-				    n->text);
+				    quote_text(n->text).s);
 		e->baseline = g_strdup(n->text);
 	}
 
@@ -728,7 +729,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 
 			if (!dtype_parse(it->text, &d))
 				return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-					    "'dtypes' unknown dtype '%s' (known: %s)", it->text,
+					    "'dtypes' unknown dtype '%s' (known: %s)", quote_text(it->text).s,
 					    DTYPE_KNOWN);
 			g_array_append_val(e->dtypes, d);
 		}
@@ -765,7 +766,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			return false;
 		if (!paxi_kind_parse(n->text, &e->paxi))
 			return cfg_fail(c, n, CONFIG_ERROR_VALUE,
-				    "'paxi' must be transfer or sendrecv, got '%s'", n->text);
+				    "'paxi' must be transfer or sendrecv, got '%s'", quote_text(n->text).s);
 		e->paxi_set = true;
 	}
 	const char *rp[] = { "root", "peer" };

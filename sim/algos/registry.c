@@ -11,6 +11,7 @@
 
 #include "sim/algos/families.h"
 #include "sim/util/spell.h"
+#include "sim/util/quote.h"
 
 /* Each family adds its line here when its file exists (families.h lists
  * them all). Order is the order of "known: ..." lists and of `g5 verify`. */
@@ -65,7 +66,7 @@ const struct algo_ops *algo_find(enum coll c, const char *name, GError **error)
 	g_autofree char *hint = spell_hint(name, known);
 
 	g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "unknown algorithm '%s' for %s (known: %s)%s",
-		    name, coll_name(c), *known ? known : "none", hint);
+		    quote_text(name).s, coll_name(c), *known ? known : "none", hint);
 	return NULL;
 }
 

@@ -522,6 +522,58 @@ static void test_bad_shape_no_files(void)
 	rm_rf(d);
 }
 
+/* A long token a user gives (a flag's value, a YAML scalar, a word of a
+ * schedule file) comes back in the message as its first 40 bytes and
+ * "...", never whole; g5 exits 2. */
+static void test_long_token_quoted_short(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *flag = g_strnfill(100 << 10, 'z');
+	g_autofree char *big = g_strnfill(512 << 10, 'z'); /* files: at most 1 MiB */
+	g_autofree char *shown = g_strconcat("'", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", "...'", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	g_autofree char *dtype = g_build_filename(d, "dtype.yaml", NULL);
+	g_autofree char *bw = g_build_filename(d, "bw.yaml", NULL);
+	g_autofree char *sched = g_build_filename(d, "long.g5s", NULL);
+	g_autofree char *pf = g_build_filename(d, "plat.yaml", NULL);
+	g_autofree char *t1 = g_strdup_printf("schema_version: 1\nplatform: %s\ncollectives: [allreduce]\n"
+					      "algorithms: [ring]\nsizes: [1MiB]\ndtypes: [%s]\n", plat, big);
+	g_autofree char *t2 = g_strdup_printf("schema_version: 1\nplatform: %s\ncollectives: [allreduce]\n"
+					      "algorithms: [ring]\nsizes: [1MiB]\noverrides:\n"
+					      "  link.bandwidth: %s\n", plat, big);
+	g_autofree char *t3 = g_strdup_printf("g5-schedule 1\n%s 1\n", big);
+	g_autofree char *t4 = g_strdup_printf("schema_version: 1\ntopology:\n  kind: %s\n", big);
+
+	g_assert_true(g_file_set_contents(dtype, t1, -1, NULL));
+	g_assert_true(g_file_set_contents(bw, t2, -1, NULL));
+	g_assert_true(g_file_set_contents(sched, t3, -1, NULL));
+	g_assert_true(g_file_set_contents(pf, t4, -1, NULL));
+	const char *const cases[][5] = {
+		{ "sim", "--collective", flag, NULL },
+		{ "sim", "--dtype", flag, NULL },
+		{ "sim", "--size", flag, NULL },
+		{ "sim", "--set", flag, NULL },
+		{ "sim", "--platform", pf, NULL },
+		{ "run", dtype, NULL },
+		{ "run", bw, NULL },
+		{ "verify", "--schedule", sched, NULL },
+		{ flag, NULL },
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct run r;
+
+		if (!g5(&r, cases[i][0], cases[i][1], cases[i][2], cases[i][3], NULL))
+			return;
+		g_assert_cmpint(exit_code(&r), ==, 2);
+		if (!strstr(r.err, shown) || strlen(r.err) > 1000)
+			g_error("case %u: %zu bytes on stderr, not a short quote: %.300s", i,
+				strlen(r.err), r.err);
+		run_clear(&r);
+	}
+	rm_rf(d);
+}
+
 static void test_bad_file_exit_2(void)
 {
 	struct run r;
@@ -787,6 +839,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/errors/bad-shape-no-files", test_bad_shape_no_files);
+	g_test_add_func("/run/errors/long-token-quoted-short", test_long_token_quoted_short);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
 	g_test_add_func("/run/readme/python-snippet", test_readme_python);
 	g_test_add_func("/run/errors/failed-point-kept", test_failed_point);
