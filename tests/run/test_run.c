@@ -102,7 +102,7 @@ static void test_determinism(void)
 		g_assert_false(g_str_has_prefix(n, "."));
 		count++;
 	}
-	g_assert_cmpuint(count, ==, 2);
+	g_assert_cmpuint(count, ==, 3); /* NAME.h5, NAME.csv, NAME.manifest */
 	run_clear(&r1);
 	run_clear(&r2);
 	rm_rf(d1);
@@ -574,6 +574,90 @@ static void test_long_token_quoted_short(void)
 	rm_rf(d);
 }
 
+/* A run's outputs are one generation: a rerun with fewer sweep values
+ * leaves no plot of the values it dropped, a leftover temporary of the
+ * experiment is removed, and another experiment's files in the same
+ * directory (its temporaries too) are untouched; the manifest lists
+ * exactly the files written. */
+static void test_generation(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *yaml = g_build_filename(d, "gen.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	const char *fmt = "schema_version: 1\nname: gen\nplatform: %s\ncollectives: [allreduce]\n"
+			  "algorithms: [ring]\nsizes: [1MiB, 4MiB]\noutputs:\n  formats: [csv, svg]\n"
+			  "sweep:\n  link.bandwidth: [%s]\n";
+	g_autofree char *three = g_strdup_printf(fmt, plat, "100GB/s, 200GB/s, 450GB/s");
+	g_autofree char *two = g_strdup_printf(fmt, plat, "200GB/s, 450GB/s");
+	g_autofree char *dropped = g_build_filename(d, "plots", "gen-allreduce-link.bandwidth100GBps-size.svg", NULL);
+	g_autofree char *kept = g_build_filename(d, "plots", "gen-allreduce-link.bandwidth200GBps-size.svg", NULL);
+	const char *own_tmp[] = { ".gen.csv.tmp.99999", "plots/.gen-allreduce-link.bandwidth-1MiB.svg.tmp.42" };
+	const char *others[] = { "other.csv", "other.manifest", ".other.csv.tmp.7", "gen2.csv",
+				 ".gen2.csv.tmp.7", "plots/other-allreduce-x.svg",
+				 "plots/.other-allreduce-x.svg.tmp.7" };
+	struct run r;
+
+	g_assert_true(g_file_set_contents(yaml, three, -1, NULL));
+	if (!g5(&r, "run", yaml, "-o", d, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_true(g_file_test(dropped, G_FILE_TEST_IS_REGULAR));
+	for (guint i = 0; i < G_N_ELEMENTS(own_tmp); i++) {
+		g_autofree char *p = g_build_filename(d, own_tmp[i], NULL);
+
+		g_assert_true(g_file_set_contents(p, "x", -1, NULL));
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(d, others[i], NULL);
+
+		g_assert_true(g_file_set_contents(p, others[i], -1, NULL));
+	}
+	g_assert_true(g_file_set_contents(yaml, two, -1, NULL));
+	g5(&r, "run", yaml, "-o", d, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_false(g_file_test(dropped, G_FILE_TEST_EXISTS));
+	g_assert_true(g_file_test(kept, G_FILE_TEST_IS_REGULAR));
+	for (guint i = 0; i < G_N_ELEMENTS(own_tmp); i++) {
+		g_autofree char *p = g_build_filename(d, own_tmp[i], NULL);
+
+		g_assert_false(g_file_test(p, G_FILE_TEST_EXISTS));
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(d, others[i], NULL);
+		g_autofree char *text = slurp(p);
+
+		g_assert_cmpstr(text, ==, others[i]);
+	}
+	/* the manifest: every file it lists exists; no gen plot is unlisted */
+	g_autofree char *mpath = g_build_filename(d, "gen.manifest", NULL);
+	g_autofree char *m = slurp(mpath);
+	g_auto(GStrv) lines = g_strsplit(m, "\n", -1);
+	g_autoptr(GHashTable) listed = g_hash_table_new(g_str_hash, g_str_equal);
+
+	for (guint i = 0; lines[i]; i++) {
+		if (!*lines[i] || *lines[i] == '#')
+			continue;
+		g_autofree char *p = g_build_filename(d, lines[i], NULL);
+
+		g_assert_true(g_file_test(p, G_FILE_TEST_IS_REGULAR));
+		g_hash_table_add(listed, lines[i]);
+	}
+	g_assert_true(g_hash_table_contains(listed, "gen.csv"));
+	g_autofree char *pd = g_build_filename(d, "plots", NULL);
+	g_autoptr(GDir) gd = g_dir_open(pd, 0, NULL);
+	const char *fn;
+
+	while ((fn = g_dir_read_name(gd)))
+		if (g_str_has_prefix(fn, "gen-")) {
+			g_autofree char *rel = g_strconcat("plots/", fn, NULL);
+
+			g_assert_true(g_hash_table_contains(listed, rel));
+		}
+	rm_rf(d);
+}
+
 static void test_bad_file_exit_2(void)
 {
 	struct run r;
@@ -839,6 +923,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/errors/bad-shape-no-files", test_bad_shape_no_files);
+	g_test_add_func("/run/outputs/one-generation", test_generation);
 	g_test_add_func("/run/errors/long-token-quoted-short", test_long_token_quoted_short);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
 	g_test_add_func("/run/readme/python-snippet", test_readme_python);
