@@ -1,6 +1,7 @@
 /* Helpers shared by the g5 subcommands: option parsing with one-line usage
  * errors, and the version string. */
 #include "sim/cli.h"
+#include "sim/util/quote.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,6 +62,6 @@ int cli_parse_entries(const char *summary, const char *examples, GOptionEntry *e
 	if (!ok)
 		return 2;
 	if (*argc > 1)
-		return cli_usage_error(prog, "unexpected argument '%s'", (*argv)[1]);
+		return cli_usage_error(prog, "unexpected argument '%s'", quote_text((*argv)[1]).s);
 	return 0;
 }

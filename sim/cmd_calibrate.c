@@ -21,6 +21,7 @@
 #include "sim/cli.h"
 #include "sim/compare.h"
 #include "sim/util/fit.h"
+#include "sim/util/quote.h"
 
 struct cal {
 	struct platform pl;   /* the platform being fitted (values change) */
@@ -173,7 +174,7 @@ int cmd_calibrate(int argc, char **argv)
 
 		for (guint j = 0; j < k; j++)
 			if (!strcmp(c.keys[j], c.keys[k])) {
-				cli_usage_error(argv[0], "--fit names '%s' twice", c.keys[k]);
+				cli_usage_error(argv[0], "--fit names '%s' twice", quote_text(c.keys[k]).s);
 				goto out;
 			}
 		if (!config_platform_get_num(&c.pl, c.keys[k], &v, &err)) {

@@ -13,6 +13,7 @@
 #include "sim/config.h"
 #include "sim/plot.h"
 #include "sim/results.h"
+#include "sim/util/quote.h"
 
 /* Reads everything g5 plot reads from path in a child process, and says
  * whether that ended: libhdf5 1.10 can crash or loop inside its own code on
@@ -92,7 +93,7 @@ int cmd_plot(int argc, char **argv)
 		goto out;
 	if (argc != 2) {
 		cli_usage_error(argv[0], argc < 2 ? "missing the results file" : "unexpected argument '%s'",
-				argc < 2 ? "" : argv[2]);
+				argc < 2 ? "" : quote_text(argv[2]).s);
 		goto out;
 	}
 	if (formats) {
@@ -105,7 +106,7 @@ int cmd_plot(int argc, char **argv)
 			} else if (!strcmp(f[i], "svg")) {
 				svg = true;
 			} else {
-				cli_usage_error(argv[0], "unknown format '%s' (known: png, svg)", f[i]);
+				cli_usage_error(argv[0], "unknown format '%s' (known: png, svg)", quote_text(f[i]).s);
 				goto out;
 			}
 		}
@@ -127,13 +128,11 @@ int cmd_plot(int argc, char **argv)
 		goto out;
 	}
 	if (name && !config_name_ok(name)) {
-		g_autofree char *shown = g_strescape(name, NULL);
-
 		fprintf(stderr,
 			"%s: %s: the experiment name it holds, '%s', is not a plain name "
 			"(letters, digits, '-', '_' and '.', not . or ..); refusing to build file names "
 			"from it\n",
-			argv[0], argv[1], shown);
+			argv[0], argv[1], quote_text(name).s);
 		goto out;
 	}
 	if (!out_dir)

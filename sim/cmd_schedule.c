@@ -9,6 +9,7 @@
 #include "sim/cli.h"
 #include "sim/util/spell.h"
 #include "sim/util/weights.h"
+#include "sim/util/quote.h"
 
 int cmd_schedule(int argc, char **argv)
 {
@@ -57,7 +58,7 @@ int cmd_schedule(int argc, char **argv)
 		static const char known[] = "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, p2p, allgatherv";
 		g_autofree char *hint = spell_hint(coll_s, known);
 
-		rc = cli_usage_error(argv[0], "unknown collective '%s' (known: %s)%s", coll_s, known, hint);
+		rc = cli_usage_error(argv[0], "unknown collective '%s' (known: %s)%s", quote_text(coll_s).s, known, hint);
 		goto out;
 	}
 	const struct algo_ops *a = algo_find(c, algo_s, &err);
@@ -76,7 +77,7 @@ int cmd_schedule(int argc, char **argv)
 	if (paxi_s) {
 		if (!paxi_kind_parse(paxi_s, &p.paxi)) {
 			rc = cli_usage_error(argv[0], "--paxi must be transfer or sendrecv, got '%s'",
-					     paxi_s);
+					     quote_text(paxi_s).s);
 			goto out;
 		}
 		p.paxi_set = true;

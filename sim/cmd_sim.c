@@ -18,6 +18,7 @@
 #include "sim/util/spell.h"
 #include "sim/util/units.h"
 #include "sim/util/weights.h"
+#include "sim/util/quote.h"
 
 struct sim_opts {
 	char *topo, *ranks, *dims, *link_bw, *link_lat, *packet, *header, *credits, *credit_ret;
@@ -82,7 +83,7 @@ static bool apply_platform(const struct sim_opts *o, struct platform *pl, GError
 		if (sscanf(o->dims, "%dx%d%c", &a, &b, &extra) != 2 || a < 1 || b < 1 ||
 		    a > LINK_MAX_RANKS || b > LINK_MAX_RANKS) {
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "--dims must look like 4x8, got '%s'", o->dims);
+				    "--dims must look like 4x8, got '%s'", quote_text(o->dims).s);
 			return false;
 		}
 		pl->fabric.dims[0] = a;
@@ -139,7 +140,7 @@ static bool nccl_sizes(const struct sim_opts *o, GArray *out, GError **error)
 	if (o->stepfactor &&
 	    !g_ascii_string_to_signed(o->stepfactor, 10, 2, 1024, &f, NULL)) {
 		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-			    "-f must be an integer factor 2..1024, got '%s'", o->stepfactor);
+			    "-f must be an integer factor 2..1024, got '%s'", quote_text(o->stepfactor).s);
 		return false;
 	}
 	for (uint64_t b = lo; b <= hi; b *= (uint64_t)f) {
@@ -294,7 +295,7 @@ int cmd_sim(int argc, char **argv)
 	if (!cli_parse(ctx, argv[0], &argc, &argv))
 		goto out;
 	if (argc > 1) {
-		cli_usage_error(argv[0], "unexpected argument '%s'", argv[1]);
+		cli_usage_error(argv[0], "unexpected argument '%s'", quote_text(argv[1]).s);
 		goto out;
 	}
 	if (o.platform) {
@@ -311,7 +312,7 @@ int cmd_sim(int argc, char **argv)
 		g_auto(GStrv) parts = g_strsplit(*kv, "=", 2);
 
 		if (!parts[0] || !parts[1]) {
-			cli_usage_error(argv[0], "--set must look like KEY=VALUE, got '%s'", *kv);
+			cli_usage_error(argv[0], "--set must look like KEY=VALUE, got '%s'", quote_text(*kv).s);
 			goto out;
 		}
 		if (!config_platform_set(&pl, parts[0], parts[1], &err)) {
@@ -320,7 +321,7 @@ int cmd_sim(int argc, char **argv)
 		}
 	}
 	if (o.mode && !platform_mode_parse(o.mode, &job.mode)) {
-		cli_usage_error(argv[0], "--mode must be single or mpi, got '%s'", o.mode);
+		cli_usage_error(argv[0], "--mode must be single or mpi, got '%s'", quote_text(o.mode).s);
 		goto out;
 	}
 	job.proto = SIMULATE_PROTO_AUTO;
@@ -329,7 +330,7 @@ int cmd_sim(int argc, char **argv)
 
 		if (!paxi_proto_parse(o.proto, &pp)) {
 			cli_usage_error(argv[0], "--proto must be simple, ll, ll128 or auto, got '%s'",
-					o.proto);
+					quote_text(o.proto).s);
 			goto out;
 		}
 		job.proto = (int)pp;
@@ -358,7 +359,7 @@ int cmd_sim(int argc, char **argv)
 	enum dtype dt = DTYPE_FP32;
 
 	if (o.dtype && !dtype_parse(o.dtype, &dt)) {
-		cli_usage_error(argv[0], "unknown dtype '%s' (known: %s)", o.dtype, DTYPE_KNOWN);
+		cli_usage_error(argv[0], "unknown dtype '%s' (known: %s)", quote_text(o.dtype).s, DTYPE_KNOWN);
 		goto out;
 	}
 	job.elem_bytes = dtype_elem_bytes(dt);
@@ -394,7 +395,7 @@ int cmd_sim(int argc, char **argv)
 	if (o.paxi) {
 		job.params.paxi_set = true;
 		if (!paxi_kind_parse(o.paxi, &job.params.paxi)) {
-			cli_usage_error(argv[0], "--paxi must be transfer or sendrecv, got '%s'", o.paxi);
+			cli_usage_error(argv[0], "--paxi must be transfer or sendrecv, got '%s'", quote_text(o.paxi).s);
 			goto out;
 		}
 	}
@@ -421,7 +422,7 @@ int cmd_sim(int argc, char **argv)
 			static const char known[] = "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, p2p, allgatherv";
 			g_autofree char *hint = spell_hint(o.collective, known);
 
-			cli_usage_error(argv[0], "unknown collective '%s' (known: %s)%s", o.collective,
+			cli_usage_error(argv[0], "unknown collective '%s' (known: %s)%s", quote_text(o.collective).s,
 					known, hint);
 			goto out;
 		}

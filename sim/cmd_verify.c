@@ -17,6 +17,7 @@
 #include "sim/algos/schedule_file.h"
 #include "sim/algos/verify.h"
 #include "sim/cli.h"
+#include "sim/util/quote.h"
 
 struct sweep {
 	unsigned ok, rejected, failed, shown;
@@ -208,7 +209,7 @@ int cmd_verify(int argc, char **argv)
 		goto out;
 	}
 	if (coll_s && !coll_parse(coll_s, &c)) {
-		rc = cli_usage_error(argv[0], "unknown collective '%s'", coll_s);
+		rc = cli_usage_error(argv[0], "unknown collective '%s'", quote_text(coll_s).s);
 		goto out;
 	}
 	if (max_ranks < 2 || max_ranks > SCHED_MAX_RANKS) {
@@ -229,7 +230,7 @@ int cmd_verify(int argc, char **argv)
 				rc = cli_usage_error(argv[0], "%s", err->message);
 				g_error_free(err);
 			} else {
-				rc = cli_usage_error(argv[0], "unknown algorithm '%s'", algo);
+				rc = cli_usage_error(argv[0], "unknown algorithm '%s'", quote_text(algo).s);
 			}
 			goto out;
 		}

@@ -6,6 +6,7 @@
 
 #include "sim/algos/algo.h"
 #include "sim/simulate.h"
+#include "sim/util/quote.h"
 
 void curve_free(struct curve *c)
 {
@@ -178,7 +179,7 @@ static bool where_check(const char *where, GError **error)
 			g_autofree char *keys = g_strjoinv(", ", (char **)where_keys);
 
 			g_set_error(error, MEASURED_ERROR, MEASURED_ERROR_PARSE,
-				    "'where' term '%s' must be KEY=VALUE with KEY one of %s", *t, keys);
+				    "'where' term '%s' must be KEY=VALUE with KEY one of %s", quote_text(*t).s, keys);
 			return false;
 		}
 	}
@@ -227,7 +228,7 @@ GPtrArray *compare_load(char *const *files, const char *where, GError **error)
 		g_array_set_size(points, keep);
 		if (!keep) {
 			g_set_error(error, MEASURED_ERROR, MEASURED_ERROR_PARSE,
-				    "no measured point matches --where '%s'", where);
+				    "no measured point matches --where '%s'", quote_text(where).s);
 			g_array_unref(points);
 			return NULL;
 		}
@@ -324,7 +325,7 @@ static bool task_of(const struct curve *c, guint k, const struct compare_overrid
 	t->inplace = c->inplace && (!nccl || c->coll == COLL_ALLTOALL);
 	if (!platform_mode_parse(c->mode, &t->mode)) {
 		g_set_error(error, MEASURED_ERROR, MEASURED_ERROR_PARSE, "%s: unknown mode '%s'",
-			    c->file, c->mode);
+			    c->file, quote_text(c->mode).s);
 		return false;
 	}
 	t->proto = SIMULATE_PROTO_AUTO;
@@ -334,7 +335,7 @@ static bool task_of(const struct curve *c, guint k, const struct compare_overrid
 		if (!paxi_proto_parse(c->proto, &p)) {
 			g_set_error(error, MEASURED_ERROR, MEASURED_ERROR_PARSE,
 				    "%s: unknown protocol '%s' (known: simple, ll, ll128, auto)", c->file,
-				    c->proto);
+				    quote_text(c->proto).s);
 			return false;
 		}
 		t->proto = (int)p;

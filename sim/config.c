@@ -12,6 +12,7 @@
 #include "sim/util/spell.h"
 #include "sim/util/units.h"
 #include "sim/util/weights.h"
+#include "sim/util/quote.h"
 
 /* ---- Experiment files. ---- */
 
@@ -127,7 +128,7 @@ static bool size_range_error(const char *name, const char *text, const char *why
 {
 	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
 		    "%s range '%s' %s (write A..B, A..B xK or A..B +S, e.g. 1KiB..512MiB x4)", name,
-		    text, why);
+		    quote_text(text).s, why);
 	return false;
 }
 
@@ -145,7 +146,7 @@ bool config_size_range(const char *name, const char *text, GArray *out, GError *
 		}
 		if (v < 1) {
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "%s must be at least 1 byte, got '%s'", name, text);
+				    "%s must be at least 1 byte, got '%s'", name, quote_text(text).s);
 			return false;
 		}
 		if (out->len >= CONFIG_MAX_LIST)
@@ -265,7 +266,7 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 
 					return cfg_fail(c, k, CONFIG_ERROR_VALUE,
 						    "'algorithms' unknown collective '%s' (known: %s)%s",
-						    k->text, known, hint);
+						    quote_text(k->text).s, known, hint);
 				}
 				g_array_append_val(e->colls, cl);
 			}
@@ -280,7 +281,7 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 				g_autofree char *hint = spell_hint(k->text, known);
 
 				return cfg_fail(c, k, CONFIG_ERROR_VALUE,
-					    "'algorithms' unknown collective '%s' (known: %s)%s", k->text,
+					    "'algorithms' unknown collective '%s' (known: %s)%s", quote_text(k->text).s,
 					    known, hint);
 			}
 			for (guint j = 0; j < e->colls->len; j++)
@@ -325,7 +326,7 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 			for (guint j = 0; j < names->len; j++)
 				if (!strcmp(names->pdata[j], it->text))
 					return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-						    "'%s' lists '%s' twice", key, it->text);
+						    "'%s' lists '%s' twice", key, quote_text(it->text).s);
 			g_ptr_array_add(names, g_strdup(it->text));
 		}
 	}
@@ -345,7 +346,7 @@ static bool read_counts(const struct ctx *c, struct experiment *e, const struct 
 			if (!cfg_parse_double(n->text + 5, &s) || s <= 0 || s > 10)
 				return cfg_fail(c, n, CONFIG_ERROR_VALUE,
 					    "'counts' zipf exponent must be a number in (0, 10], got '%s'",
-					    n->text);
+					    quote_text(n->text).s);
 			e->counts = COUNTS_ZIPF;
 			e->zipf_s = s;
 			return true;
@@ -413,7 +414,7 @@ static bool read_outputs(const struct ctx *c, struct experiment *e, const struct
 				if (!bit)
 					return cfg_fail(c, it, CONFIG_ERROR_VALUE,
 						    "'outputs.formats' unknown format '%s' (known: h5, csv, png, svg)",
-						    it->text);
+						    quote_text(it->text).s);
 				e->formats |= bit;
 			}
 		} else {
@@ -422,6 +423,18 @@ static bool read_outputs(const struct ctx *c, struct experiment *e, const struct
 		}
 	}
 	return true;
+}
+
+/* fabric_shape_check on platform p as experiment_point_platform makes it
+ * for a point of nranks ranks. */
+static bool shape_check(const struct platform *p, int nranks, GError **error)
+{
+	struct fabric_config fc = p->fabric;
+
+	if (fc.dims[0] * fc.dims[1] != nranks)
+		fc.dims[0] = fc.dims[1] = 0;
+	fc.nranks = nranks;
+	return fabric_shape_check(&fc, NULL, error);
 }
 
 static bool read_sweep(const struct ctx *c, struct experiment *e, const struct ynode *n)
@@ -441,7 +454,7 @@ static bool read_sweep(const struct ctx *c, struct experiment *e, const struct y
 			g_autofree char *hint = spell_hint(k->text, known);
 
 			return cfg_fail(c, k, CONFIG_ERROR_SCHEMA,
-				    "unknown sweep key '%s' (known: %s)%s", k->text, known, hint);
+				    "unknown sweep key '%s' (known: %s)%s", quote_text(k->text).s, known, hint);
 		}
 		if (!strcmp(k->text, "topology.ranks"))
 			return cfg_fail(c, k, CONFIG_ERROR_VALUE,
@@ -462,9 +475,26 @@ static bool read_sweep(const struct ctx *c, struct experiment *e, const struct y
 
 			config_platform_copy(&scratch, &e->plat);
 			ok = cfg_pkey_set(&scratch, pk, it->text, &mask, &err);
+			if (!ok) {
+				platform_release(&scratch);
+				cfg_fail(c, it, CONFIG_ERROR_VALUE, "'%s' %s", full, err->message);
+				g_error_free(err);
+				return false;
+			}
+			/* Every rank count must make this value's shape. */
+			guint nr = e->ranks->len ? e->ranks->len : 1;
+
+			for (guint r = 0; r < nr && ok; r++) {
+				int nranks = e->ranks->len ? g_array_index(e->ranks, int, r)
+							   : scratch.fabric.nranks;
+
+				if (!(ok = shape_check(&scratch, nranks, &err)))
+					cfg_fail(c, it, CONFIG_ERROR_VALUE,
+						 "'%s' %s is not admitted on %d ranks: %s", full,
+						 quote_text(it->text).s, nranks, err->message);
+			}
 			platform_release(&scratch);
 			if (!ok) {
-				cfg_fail(c, it, CONFIG_ERROR_VALUE, "'%s' %s", full, err->message);
 				g_error_free(err);
 				return false;
 			}
@@ -481,6 +511,33 @@ bool config_name_ok(const char *s)
 	for (; *s; s++)
 		if (!g_ascii_isalnum(*s) && *s != '-' && *s != '_' && *s != '.')
 			return false;
+	return true;
+}
+
+/* Every collective at every rank count takes the root and the peer
+ * (algo_build's rule, checked here so that the error names the key). */
+static bool check_root_peer(const struct ctx *c, const struct experiment *e,
+			    const struct ynode *root, const struct ynode *const rp_node[2])
+{
+	guint nr = e->ranks->len ? e->ranks->len : 1;
+
+	for (guint i = 0; i < e->colls->len; i++)
+		for (guint j = 0; j < nr; j++) {
+			enum coll cl = g_array_index(e->colls, enum coll, i);
+			int r = e->ranks->len ? g_array_index(e->ranks, int, j) : e->plat.fabric.nranks;
+			GError *err = NULL;
+			bool bad_peer;
+
+			if (algo_root_peer_check(cl, r, e->root, e->peer, &bad_peer, &err))
+				continue;
+			const struct ynode *at = rp_node[bad_peer] ? rp_node[bad_peer]
+					       : rp_node[!bad_peer] ? rp_node[!bad_peer] : root;
+
+			cfg_fail(c, at, CONFIG_ERROR_VALUE, "%s (%s on %d ranks)", err->message,
+				 coll_name(cl), r);
+			g_error_free(err);
+			return false;
+		}
 	return true;
 }
 
@@ -506,7 +563,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			g_autofree char *list = g_string_free(g, FALSE);
 			g_autofree char *hint = spell_hint(k->text, list);
 
-			return cfg_fail(c, k, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)%s", k->text,
+			return cfg_fail(c, k, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)%s", quote_text(k->text).s,
 				    list, hint);
 		}
 	}
@@ -520,7 +577,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			return false;
 		if (!config_name_ok(n->text))
 			return cfg_fail(c, n, CONFIG_ERROR_VALUE,
-				    "'name' must use letters, digits, '-', '_' and '.', got '%s'", n->text);
+				    "'name' must use letters, digits, '-', '_' and '.', got '%s'", quote_text(n->text).s);
 		e->name = g_strdup(n->text);
 	} else {
 		g_autofree char *base = g_path_get_basename(e->path);
@@ -593,13 +650,13 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 				g_autofree char *hint = spell_hint(it->text, known);
 
 				return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-					    "'collectives' unknown collective '%s' (known: %s)%s", it->text,
+					    "'collectives' unknown collective '%s' (known: %s)%s", quote_text(it->text).s,
 					    known, hint);
 			}
 			for (guint j = 0; j < e->colls->len; j++)
 				if (g_array_index(e->colls, enum coll, j) == cl)
 					return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-						    "'collectives' lists '%s' twice", it->text);
+						    "'collectives' lists '%s' twice", quote_text(it->text).s);
 			g_array_append_val(e->colls, cl);
 		}
 	}
@@ -618,7 +675,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		}
 		if (!found)
 			return cfg_fail(c, n, CONFIG_ERROR_VALUE, "'baseline' '%s' is not among 'algorithms'",
-				    n->text);
+				    quote_text(n->text).s);
 		e->baseline = g_strdup(n->text);
 	}
 
@@ -648,14 +705,9 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		for (guint i = 0; i < e->ranks->len; i++) {
 			int r = g_array_index(e->ranks, int, i);
 
-			struct fabric_config fc = e->plat.fabric;
 			GError *err = NULL;
 
-			/* as experiment_point_platform makes it */
-			if (fc.dims[0] * fc.dims[1] != r)
-				fc.dims[0] = fc.dims[1] = 0;
-			fc.nranks = r;
-			if (fc.kind != TOPO_EDGES && !fabric_shape_check(&fc, NULL, &err)) {
+			if (e->plat.fabric.kind != TOPO_EDGES && !shape_check(&e->plat, r, &err)) {
 				cfg_fail(c, rn->pdata[i], CONFIG_ERROR_VALUE, "'ranks' %d is not admitted: %s", r, err->message);
 				g_error_free(err);
 				return false;
@@ -677,7 +729,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 
 			if (!dtype_parse(it->text, &d))
 				return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-					    "'dtypes' unknown dtype '%s' (known: %s)", it->text,
+					    "'dtypes' unknown dtype '%s' (known: %s)", quote_text(it->text).s,
 					    DTYPE_KNOWN);
 			g_array_append_val(e->dtypes, d);
 		}
@@ -714,16 +766,17 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			return false;
 		if (!paxi_kind_parse(n->text, &e->paxi))
 			return cfg_fail(c, n, CONFIG_ERROR_VALUE,
-				    "'paxi' must be transfer or sendrecv, got '%s'", n->text);
+				    "'paxi' must be transfer or sendrecv, got '%s'", quote_text(n->text).s);
 		e->paxi_set = true;
 	}
 	const char *rp[] = { "root", "peer" };
+	const struct ynode *rp_node[2] = { NULL, NULL };
 
 	for (int i = 0; i < 2; i++) {
 		int64_t v;
 		GError *err = NULL;
 
-		if (!(n = cfg_map_get(root, rp[i])))
+		if (!(n = rp_node[i] = cfg_map_get(root, rp[i])))
 			continue;
 		if (!cfg_need_scalar(c, n, rp[i]))
 			return false;
@@ -734,6 +787,8 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		}
 		*(i ? &e->peer : &e->root) = (int)v;
 	}
+	if (!check_root_peer(c, e, root, rp_node))
+		return false;
 
 	/* seeds */
 	if ((n = cfg_map_get(root, "seeds"))) {

@@ -16,6 +16,7 @@
 #include "sim/util/spell.h"
 #include "sim/util/units.h"
 #include "sim/util/files.h"
+#include "sim/util/quote.h"
 
 /* ---- Platform keys. ---- */
 
@@ -225,7 +226,7 @@ static bool range_error(const struct pkey *k, const char *value, GError **error)
 	g_autofree char *lo = fmt_bound(k, k->min), *hi = fmt_bound(k, k->max);
 
 	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "must be between %s and %s, got '%s'",
-		    lo, hi, value);
+		    lo, hi, quote_text(value).s);
 	return false;
 }
 
@@ -251,7 +252,7 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 			g_autofree char *hint = spell_hint(value, known);
 
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "must be a topology (known: %s), got '%s'%s", known, value, hint);
+				    "must be a topology (known: %s), got '%s'%s", known, quote_text(value).s, hint);
 			return false;
 		}
 		p->fabric.kind = t;
@@ -290,7 +291,7 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 		if (!units_parse_bw(value, &v, NULL)) {
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
 				    "must be a bandwidth such as 450GB/s, or '%s', got '%s'",
-				    k->choices[0], value);
+				    k->choices[0], quote_text(value).s);
 			return false;
 		}
 		if (v > k->max)
@@ -304,7 +305,7 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 		if (!units_parse_bw(value, &v, NULL)) {
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
 				    "must be a bandwidth such as 450GB/s, or 'unlimited', got '%s'",
-				    value);
+				    quote_text(value).s);
 			return false;
 		}
 		if (v > k->max)
@@ -336,7 +337,7 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 			g_autofree char *known = g_strjoinv(", ", (char **)k->choices);
 
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "must be one of %s, got '%s'", known, value);
+				    "must be one of %s, got '%s'", known, quote_text(value).s);
 			return false;
 		}
 		break;
@@ -345,12 +346,12 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 
 		if (!cfg_parse_double(value, &d)) {
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "must be a number such as 0.001, got '%s'", value);
+				    "must be a number such as 0.001, got '%s'", quote_text(value).s);
 			return false;
 		}
 		if (d < 0 || d > (double)k->max * 1e-6) {
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "must be between 0 and %g, got '%s'", (double)k->max * 1e-6, value);
+				    "must be between 0 and %g, got '%s'", (double)k->max * 1e-6, quote_text(value).s);
 			return false;
 		}
 		memcpy((char *)p + k->off, &d, sizeof(d));
@@ -392,7 +393,7 @@ bool config_platform_set_as(struct platform *p, const char *key, const char *nam
 	GError *e = NULL;
 
 	if (!k) {
-		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_SCHEMA, "unknown platform key '%s'", key);
+		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_SCHEMA, "unknown platform key '%s'", quote_text(key).s);
 		return false;
 	}
 	if (!cfg_pkey_set(p, k, value, NULL, &e)) {
@@ -450,7 +451,7 @@ bool config_platform_get_num(const struct platform *p, const char *key, double *
 
 	if (!k || !pkey_numeric(k)) {
 		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_SCHEMA,
-			    k ? "platform key '%s' is not a number" : "unknown platform key '%s'", key);
+			    k ? "platform key '%s' is not a number" : "unknown platform key '%s'", quote_text(key).s);
 		return false;
 	}
 	*value = (double)load(p, k);
@@ -463,7 +464,7 @@ bool config_platform_set_num(struct platform *p, const char *key, double value, 
 
 	if (!k || !pkey_numeric(k)) {
 		g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_SCHEMA,
-			    k ? "platform key '%s' is not a number" : "unknown platform key '%s'", key);
+			    k ? "platform key '%s' is not a number" : "unknown platform key '%s'", quote_text(key).s);
 		return false;
 	}
 	if (!isfinite(value) || value < (double)k->min || value > (double)k->max) {
@@ -674,12 +675,12 @@ static bool read_edges(const struct ctx *c, const struct ynode *n, const char *k
 				if (ed.lat_ps > MAX_TIME_PS) {
 					cfg_fail(c, vn, CONFIG_ERROR_VALUE,
 					     "'%s' must be between 0ps and 1000s, got '%s'", full,
-					     vn->text);
+					     quote_text(vn->text).s);
 					goto bad;
 				}
 			} else {
 				cfg_fail(c, kn, CONFIG_ERROR_SCHEMA,
-				     "unknown key '%s' (known: a, b, bandwidth, latency)", full);
+				     "unknown key '%s' (known: a, b, bandwidth, latency)", quote_text(full).s);
 				goto bad;
 			}
 			continue;
@@ -746,7 +747,7 @@ bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const cha
 		 * link.bandwidth: ...) would be last-wins */
 		if (loc->seen && !g_hash_table_add(loc->seen, g_strdup(full)))
 			return cfg_fail(c, kn, CONFIG_ERROR_SCHEMA,
-				    "duplicate key '%s' (given before, nested or dotted)", full);
+				    "duplicate key '%s' (given before, nested or dotted)", quote_text(full).s);
 		if (!strcmp(full, "topology.dims")) {
 			if (!read_dims(c, vn, full, p))
 				return false;
@@ -767,7 +768,7 @@ bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const cha
 			g_autofree char *known = known_keys(prefix ? prefix : "", skip);
 			g_autofree char *hint = spell_hint(kn->text, known);
 
-			return cfg_fail(c, kn, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)%s", full,
+			return cfg_fail(c, kn, CONFIG_ERROR_SCHEMA, "unknown key '%s' (known: %s)%s", quote_text(full).s,
 				    known, hint);
 		}
 		if (!cfg_need_scalar(c, vn, full))
@@ -820,11 +821,12 @@ bool cfg_check_platform(const struct ctx *c, struct platform *p, const struct pl
 	GError *e = NULL;
 
 	if (!fabric_shape_check(f, NULL, &e)) {
-		bool dims = e->code == LINK_ERROR_DIMS;
-		const struct ynode *at = dims && loc->dims ? loc->dims : at_ranks;
+		bool dims = e->code == LINK_ERROR_DIMS, edges = e->code == LINK_ERROR_EDGES;
+		const struct ynode *at = dims && loc->dims ? loc->dims
+				       : edges && loc->edges ? loc->edges : at_ranks;
 
 		cfg_fail(c, at, CONFIG_ERROR_VALUE, "'topology.%s' is not admitted: %s",
-		     dims ? "dims" : "ranks", e->message);
+		     dims ? "dims" : edges ? "edges" : "ranks", e->message);
 		g_error_free(e);
 		return false;
 	}
@@ -840,7 +842,7 @@ bool cfg_check_schema_version(const struct ctx *c, const struct ynode *root)
 	if (!cfg_need_scalar(c, v, "schema_version"))
 		return false;
 	if (strcmp(v->text, "1"))
-		return cfg_fail(c, v, CONFIG_ERROR_VALUE, "'schema_version' must be 1, got '%s'", v->text);
+		return cfg_fail(c, v, CONFIG_ERROR_VALUE, "'schema_version' must be 1, got '%s'", quote_text(v->text).s);
 	return true;
 }
 

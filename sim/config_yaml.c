@@ -8,6 +8,7 @@
  * nesting depth cap, a file size cap, and no alias expansion at all (an alias
  * is an error; an anchor is ignored). */
 #include "sim/config_int.h"
+#include "sim/util/quote.h"
 
 #include <errno.h>
 #include <math.h>
@@ -232,7 +233,7 @@ bool cfg_map_check_keys(const struct ctx *c, const struct ynode *m, const char *
 			if (!strcmp(((const struct ynode *)m->kids->pdata[j])->text, k->text)) {
 				g_autofree char *full = cfg_join_key(prefix, k->text);
 
-				return cfg_fail(c, k, CONFIG_ERROR_SCHEMA, "duplicate key '%s'", full);
+				return cfg_fail(c, k, CONFIG_ERROR_SCHEMA, "duplicate key '%s'", quote_text(full).s);
 			}
 	}
 	return true;
@@ -296,12 +297,12 @@ bool cfg_parse_int(const char *text, int64_t min, int64_t max, int64_t *out, GEr
 	return true;
 bad:
 	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "must be an integer such as %" G_GINT64_FORMAT
-		    ", got '%s'", min > 1 ? min : (int64_t)1, text);
+		    ", got '%s'", min > 1 ? min : (int64_t)1, quote_text(text).s);
 	return false;
 range:
 	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
 		    "must be between %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT ", got '%s'", min, max,
-		    text);
+		    quote_text(text).s);
 	return false;
 }
 
@@ -324,7 +325,7 @@ bool cfg_parse_u64(const char *text, uint64_t *out, GError **error)
 bad:
 	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
 		    "must be an integer between 0 and %" G_GUINT64_FORMAT ", got '%s'", UINT64_MAX,
-		    text);
+		    quote_text(text).s);
 	return false;
 }
 

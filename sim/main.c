@@ -6,6 +6,7 @@
 
 #include "sim/cli.h"
 #include "sim/util/spell.h"
+#include "sim/util/quote.h"
 
 static const struct cli_command commands[] = {
 	{ "sim", "simulate one collective on a platform", cmd_sim },
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
 		g_string_append_printf(known, "%s%s", i ? ", " : "", commands[i].name);
 	g_autofree char *hint = spell_hint(name, known->str);
 
-	fprintf(stderr, "g5: unknown command '%s' (known: %s)%s\n", name, known->str, hint);
+	fprintf(stderr, "g5: unknown command '%s' (known: %s)%s\n", quote_text(name).s, known->str, hint);
 	g_string_free(known, TRUE);
 	return 2;
 }

@@ -25,12 +25,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sim/util/quote.h"
+
 G_DEFINE_QUARK(g5-measured-error-quark, measured_error)
 
 #define MAX_FIELDS 48      /* fields of a log line that are looked at */
 #define MAX_FIELD_CHARS 256 /* of a CSV field */
 #define MAX_NAME_CHARS 64  /* of a name (algo, schedule, proto, engine) */
-#define QUOTE_CHARS 40     /* of a value quoted in a message */
 #define ROW_FIELDS 13      /* of a log's table row */
 
 struct reader {
@@ -80,15 +81,11 @@ static const char *keep(struct reader *r, char *s)
 	return s;
 }
 
-/* 'value' for a message: escaped (no control or non-ASCII byte stays raw)
- * and cut to QUOTE_CHARS bytes. */
+/* 'value' for a message (quote_text: cut and escaped), kept with the
+ * reader. */
 static const char *quote(struct reader *r, const char *s)
 {
-	size_t n = strlen(s);
-	g_autofree char *cut = g_strndup(s, MIN(n, QUOTE_CHARS));
-	g_autofree char *esc = g_strescape(cut, NULL);
-
-	return keep(r, g_strdup_printf("'%s%s'", esc, n > QUOTE_CHARS ? "..." : ""));
+	return keep(r, g_strdup_printf("'%s'", quote_text(s).s));
 }
 
 /* ---- Lines and fields. ---- */

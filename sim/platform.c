@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sim/util/spell.h"
+#include "sim/util/quote.h"
 
 G_DEFINE_QUARK(g5-platform-error-quark, platform_error)
 
@@ -126,7 +127,7 @@ bool platform_topo_parse(const char *name, enum topo_kind *out, GError **error)
 	g_autofree char *hint = spell_hint(name, known);
 
 	g_set_error(error, PLATFORM_ERROR, PLATFORM_ERROR_UNKNOWN, "unknown topology '%s' (known: %s)%s",
-		    name, known, hint);
+		    quote_text(name).s, known, hint);
 	return false;
 }
 

@@ -169,7 +169,7 @@ void plot_gp_var(GString *g, const char *var, const char *value)
 
 /* Renders script `body` (variables + template) into OUT for one terminal. */
 static bool render(const char *base, const char *vars, const char *tmpl, const char *term,
-		   const char *ext, guint *nfiles, GError **error)
+		   const char *ext, GPtrArray *written, guint *nfiles, GError **error)
 {
 	g_autofree char *out = g_strdup_printf("%s.%s", base, ext);
 	g_autofree char *dir = g_path_get_dirname(out);
@@ -189,6 +189,8 @@ static bool render(const char *base, const char *vars, const char *tmpl, const c
 	g_string_free(s, TRUE);
 	if (!ok)
 		return false;
+	if (written)
+		g_ptr_array_add(written, g_strdup(script_path));
 	char *argv[] = { "gnuplot", script_path, NULL };
 
 	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
@@ -210,6 +212,8 @@ static bool render(const char *base, const char *vars, const char *tmpl, const c
 			    out, g_strerror(errno));
 		return false;
 	}
+	if (written)
+		g_ptr_array_add(written, g_strdup(out));
 	(*nfiles)++;
 	return true;
 }
@@ -294,6 +298,8 @@ static bool figure(const struct ctx *c, GArray *rows, const struct rcol *x, cons
 
 	if (!results_write_atomic(dat, data->str, data->len, error))
 		goto out;
+	if (c->req->written)
+		g_ptr_array_add(c->req->written, g_strdup(dat));
 	double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
 
 	for (guint i = 0; i < rows->len; i++) {
@@ -318,9 +324,10 @@ static bool figure(const struct ctx *c, GArray *rows, const struct rcol *x, cons
 			       ylo > 0 && yhi / ylo >= 20, algos->len > 1 ? 3 : 2);
 	if (xbytes && xlo >= 1)
 		bytes_ticks(vars, xlo, xhi);
-	if (c->req->png && !render(base, vars->str, tmpl, "pngcairo", "png", nfiles, error))
+	if (c->req->png && !render(base, vars->str, tmpl, "pngcairo", "png", c->req->written, nfiles,
+				   error))
 		goto out;
-	if (c->req->svg && !render(base, vars->str, tmpl, "svg", "svg", nfiles, error))
+	if (c->req->svg && !render(base, vars->str, tmpl, "svg", "svg", c->req->written, nfiles, error))
 		goto out;
 	ok = true;
 out:

@@ -31,6 +31,8 @@ struct plot_request {
 	const char *out_dir;         /* figures go to OUT_DIR/plots/ */
 	const char *templates;       /* directory holding style.gp, size.gp, param.gp */
 	bool png, svg;
+	GPtrArray *written;          /* or NULL: gets the path of every file written
+				      * (figures, their .gp and .dat), owned strings */
 };
 
 /* Draws every figure. Returns the number of image files written in

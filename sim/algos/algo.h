@@ -60,6 +60,14 @@ const struct algo_ops *const *algo_all(void);
 struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct algo_params *p,
 			 GError **error);
 
+/* The root and peer rule of algo_build for collective c on nranks ranks:
+ * Broadcast, Reduce and P2P take a root in 0..nranks-1, P2P a peer in that
+ * range other than the root; the others ignore both. False with
+ * ALGO_ERROR_PARAMS otherwise, *bad_peer (may be NULL) true when the peer is
+ * the one at fault. */
+bool algo_root_peer_check(enum coll c, int nranks, int root, int peer, bool *bad_peer,
+			  GError **error);
+
 double algo_theory_us(const struct algo_ops *a, enum coll c, int nranks, uint64_t bytes,
 		      double overhead_us, double alpha_us, double beta_bytes_per_s);
 

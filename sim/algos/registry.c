@@ -11,6 +11,7 @@
 
 #include "sim/algos/families.h"
 #include "sim/util/spell.h"
+#include "sim/util/quote.h"
 
 /* Each family adds its line here when its file exists (families.h lists
  * them all). Order is the order of "known: ..." lists and of `g5 verify`. */
@@ -65,13 +66,34 @@ const struct algo_ops *algo_find(enum coll c, const char *name, GError **error)
 	g_autofree char *hint = spell_hint(name, known);
 
 	g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN, "unknown algorithm '%s' for %s (known: %s)%s",
-		    name, coll_name(c), *known ? known : "none", hint);
+		    quote_text(name).s, coll_name(c), *known ? known : "none", hint);
 	return NULL;
 }
 
 static bool rooted(enum coll c)
 {
 	return c == COLL_BROADCAST || c == COLL_REDUCE || c == COLL_P2P;
+}
+
+bool algo_root_peer_check(enum coll c, int nranks, int root, int peer, bool *bad_peer,
+			  GError **error)
+{
+	if (bad_peer)
+		*bad_peer = false;
+	if (rooted(c) && (root < 0 || root >= nranks)) {
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+			    "'root' must be a rank in 0..%d, got %d", nranks - 1, root);
+		return false;
+	}
+	if (c == COLL_P2P && (peer < 0 || peer >= nranks || peer == root)) {
+		if (bad_peer)
+			*bad_peer = true;
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+			    "'peer' must be a rank in 0..%d other than the root %d, got %d",
+			    nranks - 1, root, peer);
+		return false;
+	}
+	return true;
 }
 
 struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct algo_params *p,
@@ -98,25 +120,12 @@ struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct alg
 	}
 	struct algo_params q = *p;
 
-	if (rooted(c)) {
-		if (p->root < 0 || p->root >= p->nranks) {
-			g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-				    "'root' must be a rank in 0..%d, got %d", p->nranks - 1, p->root);
-			return NULL;
-		}
-	} else {
+	if (!algo_root_peer_check(c, p->nranks, p->root, p->peer, NULL, error))
+		return NULL;
+	if (!rooted(c))
 		q.root = 0;
-	}
-	if (c == COLL_P2P) {
-		if (p->peer < 0 || p->peer >= p->nranks || p->peer == p->root) {
-			g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
-				    "'peer' must be a rank in 0..%d other than the root %d, got %d",
-				    p->nranks - 1, p->root, p->peer);
-			return NULL;
-		}
-	} else {
+	if (c != COLL_P2P)
 		q.peer = -1;
-	}
 	if (c == COLL_ALLGATHERV && p->weights) {
 		uint64_t sum = 0;
 

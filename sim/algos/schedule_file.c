@@ -5,6 +5,7 @@
  * checks every token as it goes, so the first error names its line. */
 #include "sim/algos/schedule_file.h"
 #include "sim/util/files.h"
+#include "sim/util/quote.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -165,7 +166,7 @@ static bool rd_u64(struct reader *rd, const char *t, const char *what, uint64_t 
 		if (range)
 			return rd_fail(rd, "%s %s is out of range %" G_GUINT64_FORMAT "..%"
 				       G_GUINT64_FORMAT, what, t, lo, hi);
-		return rd_fail(rd, "%s must be a number, got '%s'", what, t);
+		return rd_fail(rd, "%s must be a number, got '%s'", what, quote_text(t).s);
 	}
 	*out = v;
 	return true;
@@ -185,7 +186,7 @@ static bool rd_i64(struct reader *rd, const char *t, const char *what, int64_t l
 		if (range)
 			return rd_fail(rd, "%s %s is out of range %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT,
 				       what, t, lo, hi);
-		return rd_fail(rd, "%s must be a number, got '%s'", what, t);
+		return rd_fail(rd, "%s must be a number, got '%s'", what, quote_text(t).s);
 	}
 	*out = v;
 	return true;
@@ -194,7 +195,7 @@ static bool rd_i64(struct reader *rd, const char *t, const char *what, int64_t l
 static bool rd_ntok(struct reader *rd, guint n, const char *form)
 {
 	if (rd->tok->len != n)
-		return rd_fail(rd, "'%s' takes the form '%s', got %u tokens", tok(rd, 0), form,
+		return rd_fail(rd, "'%s' takes the form '%s', got %u tokens", quote_text(tok(rd, 0)).s, form,
 			       rd->tok->len);
 	return true;
 }
@@ -227,7 +228,7 @@ static bool rd_header_line(struct reader *rd, struct header *h)
 		if (!strcmp(key, hdr_names[k]))
 			break;
 	if (k == H_NKEYS)
-		return rd_fail(rd, "unknown keyword '%s'", key);
+		return rd_fail(rd, "unknown keyword '%s'", quote_text(key).s);
 	if (h->seen[k])
 		return rd_fail(rd, "'%s' given twice (first on line %u)", key, h->line[k]);
 	h->seen[k] = true;
@@ -252,7 +253,7 @@ static bool rd_header_line(struct reader *rd, struct header *h)
 	switch (k) {
 	case H_COLLECTIVE:
 		if (!coll_parse(val, &h->coll))
-			return rd_fail(rd, "unknown collective '%s'", val);
+			return rd_fail(rd, "unknown collective '%s'", quote_text(val).s);
 		return true;
 	case H_ALGO:
 		h->algo = g_strdup(val);
@@ -291,13 +292,13 @@ static bool rd_ref(struct reader *rd, const char *t, const char *what, uint8_t *
 	enum sched_buf b;
 
 	if (!colon)
-		return rd_fail(rd, "%s must be '-' or BUFFER:OFFSET, got '%s'", what, t);
+		return rd_fail(rd, "%s must be '-' or BUFFER:OFFSET, got '%s'", what, quote_text(t).s);
 	char *name = g_strndup(t, (gsize)(colon - t));
 	bool known = sched_buf_parse(name, &b) && b != SBUF_NONE;
 
 	g_free(name);
 	if (!known)
-		return rd_fail(rd, "%s buffer must be in, out or scratch, got '%s'", what, t);
+		return rd_fail(rd, "%s buffer must be in, out or scratch, got '%s'", what, quote_text(t).s);
 	uint64_t v;
 
 	if (!rd_u64(rd, colon + 1, what, 0, UINT32_MAX, &v))
@@ -317,7 +318,7 @@ static bool rd_op(struct reader *rd, struct sched *s, int r, uint32_t i)
 	int64_t x;
 
 	if (strcmp(tok(rd, 0), "op"))
-		return rd_fail(rd, "expected op %u of rank %d, got '%s'", i, r, tok(rd, 0));
+		return rd_fail(rd, "expected op %u of rank %d, got '%s'", i, r, quote_text(tok(rd, 0)).s);
 	if (!rd_ntok(rd, 12, "op INDEX KIND PAXI LANE STEP RECV SEND SRC DST COUNT DEPS"))
 		return false;
 	if (!rd_u64(rd, tok(rd, 1), "op index", 0, UINT32_MAX, &u))
@@ -325,9 +326,9 @@ static bool rd_op(struct reader *rd, struct sched *s, int r, uint32_t i)
 	if (u != i)
 		return rd_fail(rd, "expected op %u of rank %d, got op %" G_GUINT64_FORMAT, i, r, u);
 	if (!sched_op_kind_parse(tok(rd, 2), &kind))
-		return rd_fail(rd, "unknown op kind '%s'", tok(rd, 2));
+		return rd_fail(rd, "unknown op kind '%s'", quote_text(tok(rd, 2)).s);
 	if (!paxi_kind_parse(tok(rd, 3), &paxi))
-		return rd_fail(rd, "paxi kind must be transfer or sendrecv, got '%s'", tok(rd, 3));
+		return rd_fail(rd, "paxi kind must be transfer or sendrecv, got '%s'", quote_text(tok(rd, 3)).s);
 	o.kind = (uint8_t)kind;
 	o.paxi = (uint8_t)paxi;
 	if (!rd_u64(rd, tok(rd, 4), "lane", 0, SCHED_MAX_LANES - 1, &u))
@@ -458,7 +459,7 @@ static struct sched *rd_all(struct reader *rd, GArray *lines)
 			goto bad;
 		}
 		if (strcmp(tok(rd, 0), "rank")) {
-			rd_fail(rd, "expected 'rank %d', got '%s'", r, tok(rd, 0));
+			rd_fail(rd, "expected 'rank %d', got '%s'", r, quote_text(tok(rd, 0)).s);
 			goto bad;
 		}
 		if (!rd_ntok(rd, 10, "rank R in LO HI out LO HI ops N"))
@@ -514,7 +515,7 @@ static struct sched *rd_all(struct reader *rd, GArray *lines)
 		goto bad;
 	}
 	if (strcmp(tok(rd, 0), "end") || rd->tok->len != 1) {
-		rd_fail(rd, "expected 'end' after the last rank's ops, got '%s'", tok(rd, 0));
+		rd_fail(rd, "expected 'end' after the last rank's ops, got '%s'", quote_text(tok(rd, 0)).s);
 		goto bad;
 	}
 	if (rd_next(rd)) {

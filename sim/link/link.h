@@ -180,8 +180,9 @@ struct fabric;
  * platform file, the flags, fabric_new): 2..LINK_MAX_RANKS ranks; a
  * hypercube of 2^k; a torus of dims[0] x dims[1] = N or, with dims {0, 0},
  * of a non-prime N (the most nearly square A x B, A <= B, A > 1). Writes the
- * torus's dims to dims_out (may be NULL). False with error set (LINK_ERROR
- * RANKS or DIMS) otherwise. Edge lists are checked by fabric_new. */
+ * torus's dims to dims_out (may be NULL); an edge list that is a connected
+ * simple graph on the ranks. False with error set (LINK_ERROR RANKS, DIMS
+ * or EDGES) otherwise. */
 bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error);
 
 /* Called at the destination for each delivered packet of a message: `bytes`

@@ -48,6 +48,63 @@ static int near_square(int n)
 	return best;
 }
 
+/* The root of u's set, halving the path on the way. */
+static int uf_find(int *up, int u)
+{
+	while (up[u] != u) {
+		up[u] = up[up[u]];
+		u = up[u];
+	}
+	return u;
+}
+
+/* Whether the edge list is a connected simple graph on 0..N-1: edges
+ * between ranks in range, no self-loop, no pair twice, every rank joined to
+ * rank 0. */
+static bool edges_check(const struct fabric_config *cfg, GError **error)
+{
+	int n = cfg->nranks;
+
+	if (cfg->nedges < 1 || !cfg->edges) {
+		g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge list of %d ranks has no edges", n);
+		return false;
+	}
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+	g_autofree gint64 *keys = g_new(gint64, cfg->nedges);
+	g_autofree int *up = g_new(int, (gsize)(guint)n);
+
+	for (int u = 0; u < n; u++)
+		up[u] = u;
+	for (int i = 0; i < cfg->nedges; i++) {
+		const struct topo_edge *e = &cfg->edges[i];
+
+		if (e->a < 0 || e->a >= n || e->b < 0 || e->b >= n) {
+			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) names a rank outside 0..%d",
+				    i, e->a, e->b, n - 1);
+			return false;
+		}
+		if (e->a == e->b) {
+			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) is a self-loop", i, e->a, e->b);
+			return false;
+		}
+		keys[i] = (gint64)MIN(e->a, e->b) * n + MAX(e->a, e->b);
+		if (g_hash_table_contains(seen, &keys[i])) {
+			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) repeats an earlier edge",
+				    i, e->a, e->b);
+			return false;
+		}
+		g_hash_table_add(seen, &keys[i]);
+		up[uf_find(up, e->a)] = uf_find(up, e->b);
+	}
+	for (int u = 1; u < n; u++)
+		if (uf_find(up, u) != uf_find(up, 0)) {
+			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES,
+				    "edge list leaves rank %d unreachable from rank 0", u);
+			return false;
+		}
+	return true;
+}
+
 bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error)
 {
 	int n = cfg->nranks;
@@ -62,6 +119,8 @@ bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError
 			    "hypercube needs a power-of-two number of ranks, got %d", n);
 		return false;
 	}
+	if (cfg->kind == TOPO_EDGES)
+		return edges_check(cfg, error);
 	if (cfg->kind != TOPO_TORUS)
 		return true;
 	int dx = cfg->dims[0], dy = cfg->dims[1];
@@ -88,40 +147,15 @@ bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError
 	return true;
 }
 
-static bool build_edges(struct topo *t, const struct fabric_config *cfg, GArray *a, GError **error)
+/* The channels of an edge list that fabric_shape_check admitted. */
+static void build_edges(const struct fabric_config *cfg, GArray *a)
 {
-	int n = t->nranks;
-
-	if (cfg->nedges < 1 || !cfg->edges) {
-		g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge list of %d ranks has no edges", n);
-		return false;
-	}
-	g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
-	g_autofree gint64 *keys = g_new(gint64, cfg->nedges);
-
 	for (int i = 0; i < cfg->nedges; i++) {
 		const struct topo_edge *e = &cfg->edges[i];
 
-		if (e->a < 0 || e->a >= n || e->b < 0 || e->b >= n) {
-			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) names a rank outside 0..%d",
-				    i, e->a, e->b, n - 1);
-			return false;
-		}
-		if (e->a == e->b) {
-			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) is a self-loop", i, e->a, e->b);
-			return false;
-		}
-		keys[i] = (gint64)MIN(e->a, e->b) * n + MAX(e->a, e->b);
-		if (g_hash_table_contains(seen, &keys[i])) {
-			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) repeats an earlier edge",
-				    i, e->a, e->b);
-			return false;
-		}
-		g_hash_table_add(seen, &keys[i]);
 		add_chan(a, e->a, e->b, false, e->bw_bytes_per_s, e->lat_ps);
 		add_chan(a, e->b, e->a, false, e->bw_bytes_per_s, e->lat_ps);
 	}
-	return true;
 }
 
 bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
@@ -184,8 +218,7 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
 		}
 		break;
 	case TOPO_EDGES:
-		if (!build_edges(t, cfg, a, error))
-			return false;
+		build_edges(cfg, a);
 		break;
 	default:
 		g_error("topo_init: unknown topology kind %d", (int)cfg->kind);
@@ -219,7 +252,7 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
 
 	if (cfg->kind == TOPO_EDGES) {
 		/* Breadth-first search from every destination over the
-		 * (symmetric) channel graph. */
+		 * (symmetric) channel graph: the hop distances. */
 		int nn = t->nnodes;
 		g_autofree int *queue = g_new(int, (gsize)(guint)nn);
 
@@ -244,14 +277,9 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
 					}
 				}
 			}
+			/* fabric_shape_check admitted only a connected list. */
 			for (int u = 0; u < nn; u++)
-				if (dist[u] < 0) {
-					g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES,
-						    "edge list leaves rank %d unreachable from rank %d",
-						    MAX(u, d), MIN(u, d));
-					topo_release(t);
-					return false;
-				}
+				g_assert(dist[u] >= 0);
 		}
 	}
 	return true;

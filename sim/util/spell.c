@@ -55,6 +55,12 @@ char *spell_closest(const char *word, const char *known)
 			continue;
 		if (!strcmp(names[i], word))
 			return NULL;
+		/* the distance is at least the difference of the lengths: a
+		 * long word is not compared at all */
+		size_t nl = strlen(names[i]);
+
+		if ((len > nl ? len - nl : nl - len) > limit)
+			continue;
 		size_t d = spell_distance(word, names[i]);
 
 		if (d <= limit && d < best_d) {

@@ -2,6 +2,7 @@
  * as decimal digits with an optional fraction, then scaled in 128-bit integer
  * arithmetic, so "26.56GB/s" is exactly 26560000000 bytes/s. */
 #include "sim/util/units.h"
+#include "sim/util/quote.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -76,19 +77,19 @@ static bool parse_with(const char *text, const struct suffix *sfx, size_t n, con
 	goto bad;
 too_big:
 	g_set_error(error, UNITS_ERROR, UNITS_ERROR_PARSE,
-		    "'%s' is too large a %s (at most 2^64 - 1 of its base unit)", text, what);
+		    "'%s' is too large a %s (at most 2^64 - 1 of its base unit)", quote_text(text).s, what);
 	return false;
 bad:
 	/* a unit in the wrong case ("64mib"): name the one meant */
-	for (size_t i = 0; p != text && *p && i < n; i++)
+	for (size_t i = 0; p != text && p - text <= QUOTE_MAX_BYTES && *p && i < n; i++)
 		if (strcmp(p, sfx[i].s) && !g_ascii_strcasecmp(p, sfx[i].s)) {
 			g_set_error(error, UNITS_ERROR, UNITS_ERROR_PARSE,
 				    "must be a %s such as %s, got '%s' (did you mean '%.*s%s'?)", what,
-				    example, text, (int)(p - text), text, sfx[i].s);
+				    example, quote_text(text).s, (int)(p - text), text, sfx[i].s);
 			return false;
 		}
 	g_set_error(error, UNITS_ERROR, UNITS_ERROR_PARSE, "must be a %s such as %s, got '%s'", what,
-		    example, text);
+		    example, quote_text(text).s);
 	return false;
 }
 
@@ -116,7 +117,7 @@ bool units_parse_bw(const char *text, uint64_t *bytes_per_s, GError **error)
 		return false;
 	if (*bytes_per_s == 0) {
 		g_set_error(error, UNITS_ERROR, UNITS_ERROR_PARSE,
-			    "must be a bandwidth above zero, got '%s'", text);
+			    "must be a bandwidth above zero, got '%s'", quote_text(text).s);
 		return false;
 	}
 	return true;

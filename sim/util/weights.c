@@ -1,5 +1,6 @@
 /* Per-rank weights for AllGatherV; see weights.h. */
 #include "sim/util/weights.h"
+#include "sim/util/quote.h"
 
 #include <math.h>
 #include <string.h>
@@ -40,7 +41,7 @@ bool weights_parse_dist(const char *text, double *s, GError **error)
 			return true;
 	}
 	g_set_error(error, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE,
-		    "must be zipf:S with S a number in (0, 10], such as zipf:1.2, got '%s'", text);
+		    "must be zipf:S with S a number in (0, 10], such as zipf:1.2, got '%s'", quote_text(text).s);
 	return false;
 }
 
@@ -68,12 +69,11 @@ bool weights_parse_list(const char *text, int n, uint64_t **out, GError **error)
 			g_error_free(e);
 			if (range)
 				g_set_error(error, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE,
-					    "entry '%.40s' is above the largest weight, %u", parts[i],
+					    "entry '%s' is above the largest weight, %u", quote_text(parts[i]).s,
 					    G_MAXUINT32);
 			else
 				g_set_error(error, WEIGHTS_ERROR, WEIGHTS_ERROR_PARSE,
-					    "entry '%.40s%s' is not a whole number", parts[i],
-					    strlen(parts[i]) > 40 ? "..." : "");
+					    "entry '%s' is not a whole number", quote_text(parts[i]).s);
 			g_free(w);
 			return false;
 		}

@@ -102,7 +102,7 @@ static void test_determinism(void)
 		g_assert_false(g_str_has_prefix(n, "."));
 		count++;
 	}
-	g_assert_cmpuint(count, ==, 2);
+	g_assert_cmpuint(count, ==, 3); /* NAME.h5, NAME.csv, NAME.manifest */
 	run_clear(&r1);
 	run_clear(&r2);
 	rm_rf(d1);
@@ -486,6 +486,178 @@ static void test_sweep(void)
 	rm_rf(d);
 }
 
+/* A root or peer out of range, a swept shape that a rank count does not
+ * make and a disconnected edge list stop g5 run before any point runs:
+ * exit 2, the file, line and column of the key, and nothing written. */
+static void test_bad_shape_no_files(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *out = g_build_filename(d, "out", NULL);
+	g_autofree char *yaml = g_build_filename(d, "edges.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("tests/config/bad/plat-edges-disconnected.yaml", NULL);
+	g_autofree char *text = g_strdup_printf(
+		"schema_version: 1\nname: edges\nplatform: %s\ncollectives: [allreduce]\n"
+		"algorithms: [ring]\nsizes: [1MiB]\n", plat);
+	const char *files[] = { "tests/config/bad/exp-root-range.yaml",
+				"tests/config/bad/exp-peer-range.yaml",
+				"tests/config/bad/exp-sweep-torus-prime.yaml", yaml };
+	const char *where[] = { "exp-root-range.yaml:9:7: 'root' must be a rank in 0..3",
+				"exp-peer-range.yaml:6:7: 'peer' must be a rank in 0..7",
+				"exp-sweep-torus-prime.yaml:8:25: 'sweep.topology.kind' torus is not admitted on 7 ranks",
+				"plat-edges-disconnected.yaml:5:5: 'topology.edges' is not admitted: "
+				"edge list leaves rank 4 unreachable from rank 0" };
+	struct run r;
+
+	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
+	for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
+		if (!g5(&r, "run", files[i], "-o", out, NULL))
+			return;
+		g_assert_cmpint(exit_code(&r), ==, 2);
+		if (!strstr(r.err, where[i]))
+			g_error("g5 run %s said '%s', not '%s'", files[i], r.err, where[i]);
+		g_assert_cmpstr(r.out, ==, "");
+		g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+		run_clear(&r);
+	}
+	rm_rf(d);
+}
+
+/* A long token a user gives (a flag's value, a YAML scalar, a word of a
+ * schedule file) comes back in the message as its first 40 bytes and
+ * "...", never whole; g5 exits 2. */
+static void test_long_token_quoted_short(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *flag = g_strnfill(100 << 10, 'z');
+	g_autofree char *big = g_strnfill(512 << 10, 'z'); /* files: at most 1 MiB */
+	g_autofree char *shown = g_strconcat("'", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", "...'", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	g_autofree char *dtype = g_build_filename(d, "dtype.yaml", NULL);
+	g_autofree char *bw = g_build_filename(d, "bw.yaml", NULL);
+	g_autofree char *sched = g_build_filename(d, "long.g5s", NULL);
+	g_autofree char *pf = g_build_filename(d, "plat.yaml", NULL);
+	g_autofree char *t1 = g_strdup_printf("schema_version: 1\nplatform: %s\ncollectives: [allreduce]\n"
+					      "algorithms: [ring]\nsizes: [1MiB]\ndtypes: [%s]\n", plat, big);
+	g_autofree char *t2 = g_strdup_printf("schema_version: 1\nplatform: %s\ncollectives: [allreduce]\n"
+					      "algorithms: [ring]\nsizes: [1MiB]\noverrides:\n"
+					      "  link.bandwidth: %s\n", plat, big);
+	g_autofree char *t3 = g_strdup_printf("g5-schedule 1\n%s 1\n", big);
+	g_autofree char *t4 = g_strdup_printf("schema_version: 1\ntopology:\n  kind: %s\n", big);
+
+	g_assert_true(g_file_set_contents(dtype, t1, -1, NULL));
+	g_assert_true(g_file_set_contents(bw, t2, -1, NULL));
+	g_assert_true(g_file_set_contents(sched, t3, -1, NULL));
+	g_assert_true(g_file_set_contents(pf, t4, -1, NULL));
+	const char *const cases[][5] = {
+		{ "sim", "--collective", flag, NULL },
+		{ "sim", "--dtype", flag, NULL },
+		{ "sim", "--size", flag, NULL },
+		{ "sim", "--set", flag, NULL },
+		{ "sim", "--platform", pf, NULL },
+		{ "run", dtype, NULL },
+		{ "run", bw, NULL },
+		{ "verify", "--schedule", sched, NULL },
+		{ flag, NULL },
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct run r;
+
+		if (!g5(&r, cases[i][0], cases[i][1], cases[i][2], cases[i][3], NULL))
+			return;
+		g_assert_cmpint(exit_code(&r), ==, 2);
+		if (!strstr(r.err, shown) || strlen(r.err) > 1000)
+			g_error("case %u: %zu bytes on stderr, not a short quote: %.300s", i,
+				strlen(r.err), r.err);
+		run_clear(&r);
+	}
+	rm_rf(d);
+}
+
+/* A run's outputs are one generation: a rerun with fewer sweep values
+ * leaves no plot of the values it dropped, a leftover temporary of the
+ * experiment is removed, and another experiment's files in the same
+ * directory (its temporaries too) are untouched; the manifest lists
+ * exactly the files written. */
+static void test_generation(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *yaml = g_build_filename(d, "gen.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	const char *fmt = "schema_version: 1\nname: gen\nplatform: %s\ncollectives: [allreduce]\n"
+			  "algorithms: [ring]\nsizes: [1MiB, 4MiB]\noutputs:\n  formats: [csv, svg]\n"
+			  "sweep:\n  link.bandwidth: [%s]\n";
+	g_autofree char *three = g_strdup_printf(fmt, plat, "100GB/s, 200GB/s, 450GB/s");
+	g_autofree char *two = g_strdup_printf(fmt, plat, "200GB/s, 450GB/s");
+	g_autofree char *dropped = g_build_filename(d, "plots", "gen-allreduce-link.bandwidth100GBps-size.svg", NULL);
+	g_autofree char *kept = g_build_filename(d, "plots", "gen-allreduce-link.bandwidth200GBps-size.svg", NULL);
+	const char *own_tmp[] = { ".gen.csv.tmp.99999", "plots/.gen-allreduce-link.bandwidth-1MiB.svg.tmp.42" };
+	const char *others[] = { "other.csv", "other.manifest", ".other.csv.tmp.7", "gen2.csv",
+				 ".gen2.csv.tmp.7", "plots/other-allreduce-x.svg",
+				 "plots/.other-allreduce-x.svg.tmp.7" };
+	struct run r;
+
+	g_assert_true(g_file_set_contents(yaml, three, -1, NULL));
+	if (!g5(&r, "run", yaml, "-o", d, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_true(g_file_test(dropped, G_FILE_TEST_IS_REGULAR));
+	for (guint i = 0; i < G_N_ELEMENTS(own_tmp); i++) {
+		g_autofree char *p = g_build_filename(d, own_tmp[i], NULL);
+
+		g_assert_true(g_file_set_contents(p, "x", -1, NULL));
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(d, others[i], NULL);
+
+		g_assert_true(g_file_set_contents(p, others[i], -1, NULL));
+	}
+	g_assert_true(g_file_set_contents(yaml, two, -1, NULL));
+	g5(&r, "run", yaml, "-o", d, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_false(g_file_test(dropped, G_FILE_TEST_EXISTS));
+	g_assert_true(g_file_test(kept, G_FILE_TEST_IS_REGULAR));
+	for (guint i = 0; i < G_N_ELEMENTS(own_tmp); i++) {
+		g_autofree char *p = g_build_filename(d, own_tmp[i], NULL);
+
+		g_assert_false(g_file_test(p, G_FILE_TEST_EXISTS));
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(d, others[i], NULL);
+		g_autofree char *text = slurp(p);
+
+		g_assert_cmpstr(text, ==, others[i]);
+	}
+	/* the manifest: every file it lists exists; no gen plot is unlisted */
+	g_autofree char *mpath = g_build_filename(d, "gen.manifest", NULL);
+	g_autofree char *m = slurp(mpath);
+	g_auto(GStrv) lines = g_strsplit(m, "\n", -1);
+	g_autoptr(GHashTable) listed = g_hash_table_new(g_str_hash, g_str_equal);
+
+	for (guint i = 0; lines[i]; i++) {
+		if (!*lines[i] || *lines[i] == '#')
+			continue;
+		g_autofree char *p = g_build_filename(d, lines[i], NULL);
+
+		g_assert_true(g_file_test(p, G_FILE_TEST_IS_REGULAR));
+		g_hash_table_add(listed, lines[i]);
+	}
+	g_assert_true(g_hash_table_contains(listed, "gen.csv"));
+	g_autofree char *pd = g_build_filename(d, "plots", NULL);
+	g_autoptr(GDir) gd = g_dir_open(pd, 0, NULL);
+	const char *fn;
+
+	while ((fn = g_dir_read_name(gd)))
+		if (g_str_has_prefix(fn, "gen-")) {
+			g_autofree char *rel = g_strconcat("plots/", fn, NULL);
+
+			g_assert_true(g_hash_table_contains(listed, rel));
+		}
+	rm_rf(d);
+}
+
 static void test_bad_file_exit_2(void)
 {
 	struct run r;
@@ -750,6 +922,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/plots/readable", test_plots_readable);
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
+	g_test_add_func("/run/errors/bad-shape-no-files", test_bad_shape_no_files);
+	g_test_add_func("/run/outputs/one-generation", test_generation);
+	g_test_add_func("/run/errors/long-token-quoted-short", test_long_token_quoted_short);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
 	g_test_add_func("/run/readme/python-snippet", test_readme_python);
 	g_test_add_func("/run/errors/failed-point-kept", test_failed_point);

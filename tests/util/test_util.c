@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "sim/util/files.h"
+#include "sim/util/quote.h"
 #include "sim/util/spell.h"
 #include "sim/util/units.h"
 #include "sim/util/weights.h"
@@ -407,6 +408,29 @@ static void test_units_overflow(void)
 /* Suggestions for misspelt names: a slip (a letter missing, extra, wrong or
  * two swapped) finds its name, ties go to the first listed, a word far from
  * every name or equal to one gets none. */
+/* User text in a message: short text as it is, long text cut to 40 bytes
+ * and "...", control and non-ASCII bytes escaped. */
+static void test_quote(void)
+{
+	g_autofree char *big = g_strnfill(1 << 20, 'x');
+	g_autofree char *forty = g_strnfill(QUOTE_MAX_BYTES, 'x');
+	g_autofree char *cut = g_strconcat(forty, "...", NULL);
+
+	g_assert_cmpstr(quote_text("ringg").s, ==, "ringg");
+	g_assert_cmpstr(quote_text("").s, ==, "");
+	g_assert_cmpstr(quote_text(NULL).s, ==, "");
+	g_assert_cmpstr(quote_text(forty).s, ==, forty);
+	g_assert_cmpstr(quote_text(big).s, ==, cut);
+	g_assert_cmpstr(quote_text("a\nb\tc\033").s, ==, "a\\nb\\tc\\033");
+	g_assert_cmpstr(quote_text("caf\303\251").s, ==, "caf\\303\\251");
+	/* the worst case fills the buffer without overflowing it */
+	g_autofree char *ctl = g_strnfill(1000, '\001');
+	struct quote q = quote_text(ctl);
+
+	g_assert_cmpuint(strlen(q.s), ==, QUOTE_MAX_BYTES * 4 + 3);
+	g_assert_true(g_str_has_suffix(q.s, "\\001..."));
+}
+
 static void test_spell(void)
 {
 	static const struct {
@@ -444,6 +468,7 @@ static void test_spell(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/util/quote/cut-and-escaped", test_quote);
 	g_test_add_func("/util/files/regular", test_files_regular);
 	g_test_add_func("/util/files/special", test_files_special);
 	g_test_add_func("/util/units/sizes", test_sizes);
