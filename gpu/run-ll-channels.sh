@@ -13,16 +13,9 @@ S=gpu/schedules
 L=$OUT/llch.log
 C=$OUT/llch.csv
 make -C gpu >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
+# run MODE ARGS...: one g5x run (host-env.sh), logged
 run() {
-	mode=$1
-	shift
-	echo "# \$ [$mode] $*" >>"$L"
-	if [ "$mode" = single ]; then
-		timeout 120 gpu/build/g5x --csv "$C" "$@" >>"$L" 2>&1
-	else
-		timeout 120 mpirun -np 2 -x NCCL_NVLS_ENABLE -x NCCL_DEBUG gpu/build/g5x-mpi --csv "$C" "$@" >>"$L" 2>&1
-	fi
-	[ $? -eq 0 ] || echo "# FAILED: $mode $*" >>"$L"
+	g5x_run "$L" "$C" "$@"
 }
 start=$(date +%s)
 for mode in single mpi; do

@@ -18,23 +18,13 @@ mkdir -p "$OUT"
 . gpu/host-env.sh
 S=gpu/schedules
 X=gpu/build/g5x
-XM=gpu/build/g5x-mpi
 L=$OUT/ll.log
 C=$OUT/ll.csv
 make -C gpu >"$OUT/build.log" 2>&1
 [ -x "$X" ] || { echo "build failed"; tail -30 "$OUT/build.log"; exit 1; }
-# run MODE ARGS...: one g5x run under a timeout, logged
+# run MODE ARGS...: one g5x run (host-env.sh), logged
 run() {
-	mode=$1
-	shift
-	echo "# \$ [$mode] $*" >>"$L"
-	if [ "$mode" = single ]; then
-		timeout 120 $X --csv "$C" "$@" >>"$L" 2>&1
-	else
-		timeout 120 mpirun -np 2 -x NCCL_NVLS_ENABLE -x NCCL_DEBUG $XM --csv "$C" "$@" >>"$L" 2>&1
-	fi
-	rc=$?
-	[ $rc -eq 0 ] || echo "# FAILED ($rc): $mode $*" >>"$L"
+	g5x_run "$L" "$C" "$@"
 }
 start=$(date +%s)
 for mode in single mpi; do
