@@ -228,13 +228,16 @@ static bool rooted(enum gx_coll c)
  * (256 KiB for the rooted collectives, whose Simple chain overlaps its
  * launches), as measured with one LL channel per 8 KiB
  * (docs/measurements/h200x2-ll-channels/). */
+static uint64_t ll_max_for(const struct opts *o, enum gx_coll c)
+{
+	return o->ll_max ? o->ll_max : rooted(c) ? 256 << 10 : 1 << 20;
+}
+
 static enum gx_wire wire_for(const struct opts *o, enum gx_coll c, uint64_t bytes)
 {
 	if (o->wire >= 0)
 		return (enum gx_wire)o->wire;
-	uint64_t max = o->ll_max ? o->ll_max : rooted(c) ? 256 << 10 : 1 << 20;
-
-	return bytes <= max ? GX_WIRE_LL : GX_WIRE_SIMPLE;
+	return bytes <= ll_max_for(o, c) ? GX_WIRE_LL : GX_WIRE_SIMPLE;
 }
 
 /* Channels (thread blocks per rank) for a collective of `bytes`: --channels
@@ -461,8 +464,7 @@ static void print_header(struct exec *x, const char *impl)
 		snprintf(proto, sizeof(proto), "%s", gx_wire_name((enum gx_wire)x->o.wire));
 	else
 		snprintf(proto, sizeof(proto), "auto(ll to %llu B)",
-			 (unsigned long long)(x->o.ll_max ? x->o.ll_max
-							  : rooted(x->s->coll) ? 256 << 10 : 1 << 20));
+			 (unsigned long long)ll_max_for(&x->o, x->s->coll));
 	printf("# mode %s dtype %s timer %s warmup %d iters %d channels %s threads %u slice %llu"
 	       " check %d inplace_ok %d proto %s\n",
 	       gx_comm_is_mpi() ? "mpi (one process per GPU, CUDA IPC)" : "single process",

@@ -291,15 +291,10 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		struct runner_launches bb = { .calls = job->launches,
 					      .issue_ps = platform_issue(&impl, job->mode) };
 
-		if (job->trace)
-			ok = runner_run_spans(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
-					      max_events(job), &out->run, error);
-		else if (job->launches > 1)
-			ok = runner_run_launches(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
-						 max_events(job), &bb, &out->run, error);
-		else
-			ok = runner_run(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
-					max_events(job), &out->run, error);
+		ok = job->trace ? runner_run_spans(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
+						   max_events(job), &out->run, error)
+				: runner_run_launches(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
+						      max_events(job), &bb, &out->run, error);
 		out->wall_s = (double)g_get_monotonic_time() / 1e6 - t0;
 	}
 	if (ok) {

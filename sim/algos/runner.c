@@ -288,26 +288,26 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 	}
 }
 
+/* A rank's next call starts: its ops may start as their deps allow. */
+static void rank_launch(struct runner *r, int rank)
+{
+	r->ranks[rank].launched++;
+	for (uint32_t l = 0; l < r->nlanes; l++)
+		lane_advance(r, rank, l);
+}
+
 static void runner_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
 {
 	struct runner *r = (struct runner *)self;
 
 	switch (ev->type) {
 	case RUN_KICK:
-		for (int rank = 0; rank < r->s->nranks; rank++) {
-			r->ranks[rank].launched = 1;
-			for (uint32_t l = 0; l < r->nlanes; l++)
-				lane_advance(r, rank, l);
-		}
+		for (int rank = 0; rank < r->s->nranks; rank++)
+			rank_launch(r, rank);
 		break;
-	case RUN_LAUNCH: {
-		int rank = (int)ev->data[0].u;
-
-		r->ranks[rank].launched++;
-		for (uint32_t l = 0; l < r->nlanes; l++)
-			lane_advance(r, rank, l);
+	case RUN_LAUNCH:
+		rank_launch(r, (int)ev->data[0].u);
 		break;
-	}
 	default:
 		g_error("runner: unknown event type %u", ev->type);
 	}

@@ -99,7 +99,7 @@ struct runner_launches {
 #define RUNNER_CALLS_SIMULATED 3
 
 /* As runner_run, for calls back to back: latency_ps is the mean time of a
- * call; steps are those of the first call. */
+ * call; steps are those of the first call (bb->calls <= 1: runner_run). */
 bool runner_run_launches(struct paxi *px, const struct sched *s, uint64_t bytes,
 			 uint32_t elem_bytes, sim_time_t overhead_ps, uint64_t max_events,
 			 const struct runner_launches *bb, struct runner_result *res,
