@@ -6,7 +6,8 @@
 #      float and bfloat16, both modes): overhead, overhead_mpi,
 #      link.bandwidth, paxi.setup;
 #   2. NCCL's keys on NCCL's AllReduce rows only (auto and forced
-#      protocols, both modes): nccl.overhead, nccl.overhead_mpi,
+#      protocols, both modes): nccl.issue, nccl.issue_mpi (the host's time per
+#      call; the GPU's launch cost is the executor's `overhead`),
 #      the per-channel rates of LL, LL128, Simple and the latencies of LL128
 #      and Simple;
 #   3. the executor's keys again, now that Simple's per-transaction latency
@@ -22,7 +23,7 @@ mkdir -p build
 	--where impl=g5,collective=allreduce,algo=ring -o build/h200x2-nvlink-1.yaml \
 	$M/remeasure.csv $M/results.csv
 "$G5" calibrate --platform build/h200x2-nvlink-1.yaml --where impl=nccl,collective=allreduce \
-	--fit nccl.overhead,nccl.overhead_mpi,proto.ll.channel_bw,proto.simple.channel_bw,proto.simple.latency,proto.ll128.channel_bw \
+	--fit nccl.issue,nccl.issue_mpi,proto.ll.channel_bw,proto.ll128.latency,proto.simple.channel_bw,proto.simple.latency,proto.ll128.channel_bw \
 	-o build/h200x2-nvlink-2.yaml $M/remeasure.csv $M/proto.csv $M/results.csv
 "$G5" calibrate --platform build/h200x2-nvlink-2.yaml \
 	--fit overhead,link.bandwidth,channels.latency \

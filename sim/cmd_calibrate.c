@@ -76,9 +76,15 @@ static char **default_keys(GPtrArray *curves, const struct platform *pl)
 		g_ptr_array_add(k, g_strdup(pl->paxi.engine ? "channels.latency" : "paxi.setup"));
 	}
 	if (nccl) {
-		g_ptr_array_add(k, g_strdup("nccl.overhead"));
-		if (nccl_mpi)
-			g_ptr_array_add(k, g_strdup("nccl.overhead_mpi"));
+		if (pl->nccl.issue_ps) { /* the host's time per call is NCCL's own */
+			g_ptr_array_add(k, g_strdup("nccl.issue"));
+			if (nccl_mpi)
+				g_ptr_array_add(k, g_strdup("nccl.issue_mpi"));
+		} else {
+			g_ptr_array_add(k, g_strdup("nccl.overhead"));
+			if (nccl_mpi)
+				g_ptr_array_add(k, g_strdup("nccl.overhead_mpi"));
+		}
 		g_ptr_array_add(k, g_strdup("proto.ll.channel_bw"));
 		g_ptr_array_add(k, g_strdup("proto.simple.channel_bw"));
 		g_ptr_array_add(k, g_strdup("proto.simple.latency"));
@@ -94,7 +100,7 @@ static char *human(const char *key, double v, double sigma)
 	if (strstr(key, "bandwidth") || strstr(key, "_bw") || !strcmp(key, "paxi.reduce"))
 		return g_strdup_printf("%.3f GB/s +- %.3f", v / 1e9, sigma / 1e9);
 	if (strstr(key, "overhead") || strstr(key, "latency") || strstr(key, "setup") ||
-	    strstr(key, "ctrl_proc"))
+	    strstr(key, "ctrl_proc") || strstr(key, "issue"))
 		return g_strdup_printf("%.3f us +- %.3f", v / 1e6, sigma / 1e6);
 	return g_strdup_printf("%g +- %g", v, sigma);
 }

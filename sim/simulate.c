@@ -222,6 +222,7 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 	platform_impl(job->plat, s->algo && !strcmp(s->algo, "nccl"), &impl);
 	run_pl.overhead_ps = platform_overhead(&impl, job->mode);
 	uint64_t copy_rate = paxi_copy_rate(&pl->paxi);
+	sim_time_t issue_ps = platform_issue(&impl, job->mode);
 
 	if (job->inplace && !s->inplace_ok && copy_rate) {
 		/* the copy-in: a launch of its own on the stream (a device copy
@@ -239,6 +240,14 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		}
 		run_pl.overhead_ps += platform_overhead(&impl, job->mode);
 		run_pl.overhead_ps += link_wire_ps(most, copy_rate);
+		/* the host issues the copy too: one launch on every GPU, as the
+		 * platform's own `issue` measures it */
+		if (issue_ps) {
+			struct impl_params g5;
+
+			platform_impl(job->plat, false, &g5);
+			issue_ps += platform_issue(&g5, job->mode);
+		}
 	}
 	run_pl.paxi.proto = proto;
 	out->proto = proto;
@@ -289,7 +298,7 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		double t0 = (double)g_get_monotonic_time() / 1e6;
 
 		struct runner_launches bb = { .calls = job->launches,
-					      .issue_ps = platform_issue(&impl, job->mode) };
+					      .issue_ps = issue_ps };
 
 		ok = job->trace ? runner_run_spans(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
 						   max_events(job), &out->run, error)

@@ -135,8 +135,8 @@ static void op_process(struct run_op *o)
 			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
 			paxi_engine_work(o->r->px, o->rank, o->op->lane, o->processed, o->usable,
-					 is_reducing(k), o->out, o->out ? on_forward : NULL,
-					 on_reduced, o);
+					 is_reducing(k), o->in, o->out,
+					 o->out ? on_forward : NULL, on_reduced, o);
 			return;
 		}
 	} else if (o->usable > o->processed) {
@@ -175,7 +175,7 @@ static void send_move(struct run_op *o)
 	if (o->moved == total)
 		return;
 	o->moving = round ? o->moved + MIN(round, total - o->moved) : total;
-	paxi_engine_work(o->r->px, o->rank, o->op->lane, o->moved, o->moving, false, o->out,
+	paxi_engine_work(o->r->px, o->rank, o->op->lane, o->moved, o->moving, false, NULL, o->out,
 			 on_moving, on_moved, o);
 }
 

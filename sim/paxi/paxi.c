@@ -185,6 +185,12 @@ bool paxi_proto_parse(const char *name, enum paxi_proto *out)
 static const uint32_t wire_num[PAXI_NPROTOS] = { 1, 2, 16 };
 static const uint32_t wire_den[PAXI_NPROTOS] = { 1, 1, 15 };
 
+bool paxi_proto_polled(enum paxi_proto p)
+{
+	g_assert(p < PAXI_NPROTOS);
+	return p == PAXI_PROTO_LL;
+}
+
 uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes)
 {
 	g_assert(p < PAXI_NPROTOS);
@@ -730,7 +736,7 @@ static void engine_try_finish(struct paxi *x, int node)
 }
 
 static void engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, uint64_t to,
-			bool reduce, sim_time_t lat_per_round, struct paxi_txn *remote,
+			bool reduce, sim_time_t lat_per_round, bool paced, struct paxi_txn *remote,
 			void (*started)(void *user), void (*done)(void *user), void *user)
 {
 	g_assert(from <= to);
@@ -741,7 +747,7 @@ static void engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, 
 		return;
 	}
 	struct engine_item *it = g_new0(struct engine_item, 1);
-	uint64_t er = remote ? x->p.engine_bytes_per_s : 0;
+	uint64_t er = remote || paced ? x->p.engine_bytes_per_s : 0;
 
 	it->bytes = to - from;
 	it->rate = er && (!rate || er < rate) ? er : rate;
@@ -756,25 +762,27 @@ static void engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, 
 }
 
 void paxi_engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, uint64_t to,
-		      bool reduce, struct paxi_txn *remote, void (*started)(void *user),
-		      void (*done)(void *user), void *user)
+		      bool reduce, const struct paxi_txn *from_txn, struct paxi_txn *remote,
+		      void (*started)(void *user), void (*done)(void *user), void *user)
 {
-	engine_work(x, node, unit, from, to, reduce, x->p.engine_lat_ps, remote, started, done,
-		    user);
+	bool paced = from_txn && paxi_proto_polled(from_txn->proto);
+
+	engine_work(x, node, unit, from, to, reduce, x->p.engine_lat_ps, paced, remote, started,
+		    done, user);
 }
 
 void paxi_reduce(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 		 void (*done)(void *user), void *user)
 {
-	engine_work(x, node, unit, 0, bytes, true, x->p.engine_local_lat_ps, NULL, NULL, done,
-		    user);
+	engine_work(x, node, unit, 0, bytes, true, x->p.engine_local_lat_ps, false, NULL, NULL,
+		    done, user);
 }
 
 void paxi_copy(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 	       void (*done)(void *user), void *user)
 {
-	engine_work(x, node, unit, 0, bytes, false, x->p.engine_local_lat_ps, NULL, NULL, done,
-		    user);
+	engine_work(x, node, unit, 0, bytes, false, x->p.engine_local_lat_ps, false, NULL, NULL,
+		    done, user);
 }
 
 static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)

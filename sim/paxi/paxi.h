@@ -109,6 +109,13 @@ enum paxi_proto {
 const char *paxi_proto_name(enum paxi_proto p);
 /* Parses "simple", "ll", "ll128" (any case); false for anything else. */
 bool paxi_proto_parse(const char *name, enum paxi_proto *out);
+/* Whether a receiver reads protocol p's data line by line, checking each
+ * line's flag with its data (LL: a flag every 4 data bytes): its pass over
+ * received data then moves at the channels' rate, like a send. LL128's
+ * lines are read as bulk loads with one flag in 128 bytes, and Simple's
+ * copy-out follows one flag per slice: both move at the memory's copy or
+ * reduce rate. */
+bool paxi_proto_polled(enum paxi_proto p);
 /* Wire bytes of `bytes` of data in protocol p (ceil). */
 uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes);
 
@@ -253,7 +260,9 @@ void paxi_copy(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
  * storing to a peer through `remote` waits until that transaction may send):
  * it costs engine_lat_ps for each round of engine_round_bytes it begins
  * (every channel's slice of a round moves in parallel), then its data at the
- * reduce or copy rate, or engine_bytes_per_s when `remote` and slower; it is
+ * reduce or copy rate, or engine_bytes_per_s when slower and the item
+ * stores to a peer (`remote`) or reads lines that arrived from one
+ * (`from`, a transaction whose protocol paxi_proto_polled); it is
  * over when that time has passed and, with `remote`, when the peer has
  * received bytes up to `to` (a channel's release waits for its stores).
  * `started(user)` runs when the fixed cost is paid (a send's or a forward's
@@ -261,7 +270,7 @@ void paxi_copy(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
  * NULL. Without `engine`: paxi_reduce or paxi_copy (`started` is not
  * called, `done` is required). */
 void paxi_engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, uint64_t to,
-		      bool reduce, struct paxi_txn *remote, void (*started)(void *user),
+		      bool reduce, const struct paxi_txn *from_txn, struct paxi_txn *remote, void (*started)(void *user),
 		      void (*done)(void *user), void *user);
 
 /* The copy rate in bytes/s (copy_bytes_per_s, or the reduce rate); 0: free. */

@@ -350,7 +350,7 @@ static void test_engine(void)
 	paxi_txn_post(t);
 	/* queued in this order on node 0: a local sum, a store of t, a copy */
 	paxi_reduce(r.x, 0, 0, B, on_stamp, &a);
-	paxi_engine_work(r.x, 0, 0, 0, B, false, t, on_stamp, on_stamp, &b);
+	paxi_engine_work(r.x, 0, 0, 0, B, false, NULL, t, on_stamp, on_stamp, &b);
 	paxi_copy(r.x, 0, 0, B, on_stamp, &c);
 	g_assert_cmpint(paxi_get_params(r.x)->engine, ==, 1);
 	sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
@@ -369,6 +369,42 @@ static void test_engine(void)
 	/* the copy waits for the store to land */
 	g_assert_cmpuint(c.at[0], ==, b.at[1] + SIM_US(4) + 524288);
 	rig_close(&r);
+}
+
+/* A receiver's pass over received data: over LL's lines (a flag every 4
+ * data bytes) it moves at the engine's channel rate, like a send; over
+ * Simple's or LL128's data at the memory's copy rate. */
+static void test_engine_polled(void)
+{
+	const uint64_t B = 1 << 20;
+	const enum paxi_proto protos[] = { PAXI_PROTO_SIMPLE, PAXI_PROTO_LL, PAXI_PROTO_LL128 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(protos); i++) {
+		struct rig r;
+		struct probe src = { 0 }, dst = { 0 };
+		struct stamp a = { 0 };
+
+		rig_init(&r);
+		r.pp.engine = 1;
+		r.pp.engine_lat_ps = SIM_US(3);
+		r.pp.engine_round_bytes = 0; /* one round */
+		r.pp.engine_bytes_per_s = 100000000000ull; /* 100 GB/s: 1 MiB in 10485760 ps */
+		r.pp.reduce_bytes_per_s = 1000000000000ull;
+		r.pp.copy_bytes_per_s = 2000000000000ull; /* 2 TB/s: 1 MiB in 524288 ps */
+		r.pp.proto = protos[i];
+		rig_open(&r);
+		a.s = r.s;
+		struct paxi_txn *t = rig_send(&r, PAXI_TRANSFER, B, &src, &dst);
+
+		g_assert_cmpint(paxi_proto_polled(protos[i]), ==, protos[i] == PAXI_PROTO_LL);
+		/* node 1's copy-out of what t brings, queued before t starts */
+		paxi_engine_work(r.x, 1, 0, 0, B, false, t, NULL, NULL, on_stamp, &a);
+		paxi_txn_post(t);
+		sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_cmpint(a.n, ==, 1);
+		g_assert_cmpuint(a.at[0], ==, SIM_US(3) + (protos[i] == PAXI_PROTO_LL ? 10485760 : 524288));
+		rig_close(&r);
+	}
 }
 
 /* Protocols: LL puts twice the bytes on the wire, LL128 16/15, Simple the
@@ -526,5 +562,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/paxi/transfer/protocols", test_protocols);
 	g_test_add_func("/paxi/control/out-of-band", test_control_oob);
 	g_test_add_func("/paxi/engine/one-at-a-time", test_engine);
+	g_test_add_func("/paxi/engine/polled-lines", test_engine_polled);
 	return g_test_run();
 }
