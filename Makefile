@@ -8,6 +8,7 @@
 #   V=1             show full commands
 #   WERROR=1        warnings are errors (CI)
 #   SANITIZE=address,undefined   sanitizer lane
+#   MPI=0           build without MPI even where it is installed
 # Objects rebuild when flags change (build/.flags).
 
 BUILD   ?= build
@@ -28,8 +29,12 @@ endif
 
 # pkg-config is expanded lazily (recursive '='), inside recipes only, so that
 # the deps step has installed the packages before it is asked.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+# MPI (Open MPI from scripts/deps.sh), where pkg-config finds it: `g5 run`
+# under mpirun spreads an experiment's points over the job (docs/scale.md).
+# MPI=0 builds without it.
+MPI_PKG    = $(if $(filter 0,$(MPI)),,$(shell pkg-config --exists mpi-c 2>/dev/null && echo mpi-c))
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(MPI_PKG)) $(if $(MPI_PKG),-DG5_MPI)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) $(MPI_PKG))
 ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDLIBS = $(SANFLAGS) $(LDFLAGS) $(PKG_LIBS) -lm -lpthread $(LDLIBS)
 

@@ -1,21 +1,22 @@
 #!/bin/sh
 # Installs the Debian packages G5 needs, only when something is missing.
-# Checks with pkg-config (glib-2.0, yaml-0.1, hdf5-serial, gsl), the commands
-# (pkg-config, gnuplot, h5dump) and the system Python's h5py and pandas (which
+# Checks with pkg-config (glib-2.0, yaml-0.1, hdf5-serial, gsl, mpi-c), the
+# commands (pkg-config, gnuplot, h5dump, mpirun) and the system Python's h5py and pandas (which
 # README's snippet and tests/run use to read results); runs apt-get only if
 # one of them is absent.
 # Without root or apt-get it prints what to install and exits non-zero.
 set -u
 
-pkgs="pkg-config libglib2.0-dev libyaml-dev libhdf5-dev libgsl-dev hdf5-tools gnuplot-nox python3-h5py python3-pandas"
+pkgs="pkg-config libglib2.0-dev libyaml-dev libhdf5-dev libgsl-dev hdf5-tools gnuplot-nox python3-h5py python3-pandas libopenmpi-dev openmpi-bin"
 
 missing=0
 command -v pkg-config >/dev/null 2>&1 || missing=1
 command -v gnuplot >/dev/null 2>&1 || missing=1
 command -v h5dump >/dev/null 2>&1 || missing=1
+command -v mpirun >/dev/null 2>&1 || missing=1
 /usr/bin/python3 -c 'import h5py, pandas' >/dev/null 2>&1 || missing=1
 if [ "$missing" -eq 0 ]; then
-	for m in glib-2.0 yaml-0.1 hdf5-serial gsl; do
+	for m in glib-2.0 yaml-0.1 hdf5-serial gsl mpi-c; do
 		pkg-config --exists "$m" || missing=1
 	done
 fi

@@ -21,6 +21,7 @@
 #include "sim/config.h"
 #include "sim/plot.h"
 #include "sim/results.h"
+#include "sim/sweep_mpi.h"
 #include "sim/util/files.h"
 #include "sim/util/quote.h"
 
@@ -153,8 +154,10 @@ int cmd_run(int argc, char **argv)
 	GOptionContext *ctx = g_option_context_new("EXPERIMENT.yaml - run an experiment");
 	struct experiment *e = NULL;
 	struct exp_results *r = NULL;
+	struct exp_share share = { .size = 1 };
 	GError *err = NULL;
 	int rc = 2;
+	bool root;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	g_option_context_set_description(ctx, "Writes DIR/NAME.h5 (docs/results.md), DIR/NAME.csv and "
@@ -179,9 +182,17 @@ int cmd_run(int argc, char **argv)
 				max_events);
 		goto out;
 	}
+	/* under an MPI launcher: every process loads and checks the same
+	 * experiment, runs its share of the points, and rank 0 alone writes */
+	if (!sweep_mpi_start(&share, &err)) {
+		fprintf(stderr, "%s: %s\n", argv[0], err->message);
+		goto out;
+	}
+	root = share.rank == 0;
 	e = config_experiment_load(argv[1], &err);
 	if (!e) {
-		fprintf(stderr, "%s\n", err->message);
+		if (root)
+			fprintf(stderr, "%s\n", err->message);
 		goto out;
 	}
 	rc = 1;
@@ -190,17 +201,29 @@ int cmd_run(int argc, char **argv)
 	/* "DIR/" as DIR: the manifest names files relative to it */
 	for (size_t n = strlen(out_dir); n > 1 && out_dir[n - 1] == '/'; n--)
 		out_dir[n - 1] = '\0';
-	if (g_mkdir_with_parents(out_dir, 0777) != 0) {
+	bool dir_ok = !root || g_mkdir_with_parents(out_dir, 0777) == 0;
+
+	if (!dir_ok)
 		fprintf(stderr, "%s: %s: cannot create: %s\n", argv[0], out_dir, g_strerror(errno));
+	if (!sweep_mpi_agree(&share, dir_ok))
 		goto out;
-	}
-	remove_own_tmps(out_dir, e->name);
+	if (root)
+		remove_own_tmps(out_dir, e->name);
 	t0 = g_get_monotonic_time();
 
-	r = exp_run(e, jobs, max_events == 0 ? UINT64_MAX : max_events > 0 ? (uint64_t)max_events : 0,
-		    !quiet && isatty(STDERR_FILENO), &err);
+	r = exp_run_share(e, jobs,
+			  max_events == 0 ? UINT64_MAX : max_events > 0 ? (uint64_t)max_events : 0,
+			  root && !quiet && isatty(STDERR_FILENO), &share, &err);
 	if (!r) {
-		fprintf(stderr, "%s: %s\n", argv[0], err->message);
+		if (share.size > 1)
+			fprintf(stderr, "%s: process %d of %d: %s\n", argv[0], share.rank, share.size,
+				err->message);
+		else
+			fprintf(stderr, "%s: %s\n", argv[0], err->message);
+		goto out;
+	}
+	if (!root) { /* its points are with rank 0, which writes and reports */
+		rc = 0;
 		goto out;
 	}
 	h5 = g_strdup_printf("%s/%s.h5", out_dir, e->name);
@@ -257,8 +280,10 @@ int cmd_run(int argc, char **argv)
 			g_string_append_printf(what, "%s, ", h5);
 		if (e->formats & OUT_CSV)
 			g_string_append_printf(what, "%s, ", csv);
-		printf("%u points in %.1fs; wrote %s%u plots under %s/plots\n", r->results->nrows,
-		       (double)(g_get_monotonic_time() - t0) / 1e6, what->str, nplots, out_dir);
+		printf("%u points in %.1fs%s; wrote %s%u plots under %s/plots\n", r->results->nrows,
+		       (double)(g_get_monotonic_time() - t0) / 1e6,
+		       share.size > 1 ? " over the processes of an MPI job" : "", what->str, nplots,
+		       out_dir);
 		g_string_free(what, TRUE);
 	}
 	/* the failed points are rows of the files just written; the run fails */
@@ -273,5 +298,6 @@ out:
 	exp_results_free(r);
 	experiment_free(e);
 	g_option_context_free(ctx);
+	sweep_mpi_end(&share);
 	return rc;
 }

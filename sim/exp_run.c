@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim/cli.h"
+#include "sim/platform.h"
 #include "sim/simulate.h"
 #include "sim/util/units.h"
 
@@ -362,45 +363,248 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 	r->summary = sm;
 }
 
+/* A point's outcome as build_tables() reads it, packed for another
+ * process running the same binary: its index, whether it ran, its error,
+ * topology, ranks, the numbers of its row, and its steps and channels
+ * (plain structs, copied as they are). */
+static void put_bytes(GByteArray *b, const void *p, gsize n)
+{
+	g_byte_array_append(b, p, (guint)n);
+}
+
+static void put_str(GByteArray *b, const char *s)
+{
+	uint32_t n = s ? (uint32_t)strlen(s) : 0;
+
+	put_bytes(b, &n, sizeof(n));
+	put_bytes(b, s, n);
+}
+
+static void put_array(GByteArray *b, const GArray *a, gsize elem)
+{
+	uint32_t n = a ? a->len : 0;
+
+	put_bytes(b, &n, sizeof(n));
+	if (n)
+		put_bytes(b, a->data, n * elem);
+}
+
+static void point_pack(GByteArray *b, uint32_t idx, const struct point_out *o)
+{
+	const struct simulate_outcome *x = &o->out;
+	uint8_t flags = (o->done ? 1 : 0) | (o->error ? 2 : 0);
+	double nums[] = { x->latency_us, x->algbw_gbps, x->busbw_gbps, x->theory_us, x->wall_s };
+	int32_t ranks = o->ranks;
+
+	put_bytes(b, &idx, sizeof(idx));
+	put_bytes(b, &flags, sizeof(flags));
+	put_str(b, o->error ? o->error->message : NULL);
+	put_str(b, o->topology);
+	put_bytes(b, &ranks, sizeof(ranks));
+	put_bytes(b, nums, sizeof(nums));
+	put_bytes(b, &x->steps, sizeof(x->steps));
+	put_bytes(b, &x->events, sizeof(x->events));
+	put_bytes(b, &x->run.latency_ps, sizeof(x->run.latency_ps));
+	put_bytes(b, x->run.breakdown, sizeof(x->run.breakdown));
+	put_array(b, x->run.steps, sizeof(struct runner_step));
+	put_array(b, x->channels, sizeof(struct channel_stats));
+}
+
+struct unpacker {
+	const guint8 *p, *end;
+};
+
+static bool take(struct unpacker *u, void *out, gsize n)
+{
+	if ((gsize)(u->end - u->p) < n)
+		return false;
+	memcpy(out, u->p, n);
+	u->p += n;
+	return true;
+}
+
+static bool take_str(struct unpacker *u, char **out)
+{
+	uint32_t n;
+
+	if (!take(u, &n, sizeof(n)) || (gsize)(u->end - u->p) < n)
+		return false;
+	*out = g_strndup((const char *)u->p, n);
+	u->p += n;
+	return true;
+}
+
+static bool take_array(struct unpacker *u, gsize elem, GArray **out)
+{
+	uint32_t n;
+
+	if (!take(u, &n, sizeof(n)) || (gsize)(u->end - u->p) / elem < n)
+		return false;
+	*out = g_array_sized_new(FALSE, FALSE, (guint)elem, n);
+	g_array_append_vals(*out, u->p, n);
+	u->p += n * elem;
+	return true;
+}
+
+/* Unpacks one point into its slot of outs (an index below n, not filled
+ * before). */
+static bool point_unpack(struct unpacker *u, struct point_out *outs, guint n, bool *filled)
+{
+	uint32_t idx;
+	uint8_t flags;
+	int32_t ranks;
+	double nums[5];
+	g_autofree char *msg = NULL, *topo = NULL;
+	enum topo_kind kind;
+
+	if (!take(u, &idx, sizeof(idx)) || idx >= n || filled[idx] || !take(u, &flags, sizeof(flags)) ||
+	    !take_str(u, &msg) || !take_str(u, &topo) || !take(u, &ranks, sizeof(ranks)) ||
+	    !take(u, nums, sizeof(nums)))
+		return false;
+	struct point_out *o = &outs[idx];
+	struct simulate_outcome *x = &o->out;
+
+	filled[idx] = true;
+	o->done = flags & 1;
+	if (flags & 2)
+		o->error = g_error_new_literal(RESULTS_ERROR, RESULTS_ERROR_SIM, msg);
+	o->topology = *topo && platform_topo_parse(topo, &kind, NULL) ? platform_topo_name(kind) : NULL;
+	o->ranks = ranks;
+	x->latency_us = nums[0];
+	x->algbw_gbps = nums[1];
+	x->busbw_gbps = nums[2];
+	x->theory_us = nums[3];
+	x->wall_s = nums[4];
+	return take(u, &x->steps, sizeof(x->steps)) && take(u, &x->events, sizeof(x->events)) &&
+	       take(u, &x->run.latency_ps, sizeof(x->run.latency_ps)) &&
+	       take(u, x->run.breakdown, sizeof(x->run.breakdown)) &&
+	       take_array(u, sizeof(struct runner_step), &x->run.steps) &&
+	       take_array(u, sizeof(struct channel_stats), &x->channels);
+}
+
+static bool is_mine(const struct exp_share *share, guint i)
+{
+	return !share || i % (guint)share->size == (guint)share->rank;
+}
+
+/* Runs the points of this share (every point without one). */
+static void run_points(struct pool_state *st, guint n, const struct exp_share *share, int jobs,
+		       bool progress)
+{
+	gint64 t0 = g_get_monotonic_time();
+	guint mine = 0;
+
+	for (guint i = 0; i < n; i++)
+		mine += is_mine(share, i);
+	if (jobs <= 0)
+		jobs = (int)g_get_num_processors();
+	jobs = MAX(1, MIN(jobs, (int)MAX(mine, 1u)));
+	GThreadPool *pool = g_thread_pool_new(pool_work, st, jobs, TRUE, NULL);
+
+	for (guint i = 0; i < n; i++)
+		if (is_mine(share, i))
+			g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
+	g_mutex_lock(&st->lock);
+	guint shown = G_MAXUINT;
+
+	while (st->finished < mine) {
+		if (progress && st->finished != shown) {
+			shown = st->finished;
+			progress_draw(shown, mine, t0);
+		}
+		gint64 deadline = g_get_monotonic_time() + G_TIME_SPAN_SECOND / 4;
+
+		g_cond_wait_until(&st->cond, &st->lock, deadline);
+	}
+	g_mutex_unlock(&st->lock);
+	if (progress)
+		progress_draw(mine, mine, t0);
+	g_thread_pool_free(pool, FALSE, TRUE);
+}
+
+static void outs_clear(struct point_out *outs, guint n)
+{
+	for (guint i = 0; i < n; i++) {
+		simulate_outcome_clear(&outs[i].out);
+		g_clear_error(&outs[i].error);
+		outs[i] = (struct point_out){ 0 };
+	}
+}
+
+/* Hands this share's points over and, on rank 0, fills every point from
+ * every process's buffer. */
+static bool exchange(struct point_out *outs, guint n, const struct exp_share *share,
+		     GError **error)
+{
+	g_autoptr(GByteArray) mine = g_byte_array_new();
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
+
+	for (guint i = (guint)share->rank; i < n; i += (guint)share->size)
+		point_pack(mine, i, &outs[i]);
+	outs_clear(outs, n);
+	if (!share->gather(share->ctx, mine, all, error))
+		return false;
+	if (share->rank != 0)
+		return true;
+	g_autofree bool *filled = g_new0(bool, MAX(n, 1u));
+	guint got = 0;
+
+	for (guint k = 0; k < all->len; k++) {
+		const GByteArray *b = all->pdata[k];
+		struct unpacker u = { b->data, b->data + b->len };
+
+		while (u.p < u.end) {
+			if (!point_unpack(&u, outs, n, filled)) {
+				g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
+					    "the points of process %u do not unpack (does every process "
+					    "run the same g5 build?)", k);
+				return false;
+			}
+			got++;
+		}
+	}
+	if (got != n) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
+			    "%u of the experiment's %u points came back from the processes", got, n);
+		return false;
+	}
+	return true;
+}
+
 struct exp_results *exp_run(const struct experiment *e, int jobs, uint64_t max_events,
 			    bool progress, GError **error)
+{
+	return exp_run_share(e, jobs, max_events, progress, NULL, error);
+}
+
+struct exp_results *exp_run_share(const struct experiment *e, int jobs, uint64_t max_events,
+				  bool progress, const struct exp_share *share, GError **error)
 {
 	g_autoptr(GArray) pts = experiment_expand(e);
 	guint n = pts->len;
 	struct pool_state st = { .e = e, .max_events = max_events, .pts = (const struct exp_point *)pts->data };
 	struct exp_results *r = NULL;
-	gint64 t0 = g_get_monotonic_time();
 
+	if (share && share->size <= 1)
+		share = NULL;
 	st.outs = g_new0(struct point_out, MAX(n, 1u));
 	g_mutex_init(&st.lock);
 	g_cond_init(&st.cond);
-	if (jobs <= 0)
-		jobs = (int)g_get_num_processors();
-	jobs = MAX(1, MIN(jobs, (int)MAX(n, 1u)));
-	GThreadPool *pool = g_thread_pool_new(pool_work, &st, jobs, TRUE, NULL);
-
-	for (guint i = 0; i < n; i++)
-		g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
-	g_mutex_lock(&st.lock);
-	guint shown = G_MAXUINT;
-
-	while (st.finished < n) {
-		if (progress && st.finished != shown) {
-			shown = st.finished;
-			progress_draw(shown, n, t0);
-		}
-		gint64 deadline = g_get_monotonic_time() + G_TIME_SPAN_SECOND / 4;
-
-		g_cond_wait_until(&st.cond, &st.lock, deadline);
+	run_points(&st, n, share, jobs, progress);
+	g_mutex_clear(&st.lock);
+	g_cond_clear(&st.cond);
+	if (share && !exchange(st.outs, n, share, error)) {
+		outs_clear(st.outs, n);
+		g_free(st.outs);
+		return NULL;
 	}
-	g_mutex_unlock(&st.lock);
-	if (progress)
-		progress_draw(n, n, t0);
-	g_thread_pool_free(pool, FALSE, TRUE);
-
 	r = g_new0(struct exp_results, 1);
 	r->e = e;
 	r->failed = g_ptr_array_new_with_free_func(g_free);
+	if (share && share->rank != 0) {
+		g_free(st.outs);
+		return r;
+	}
 	for (guint i = 0; i < n; i++)
 		if (st.outs[i].error) {
 			g_autofree char *label = point_label(&st.pts[i]);
@@ -415,13 +619,8 @@ struct exp_results *exp_run(const struct experiment *e, int jobs, uint64_t max_e
 		r->date = g_date_time_format_iso8601(now);
 	}
 	build_tables(r, st.pts, n, st.outs);
-	for (guint i = 0; i < n; i++) {
-		simulate_outcome_clear(&st.outs[i].out);
-		g_clear_error(&st.outs[i].error);
-	}
+	outs_clear(st.outs, n);
 	g_free(st.outs);
-	g_mutex_clear(&st.lock);
-	g_cond_clear(&st.cond);
 	return r;
 }
 

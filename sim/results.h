@@ -72,6 +72,25 @@ struct exp_results {
  * The other points are kept. Returns NULL only when no table can be built. */
 struct exp_results *exp_run(const struct experiment *e, int jobs, uint64_t max_events,
 			    bool progress, GError **error);
+
+/* An experiment's points spread over `size` processes (an MPI sweep): the
+ * process of rank `rank` runs the points i with i % size == rank, packs
+ * what each gave into a buffer and hands it to gather(), which on rank 0
+ * returns every process's buffer in rank order (`all`, of GByteArray *;
+ * rank 0's own among them) and elsewhere sends `mine` to rank 0. */
+struct exp_share {
+	int rank, size;
+	bool (*gather)(void *ctx, GByteArray *mine, GPtrArray *all, GError **error);
+	void *ctx;
+};
+
+/* exp_run() over a share: on rank 0 the results of every point, built as
+ * one process builds them (the same tables, byte for byte but for the
+ * wall-clock column); on any other rank an exp_results with no tables
+ * (results NULL) once its points are handed over. A buffer that does not
+ * unpack is an error (RESULTS_ERROR_FORMAT). */
+struct exp_results *exp_run_share(const struct experiment *e, int jobs, uint64_t max_events,
+				  bool progress, const struct exp_share *share, GError **error);
 void exp_results_free(struct exp_results *r);
 
 /* The results table as CSV: header line, one line per row, wall-clock
