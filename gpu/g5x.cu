@@ -12,7 +12,9 @@
  *
  * Timing. As nccl-tests: warm-up launches, a sync, then `iters` launches
  * back to back timed by the CPU wall clock until all GPUs are done
- * (--timer events: CUDA events on every rank's stream, the slowest rank),
+ * (--timer events: CUDA events on every rank's stream, the slowest rank;
+ * --timer host: the CPU's time until the last launch call has returned, the
+ * host's cost of issuing a call, not the call's),
  * out of place then in place. Correctness: a separate launch on fresh
  * inputs (integers, rank- and index-dependent) and poisoned outputs, counted
  * on the GPU against the reference of gpu/core/gx.h. */
@@ -77,7 +79,8 @@ static void usage(void)
 		"  -d, --dtype T[,T]     float, half, bfloat16 (default float)\n"
 		"  -w, --warmup N        warm-up launches per size (default 5)\n"
 		"  -n, --iters N         timed launches per size (default 20)\n"
-		"  --timer wall|events   CPU wall clock (nccl-tests' default) or CUDA events\n"
+		"  --timer wall|events|host  CPU wall clock (nccl-tests' default), CUDA events, or\n"
+		"                        the CPU's time to issue the calls (not a collective's time)\n"
 		"  --channels C          thread blocks per rank (default 0: by size, one per\n"
 		"                        --chan-bytes, 1 .. --max-channels)\n"
 		"  --chan-bytes SIZE     bytes of the collective per channel (default 32K)\n"
@@ -154,9 +157,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		else if (IS("-n", "--iters") && v)
 			o->iters = atoi(v);
 		else if (IS("--timer", NULL) && v) {
-			if (strcmp(v, "wall") && strcmp(v, "events"))
-				die("unknown timer '%s' (known: wall, events)", v);
+			if (strcmp(v, "wall") && strcmp(v, "events") && strcmp(v, "host"))
+				die("unknown timer '%s' (known: wall, events, host)", v);
 			o->events = !strcmp(v, "events");
+			o->host = !strcmp(v, "host");
 		} else if (IS("--channels", NULL) && v)
 			o->channels = (uint32_t)atoi(v);
 		else if (IS("--max-channels", NULL) && v)
@@ -411,13 +415,15 @@ double time_launches(struct exec *x, launch_fn fn, void *ctx)
 		}
 	for (int i = 0; i < x->o.iters; i++)
 		fn(x, ctx);
+	double t_issued = wall_s();
+
 	if (x->o.events)
 		for (int l = 0; l < x->nlocal; l++) {
 			CUDA_CHECK(cudaSetDevice(x->g[l].dev));
 			CUDA_CHECK(cudaEventRecord(x->g[l].ev1, x->g[l].stream));
 		}
 	sync_all(x);
-	us = (wall_s() - t0) * 1e6 / x->o.iters;
+	us = ((x->o.host ? t_issued : wall_s()) - t0) * 1e6 / x->o.iters;
 	if (x->o.events) {
 		us = 0;
 		for (int l = 0; l < x->nlocal; l++) {
@@ -468,7 +474,7 @@ static void print_header(struct exec *x, const char *impl)
 	printf("# mode %s dtype %s timer %s warmup %d iters %d channels %s threads %u slice %llu"
 	       " check %d inplace_ok %d proto %s\n",
 	       gx_comm_is_mpi() ? "mpi (one process per GPU, CUDA IPC)" : "single process",
-	       gx_dtype_name(x->o.dtype), x->o.events ? "events" : "wall", x->o.warmup,
+	       gx_dtype_name(x->o.dtype), x->o.events ? "events" : x->o.host ? "host" : "wall", x->o.warmup,
 	       x->o.iters, chans, x->o.threads, (unsigned long long)x->o.slice_bytes,
 	       (int)x->o.check, (int)x->s->inplace_ok, proto);
 	printf("#%64s%35s\n", "out-of-place", "in-place");
@@ -510,7 +516,7 @@ static void csv_row(struct exec *x, const char *impl, uint64_t bytes, uint64_t E
 	fprintf(x->csv, "%s,%s,%s,%d,%llu,%llu,%s,%d,%s,%d,%.3f,%.3f,%.3f,%lld,%s,%u,%s,%s,%s,%u\n",
 		impl, gx_coll_name(x->s->coll), nccl ? "nccl" : x->s->algo, x->nranks,
 		(unsigned long long)bytes, (unsigned long long)E, gx_dtype_name(x->o.dtype),
-		(int)inplace, x->o.events ? "events" : "wall", x->o.iters, us, algbw, busbw, wrong,
+		(int)inplace, x->o.events ? "events" : x->o.host ? "host" : "wall", x->o.iters, us, algbw, busbw, wrong,
 		gx_comm_is_mpi() ? "mpi" : "single", nccl ? 1u : x->s->nchunks, nccl ? "-" : base,
 		nccl ? nccl_proto() : gx_wire_name(wire_for(&x->o, x->s->coll, bytes)), "sm",
 		nccl ? 0u : channels_for(&x->o, x->s->coll, bytes));

@@ -65,6 +65,7 @@ struct opts {
 	int ndtypes;
 	int warmup, iters;
 	bool events;        /* --timer events */
+	bool host;          /* --timer host: the CPU's time to issue the calls */
 	uint32_t channels, threads; /* channels 0: by size (channels_for) */
 	uint32_t max_channels;
 	uint64_t chan_bytes, slice_bytes, max_slots;
