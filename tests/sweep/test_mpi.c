@@ -22,7 +22,7 @@ static bool mpi_g5(struct run *r, int np, ...)
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	const char *lsan = g_getenv("LSAN_OPTIONS");
 	g_autofree char *lsan2 = g_strdup_printf("%s%ssuppressions=tests/sweep/mpi-lsan.supp:"
-						 "fast_unwind_on_malloc=0", lsan ? lsan : "",
+						 "fast_unwind_on_malloc=0:print_suppressions=0", lsan ? lsan : "",
 						 lsan && *lsan ? ":" : "");
 	g_auto(GStrv) env = g_get_environ();
 	GError *err = NULL;
