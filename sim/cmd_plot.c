@@ -1,11 +1,16 @@
 /* `g5 plot RESULTS.h5`: redraws the plots of a results file written by
  * `g5 run` (its summary table when there is one, else its results table),
- * under DIR/plots/ (DIR: -o, else the file's directory). */
+ * under DIR/plots/ (DIR: -o, else the file's directory). The file is read
+ * in a child first (results_h5_check). The plots become the plots of the
+ * experiment's generation in DIR (sim/manifest): DIR/NAME.manifest lists
+ * them, and the plots it listed before and that were not drawn again are
+ * removed. */
 #include <stdio.h>
 #include <string.h>
 
 #include "sim/cli.h"
 #include "sim/config.h"
+#include "sim/manifest.h"
 #include "sim/plot.h"
 #include "sim/results.h"
 #include "sim/util/quote.h"
@@ -18,6 +23,7 @@ int cmd_plot(int argc, char **argv)
 {
 	g_autofree char *out_dir = NULL, *formats = NULL, *name = NULL, *baselines = NULL;
 	g_autofree char *sweep = NULL, *tmpl = NULL;
+	g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
 	guint n = 0;
 	GOptionEntry entries[] = {
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir, "output directory (default: the results file's)", "DIR" },
@@ -82,19 +88,26 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (!out_dir)
 		out_dir = g_path_get_dirname(argv[1]);
-	if (!name) {
+	for (size_t k = strlen(out_dir); k > 1 && out_dir[k - 1] == '/'; k--)
+		out_dir[k - 1] = '\0';
+	if (!name) { /* the file's name, as an experiment file's names it */
 		name = g_path_get_basename(argv[1]);
 		char *dot = strrchr(name, '.');
 
 		if (dot && dot != name)
 			*dot = '\0';
+		if (!config_name_ok(name)) {
+			g_free(name);
+			name = g_strdup("experiment");
+		}
 	}
 	tmpl = plot_templates_dir();
 	struct plot_request req = {
 		.table = t, .name = name, .baselines = baselines, .sweep_keys = sweep,
-		.out_dir = out_dir, .templates = tmpl, .png = png, .svg = svg,
+		.out_dir = out_dir, .templates = tmpl, .png = png, .svg = svg, .written = written,
 	};
-	if (!plot_results(&req, &n, &err)) {
+	plot_remove_tmps(out_dir, name);
+	if (!plot_results(&req, &n, &err) || !manifest_update(out_dir, name, written, true, &err)) {
 		fprintf(stderr, "%s: %s\n", argv[0], err->message);
 		goto out;
 	}

@@ -591,7 +591,7 @@ static void test_generation(void)
 	g_autofree char *two = g_strdup_printf(fmt, plat, "200GB/s, 450GB/s");
 	g_autofree char *dropped = g_build_filename(d, "plots", "gen-allreduce-link.bandwidth100GBps-size.svg", NULL);
 	g_autofree char *kept = g_build_filename(d, "plots", "gen-allreduce-link.bandwidth200GBps-size.svg", NULL);
-	const char *own_tmp[] = { ".gen.csv.tmp.99999", "plots/.gen-allreduce-link.bandwidth-1MiB.svg.tmp.42" };
+	const char *own_tmp[] = { ".gen.csv.tmp.99999", "plots/.gen.tmp.42" };
 	const char *others[] = { "other.csv", "other.manifest", ".other.csv.tmp.7", "gen2.csv",
 				 ".gen2.csv.tmp.7", "plots/other-allreduce-x.svg",
 				 "plots/.other-allreduce-x.svg.tmp.7" };
@@ -655,6 +655,228 @@ static void test_generation(void)
 
 			g_assert_true(g_hash_table_contains(listed, rel));
 		}
+	rm_rf(d);
+}
+
+/* Whether a file or directory exists under d. */
+static bool exists_in(const char *d, const char *rel)
+{
+	g_autofree char *p = g_build_filename(d, rel, NULL);
+
+	return g_file_test(p, G_FILE_TEST_EXISTS);
+}
+
+/* Creates d/rel with its directories and `rel` as its text. */
+static void plant(const char *d, const char *rel)
+{
+	g_autofree char *p = g_build_filename(d, rel, NULL);
+	g_autofree char *dir = g_path_get_dirname(p);
+
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0777), ==, 0);
+	g_assert_true(g_file_set_contents(p, rel, -1, NULL));
+}
+
+/* A run removes the temporaries a killed run of its own experiment left,
+ * and none of another experiment's, whose name may begin with its own
+ * ("a" and "a_b", "a-allreduce", "a.tmp.7" in one directory). */
+static void test_tmps_exact(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *yaml = g_build_filename(d, "a.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	g_autofree char *text = g_strdup_printf(
+		"schema_version: 1\nname: a\nplatform: %s\ncollectives: [allreduce]\n"
+		"algorithms: [ring]\nsizes: [1MiB, 4MiB]\noutputs:\n  formats: [h5, csv, svg]\n", plat);
+	static const char *const own[] = {
+		".a.csv.tmp.12", ".a.h5.tmp.3", ".a.manifest.tmp.77",
+		"plots/.a.tmp.42/a-allreduce-size.svg", "plots/.a.tmp.42/.a-allreduce-size.dat.tmp.42",
+		"plots/.a.tmp.9/a-allreduce-size.svg.gp",
+	};
+	static const char *const others[] = {
+		".a_b.csv.tmp.12", ".a.h5.csv.tmp.12", ".a-x.h5.tmp.3", ".a.csv.tmp.12x",
+		"plots/.a_b.tmp.42/a_b-allreduce-size.svg", "plots/.a-allreduce.tmp.42/f.svg",
+		"plots/.a.tmp.7.tmp.8/a.tmp.7-allreduce-size.svg", "plots/.a.tmp.x/f",
+		"plots/.a_b-allreduce-size.svg.tmp.42", "plots/a_b-allreduce-size.svg",
+		"plots/a-allreduce-x-allreduce-size.svg",
+	};
+	struct run r;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(own); i++)
+		plant(d, own[i]);
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++)
+		plant(d, others[i]);
+	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
+	if (!g5(&r, "run", yaml, "-o", d, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	for (size_t i = 0; i < G_N_ELEMENTS(own); i++)
+		g_assert_false(exists_in(d, own[i]));
+	g_assert_false(exists_in(d, "plots/.a.tmp.42"));
+	g_assert_false(exists_in(d, "plots/.a.tmp.9"));
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(d, others[i], NULL);
+		g_autofree char *got = slurp(p);
+
+		g_assert_cmpstr(got, ==, others[i]);
+	}
+	g_assert_true(exists_in(d, "plots/a-allreduce-size.svg"));
+	/* nothing of its own left behind: no hidden file but the planted ones */
+	g_autofree char *pd = g_build_filename(d, "plots", NULL);
+	g_autoptr(GDir) gd = g_dir_open(pd, 0, NULL);
+	const char *fn;
+
+	while ((fn = g_dir_read_name(gd)))
+		g_assert_false(g_str_has_prefix(fn, ".a.tmp.") && strcmp(fn, ".a.tmp.7.tmp.8") &&
+			       strcmp(fn, ".a.tmp.x"));
+	/* g5 plot cleans the plot temporaries of its experiment the same way */
+	plant(d, "plots/.a.tmp.5/a-allreduce-size.png");
+	g_autofree char *h5 = g_build_filename(d, "a.h5", NULL);
+
+	g5(&r, "plot", h5, "--format", "svg", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_false(exists_in(d, "plots/.a.tmp.5"));
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(d, others[i], NULL);
+		g_autofree char *got = slurp(p);
+
+		g_assert_cmpstr(got, ==, others[i]);
+	}
+	rm_rf(d);
+}
+
+/* The lines of DIR/NAME.manifest that name files, as a set. */
+static GHashTable *manifest_set(const char *d, const char *name)
+{
+	g_autofree char *file = g_strdup_printf("%s.manifest", name);
+	g_autofree char *p = g_build_filename(d, file, NULL);
+	g_autofree char *m = slurp(p);
+	g_auto(GStrv) lines = g_strsplit(m, "\n", -1);
+	GHashTable *set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	for (guint i = 0; lines[i]; i++)
+		if (*lines[i] && *lines[i] != '#')
+			g_hash_table_add(set, g_strdup(lines[i]));
+	return set;
+}
+
+/* g5 plot F.h5 -o DIR makes its plots the plots of the experiment's
+ * generation in DIR: DIR/NAME.manifest lists them (and keeps listing the
+ * results files g5 run wrote there), the plots it listed and that were not
+ * drawn again are removed, and other experiments' files stay. */
+static void test_plot_generation(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *d3 = g_build_filename(d, "three", NULL);
+	g_autofree char *d2 = g_build_filename(d, "two", NULL);
+	g_autofree char *out = g_build_filename(d, "out", NULL);
+	g_autofree char *yaml = g_build_filename(d, "gen.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	const char *fmt = "schema_version: 1\nname: gen\nplatform: %s\ncollectives: [allreduce]\n"
+			  "algorithms: [ring]\nsizes: [1MiB, 4MiB]\noutputs:\n  formats: [h5, csv, png, svg]\n"
+			  "sweep:\n  link.bandwidth: [%s]\n";
+	g_autofree char *three = g_strdup_printf(fmt, plat, "100GB/s, 200GB/s, 450GB/s");
+	g_autofree char *two = g_strdup_printf(fmt, plat, "200GB/s, 450GB/s");
+	g_autofree char *h5_3 = g_build_filename(d3, "gen.h5", NULL);
+	g_autofree char *h5_2 = g_build_filename(d2, "gen.h5", NULL);
+	const char *dropped = "plots/gen-allreduce-link.bandwidth100GBps-size.png";
+	const char *kept = "plots/gen-allreduce-link.bandwidth200GBps-size.png";
+	static const char *const others[] = { "other.manifest", "plots/other-allreduce-size.png",
+					      "plots/gen2-allreduce-size.png", "gen2.manifest" };
+	struct run r;
+
+	g_assert_true(g_file_set_contents(yaml, three, -1, NULL));
+	if (!g5(&r, "run", yaml, "-o", d3, "-q", "--no-plots", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_true(g_file_set_contents(yaml, two, -1, NULL));
+	g5(&r, "run", yaml, "-o", d2, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++)
+		plant(out, others[i]);
+
+	/* a new directory: the manifest lists the plots, each one there */
+	g5(&r, "plot", h5_3, "-o", out, "--format", "png", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autoptr(GHashTable) m3 = manifest_set(out, "gen");
+
+	g_assert_true(g_hash_table_contains(m3, dropped));
+	g_assert_true(g_hash_table_contains(m3, kept));
+	GHashTableIter it;
+	gpointer key;
+
+	g_hash_table_iter_init(&it, m3);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		g_assert_true(g_str_has_prefix(key, "plots/gen-"));
+		g_assert_true(exists_in(out, key));
+	}
+	/* a file with fewer values: the plot of the dropped one goes */
+	g5(&r, "plot", h5_2, "-o", out, "--format", "png", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autoptr(GHashTable) m2 = manifest_set(out, "gen");
+
+	g_assert_false(exists_in(out, dropped));
+	g_assert_false(g_hash_table_contains(m2, dropped));
+	g_assert_true(exists_in(out, kept));
+	g_assert_true(g_hash_table_contains(m2, kept));
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(out, others[i], NULL);
+		g_autofree char *got = slurp(p);
+
+		g_assert_cmpstr(got, ==, others[i]);
+	}
+	/* where g5 run wrote: the results files stay listed; the svg plots,
+	 * not drawn again, go */
+	const char *svg = "plots/gen-allreduce-link.bandwidth200GBps-size.svg";
+
+	g_assert_true(exists_in(d2, svg));
+	g5(&r, "plot", h5_2, "--format", "png", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autoptr(GHashTable) mr = manifest_set(d2, "gen");
+
+	g_assert_true(g_hash_table_contains(mr, "gen.h5"));
+	g_assert_true(g_hash_table_contains(mr, "gen.csv"));
+	g_assert_true(g_hash_table_contains(mr, kept));
+	g_assert_false(g_hash_table_contains(mr, svg));
+	g_assert_false(exists_in(d2, svg));
+	g_assert_true(exists_in(d2, "gen.csv"));
+	rm_rf(d);
+}
+
+/* An output directory that cannot be made says why, with the system's
+ * reason, in g5 run and g5 plot; -o under a regular file fails for root
+ * too (ENOTDIR), and nothing is written. */
+static void test_output_not_dir(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *file = g_build_filename(d, "file", NULL);
+	g_autofree char *under = g_build_filename(file, "sub", NULL);
+	g_autofree char *h5 = g_build_filename(d, "tiny.h5", NULL);
+	struct run r;
+
+	g_assert_true(g_file_set_contents(file, "x", -1, NULL));
+	if (!g5(&r, "run", "tests/run/tiny.yaml", "-o", under, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "file/sub: cannot create: Not a directory"));
+	run_clear(&r);
+	g5(&r, "run", "tests/run/tiny.yaml", "-o", d, "-q", "--no-plots", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g5(&r, "plot", h5, "-o", under, NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "file/sub/plots: cannot create: Not a directory"));
+	g_assert_cmpstr(r.out, ==, "");
+	run_clear(&r);
+	g_autofree char *text = slurp(file);
+
+	g_assert_cmpstr(text, ==, "x");
 	rm_rf(d);
 }
 
@@ -924,6 +1146,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/errors/bad-shape-no-files", test_bad_shape_no_files);
 	g_test_add_func("/run/outputs/one-generation", test_generation);
+	g_test_add_func("/run/outputs/temporaries-exact", test_tmps_exact);
+	g_test_add_func("/run/plot/generation", test_plot_generation);
+	g_test_add_func("/run/errors/output-not-a-directory", test_output_not_dir);
 	g_test_add_func("/run/errors/long-token-quoted-short", test_long_token_quoted_short);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
 	g_test_add_func("/run/readme/python-snippet", test_readme_python);
