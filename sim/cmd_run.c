@@ -78,6 +78,10 @@ int cmd_run(int argc, char **argv)
 	/* "DIR/" as DIR: the manifest names files relative to it */
 	for (size_t n = strlen(out_dir); n > 1 && out_dir[n - 1] == '/'; n--)
 		out_dir[n - 1] = '\0';
+	/* plots into a directory gnuplot cannot name: refused before anything is written */
+	if (!no_plots && (e->formats & (OUT_PNG | OUT_SVG)) &&
+	    !plot_path_ok("output directory", out_dir, &err))
+		goto fail;
 	if (g_mkdir_with_parents(out_dir, 0777) != 0) {
 		fprintf(stderr, "%s: %s: cannot create: %s\n", argv[0], out_dir, g_strerror(errno));
 		goto out;

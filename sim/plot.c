@@ -183,6 +183,20 @@ void plot_gp_quote(GString *g, const char *s)
 	g_string_append_c(g, '\'');
 }
 
+bool plot_path_ok(const char *what, const char *path, GError **error)
+{
+	for (const char *p = path; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			g_autofree char *shown = g_strescape(path, NULL);
+
+			g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO,
+				    "%s '%s': a path with a control character cannot go to gnuplot", what,
+				    shown);
+			return false;
+		}
+	return true;
+}
+
 void plot_gp_var(GString *g, const char *var, const char *value)
 {
 	g_string_append_printf(g, "%s = ", var);
@@ -476,6 +490,8 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 	}
 	if (!req->png && !req->svg)
 		return true;
+	if (!plot_path_ok("output directory", req->out_dir, error))
+		return false;
 	if (!(style = plot_template_read(req->templates, "style.gp", error)) ||
 	    !(size_only = plot_template_read(req->templates, "size.gp", error)) ||
 	    !(param_only = plot_template_read(req->templates, "param.gp", error)))

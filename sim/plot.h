@@ -62,6 +62,12 @@ char *plot_template_read(const char *dir, const char *name, GError **error);
  * becomes a space. */
 void plot_gp_quote(GString *g, const char *s);
 
+/* Whether `path` can go to gnuplot as a file name: a quoted literal holds
+ * any other byte as it is, but a control character would become a space
+ * (a line break would end the command). False with an error that names
+ * `what` and the path, escaped. */
+bool plot_path_ok(const char *what, const char *path, GError **error);
+
 /* Appends the line `var = 'value'` (plot_gp_quote). */
 void plot_gp_var(GString *g, const char *var, const char *value);
 

@@ -299,6 +299,48 @@ static void test_plot_hostile_name(void)
 	rm_rf(d);
 }
 
+/* An output directory (outputs.dir) whose name holds gnuplot commands and
+ * quotes is a name: the plots are drawn there and none of it runs; one
+ * with a line break, which gnuplot cannot name, is refused before the run,
+ * with nothing written. */
+static void test_plot_hostile_dir(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *pw = g_build_filename(d, "PW", NULL);
+	g_autofree char *out = g_strdup_printf("%s/o'; system('touch %s'); x='1 `touch %s` @x", d, pw,
+					       pw);
+	g_autofree char *nl = g_strdup_printf("%s/n'\nsystem('touch %s')\nx='1", d, pw);
+	g_autofree char *yaml = g_build_filename(d, "h.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	const char *fmt = "schema_version: 1\nname: h\nplatform: %s\ncollectives: [allreduce]\n"
+			  "algorithms: [ring]\nsizes: [1MiB, 4MiB]\noutputs:\n  dir: \"%s\"\n"
+			  "  formats: [csv, png]\n";
+	g_autofree char *esc = g_strescape(out, NULL);
+	g_autofree char *esc_nl = g_strescape(nl, NULL);
+	g_autofree char *text = g_strdup_printf(fmt, plat, esc);
+	g_autofree char *text_nl = g_strdup_printf(fmt, plat, esc_nl);
+	g_autofree char *png = g_build_filename(out, "plots", "h-allreduce-size.png", NULL);
+	struct run r;
+
+	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
+	if (!g5(&r, "run", yaml, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	assert_nonempty(png);
+	g_assert_false(g_file_test(pw, G_FILE_TEST_EXISTS));
+	g_assert_true(g_file_set_contents(yaml, text_nl, -1, NULL));
+	g5(&r, "run", yaml, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "output directory '"));
+	g_assert_nonnull(strstr(r.err, "n'\\nsystem("));
+	g_assert_nonnull(strstr(r.err, "a path with a control character cannot go to gnuplot"));
+	run_clear(&r);
+	g_assert_false(g_file_test(nl, G_FILE_TEST_EXISTS));
+	g_assert_false(g_file_test(pw, G_FILE_TEST_EXISTS));
+	rm_rf(d);
+}
+
 /* The value of `name = ...` in a generated gnuplot script (to the line's end). */
 static char *gp_value(const char *script, const char *name)
 {
@@ -1141,6 +1183,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/h5/contents", test_h5_contents);
 	g_test_add_func("/run/plots/drawn-and-redrawn", test_plots);
 	g_test_add_func("/run/plots/hostile-name", test_plot_hostile_name);
+	g_test_add_func("/run/plots/hostile-output-dir", test_plot_hostile_dir);
 	g_test_add_func("/run/plots/readable", test_plots_readable);
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
