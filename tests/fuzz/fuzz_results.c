@@ -7,7 +7,9 @@
  *
  * A finding is a crash or a hang in G5's code; one inside libhdf5 is not
  * (g5 plot turns it into a message). The child tells them apart: at a
- * fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) or at its own alarm it walks the
+ * fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) or when it has used CHILD_CPU_S of
+ * CPU time (SIGPROF: a loop; CPU time, since the wall clock depends on what
+ * else the machine runs, and a reading takes 0.1 s of it) it walks the
  * stack from the interrupted instruction outwards, and the first frame in
  * G5's code (the instrumented code: the range of the coverage PC table)
  * makes it a finding, exit EXIT_G5 after a symbolized stack, the first in
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -41,8 +44,8 @@
 
 #define EXIT_LIBHDF5 71      /* the child: a crash or a hang inside libhdf5 */
 #define EXIT_G5 72           /* the child: a crash or a hang in G5's code */
-#define CHILD_ALARM_S 2      /* the child's own alarm: a hang, classified */
-#define CHILD_LIMIT_MS 4000  /* child_run's limit, past the alarm */
+#define CHILD_CPU_S 2        /* the child's CPU time: past it, a hang, classified */
+#define CHILD_LIMIT_MS 8000  /* child_run's limit (wall clock), well past that */
 #define G5_CODE_SLACK 4096   /* bytes of code after the last instrumented block */
 
 /* The coverage sections of this executable, found in its section headers
@@ -152,7 +155,8 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
 
 static void read_in_child(void *path)
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM };
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGPROF };
+	struct itimerval cpu = { .it_value.tv_sec = CHILD_CPU_S };
 	stack_t alt = { .ss_size = 1 << 20 };
 	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK };
 
@@ -163,9 +167,10 @@ static void read_in_child(void *path)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < G_N_ELEMENTS(sigs); i++)
 		sigaction(sigs[i], &sa, NULL);
-	alarm(CHILD_ALARM_S);
+	setitimer(ITIMER_PROF, &cpu, NULL);
 	results_h5_read_all(path);
-	alarm(0);
+	cpu.it_value.tv_sec = 0;
+	setitimer(ITIMER_PROF, &cpu, NULL);
 	memcpy(shared_counters, counters, ncounters);
 }
 

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -922,6 +923,43 @@ static void test_output_not_dir(void)
 	rm_rf(d);
 }
 
+/* A device or a FIFO named as an output is never replaced by a regular
+ * file (renaming a temporary over it would): --trace and schedule -o
+ * write through it, so /dev/full fails with the system's reason and stays
+ * a device; an HDF5 file, which cannot be written through, is refused. */
+static void test_special_files(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *fifo = g_build_filename(d, "tiny.h5", NULL);
+	struct stat st;
+	struct run r;
+
+	if (!g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+		g_test_skip("no /dev/full");
+		rm_rf(d);
+		return;
+	}
+	if (!g5(&r, "sim", "--size", "4KiB", "--trace", "/dev/full", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "/dev/full: cannot write: No space left on device"));
+	run_clear(&r);
+	g5(&r, "schedule", "-c", "allreduce", "-a", "ring", "-n", "4", "-o", "/dev/full", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "/dev/full: cannot write: No space left on device"));
+	run_clear(&r);
+	g_assert_cmpint(stat("/dev/full", &st), ==, 0);
+	g_assert_true(S_ISCHR(st.st_mode));
+	g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+	g5(&r, "run", "tests/run/tiny.yaml", "-o", d, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "tiny.h5: not a regular file"));
+	run_clear(&r);
+	g_assert_cmpint(stat(fifo, &st), ==, 0);
+	g_assert_true(S_ISFIFO(st.st_mode));
+	rm_rf(d);
+}
+
 static void test_bad_file_exit_2(void)
 {
 	struct run r;
@@ -1192,6 +1230,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/outputs/temporaries-exact", test_tmps_exact);
 	g_test_add_func("/run/plot/generation", test_plot_generation);
 	g_test_add_func("/run/errors/output-not-a-directory", test_output_not_dir);
+	g_test_add_func("/run/errors/special-files", test_special_files);
 	g_test_add_func("/run/errors/long-token-quoted-short", test_long_token_quoted_short);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
 	g_test_add_func("/run/readme/python-snippet", test_readme_python);
