@@ -892,9 +892,10 @@ static void test_plot_generation(void)
 	rm_rf(d);
 }
 
-/* An output directory that cannot be made says why, with the system's
- * reason, in g5 run and g5 plot; -o under a regular file fails for root
- * too (ENOTDIR), and nothing is written. */
+/* An output that cannot be written says why, with the system's reason, in
+ * g5 run and g5 plot, for root too (which no permission stops): -o under a
+ * regular file (ENOTDIR, nothing written), an HDF5 file whose temporary
+ * name is too long (ENAMETOOLONG). */
 static void test_output_not_dir(void)
 {
 	g_autofree char *d = tmpdir();
@@ -920,6 +921,22 @@ static void test_output_not_dir(void)
 	g_autofree char *text = slurp(file);
 
 	g_assert_cmpstr(text, ==, "x");
+	/* the HDF5 file's own creation failing says why too (not 'H5Fcreate'):
+	 * a name that fits whose temporary (.NAME.h5.tmp.PID) does not */
+	g_autofree char *name = g_strnfill(246, 'n');
+	g_autofree char *yaml = g_build_filename(d, "long.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	g_autofree char *exp = g_strdup_printf(
+		"schema_version: 1\nname: %s\nplatform: %s\ncollectives: [allreduce]\n"
+		"algorithms: [ring]\nsizes: [1MiB]\noutputs:\n  formats: [h5]\n", name, plat);
+	g_autofree char *want = g_strdup_printf("%s.h5: cannot write: File name too long", name);
+
+	g_assert_true(g_file_set_contents(yaml, exp, -1, NULL));
+	g5(&r, "run", yaml, "-o", d, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, want));
+	g_assert_null(strstr(r.err, "H5Fcreate"));
+	run_clear(&r);
 	rm_rf(d);
 }
 
