@@ -229,7 +229,10 @@ static bool put_file(const struct ctx *c, const char *path, const GString *text,
 	return true;
 }
 
-/* Renders script `body` (variables + template) into OUT for one terminal. */
+/* Renders script `body` (variables + template) into OUT for one terminal.
+ * The script names OUT as its output unless `outfile` is given, so that it
+ * redraws its figure when run by hand; g5 gives gnuplot the temporary name
+ * (-e) and renames the image into place. */
 static bool render(const struct ctx *c, const char *base, const char *vars, const char *tmpl,
 		   const char *term, const char *ext, guint *nfiles, GError **error)
 {
@@ -244,13 +247,18 @@ static bool render(const struct ctx *c, const char *base, const char *vars, cons
 	bool ok;
 
 	plot_gp_var(s, "term", term);
-	plot_gp_var(s, "outfile", tmp);
+	g_string_append(s, "if (!exists(\"outfile\")) outfile = ");
+	plot_gp_quote(s, out);
+	g_string_append_c(s, '\n');
 	g_string_append(s, tmpl);
 	ok = put_file(c, script_path, s, error);
 	g_string_free(s, TRUE);
 	if (!ok)
 		return false;
-	char *argv[] = { "gnuplot", script_path, NULL };
+	g_autoptr(GString) e_arg = g_string_new("outfile = ");
+
+	plot_gp_quote(e_arg, tmp);
+	char *argv[] = { "gnuplot", "-e", e_arg->str, script_path, NULL };
 
 	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
 			  NULL, NULL, &out_err, &status, &e)) {
@@ -266,9 +274,11 @@ static bool render(const struct ctx *c, const char *base, const char *vars, cons
 		return false;
 	}
 	if (rename(tmp, out) != 0) {
+		int err = errno;
+
 		unlink(tmp);
 		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot rename into place: %s",
-			    out, g_strerror(errno));
+			    out, g_strerror(err));
 		return false;
 	}
 	if (written)

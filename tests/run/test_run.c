@@ -232,6 +232,24 @@ static void test_plots(void)
 	g_assert_true(g_file_get_contents(png, &head, &len, NULL));
 	g_assert_cmpmem(head, 4, "\x89PNG", 4);
 
+	/* a kept script, run by hand, redraws its figure in place */
+	g_autofree char *script = g_strconcat(png, ".gp", NULL);
+	char *gp_argv[] = { "gnuplot", script, NULL };
+	gint status = 1;
+
+	g_assert_cmpint(g_unlink(png), ==, 0);
+	g_assert_true(g_spawn_sync(NULL, gp_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+				   &status, NULL));
+	g_assert_true(g_spawn_check_wait_status(status, NULL));
+	assert_nonempty(png);
+	/* and no temporary is left, of g5's or of the script's */
+	g_autofree char *pd = g_build_filename(d, "plots", NULL);
+	g_autoptr(GDir) gd = g_dir_open(pd, 0, NULL);
+	const char *fn;
+
+	while ((fn = g_dir_read_name(gd)))
+		g_assert_cmpint(fn[0], !=, '.');
+
 	/* g5 plot redraws them from the results file alone. */
 	g_autofree char *h5 = g_build_filename(d, "tiny.h5", NULL);
 
