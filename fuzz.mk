@@ -9,7 +9,8 @@
 #                                  a `g5 run` of tests/run/tiny.yaml), corpus in
 #                                  $(BUILD)/fuzz/corpus-schedule, -results
 # Seeds of the config target: every platform, experiment and bad-corpus file
-# of the tree. Needs libFuzzer's runtime (Debian: libclang-rt-14-dev, or
+# of the tree. docs/hardening.md says what each target checks and how its
+# last runs went. Needs libFuzzer's runtime (Debian: libclang-rt-14-dev, or
 # clang's own).
 FUZZ_CC     ?= clang
 FUZZ_TIME   ?= 60

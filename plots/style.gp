@@ -1,6 +1,8 @@
 # What every figure of g5 run and g5 plot shares (plot.c puts it before
 # plots/size.gp or plots/param.gp): the terminal, the key and the colours.
-# g5 defines before it: term, outfile, npanels (2, or 3 with a speedup panel).
+# g5 defines before it: term, npanels (2, or 3 with a speedup panel) and
+# outfile, the figure's file unless one is given (g5 gives a temporary name
+# with gnuplot -e; run by hand, the script redraws its figure in place).
 # One key for the whole figure, in a row under the panels: it covers no data.
 # Colours: dark enough to read on white and apart in hue (no yellow); each
 # algorithm also has its own point shape, so lines stay apart in grey.

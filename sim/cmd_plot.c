@@ -1,78 +1,29 @@
 /* `g5 plot RESULTS.h5`: redraws the plots of a results file written by
  * `g5 run` (its summary table when there is one, else its results table),
- * under DIR/plots/ (DIR: -o, else the file's directory). */
-#include <errno.h>
-#include <signal.h>
+ * under DIR/plots/ (DIR: -o, else the file's directory). The file is read
+ * in a child first (results_h5_check). The plots become the plots of the
+ * experiment's generation in DIR (sim/manifest): DIR/NAME.manifest lists
+ * them, and the plots it listed before and that were not drawn again are
+ * removed. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "sim/cli.h"
 #include "sim/config.h"
+#include "sim/manifest.h"
 #include "sim/plot.h"
 #include "sim/results.h"
 #include "sim/util/quote.h"
 
-/* Reads everything g5 plot reads from path in a child process, and says
- * whether that ended: libhdf5 1.10 can crash or loop inside its own code on
- * a damaged file (H5HG_read), and that must end g5 with a message, not a
- * signal or a hang. The parent then reads the same file itself. */
-#define PLOT_READ_SECONDS 60
-
-static bool readable_in_child(const char *path, GError **error)
-{
-	int status = 0;
-
-	fflush(NULL);
-	pid_t pid = fork();
-
-	if (pid < 0) {
-		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "cannot fork to read %s: %s",
-			    path, g_strerror(errno));
-		return false;
-	}
-	if (pid == 0) {
-		static const char *const attrs[] = { "experiment", "baseline", "sweep" };
-
-		for (size_t i = 0; i < G_N_ELEMENTS(attrs); i++)
-			g_free(results_read_attr(path, attrs[i]));
-		rtable_free(rtable_read_h5(path, "summary", NULL));
-		rtable_free(rtable_read_h5(path, "results", NULL));
-		_exit(0);
-	}
-	/* libhdf5 may also loop on a damaged file: the child gets a deadline */
-	gint64 deadline = g_get_monotonic_time() + PLOT_READ_SECONDS * G_TIME_SPAN_SECOND;
-	pid_t got;
-
-	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && g_get_monotonic_time() < deadline)
-		g_usleep(10000);
-	if (got == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
-			    "%s: reading it did not finish within %d s: the file is damaged", path,
-			    PLOT_READ_SECONDS);
-		return false;
-	}
-	if (got < 0) {
-		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "cannot wait for the reader of %s: %s",
-			    path, g_strerror(errno));
-		return false;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return true;
-	g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
-		    "%s: reading it crashed the HDF5 library (%s): the file is damaged", path,
-		    WIFSIGNALED(status) ? g_strsignal(WTERMSIG(status)) : "it failed");
-	return false;
-}
+/* The time g5 plot's reading child gets (results_h5_check): libhdf5 can
+ * loop on a damaged file. */
+#define PLOT_READ_MS 60000
 
 int cmd_plot(int argc, char **argv)
 {
 	g_autofree char *out_dir = NULL, *formats = NULL, *name = NULL, *baselines = NULL;
 	g_autofree char *sweep = NULL, *tmpl = NULL;
+	g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
 	guint n = 0;
 	GOptionEntry entries[] = {
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir, "output directory (default: the results file's)", "DIR" },
@@ -112,7 +63,7 @@ int cmd_plot(int argc, char **argv)
 		}
 	}
 	rc = 1;
-	if (!readable_in_child(argv[1], &err)) {
+	if (!results_h5_check(argv[1], PLOT_READ_MS, &err)) {
 		fprintf(stderr, "%s: %s\n", argv[0], err->message);
 		goto out;
 	}
@@ -137,19 +88,26 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (!out_dir)
 		out_dir = g_path_get_dirname(argv[1]);
-	if (!name) {
+	for (size_t k = strlen(out_dir); k > 1 && out_dir[k - 1] == '/'; k--)
+		out_dir[k - 1] = '\0';
+	if (!name) { /* the file's name, as an experiment file's names it */
 		name = g_path_get_basename(argv[1]);
 		char *dot = strrchr(name, '.');
 
 		if (dot && dot != name)
 			*dot = '\0';
+		if (!config_name_ok(name)) {
+			g_free(name);
+			name = g_strdup("experiment");
+		}
 	}
 	tmpl = plot_templates_dir();
 	struct plot_request req = {
 		.table = t, .name = name, .baselines = baselines, .sweep_keys = sweep,
-		.out_dir = out_dir, .templates = tmpl, .png = png, .svg = svg,
+		.out_dir = out_dir, .templates = tmpl, .png = png, .svg = svg, .written = written,
 	};
-	if (!plot_results(&req, &n, &err)) {
+	plot_remove_tmps(out_dir, name);
+	if (!plot_results(&req, &n, &err) || !manifest_update(out_dir, name, written, true, &err)) {
 		fprintf(stderr, "%s: %s\n", argv[0], err->message);
 		goto out;
 	}

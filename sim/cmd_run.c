@@ -5,13 +5,10 @@
  * output exits 1, and so does a failed point, after the files, in which it
  * is a row with its message (the other points are kept).
  *
- * An experiment's outputs are one generation: DIR/NAME.manifest, written
- * last, lists the files of the run that wrote it (relative to DIR). A run
- * first removes the temporaries a killed run of the same experiment left
- * (.NAME.h5.tmp.PID, .NAME-COLLECTIVE-....tmp.PID under plots/, ...), and,
- * before its own manifest, the files the previous manifest lists that it
- * did not write again. Other experiments' files in DIR are never touched:
- * several experiments share results/. */
+ * An experiment's outputs are one generation (sim/manifest): a run first
+ * removes the temporaries a killed run of the same experiment left, and
+ * writes DIR/NAME.manifest last, listing what it wrote, after removing
+ * what the previous manifest lists and it did not write again. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,120 +16,11 @@
 
 #include "sim/cli.h"
 #include "sim/config.h"
+#include "sim/manifest.h"
 #include "sim/plot.h"
 #include "sim/results.h"
 #include "sim/sweep_mpi.h"
-#include "sim/util/files.h"
 #include "sim/util/quote.h"
-
-#define MANIFEST_MAX_BYTES (16u << 20)
-
-/* Whether `rest` is ".tmp.PID" (PID: decimal digits). */
-static bool is_tmp_suffix(const char *rest)
-{
-	if (!g_str_has_prefix(rest, ".tmp.") || !rest[5])
-		return false;
-	for (const char *p = rest + 5; *p; p++)
-		if (!g_ascii_isdigit(*p))
-			return false;
-	return true;
-}
-
-/* Whether file `fn` of DIR (plots: of DIR/plots) is a temporary of
- * experiment `name`. */
-static bool is_own_tmp(const char *fn, const char *name, bool plots)
-{
-	size_t n = strlen(name);
-
-	if (fn[0] != '.' || strncmp(fn + 1, name, n))
-		return false;
-	const char *rest = fn + 1 + n;
-
-	if (!plots) {
-		static const char *const ext[] = { ".h5", ".csv", ".manifest" };
-
-		for (guint i = 0; i < G_N_ELEMENTS(ext); i++)
-			if (g_str_has_prefix(rest, ext[i]) && is_tmp_suffix(rest + strlen(ext[i])))
-				return true;
-		return false;
-	}
-	if (*rest != '-')
-		return false;
-	const char *dash = strchr(rest + 1, '-');
-	g_autofree char *coll_s = dash ? g_strndup(rest + 1, (gsize)(dash - rest - 1)) : NULL;
-	const char *tmp = g_strrstr(rest, ".tmp.");
-	enum coll c;
-
-	return coll_s && coll_parse(coll_s, &c) && tmp && is_tmp_suffix(tmp);
-}
-
-/* Removes the temporaries of experiment `name` from DIR and DIR/plots. */
-static void remove_own_tmps(const char *dir, const char *name)
-{
-	for (int plots = 0; plots < 2; plots++) {
-		g_autofree char *d = plots ? g_build_filename(dir, "plots", NULL) : g_strdup(dir);
-		g_autoptr(GDir) gd = g_dir_open(d, 0, NULL);
-		const char *fn;
-
-		while (gd && (fn = g_dir_read_name(gd)))
-			if (is_own_tmp(fn, name, plots)) {
-				g_autofree char *path = g_build_filename(d, fn, NULL);
-
-				unlink(path);
-			}
-	}
-}
-
-/* Whether a manifest line names a file of experiment `name`: NAME... in
- * DIR or plots/NAME-... (a damaged manifest cannot reach other files). */
-static bool own_entry(const char *rel, const char *name)
-{
-	const char *fn = g_str_has_prefix(rel, "plots/") ? rel + 6 : rel;
-	size_t n = strlen(name);
-
-	return !strchr(fn, '/') && !strncmp(fn, name, n) &&
-	       (fn[n] == (fn == rel ? '.' : '-'));
-}
-
-/* Ends the generation: removes the files that DIR/NAME.manifest lists and
- * `written` (paths under DIR) does not, then writes the new manifest. */
-static bool write_manifest(const char *dir, const char *name, GPtrArray *written, GError **error)
-{
-	g_autofree char *path = g_strdup_printf("%s/%s.manifest", dir, name);
-	g_autoptr(GHashTable) now = g_hash_table_new(g_str_hash, g_str_equal);
-	GString *m = g_string_new(NULL);
-	size_t dl = strlen(dir);
-	char *old = NULL;
-	gsize len;
-	bool ok;
-
-	g_string_append_printf(m, "# g5 run: the files of experiment %s, relative to this directory\n",
-			       name);
-	for (guint i = 0; i < written->len; i++) {
-		const char *w = written->pdata[i];
-		const char *rel = !strncmp(w, dir, dl) && w[dl] == '/' ? w + dl + 1 : w;
-
-		g_hash_table_add(now, (gpointer)rel);
-		g_string_append_printf(m, "%s\n", rel);
-	}
-	if (files_read(path, MANIFEST_MAX_BYTES, true, &old, &len, NULL)) {
-		g_auto(GStrv) lines = g_strsplit(old, "\n", -1);
-
-		for (guint i = 0; lines[i]; i++) {
-			const char *rel = lines[i];
-
-			if (!*rel || *rel == '#' || g_hash_table_contains(now, rel) || !own_entry(rel, name))
-				continue;
-			g_autofree char *stale = g_build_filename(dir, rel, NULL);
-
-			unlink(stale);
-		}
-		g_free(old);
-	}
-	ok = results_write_atomic(path, m->str, m->len, error);
-	g_string_free(m, TRUE);
-	return ok;
-}
 
 int cmd_run(int argc, char **argv)
 {
@@ -201,6 +89,13 @@ int cmd_run(int argc, char **argv)
 	/* "DIR/" as DIR: the manifest names files relative to it */
 	for (size_t n = strlen(out_dir); n > 1 && out_dir[n - 1] == '/'; n--)
 		out_dir[n - 1] = '\0';
+	/* plots into a directory gnuplot cannot name: refused before anything is written */
+	if (!no_plots && (e->formats & (OUT_PNG | OUT_SVG)) &&
+	    !plot_path_ok("output directory", out_dir, &err)) {
+		if (root)
+			fprintf(stderr, "%s: %s\n", argv[0], err->message);
+		goto out;
+	}
 	bool dir_ok = !root || g_mkdir_with_parents(out_dir, 0777) == 0;
 
 	if (!dir_ok)
@@ -208,7 +103,7 @@ int cmd_run(int argc, char **argv)
 	if (!sweep_mpi_agree(&share, dir_ok))
 		goto out;
 	if (root)
-		remove_own_tmps(out_dir, e->name);
+		manifest_remove_tmps(out_dir, e->name);
 	t0 = g_get_monotonic_time();
 
 	r = exp_run_share(e, jobs,
@@ -271,7 +166,7 @@ int cmd_run(int argc, char **argv)
 		if (!ok)
 			goto fail;
 	}
-	if (!write_manifest(out_dir, e->name, written, &err))
+	if (!manifest_update(out_dir, e->name, written, false, &err))
 		goto fail;
 	if (!quiet) {
 		GString *what = g_string_new(NULL);

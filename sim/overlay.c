@@ -51,22 +51,6 @@ static char *title_text(const char *title)
 	return g_string_free(g, FALSE);
 }
 
-/* A path may go into a quoted literal as it is, but a line break would end
- * the gnuplot command, so control characters are refused. */
-static bool check_path(const char *path, GError **error)
-{
-	for (const char *p = path; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-			g_autofree char *shown = g_strescape(path, NULL);
-
-			g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO,
-				    "overlay figure '%s': a path with a control character cannot go to gnuplot",
-				    shown);
-			return false;
-		}
-	return true;
-}
-
 /* "1", "512", "4K", "256M", "1G": 2^k bytes in binary units. */
 static char *tick_label(int k)
 {
@@ -183,7 +167,7 @@ bool overlay_plot(const struct overlay_curve *c, GError **error)
 	GString *data, *vars;
 	bool ok;
 
-	if (!check_path(c->file_stem, error))
+	if (!plot_path_ok("overlay figure", c->file_stem, error))
 		return false;
 	data = g_string_new(NULL);
 	for (guint i = 0; i < c->n; i++) {

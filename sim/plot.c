@@ -11,8 +11,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/util/files.h"
 #include "sim/util/units.h"
 
 char *plot_templates_dir(void)
@@ -45,6 +47,7 @@ struct param {
 
 struct ctx {
 	const struct plot_request *req;
+	const char *tmp_dir; /* OUT/plots/.NAME.tmp.PID: every temporary */
 	const struct rcol *coll, *algo, *bytes, *lat, *bus;
 	const struct rcol *platform, *ranks; /* NULL in a table without them */
 	GPtrArray *params; /* of struct param *, owned */
@@ -105,6 +108,26 @@ static char *safe(const char *s)
 	return o;
 }
 
+/* Removes a temporary directory and the files in it (or a file of that
+ * name); nothing when it does not exist. */
+static void remove_tree(const char *path)
+{
+	g_autoptr(GDir) gd = path ? g_dir_open(path, 0, NULL) : NULL;
+	const char *fn;
+
+	if (!path)
+		return;
+	while (gd && (fn = g_dir_read_name(gd))) {
+		g_autofree char *p = g_build_filename(path, fn, NULL);
+
+		unlink(p);
+	}
+	if (gd)
+		rmdir(path);
+	else
+		unlink(path);
+}
+
 /* Distinct values (row indices of first appearance) of column c among rows. */
 static GArray *distinct(const struct rcol *c, GArray *rows)
 {
@@ -160,6 +183,20 @@ void plot_gp_quote(GString *g, const char *s)
 	g_string_append_c(g, '\'');
 }
 
+bool plot_path_ok(const char *what, const char *path, GError **error)
+{
+	for (const char *p = path; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			g_autofree char *shown = g_strescape(path, NULL);
+
+			g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO,
+				    "%s '%s': a path with a control character cannot go to gnuplot", what,
+				    shown);
+			return false;
+		}
+	return true;
+}
+
 void plot_gp_var(GString *g, const char *var, const char *value)
 {
 	g_string_append_printf(g, "%s = ", var);
@@ -167,15 +204,42 @@ void plot_gp_var(GString *g, const char *var, const char *value)
 	g_string_append_c(g, '\n');
 }
 
-/* Renders script `body` (variables + template) into OUT for one terminal. */
-static bool render(const char *base, const char *vars, const char *tmpl, const char *term,
-		   const char *ext, GPtrArray *written, guint *nfiles, GError **error)
+/* The temporary name of `path` in the run's temporary directory. */
+static char *tmp_name(const struct ctx *c, const char *path)
+{
+	g_autofree char *bn = g_path_get_basename(path);
+
+	return g_build_filename(c->tmp_dir, bn, NULL);
+}
+
+/* Writes a data file or a script through the temporary directory and
+ * lists it in req->written. */
+static bool put_file(const struct ctx *c, const char *path, const GString *text, GError **error)
+{
+	g_autofree char *tmp = tmp_name(c, path);
+	GError *e = NULL;
+
+	if (!files_write_via(path, tmp, text->str, text->len, &e)) {
+		g_set_error_literal(error, RESULTS_ERROR, RESULTS_ERROR_IO, e->message);
+		g_error_free(e);
+		return false;
+	}
+	if (c->req->written)
+		g_ptr_array_add(c->req->written, g_strdup(path));
+	return true;
+}
+
+/* Renders script `body` (variables + template) into OUT for one terminal.
+ * The script names OUT as its output unless `outfile` is given, so that it
+ * redraws its figure when run by hand; g5 gives gnuplot the temporary name
+ * (-e) and renames the image into place. */
+static bool render(const struct ctx *c, const char *base, const char *vars, const char *tmpl,
+		   const char *term, const char *ext, guint *nfiles, GError **error)
 {
 	g_autofree char *out = g_strdup_printf("%s.%s", base, ext);
-	g_autofree char *dir = g_path_get_dirname(out);
-	g_autofree char *bn = g_path_get_basename(out);
-	g_autofree char *tmp = g_strdup_printf("%s/.%s.tmp.%d", dir, bn, (int)getpid());
+	g_autofree char *tmp = tmp_name(c, out);
 	g_autofree char *script_path = g_strdup_printf("%s.%s.gp", base, ext);
+	GPtrArray *written = c->req->written;
 	GString *s = g_string_new(vars);
 	g_autofree char *out_err = NULL;
 	gint status = 0;
@@ -183,15 +247,18 @@ static bool render(const char *base, const char *vars, const char *tmpl, const c
 	bool ok;
 
 	plot_gp_var(s, "term", term);
-	plot_gp_var(s, "outfile", tmp);
+	g_string_append(s, "if (!exists(\"outfile\")) outfile = ");
+	plot_gp_quote(s, out);
+	g_string_append_c(s, '\n');
 	g_string_append(s, tmpl);
-	ok = results_write_atomic(script_path, s->str, s->len, error);
+	ok = put_file(c, script_path, s, error);
 	g_string_free(s, TRUE);
 	if (!ok)
 		return false;
-	if (written)
-		g_ptr_array_add(written, g_strdup(script_path));
-	char *argv[] = { "gnuplot", script_path, NULL };
+	g_autoptr(GString) e_arg = g_string_new("outfile = ");
+
+	plot_gp_quote(e_arg, tmp);
+	char *argv[] = { "gnuplot", "-e", e_arg->str, script_path, NULL };
 
 	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
 			  NULL, NULL, &out_err, &status, &e)) {
@@ -207,9 +274,11 @@ static bool render(const char *base, const char *vars, const char *tmpl, const c
 		return false;
 	}
 	if (rename(tmp, out) != 0) {
+		int err = errno;
+
 		unlink(tmp);
 		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot rename into place: %s",
-			    out, g_strerror(errno));
+			    out, g_strerror(err));
 		return false;
 	}
 	if (written)
@@ -296,10 +365,8 @@ static bool figure(const struct ctx *c, GArray *rows, const struct rcol *x, cons
 	}
 	g_autofree char *dat = g_strdup_printf("%s.dat", base);
 
-	if (!results_write_atomic(dat, data->str, data->len, error))
+	if (!put_file(c, dat, data, error))
 		goto out;
-	if (c->req->written)
-		g_ptr_array_add(c->req->written, g_strdup(dat));
 	double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
 
 	for (guint i = 0; i < rows->len; i++) {
@@ -324,10 +391,9 @@ static bool figure(const struct ctx *c, GArray *rows, const struct rcol *x, cons
 			       ylo > 0 && yhi / ylo >= 20, algos->len > 1 ? 3 : 2);
 	if (xbytes && xlo >= 1)
 		bytes_ticks(vars, xlo, xhi);
-	if (c->req->png && !render(base, vars->str, tmpl, "pngcairo", "png", c->req->written, nfiles,
-				   error))
+	if (c->req->png && !render(c, base, vars->str, tmpl, "pngcairo", "png", nfiles, error))
 		goto out;
-	if (c->req->svg && !render(base, vars->str, tmpl, "svg", "svg", c->req->written, nfiles, error))
+	if (c->req->svg && !render(c, base, vars->str, tmpl, "svg", "svg", nfiles, error))
 		goto out;
 	ok = true;
 out:
@@ -410,6 +476,7 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 	g_autofree char *style = NULL, *size_only = NULL, *param_only = NULL;
 	g_autofree char *plot_dir = g_build_filename(req->out_dir, "plots", NULL);
 	g_autofree char *sname = safe(req->name); /* file names stay in plot_dir */
+	g_autofree char *tmp_dir = NULL;
 	g_auto(GStrv) sweeps = g_strsplit(req->sweep_keys ? req->sweep_keys : "", ",", -1);
 	bool ok = false;
 
@@ -433,6 +500,8 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 	}
 	if (!req->png && !req->svg)
 		return true;
+	if (!plot_path_ok("output directory", req->out_dir, error))
+		return false;
 	if (!(style = plot_template_read(req->templates, "style.gp", error)) ||
 	    !(size_only = plot_template_read(req->templates, "size.gp", error)) ||
 	    !(param_only = plot_template_read(req->templates, "param.gp", error)))
@@ -444,6 +513,14 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 			    g_strerror(errno));
 		return false;
 	}
+	tmp_dir = g_strdup_printf("%s/.%s.tmp.%d", plot_dir, sname, (int)getpid());
+	remove_tree(tmp_dir); /* a killed run of the same process id */
+	if (mkdir(tmp_dir, 0777) != 0) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot create: %s", tmp_dir,
+			    g_strerror(errno));
+		return false;
+	}
+	c.tmp_dir = tmp_dir;
 	c.params = g_ptr_array_new_with_free_func(g_free);
 	const char *fixed[][2] = { { "ranks", "ranks" }, { "nchunks", "nchunks" }, { "dtype", "dtype" } };
 
@@ -616,5 +693,37 @@ bool plot_results(const struct plot_request *req, guint *nfiles, GError **error)
 	ok = true;
 out:
 	g_ptr_array_unref(c.params);
+	remove_tree(tmp_dir);
 	return ok;
+}
+
+/* Whether `fn` is ".NAME.tmp.PID" (PID: decimal digits). No other
+ * experiment's temporary directory has that name: NAME is what lies
+ * between the dot and the last ".tmp.", since a PID holds no dot. */
+static bool is_tmp_dir_of(const char *fn, const char *name)
+{
+	size_t n = strlen(name);
+	const char *pid = fn + 1 + n + 5;
+
+	if (fn[0] != '.' || strncmp(fn + 1, name, n) || strncmp(fn + 1 + n, ".tmp.", 5) || !*pid)
+		return false;
+	for (; *pid; pid++)
+		if (!g_ascii_isdigit(*pid))
+			return false;
+	return true;
+}
+
+void plot_remove_tmps(const char *out_dir, const char *name)
+{
+	g_autofree char *plot_dir = g_build_filename(out_dir, "plots", NULL);
+	g_autofree char *sname = safe(name);
+	g_autoptr(GDir) gd = g_dir_open(plot_dir, 0, NULL);
+	g_autoptr(GPtrArray) doomed = g_ptr_array_new_with_free_func(g_free);
+	const char *fn;
+
+	while (gd && (fn = g_dir_read_name(gd)))
+		if (is_tmp_dir_of(fn, sname))
+			g_ptr_array_add(doomed, g_build_filename(plot_dir, fn, NULL));
+	for (guint i = 0; i < doomed->len; i++)
+		remove_tree(doomed->pdata[i]);
 }

@@ -14,7 +14,9 @@
  * Each figure is a data file and a gnuplot script under OUT/plots/: the
  * script is a few variable definitions followed by a template from the
  * plots/ directory (plots/style.gp, then plots/size.gp or plots/param.gp),
- * data only. Images are rendered under a temporary name and renamed. */
+ * data only. Every file is written under its name in the temporary
+ * directory OUT/plots/.NAME.tmp.PID (NAME: the experiment's, PID: g5's) and
+ * renamed into place; the directory is removed at the end. */
 #ifndef G5_SIM_PLOT_H
 #define G5_SIM_PLOT_H
 
@@ -39,6 +41,11 @@ struct plot_request {
  * *nfiles; false with error set when gnuplot is missing or fails. */
 bool plot_results(const struct plot_request *req, guint *nfiles, GError **error);
 
+/* Removes the temporary directories that runs of experiment `name` left
+ * under OUT/plots (a killed run's), whatever their process id; those of
+ * other experiments, whatever their names, stay. */
+void plot_remove_tmps(const char *out_dir, const char *name);
+
 /* The template directory: $G5_PLOTS, else plots/ beside the g5 binary's
  * parent directory (build/g5 -> plots/), else ./plots. g_free() it. */
 char *plot_templates_dir(void);
@@ -54,6 +61,12 @@ char *plot_template_read(const char *dir, const char *name, GError **error);
  * quotes); a control character (a line break would end the command)
  * becomes a space. */
 void plot_gp_quote(GString *g, const char *s);
+
+/* Whether `path` can go to gnuplot as a file name: a quoted literal holds
+ * any other byte as it is, but a control character would become a space
+ * (a line break would end the command). False with an error that names
+ * `what` and the path, escaped. */
+bool plot_path_ok(const char *what, const char *path, GError **error);
 
 /* Appends the line `var = 'value'` (plot_gp_quote). */
 void plot_gp_var(GString *g, const char *var, const char *value);

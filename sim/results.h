@@ -113,6 +113,19 @@ struct rtable *rtable_read_h5(const char *path, const char *table, GError **erro
  * "sweep", ...), or NULL when absent; g_free() it. */
 char *results_read_attr(const char *path, const char *name);
 
+/* Reads what `g5 plot` reads of a results file (the attributes experiment,
+ * baseline and sweep, the tables summary and results) and drops it: the
+ * work of results_h5_check()'s child. */
+void results_h5_read_all(const char *path);
+
+/* Runs results_h5_read_all(path) in a child process (sim/util/child) that
+ * gets limit_ms, and says whether it ended: libhdf5 1.10 can crash or loop
+ * inside its own code on a damaged file, and that must end the caller with
+ * a message, not a signal or a hang. False with an error that names the
+ * path and how the child ended (a crash with its signal, the limit). A file
+ * that passes may still be refused by the readers, with their message. */
+bool results_h5_check(const char *path, guint limit_ms, GError **error);
+
 /* Writes `text` to path through a temporary file and a rename. */
 bool results_write_atomic(const char *path, const char *text, gsize len, GError **error);
 /* The temporary name the writers use for path (in its directory, hidden,

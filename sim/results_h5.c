@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim/cli.h"
+#include "sim/util/child.h"
 
 /* HDF5: every call that can fail goes through H5_CHECK, which records the
  * call's text and jumps to the function's `fail` label. */
@@ -376,7 +378,8 @@ struct rtable *rtable_read_h5(const char *path, const char *table, GError **erro
 					    "%s: '%s/%s' holds strings of %zu bytes, more than this reader takes",
 					    path, table, cols[c], w);
 				goto fail;
-			}			struct rcol *col = rtable_add(t, cols[c], RC_STR);
+			}
+			struct rcol *col = rtable_add(t, cols[c], RC_STR);
 
 			buf = g_malloc0(w * MAX(t->nrows, 1u) + 1);
 			H5_CHECK(mem = H5Tcopy(type));
@@ -427,4 +430,43 @@ fail:
 		H5Fclose(file);
 	rtable_free(t);
 	return NULL;
+}
+
+void results_h5_read_all(const char *path)
+{
+	static const char *const attrs[] = { "experiment", "baseline", "sweep" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(attrs); i++)
+		g_free(results_read_attr(path, attrs[i]));
+	rtable_free(rtable_read_h5(path, "summary", NULL));
+	rtable_free(rtable_read_h5(path, "results", NULL));
+}
+
+static void read_all_in_child(void *path)
+{
+	results_h5_read_all(path);
+}
+
+bool results_h5_check(const char *path, guint limit_ms, GError **error)
+{
+	struct child_end end;
+	GError *e = NULL;
+
+	if (!child_run(read_all_in_child, (void *)path, limit_ms, &end, &e)) {
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_IO, "%s: cannot read it in a child: %s",
+			    path, e->message);
+		g_error_free(e);
+		return false;
+	}
+	if (child_ok(&end))
+		return true;
+	if (end.timed_out)
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
+			    "%s: reading it did not finish within %g s: the file is damaged", path,
+			    limit_ms / 1000.0);
+	else
+		g_set_error(error, RESULTS_ERROR, RESULTS_ERROR_FORMAT,
+			    "%s: reading it crashed the HDF5 library (%s): the file is damaged", path,
+			    WIFSIGNALED(end.status) ? g_strsignal(WTERMSIG(end.status)) : "it failed");
+	return false;
 }

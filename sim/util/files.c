@@ -107,6 +107,14 @@ bool files_read(const char *path, gsize max_bytes, bool text_only, char **text, 
 
 bool files_write(const char *path, const char *text, gsize len, GError **error)
 {
+	g_autofree char *tmp = files_tmp_name(path);
+
+	return files_write_via(path, tmp, text, len, error);
+}
+
+bool files_write_via(const char *path, const char *tmp, const char *text, gsize len,
+		     GError **error)
+{
 	struct stat st;
 
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -118,7 +126,6 @@ bool files_write(const char *path, const char *text, gsize len, GError **error)
 			return io_error(error, path, "open", errno);
 		return write_all(fd, path, text, len, error);
 	}
-	g_autofree char *tmp = files_tmp_name(path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0)

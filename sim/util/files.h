@@ -33,6 +33,11 @@ bool files_read(const char *path, gsize max_bytes, bool text_only, char **text, 
 /* Writes len bytes of text to path as described above. */
 bool files_write(const char *path, const char *text, gsize len, GError **error);
 
+/* The same through the temporary name `tmp` (on path's file system):
+ * for a writer that keeps its temporaries elsewhere than beside path. */
+bool files_write_via(const char *path, const char *tmp, const char *text, gsize len,
+		     GError **error);
+
 /* The temporary name files_write uses beside path (g_free() it):
  * DIR/.BASE.tmp.PID. */
 char *files_tmp_name(const char *path);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -231,6 +232,24 @@ static void test_plots(void)
 	g_assert_true(g_file_get_contents(png, &head, &len, NULL));
 	g_assert_cmpmem(head, 4, "\x89PNG", 4);
 
+	/* a kept script, run by hand, redraws its figure in place */
+	g_autofree char *script = g_strconcat(png, ".gp", NULL);
+	char *gp_argv[] = { "gnuplot", script, NULL };
+	gint status = 1;
+
+	g_assert_cmpint(g_unlink(png), ==, 0);
+	g_assert_true(g_spawn_sync(NULL, gp_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+				   &status, NULL));
+	g_assert_true(g_spawn_check_wait_status(status, NULL));
+	assert_nonempty(png);
+	/* and no temporary is left, of g5's or of the script's */
+	g_autofree char *pd = g_build_filename(d, "plots", NULL);
+	g_autoptr(GDir) gd = g_dir_open(pd, 0, NULL);
+	const char *fn;
+
+	while ((fn = g_dir_read_name(gd)))
+		g_assert_cmpint(fn[0], !=, '.');
+
 	/* g5 plot redraws them from the results file alone. */
 	g_autofree char *h5 = g_build_filename(d, "tiny.h5", NULL);
 
@@ -296,6 +315,48 @@ static void test_plot_hostile_name(void)
 		g_assert_false(g_file_test(zzz, G_FILE_TEST_EXISTS));
 		g_assert_false(g_file_test("PW", G_FILE_TEST_EXISTS));
 	}
+	rm_rf(d);
+}
+
+/* An output directory (outputs.dir) whose name holds gnuplot commands and
+ * quotes is a name: the plots are drawn there and none of it runs; one
+ * with a line break, which gnuplot cannot name, is refused before the run,
+ * with nothing written. */
+static void test_plot_hostile_dir(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *pw = g_build_filename(d, "PW", NULL);
+	g_autofree char *out = g_strdup_printf("%s/o'; system('touch %s'); x='1 `touch %s` @x", d, pw,
+					       pw);
+	g_autofree char *nl = g_strdup_printf("%s/n'\nsystem('touch %s')\nx='1", d, pw);
+	g_autofree char *yaml = g_build_filename(d, "h.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	const char *fmt = "schema_version: 1\nname: h\nplatform: %s\ncollectives: [allreduce]\n"
+			  "algorithms: [ring]\nsizes: [1MiB, 4MiB]\noutputs:\n  dir: \"%s\"\n"
+			  "  formats: [csv, png]\n";
+	g_autofree char *esc = g_strescape(out, NULL);
+	g_autofree char *esc_nl = g_strescape(nl, NULL);
+	g_autofree char *text = g_strdup_printf(fmt, plat, esc);
+	g_autofree char *text_nl = g_strdup_printf(fmt, plat, esc_nl);
+	g_autofree char *png = g_build_filename(out, "plots", "h-allreduce-size.png", NULL);
+	struct run r;
+
+	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
+	if (!g5(&r, "run", yaml, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	assert_nonempty(png);
+	g_assert_false(g_file_test(pw, G_FILE_TEST_EXISTS));
+	g_assert_true(g_file_set_contents(yaml, text_nl, -1, NULL));
+	g5(&r, "run", yaml, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "output directory '"));
+	g_assert_nonnull(strstr(r.err, "n'\\nsystem("));
+	g_assert_nonnull(strstr(r.err, "a path with a control character cannot go to gnuplot"));
+	run_clear(&r);
+	g_assert_false(g_file_test(nl, G_FILE_TEST_EXISTS));
+	g_assert_false(g_file_test(pw, G_FILE_TEST_EXISTS));
 	rm_rf(d);
 }
 
@@ -591,7 +652,7 @@ static void test_generation(void)
 	g_autofree char *two = g_strdup_printf(fmt, plat, "200GB/s, 450GB/s");
 	g_autofree char *dropped = g_build_filename(d, "plots", "gen-allreduce-link.bandwidth100GBps-size.svg", NULL);
 	g_autofree char *kept = g_build_filename(d, "plots", "gen-allreduce-link.bandwidth200GBps-size.svg", NULL);
-	const char *own_tmp[] = { ".gen.csv.tmp.99999", "plots/.gen-allreduce-link.bandwidth-1MiB.svg.tmp.42" };
+	const char *own_tmp[] = { ".gen.csv.tmp.99999", "plots/.gen.tmp.42" };
 	const char *others[] = { "other.csv", "other.manifest", ".other.csv.tmp.7", "gen2.csv",
 				 ".gen2.csv.tmp.7", "plots/other-allreduce-x.svg",
 				 "plots/.other-allreduce-x.svg.tmp.7" };
@@ -655,6 +716,282 @@ static void test_generation(void)
 
 			g_assert_true(g_hash_table_contains(listed, rel));
 		}
+	rm_rf(d);
+}
+
+/* Whether a file or directory exists under d. */
+static bool exists_in(const char *d, const char *rel)
+{
+	g_autofree char *p = g_build_filename(d, rel, NULL);
+
+	return g_file_test(p, G_FILE_TEST_EXISTS);
+}
+
+/* Creates d/rel with its directories and `rel` as its text. */
+static void plant(const char *d, const char *rel)
+{
+	g_autofree char *p = g_build_filename(d, rel, NULL);
+	g_autofree char *dir = g_path_get_dirname(p);
+
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0777), ==, 0);
+	g_assert_true(g_file_set_contents(p, rel, -1, NULL));
+}
+
+/* A run removes the temporaries a killed run of its own experiment left,
+ * and none of another experiment's, whose name may begin with its own
+ * ("a" and "a_b", "a-allreduce", "a.tmp.7" in one directory). */
+static void test_tmps_exact(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *yaml = g_build_filename(d, "a.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	g_autofree char *text = g_strdup_printf(
+		"schema_version: 1\nname: a\nplatform: %s\ncollectives: [allreduce]\n"
+		"algorithms: [ring]\nsizes: [1MiB, 4MiB]\noutputs:\n  formats: [h5, csv, svg]\n", plat);
+	static const char *const own[] = {
+		".a.csv.tmp.12", ".a.h5.tmp.3", ".a.manifest.tmp.77",
+		"plots/.a.tmp.42/a-allreduce-size.svg", "plots/.a.tmp.42/.a-allreduce-size.dat.tmp.42",
+		"plots/.a.tmp.9/a-allreduce-size.svg.gp",
+	};
+	static const char *const others[] = {
+		".a_b.csv.tmp.12", ".a.h5.csv.tmp.12", ".a-x.h5.tmp.3", ".a.csv.tmp.12x",
+		"plots/.a_b.tmp.42/a_b-allreduce-size.svg", "plots/.a-allreduce.tmp.42/f.svg",
+		"plots/.a.tmp.7.tmp.8/a.tmp.7-allreduce-size.svg", "plots/.a.tmp.x/f",
+		"plots/.a_b-allreduce-size.svg.tmp.42", "plots/a_b-allreduce-size.svg",
+		"plots/a-allreduce-x-allreduce-size.svg",
+	};
+	struct run r;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(own); i++)
+		plant(d, own[i]);
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++)
+		plant(d, others[i]);
+	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
+	if (!g5(&r, "run", yaml, "-o", d, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	for (size_t i = 0; i < G_N_ELEMENTS(own); i++)
+		g_assert_false(exists_in(d, own[i]));
+	g_assert_false(exists_in(d, "plots/.a.tmp.42"));
+	g_assert_false(exists_in(d, "plots/.a.tmp.9"));
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(d, others[i], NULL);
+		g_autofree char *got = slurp(p);
+
+		g_assert_cmpstr(got, ==, others[i]);
+	}
+	g_assert_true(exists_in(d, "plots/a-allreduce-size.svg"));
+	/* nothing of its own left behind: no hidden file but the planted ones */
+	g_autofree char *pd = g_build_filename(d, "plots", NULL);
+	g_autoptr(GDir) gd = g_dir_open(pd, 0, NULL);
+	const char *fn;
+
+	while ((fn = g_dir_read_name(gd)))
+		g_assert_false(g_str_has_prefix(fn, ".a.tmp.") && strcmp(fn, ".a.tmp.7.tmp.8") &&
+			       strcmp(fn, ".a.tmp.x"));
+	/* g5 plot cleans the plot temporaries of its experiment the same way */
+	plant(d, "plots/.a.tmp.5/a-allreduce-size.png");
+	g_autofree char *h5 = g_build_filename(d, "a.h5", NULL);
+
+	g5(&r, "plot", h5, "--format", "svg", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_false(exists_in(d, "plots/.a.tmp.5"));
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(d, others[i], NULL);
+		g_autofree char *got = slurp(p);
+
+		g_assert_cmpstr(got, ==, others[i]);
+	}
+	rm_rf(d);
+}
+
+/* The lines of DIR/NAME.manifest that name files, as a set. */
+static GHashTable *manifest_set(const char *d, const char *name)
+{
+	g_autofree char *file = g_strdup_printf("%s.manifest", name);
+	g_autofree char *p = g_build_filename(d, file, NULL);
+	g_autofree char *m = slurp(p);
+	g_auto(GStrv) lines = g_strsplit(m, "\n", -1);
+	GHashTable *set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	for (guint i = 0; lines[i]; i++)
+		if (*lines[i] && *lines[i] != '#')
+			g_hash_table_add(set, g_strdup(lines[i]));
+	return set;
+}
+
+/* g5 plot F.h5 -o DIR makes its plots the plots of the experiment's
+ * generation in DIR: DIR/NAME.manifest lists them (and keeps listing the
+ * results files g5 run wrote there), the plots it listed and that were not
+ * drawn again are removed, and other experiments' files stay. */
+static void test_plot_generation(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *d3 = g_build_filename(d, "three", NULL);
+	g_autofree char *d2 = g_build_filename(d, "two", NULL);
+	g_autofree char *out = g_build_filename(d, "out", NULL);
+	g_autofree char *yaml = g_build_filename(d, "gen.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	const char *fmt = "schema_version: 1\nname: gen\nplatform: %s\ncollectives: [allreduce]\n"
+			  "algorithms: [ring]\nsizes: [1MiB, 4MiB]\noutputs:\n  formats: [h5, csv, png, svg]\n"
+			  "sweep:\n  link.bandwidth: [%s]\n";
+	g_autofree char *three = g_strdup_printf(fmt, plat, "100GB/s, 200GB/s, 450GB/s");
+	g_autofree char *two = g_strdup_printf(fmt, plat, "200GB/s, 450GB/s");
+	g_autofree char *h5_3 = g_build_filename(d3, "gen.h5", NULL);
+	g_autofree char *h5_2 = g_build_filename(d2, "gen.h5", NULL);
+	const char *dropped = "plots/gen-allreduce-link.bandwidth100GBps-size.png";
+	const char *kept = "plots/gen-allreduce-link.bandwidth200GBps-size.png";
+	static const char *const others[] = { "other.manifest", "plots/other-allreduce-size.png",
+					      "plots/gen2-allreduce-size.png", "gen2.manifest" };
+	struct run r;
+
+	g_assert_true(g_file_set_contents(yaml, three, -1, NULL));
+	if (!g5(&r, "run", yaml, "-o", d3, "-q", "--no-plots", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_assert_true(g_file_set_contents(yaml, two, -1, NULL));
+	g5(&r, "run", yaml, "-o", d2, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++)
+		plant(out, others[i]);
+
+	/* a new directory: the manifest lists the plots, each one there */
+	g5(&r, "plot", h5_3, "-o", out, "--format", "png", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autoptr(GHashTable) m3 = manifest_set(out, "gen");
+
+	g_assert_true(g_hash_table_contains(m3, dropped));
+	g_assert_true(g_hash_table_contains(m3, kept));
+	GHashTableIter it;
+	gpointer key;
+
+	g_hash_table_iter_init(&it, m3);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		g_assert_true(g_str_has_prefix(key, "plots/gen-"));
+		g_assert_true(exists_in(out, key));
+	}
+	/* a file with fewer values: the plot of the dropped one goes */
+	g5(&r, "plot", h5_2, "-o", out, "--format", "png", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autoptr(GHashTable) m2 = manifest_set(out, "gen");
+
+	g_assert_false(exists_in(out, dropped));
+	g_assert_false(g_hash_table_contains(m2, dropped));
+	g_assert_true(exists_in(out, kept));
+	g_assert_true(g_hash_table_contains(m2, kept));
+	for (size_t i = 0; i < G_N_ELEMENTS(others); i++) {
+		g_autofree char *p = g_build_filename(out, others[i], NULL);
+		g_autofree char *got = slurp(p);
+
+		g_assert_cmpstr(got, ==, others[i]);
+	}
+	/* where g5 run wrote: the results files stay listed; the svg plots,
+	 * not drawn again, go */
+	const char *svg = "plots/gen-allreduce-link.bandwidth200GBps-size.svg";
+
+	g_assert_true(exists_in(d2, svg));
+	g5(&r, "plot", h5_2, "--format", "png", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g_autoptr(GHashTable) mr = manifest_set(d2, "gen");
+
+	g_assert_true(g_hash_table_contains(mr, "gen.h5"));
+	g_assert_true(g_hash_table_contains(mr, "gen.csv"));
+	g_assert_true(g_hash_table_contains(mr, kept));
+	g_assert_false(g_hash_table_contains(mr, svg));
+	g_assert_false(exists_in(d2, svg));
+	g_assert_true(exists_in(d2, "gen.csv"));
+	rm_rf(d);
+}
+
+/* An output that cannot be written says why, with the system's reason, in
+ * g5 run and g5 plot, for root too (which no permission stops): -o under a
+ * regular file (ENOTDIR, nothing written), an HDF5 file whose temporary
+ * name is too long (ENAMETOOLONG). */
+static void test_output_not_dir(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *file = g_build_filename(d, "file", NULL);
+	g_autofree char *under = g_build_filename(file, "sub", NULL);
+	g_autofree char *h5 = g_build_filename(d, "tiny.h5", NULL);
+	struct run r;
+
+	g_assert_true(g_file_set_contents(file, "x", -1, NULL));
+	if (!g5(&r, "run", "tests/run/tiny.yaml", "-o", under, "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "file/sub: cannot create: Not a directory"));
+	run_clear(&r);
+	g5(&r, "run", "tests/run/tiny.yaml", "-o", d, "-q", "--no-plots", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	g5(&r, "plot", h5, "-o", under, NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "file/sub/plots: cannot create: Not a directory"));
+	g_assert_cmpstr(r.out, ==, "");
+	run_clear(&r);
+	g_autofree char *text = slurp(file);
+
+	g_assert_cmpstr(text, ==, "x");
+	/* the HDF5 file's own creation failing says why too (not 'H5Fcreate'):
+	 * a name that fits whose temporary (.NAME.h5.tmp.PID) does not */
+	g_autofree char *name = g_strnfill(246, 'n');
+	g_autofree char *yaml = g_build_filename(d, "long.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	g_autofree char *exp = g_strdup_printf(
+		"schema_version: 1\nname: %s\nplatform: %s\ncollectives: [allreduce]\n"
+		"algorithms: [ring]\nsizes: [1MiB]\noutputs:\n  formats: [h5]\n", name, plat);
+	g_autofree char *want = g_strdup_printf("%s.h5: cannot write: File name too long", name);
+
+	g_assert_true(g_file_set_contents(yaml, exp, -1, NULL));
+	g5(&r, "run", yaml, "-o", d, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, want));
+	g_assert_null(strstr(r.err, "H5Fcreate"));
+	run_clear(&r);
+	rm_rf(d);
+}
+
+/* A device or a FIFO named as an output is never replaced by a regular
+ * file (renaming a temporary over it would): --trace and schedule -o
+ * write through it, so /dev/full fails with the system's reason and stays
+ * a device; an HDF5 file, which cannot be written through, is refused. */
+static void test_special_files(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *fifo = g_build_filename(d, "tiny.h5", NULL);
+	struct stat st;
+	struct run r;
+
+	if (!g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+		g_test_skip("no /dev/full");
+		rm_rf(d);
+		return;
+	}
+	if (!g5(&r, "sim", "--size", "4KiB", "--trace", "/dev/full", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "/dev/full: cannot write: No space left on device"));
+	run_clear(&r);
+	g5(&r, "schedule", "-c", "allreduce", "-a", "ring", "-n", "4", "-o", "/dev/full", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "/dev/full: cannot write: No space left on device"));
+	run_clear(&r);
+	g_assert_cmpint(stat("/dev/full", &st), ==, 0);
+	g_assert_true(S_ISCHR(st.st_mode));
+	g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+	g5(&r, "run", "tests/run/tiny.yaml", "-o", d, "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "tiny.h5: not a regular file"));
+	run_clear(&r);
+	g_assert_cmpint(stat(fifo, &st), ==, 0);
+	g_assert_true(S_ISFIFO(st.st_mode));
 	rm_rf(d);
 }
 
@@ -919,11 +1256,16 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/h5/contents", test_h5_contents);
 	g_test_add_func("/run/plots/drawn-and-redrawn", test_plots);
 	g_test_add_func("/run/plots/hostile-name", test_plot_hostile_name);
+	g_test_add_func("/run/plots/hostile-output-dir", test_plot_hostile_dir);
 	g_test_add_func("/run/plots/readable", test_plots_readable);
 	g_test_add_func("/run/sweep/params", test_sweep);
 	g_test_add_func("/run/errors/exit-2", test_bad_file_exit_2);
 	g_test_add_func("/run/errors/bad-shape-no-files", test_bad_shape_no_files);
 	g_test_add_func("/run/outputs/one-generation", test_generation);
+	g_test_add_func("/run/outputs/temporaries-exact", test_tmps_exact);
+	g_test_add_func("/run/plot/generation", test_plot_generation);
+	g_test_add_func("/run/errors/output-not-a-directory", test_output_not_dir);
+	g_test_add_func("/run/errors/special-files", test_special_files);
 	g_test_add_func("/run/errors/long-token-quoted-short", test_long_token_quoted_short);
 	g_test_add_func("/run/sim/platform-file", test_sim_platform);
 	g_test_add_func("/run/readme/python-snippet", test_readme_python);

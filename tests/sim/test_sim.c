@@ -380,6 +380,50 @@ static void test_cli_schedule_verified(void)
 	g_rmdir(dir);
 }
 
+/* The schedules that aborted in paxi.c when g5 sim ran them unverified (a
+ * self-send, a receive whose send moves another count, a range outside its
+ * window) are refused with the verifier's message at the op's line. */
+static void test_cli_schedule_refused(void)
+{
+	static const struct {
+		const char *op0; /* rank 0's op 0, for "op 0 send transfer 0 0 -1 1 in:1 - 1 -" */
+		const char *where, *what;
+	} cases[] = {
+		{ "op 0 send transfer 0 0 -1 0 in:1 - 1 -", ":15: rank 0 op 0",
+		  "sends to rank 0, not a peer of 2 ranks" },
+		{ "op 0 send transfer 0 0 -1 1 in:0 - 2 -", ":20: rank 1 op 1",
+		  "receives 1 units, but its matching send, rank 0 op 0 (step 0), sends 2" },
+		{ "op 0 send transfer 0 0 -1 1 in:1 - 2 -", ":15: rank 0 op 0",
+		  "source in units [1, 3) leave its window [0, 2)" },
+	};
+	const char *good = "op 0 send transfer 0 0 -1 1 in:1 - 1 -";
+	g_autofree char *text = NULL;
+	g_autofree char *dir = g_dir_make_tmp("g5-sched-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "bad.g5s", NULL);
+
+	g_assert_true(g_file_get_contents("gpu/schedules/allreduce-ring-n2-k1.g5s", &text, NULL,
+					  NULL));
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+		g_autofree char *bad = g_strdup(text);
+		char *at = strstr(bad, good);
+
+		g_assert_nonnull(at);
+		g_assert_cmpuint(strlen(cases[i].op0), ==, strlen(good));
+		memcpy(at, cases[i].op0, strlen(good));
+		g_assert_true(g_file_set_contents(path, bad, -1, NULL));
+		g_autofree char *args = g_strdup_printf("sim --schedule %s --size 1MiB", path);
+		g_autofree char *where = g_strdup_printf("%s%s", path, cases[i].where);
+
+		g_assert_cmpint(g5(args, &out, &err), ==, 2);
+		g_assert_cmpstr(out, ==, "");
+		g_assert_nonnull(strstr(err, where));
+		g_assert_nonnull(strstr(err, cases[i].what));
+	}
+	g_unlink(path);
+	g_rmdir(dir);
+}
+
 static double json_num(const char *json, const char *key);
 
 /* theory_us of a schedule file comes from what the schedule is: the
@@ -1179,6 +1223,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/verbose-table-first", test_cli_verbose_order);
 	g_test_add_func("/sim/cli/stdout-full", test_cli_stdout_full);
 	g_test_add_func("/sim/cli/schedule-verified", test_cli_schedule_verified);
+	g_test_add_func("/sim/cli/schedule-refused-classes", test_cli_schedule_refused);
 	g_test_add_func("/sim/cli/schedule-theory", test_cli_schedule_theory);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);

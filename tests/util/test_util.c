@@ -7,9 +7,14 @@
 #include <signal.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "sim/util/child.h"
 #include "sim/util/files.h"
 #include "sim/util/quote.h"
 #include "sim/util/spell.h"
@@ -465,12 +470,80 @@ static void test_spell(void)
 	g_assert_cmpstr(none, ==, "");
 }
 
+static void child_returns(void *data)
+{
+	(void)data;
+}
+
+static void child_exits(void *data)
+{
+	_exit(GPOINTER_TO_INT(data));
+}
+
+static void child_aborts(void *data)
+{
+	(void)data;
+	abort(); /* a crash that the sanitizers leave to the default action */
+}
+
+static void child_hangs(void *data)
+{
+	(void)data;
+	for (;;)
+		pause();
+}
+
+/* No child of this process is left: child_run() reaped what it started. */
+static void assert_no_child(void)
+{
+	g_assert_cmpint(waitpid(-1, NULL, WNOHANG), ==, -1);
+	g_assert_cmpint(errno, ==, ECHILD);
+}
+
+/* A child that returns, exits with a status or dies of a signal is seen
+ * as such; one that hangs is killed at its limit (g5 plot's reader gets 60 s
+ * of it, here 1 s) and reaped. */
+static void test_child(void)
+{
+	struct child_end end;
+	GError *err = NULL;
+
+	g_assert_true(child_run(child_returns, NULL, 10000, &end, &err));
+	g_assert_no_error(err);
+	g_assert_true(child_ok(&end));
+	g_assert_true(child_run(child_exits, GINT_TO_POINTER(3), 10000, &end, &err));
+	g_assert_false(child_ok(&end));
+	g_assert_false(end.timed_out);
+	g_assert_true(WIFEXITED(end.status));
+	g_assert_cmpint(WEXITSTATUS(end.status), ==, 3);
+	g_assert_true(child_run(child_aborts, NULL, 10000, &end, &err));
+	g_assert_false(child_ok(&end));
+	g_assert_false(end.timed_out);
+	g_assert_true(WIFSIGNALED(end.status));
+	g_assert_cmpint(WTERMSIG(end.status), ==, SIGABRT);
+	assert_no_child();
+
+	gint64 t0 = g_get_monotonic_time();
+
+	g_assert_true(child_run(child_hangs, NULL, 1000, &end, &err));
+	double took = (double)(g_get_monotonic_time() - t0) / 1e6;
+
+	g_assert_true(end.timed_out);
+	g_assert_false(child_ok(&end));
+	g_assert_true(WIFSIGNALED(end.status));
+	g_assert_cmpint(WTERMSIG(end.status), ==, SIGKILL);
+	g_assert_cmpfloat(took, >=, 1.0);
+	g_assert_cmpfloat(took, <, 10.0);
+	assert_no_child();
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/util/quote/cut-and-escaped", test_quote);
 	g_test_add_func("/util/files/regular", test_files_regular);
 	g_test_add_func("/util/files/special", test_files_special);
+	g_test_add_func("/util/child/ends-and-limit", test_child);
 	g_test_add_func("/util/units/sizes", test_sizes);
 	g_test_add_func("/util/units/overflow", test_units_overflow);
 	g_test_add_func("/util/units/bandwidths", test_bandwidths);
