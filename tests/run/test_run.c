@@ -36,30 +36,6 @@ static void assert_nonempty(const char *path)
 	g_assert_cmpint(st.st_size, >, 0);
 }
 
-/* Every column of a and b equal, except wall-clock ones. */
-static void assert_tables_equal(const struct rtable *a, const struct rtable *b)
-{
-	g_assert_cmpuint(a->nrows, ==, b->nrows);
-	g_assert_cmpuint(a->cols->len, ==, b->cols->len);
-	for (guint c = 0; c < a->cols->len; c++) {
-		const struct rcol *x = a->cols->pdata[c], *y = b->cols->pdata[c];
-
-		g_assert_cmpstr(x->name, ==, y->name);
-		g_assert_cmpint(x->type, ==, y->type);
-		if (!strcmp(x->name, "wall_s"))
-			continue;
-		for (guint i = 0; i < a->nrows; i++) {
-			if (x->type == RC_STR)
-				g_assert_cmpstr(rcol_str(x, i), ==, rcol_str(y, i));
-			else if (x->type == RC_I64)
-				g_assert_cmpint(g_array_index(x->v, int64_t, i), ==, g_array_index(y->v, int64_t, i));
-			else
-				g_assert_cmpmem(&g_array_index(x->v, double, i), sizeof(double),
-						&g_array_index(y->v, double, i), sizeof(double));
-		}
-	}
-}
-
 static void test_determinism(void)
 {
 	g_autofree char *d1 = tmpdir(), *d2 = tmpdir();
@@ -81,19 +57,8 @@ static void test_determinism(void)
 	g_autofree char *h2 = g_build_filename(d2, "tiny.h5", NULL);
 	const char *tables[] = { "results", "steps", "channels", "summary" };
 
-	for (size_t i = 0; i < G_N_ELEMENTS(tables); i++) {
-		GError *err = NULL;
-		struct rtable *a = rtable_read_h5(h1, tables[i], &err);
-
-		g_assert_no_error(err);
-		struct rtable *b = rtable_read_h5(h2, tables[i], &err);
-
-		g_assert_no_error(err);
-		g_assert_cmpuint(a->nrows, >, 0);
-		assert_tables_equal(a, b);
-		rtable_free(a);
-		rtable_free(b);
-	}
+	for (size_t i = 0; i < G_N_ELEMENTS(tables); i++)
+		assert_h5_tables_equal(h1, h2, tables[i]);
 	/* No temporary file left behind. */
 	g_autoptr(GDir) dir = g_dir_open(d2, 0, NULL);
 	const char *n;
@@ -1028,16 +993,10 @@ static void test_bad_file_exit_2(void)
 static void test_failed_point(void)
 {
 	g_autofree char *d = tmpdir();
-	g_autofree char *yaml = g_build_filename(d, "slow.yaml", NULL);
-	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
-	g_autofree char *text = g_strdup_printf(
-		"schema_version: 1\nname: slow\nplatform: %s\ncollectives: [allreduce]\n"
-		"algorithms: [ring]\nsizes: [1MiB, 8MiB, 64MiB]\n"
-		"sweep:\n  link.bandwidth: [1B/s, 450GB/s]\noutputs:\n  formats: [h5, csv]\n", plat);
+	g_autofree char *yaml = slow_experiment(d);
 	struct run r;
 	GError *err = NULL;
 
-	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
 	if (!g5(&r, "run", yaml, "-o", d, "-q", NULL))
 		return;
 	g_assert_cmpint(exit_code(&r), ==, 1);

@@ -26,4 +26,15 @@ char *tmpdir(void);
 /* Removes a file or a directory tree. */
 void rm_rf(const char *path);
 
+struct rtable;
+/* Every column of a and b equal (names, types, values to the bit), but for
+ * the wall-clock column wall_s. */
+void assert_tables_equal(const struct rtable *a, const struct rtable *b);
+/* The same for table `name` of two results files (at least one row). */
+void assert_h5_tables_equal(const char *h5a, const char *h5b, const char *name);
+/* Writes DIR/slow.yaml, an experiment of six points on the seed ring whose
+ * points 1 and 2 cannot fit the clock (1 B/s links), and returns its path
+ * (g_free() it). */
+char *slow_experiment(const char *dir);
+
 #endif

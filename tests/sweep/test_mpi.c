@@ -75,36 +75,13 @@ static char *slurp(const char *dir, const char *file)
 	return text;
 }
 
-/* Every column of table `name` in a/NAME.h5 and b/NAME.h5 equal, but for
- * wall-clock ones. */
+/* Table `name` of a/EXP.h5 and b/EXP.h5 equal, but for wall-clock columns. */
 static void assert_h5_equal(const char *a, const char *b, const char *exp, const char *name)
 {
 	g_autofree char *fn = g_strconcat(exp, ".h5", NULL);
 	g_autofree char *pa = g_build_filename(a, fn, NULL), *pb = g_build_filename(b, fn, NULL);
-	GError *err = NULL;
-	struct rtable *x = rtable_read_h5(pa, name, &err);
 
-	g_assert_no_error(err);
-	struct rtable *y = rtable_read_h5(pb, name, &err);
-
-	g_assert_no_error(err);
-	g_assert_cmpuint(x->nrows, >, 0);
-	g_assert_cmpuint(x->nrows, ==, y->nrows);
-	g_assert_cmpuint(x->cols->len, ==, y->cols->len);
-	for (guint c = 0; c < x->cols->len; c++) {
-		const struct rcol *u = x->cols->pdata[c], *v = y->cols->pdata[c];
-
-		g_assert_cmpstr(u->name, ==, v->name);
-		if (!strcmp(u->name, "wall_s"))
-			continue;
-		for (guint i = 0; i < x->nrows; i++)
-			if (u->type == RC_STR)
-				g_assert_cmpstr(rcol_str(u, i), ==, rcol_str(v, i));
-			else if (memcmp(u->v->data + i * 8, v->v->data + i * 8, 8))
-				g_error("%s: table %s, column %s, row %u differs", exp, name, u->name, i);
-	}
-	rtable_free(x);
-	rtable_free(y);
+	assert_h5_tables_equal(pa, pb, name);
 }
 
 static void same_results(const char *d1, const char *d2, const char *d3)
@@ -150,15 +127,9 @@ static void failed_point(const char *d)
 {
 	g_autofree char *d1 = g_build_filename(d, "one", NULL);
 	g_autofree char *d2 = g_build_filename(d, "job", NULL);
-	g_autofree char *yaml = g_build_filename(d, "slow.yaml", NULL);
-	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
-	g_autofree char *text = g_strdup_printf(
-		"schema_version: 1\nname: slow\nplatform: %s\ncollectives: [allreduce]\n"
-		"algorithms: [ring]\nsizes: [1MiB, 8MiB, 64MiB]\n"
-		"sweep:\n  link.bandwidth: [1B/s, 450GB/s]\noutputs:\n  formats: [h5, csv]\n", plat);
+	g_autofree char *yaml = slow_experiment(d);
 	struct run r;
 
-	g_assert_true(g_file_set_contents(yaml, text, -1, NULL));
 	if (!g5(&r, "run", yaml, "-o", d1, "-q", NULL))
 		return;
 	g_assert_cmpint(exit_code(&r), ==, 1);
