@@ -42,6 +42,13 @@
  * key table and the flags use it). */
 #define PAXI_MAX_CDMA_UNITS 64
 
+/* At flow fidelity (sim/link/flow.h) a Transfer's data message is usable
+ * after its first slice (where a fused op downstream starts forwarding: the
+ * pipeline), then in pieces of a slice or 1/PAXI_FLOW_PIECES of the
+ * transaction, whichever is larger, so that its cost does not grow with the
+ * slices of a large transaction. */
+#define PAXI_FLOW_PIECES 16
+
 /* Error domain of paxi_new. */
 #define PAXI_ERROR (paxi_error_quark())
 GQuark paxi_error_quark(void);

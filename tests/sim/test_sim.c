@@ -694,6 +694,8 @@ static void test_cli_errors(void)
 		{ "sim --set paxi.handshake", "--set must look like KEY=VALUE, got 'paxi.handshake'" },
 		{ "sim --set paxi.handshake=maybe", "--set 'paxi.handshake' must be one of rts, ready, got 'maybe'" },
 		{ "sim --set link.colour=red", "--set unknown platform key 'link.colour'" },
+		{ "sim --fidelity fluid", "--fidelity must be one of packet, flow, got 'fluid'" },
+		{ "sim --set fidelity=exact", "--set 'fidelity' must be one of packet, flow, got 'exact'" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
