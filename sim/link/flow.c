@@ -86,6 +86,8 @@ struct flow_net {
 	GPtrArray *all;               /* owned: every flow ever made */
 	uint64_t in_flight;
 	uint32_t stamp;
+	sim_time_t *pair_last;        /* owned, nranks x nranks: the latest delivery
+				       * scheduled from src to dst (in order per pair) */
 	GPtrArray *walk_flows;        /* scratch: borrowed flows */
 	GArray *walk_res;             /* scratch: uint32_t */
 };
@@ -140,6 +142,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		n->res[nchans + nranks + r].cap = (double)np->eject_bytes_per_s / 1e12;
 	}
 	n->fifo = g_new0(struct chan_fifo, nchans);
+	n->pair_last = g_new0(sim_time_t, (gsize)nranks * nranks);
 	n->st = g_new0(struct channel_stats, nchans);
 	n->all = g_ptr_array_new_with_free_func(flow_free_fn);
 	n->walk_flows = g_ptr_array_new();
@@ -157,6 +160,7 @@ void flow_net_free(struct flow_net *n)
 	g_free(n->res);
 	g_free(n->p);
 	g_free(n->fifo);
+	g_free(n->pair_last);
 	g_free(n->st);
 	g_ptr_array_unref(n->all);
 	g_ptr_array_unref(n->walk_flows);
@@ -348,9 +352,18 @@ static void activate(struct flow_net *n, struct flow *fl)
 	reshare(n, fl->use, fl->nuse);
 }
 
+/* Delivers x bytes one tail from now, but never before what the same
+ * source has sent the same destination earlier: a shorter tail (a
+ * header-only message behind full packets) may not overtake, as a packet
+ * cannot pass the one ahead of it on the same path. */
 static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 {
-	struct sim_event *ev = sim_schedule(n->s, fl->tail, &n->c, FL_DELIVER);
+	sim_time_t now = sim_now(n->s);
+	sim_time_t *last = &n->pair_last[(size_t)fl->src * n->nranks + fl->dst];
+	sim_time_t at = MAX(now + fl->tail, *last);
+	struct sim_event *ev = sim_schedule(n->s, at - now, &n->c, FL_DELIVER);
+
+	*last = at;
 
 	ev->data[0].p = fl;
 	ev->data[1].u = x;

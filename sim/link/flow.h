@@ -27,6 +27,10 @@
  *    other, in the order they were sent (the packet fabric's FIFO memory
  *    input): a message starts when the one before it on that channel has
  *    sent its last byte;
+ *  - from one source to one destination, messages are delivered in the
+ *    order they were sent: a delivery never falls before an earlier
+ *    message's (a header-only message's shorter tail may not overtake the
+ *    data ahead of it, as a packet cannot pass the one ahead of it);
  *  - delivery callbacks run at piece boundaries, not per packet: after the
  *    first `first_bytes`, then every `piece_bytes`, and on the last byte
  *    (done = true); piece_bytes = 0: once, on the last byte.

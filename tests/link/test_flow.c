@@ -143,6 +143,27 @@ static void test_memory_fifo(void)
 	net_free(&x);
 }
 
+/* From one source to one destination, a header-only message sent behind a
+ * large one over several hops is delivered after it, though its own tail
+ * (a header's store-and-forward per hop) is shorter: a Send/Recv's
+ * completion flag never passes its data. */
+static void test_in_order_per_pair(void)
+{
+	struct net x = net_new(TOPO_RING, 8, LINK_FIDELITY_FLOW);
+	struct rx data = { 0 }, flag = { 0 };
+
+	g_dataset_set_data(&data, "sim", x.s);
+	g_dataset_set_data(&flag, "sim", x.s);
+	fabric_send(x.f, 0, 3, 1 << 20, ROUTE_SHORTEST, on_deliver, &data);
+	fabric_send(x.f, 0, 3, 0, ROUTE_SHORTEST, on_deliver, &flag);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(data.done_ps, >, 0);
+	g_assert_cmpuint(flag.done_ps, >=, data.done_ps);
+	g_dataset_destroy(&data);
+	g_dataset_destroy(&flag);
+	net_free(&x);
+}
+
 /* Pieces: a callback after first_bytes, then every piece_bytes, and the
  * last byte with done; at packet fidelity the same call is per packet. */
 static void test_pieces(void)
@@ -196,6 +217,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/alone-matches-packets", test_alone_matches_packets);
 	g_test_add_func("/flow/fair-share", test_fair_share);
 	g_test_add_func("/flow/memory-fifo", test_memory_fifo);
+	g_test_add_func("/flow/in-order-per-pair", test_in_order_per_pair);
 	g_test_add_func("/flow/pieces", test_pieces);
 	g_test_add_func("/flow/deterministic", test_deterministic);
 	return g_test_run();
