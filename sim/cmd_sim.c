@@ -542,6 +542,9 @@ int cmd_sim(int argc, char **argv)
 			       job.bytes, job.params.nchunks, r.latency_us, r.algbw_gbps, r.busbw_gbps,
 			       theory, r.steps, r.events, r.wall_s, platform_mode_name(job.mode),
 			       paxi_proto_name(r.proto), r.nchannels);
+			/* packet fidelity, the reference, leaves its lines as they were */
+			if (pl.fabric.fidelity == LINK_FIDELITY_FLOW)
+				printf(", \"fidelity\": \"flow\"");
 			if (o.breakdown) {
 				printf(", \"breakdown_us\": {");
 				for (int c = 0; c < BD_NCAUSES; c++)
