@@ -27,6 +27,11 @@
  * when its data is usable, and adds the protocol's latency to its setup.
  * Injection and ejection caps are the fabric's (struct node_params).
  *
+ * At flow fidelity (sim/link/flow.h) a Transfer's data messages are still
+ * delivered per slice, not per packet (fabric_send_pieces), so a fused op
+ * forwards each slice as it arrives, as at packet fidelity: the slice sets
+ * the pipeline. A Send/Recv's data, usable only whole, arrives whole.
+ *
  * Lower layers: sim/core, sim/link. PAXI knows nothing of schedules. */
 #ifndef G5_SIM_PAXI_PAXI_H
 #define G5_SIM_PAXI_PAXI_H
@@ -41,13 +46,6 @@
 /* The most CDMA units a node may have (paxi.cdma_units: 1..; the platform
  * key table and the flags use it). */
 #define PAXI_MAX_CDMA_UNITS 64
-
-/* At flow fidelity (sim/link/flow.h) a Transfer's data message is usable
- * after its first slice (where a fused op downstream starts forwarding: the
- * pipeline), then in pieces of a slice or 1/PAXI_FLOW_PIECES of the
- * transaction, whichever is larger, so that its cost does not grow with the
- * slices of a large transaction. */
-#define PAXI_FLOW_PIECES 16
 
 /* Error domain of paxi_new. */
 #define PAXI_ERROR (paxi_error_quark())
