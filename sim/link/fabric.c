@@ -816,10 +816,14 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	}
 	if (cfg->fidelity == LINK_FIDELITY_FLOW) {
 		g_autofree struct link_params *params = g_new(struct link_params, f->t.nchans);
+		g_autofree int *ends = g_new(int, 2 * (gsize)f->t.nchans);
 
-		for (int i = 0; i < f->t.nchans; i++)
+		for (int i = 0; i < f->t.nchans; i++) {
 			params[i] = f->chans[i].p;
-		f->flow = flow_net_new(s, f->t.nchans, params, f->t.nranks, &f->np);
+			ends[2 * i] = f->chans[i].src;
+			ends[2 * i + 1] = f->chans[i].dst;
+		}
+		f->flow = flow_net_new(s, f->t.nchans, params, ends, f->t.nranks, &f->np);
 		f->route_chans = g_new(int, f->t.nnodes);
 	}
 	return f;

@@ -125,7 +125,7 @@ static double chan_capacity(const struct link_params *p)
 }
 
 struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_params *params,
-			      int nranks, const struct node_params *np)
+			      const int *ends, int nranks, const struct node_params *np)
 {
 	struct flow_net *n = g_new0(struct flow_net, 1);
 
@@ -137,9 +137,23 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->res = g_new0(struct fres, n->nres);
 	for (int i = 0; i < nchans; i++)
 		n->res[i].cap = chan_capacity(&params[i]);
+	/* a memory side carries payload only, never more than its node's
+	 * channels (out: injection, in: ejection) carry together */
+	g_autofree double *out = g_new0(double, nranks);
+	g_autofree double *in = g_new0(double, nranks);
+
+	for (int i = 0; i < nchans; i++) {
+		if (ends[2 * i] < nranks)
+			out[ends[2 * i]] += n->res[i].cap;
+		if (ends[2 * i + 1] < nranks)
+			in[ends[2 * i + 1]] += n->res[i].cap;
+	}
 	for (int r = 0; r < nranks; r++) {
-		n->res[nchans + r].cap = (double)np->inject_bytes_per_s / 1e12;
-		n->res[nchans + nranks + r].cap = (double)np->eject_bytes_per_s / 1e12;
+		double inj = (double)np->inject_bytes_per_s / 1e12;
+		double ej = (double)np->eject_bytes_per_s / 1e12;
+
+		n->res[nchans + r].cap = inj < out[r] ? inj : 0;
+		n->res[nchans + nranks + r].cap = ej < in[r] ? ej : 0;
 	}
 	n->fifo = g_new0(struct chan_fifo, nchans);
 	n->pair_last = g_new0(sim_time_t, (gsize)nranks * nranks);

@@ -50,11 +50,13 @@
 
 struct flow_net;
 
-/* A flow network over `nchans` channels of parameters `params` (copied) and
- * the memory sides of `nranks` ranks (`np`: 0 is unlimited), as sim
- * component "flow" of `s`. */
+/* A flow network over `nchans` channels of parameters `params` (copied),
+ * channel i from node ends[2i] to node ends[2i + 1] (a switch is a node >=
+ * nranks), and the memory sides of `nranks` ranks (`np`: 0 is unlimited),
+ * as sim component "flow" of `s`. A memory side at least as fast as all its
+ * node's channels together can never be full and is left out. */
 struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_params *params,
-			      int nranks, const struct node_params *np);
+			      const int *ends, int nranks, const struct node_params *np);
 void flow_net_free(struct flow_net *n);
 
 /* Starts a message of `bytes` from rank src to rank dst over channels
