@@ -10,6 +10,7 @@
 static const struct bench benches[] = {
 	{ "engine", "event engine, hold model (--pending N, --events N, --json)", bench_engine },
 	{ "fabric", "8-node ring, 512 MiB per node to its neighbour (--mib N, --json)", bench_fabric },
+	{ "fidelity", "flow fidelity's error against packet fidelity over every collective x algorithm x topology (long)", bench_fidelity },
 };
 
 double bench_now_s(void)

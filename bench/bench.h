@@ -11,6 +11,7 @@ struct bench {
 
 int bench_engine(int argc, char **argv);
 int bench_fabric(int argc, char **argv);
+int bench_fidelity(int argc, char **argv);
 
 /* Wall-clock seconds from a monotonic clock. */
 double bench_now_s(void);

@@ -26,7 +26,7 @@ struct sim_opts {
 	char *slice, *cdma_units, *slots, *overhead, *alpha, *beta;
 	char *collective, *algo, *size, *paxi, *dtype, *schedule;
 	char *counts, *counts_dist, *platform, *mode, *proto;
-	char *minbytes, *maxbytes, *stepfactor;
+	char *minbytes, *maxbytes, *stepfactor, *fidelity;
 	char **set;
 	gint nchunks, root, peer;
 	gint64 seed, max_events;
@@ -63,6 +63,7 @@ static const struct {
 	F("--overhead", "overhead", overhead),
 	F("--alpha", "alpha", alpha),
 	F("--beta", "beta", beta),
+	F("--fidelity", "fidelity", fidelity),
 #undef F
 };
 
@@ -250,6 +251,7 @@ int cmd_sim(int argc, char **argv)
 		{ "overhead", 0, 0, G_OPTION_ARG_STRING, &o.overhead, "software overhead per collective (26us)", "T" },
 		{ "alpha", 0, 0, G_OPTION_ARG_STRING, &o.alpha, "alpha-beta model: alpha (2us)", "T" },
 		{ "beta", 0, 0, G_OPTION_ARG_STRING, &o.beta, "alpha-beta model: beta (the link bandwidth)", "BW" },
+		{ "fidelity", 0, 0, G_OPTION_ARG_STRING, &o.fidelity, "packet (default: every packet, the reference) or flow (messages as flows sharing links max-min fairly)", "F" },
 		{ "collective", 0, 0, G_OPTION_ARG_STRING, &o.collective, "allreduce, allgather, ...", "C" },
 		{ "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "algorithm (ring, ring2p, hd, ...)", "A" },
 		{ "size", 0, 0, G_OPTION_ARG_STRING, &o.size, "size(s): 64MiB, 1KiB,1MiB, 1KiB..512MiB (doubling) or 1KiB..1GiB x4", "S" },
@@ -540,6 +542,9 @@ int cmd_sim(int argc, char **argv)
 			       job.bytes, job.params.nchunks, r.latency_us, r.algbw_gbps, r.busbw_gbps,
 			       theory, r.steps, r.events, r.wall_s, platform_mode_name(job.mode),
 			       paxi_proto_name(r.proto), r.nchannels);
+			/* packet fidelity, the reference, leaves its lines as they were */
+			if (pl.fabric.fidelity == LINK_FIDELITY_FLOW)
+				printf(", \"fidelity\": \"flow\"");
 			if (o.breakdown) {
 				printf(", \"breakdown_us\": {");
 				for (int c = 0; c < BD_NCAUSES; c++)
@@ -603,6 +608,7 @@ out:
 	g_free(o.reduce_bw); g_free(o.setup); g_free(o.ctrl_proc); g_free(o.slice);
 	g_free(o.overhead); g_free(o.alpha); g_free(o.beta); g_free(o.collective); g_free(o.algo);
 	g_free(o.size); g_free(o.paxi); g_free(o.dtype); g_free(o.schedule); g_free(o.counts); g_free(o.trace); g_free(o.counts_dist); g_free(weights);
+	g_free(o.fidelity);
 	g_free(o.platform); g_free(o.mode); g_free(o.proto); g_strfreev(o.set);
 	g_free(o.minbytes); g_free(o.maxbytes); g_free(o.stepfactor);
 	return rc;

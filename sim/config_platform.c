@@ -53,6 +53,7 @@ static const char *const reduce_word[] = { "reduce", NULL };
 static const char *const proto_word[] = { "proto", NULL };
 static const char *const channel_word[] = { "latency", NULL };
 static const char *const bool_names[] = { "false", "true", NULL };
+static const char *const fidelity_names[] = { "packet", "flow", NULL }; /* enum link_fidelity */
 
 #define PF(member) offsetof(struct platform, member), sizeof(((struct platform *)0)->member)
 #define MAX_TIME_PS 1000000000000000ull   /* 1000 s */
@@ -117,6 +118,7 @@ static const struct pkey pkeys[] = {
 	{ "nccl.channels_max", PK_U32, PF(nccl.max_channels), 0, 65536, -1, NULL },
 	{ "alpha", PK_TIME, PF(alpha_ps), 0, MAX_TIME_PS, -1, NULL },
 	{ "beta", PK_BW_OR, PF(beta_bytes_per_s), 0, MAX_BW, -1, link_word },
+	{ "fidelity", PK_CHOICE, PF(fabric.fidelity), 0, LINK_FIDELITY_FLOW, -1, fidelity_names },
 };
 
 /* Sections and the keys of each, for "unknown key" messages. */

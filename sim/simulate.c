@@ -120,6 +120,10 @@ static bool bound_check(const struct sched *s, const struct simulate_job *job,
 	}
 	double events = 2.0 * ((double)sent / MAX(payload, 1u) + 1) * loss;
 
+	/* flow fidelity: a few events per slice a Transfer delivers, none per packet */
+	if (pl->fabric.fidelity == LINK_FIDELITY_FLOW)
+		events = 4.0 * ((double)sent / (double)MAX(pl->paxi.slice_bytes, 1u) + 1);
+
 	if (events > (double)max_events(job)) {
 		char size[32];
 

@@ -34,6 +34,7 @@
 
 #include <string.h>
 
+#include "sim/link/flow.h"
 #include "sim/link/topo.h"
 
 #define PKT_SLAB 1024
@@ -149,6 +150,8 @@ struct fabric {
 	int *route_nodes;          /* owned scratch, nnodes + 1 */
 	uint8_t *route_vcs;        /* owned scratch, nnodes */
 	struct node_rate inject_rate, eject_rate; /* caches of node_ps() */
+	struct flow_net *flow;     /* owned: flow fidelity only, NULL at packet */
+	int *route_chans;          /* owned scratch, nnodes (flow fidelity) */
 };
 
 /* Exact ceil(bytes x 1e12 / bw) in picoseconds. */
@@ -755,6 +758,10 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 {
 	struct link_params swp = cfg->switch_link;
 
+	if (cfg->fidelity > LINK_FIDELITY_FLOW) {
+		g_set_error(error, LINK_ERROR, LINK_ERROR_PARAMS, "unknown fidelity %u", cfg->fidelity);
+		return NULL;
+	}
 	if (!check_params(&cfg->link, "link", error))
 		return NULL;
 	if (cfg->kind == TOPO_SWITCH) {
@@ -807,6 +814,18 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		c->name = g_strdup_printf("link %s->%s", a, b);
 		sim_component_init(s, &c->comp, c->name, chan_handler);
 	}
+	if (cfg->fidelity == LINK_FIDELITY_FLOW) {
+		g_autofree struct link_params *params = g_new(struct link_params, f->t.nchans);
+		g_autofree int *ends = g_new(int, 2 * (gsize)f->t.nchans);
+
+		for (int i = 0; i < f->t.nchans; i++) {
+			params[i] = f->chans[i].p;
+			ends[2 * i] = f->chans[i].src;
+			ends[2 * i + 1] = f->chans[i].dst;
+		}
+		f->flow = flow_net_new(s, f->t.nchans, params, ends, f->t.nranks, &f->np);
+		f->route_chans = g_new(int, f->t.nnodes);
+	}
 	return f;
 }
 
@@ -828,6 +847,8 @@ void fabric_free(struct fabric *f)
 	g_ptr_array_unref(f->msgs);
 	g_free(f->route_nodes);
 	g_free(f->route_vcs);
+	flow_net_free(f->flow);
+	g_free(f->route_chans);
 	topo_release(&f->t);
 	g_free(f);
 }
@@ -837,12 +858,47 @@ int fabric_ranks(const struct fabric *f)
 	return f->t.nranks;
 }
 
+/* A message at flow fidelity: one flow over the route (flow.h). */
+static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
+			     enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
+			     fabric_deliver_fn deliver, void *user)
+{
+	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
+
+	for (int k = 0; k < hops; k++) {
+		f->route_chans[k] = topo_chan_find(&f->t, f->route_nodes[k], f->route_nodes[k + 1]);
+		g_assert(f->route_chans[k] >= 0);
+	}
+	flow_send(f->flow, src, dst, bytes, f->route_chans, hops, first_bytes, piece_bytes,
+		  deliver, user);
+	return f->next_id++;
+}
+
+uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
+			    enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
+			    fabric_deliver_fn deliver, void *user)
+{
+	if (!f->flow)
+		return fabric_send(f, src, dst, bytes, hint, deliver, user);
+	if (src < 0 || src >= f->t.nranks || dst < 0 || dst >= f->t.nranks || src == dst)
+		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
+	g_assert(deliver);
+	return flow_message(f, src, dst, bytes, hint, first_bytes, piece_bytes, deliver, user);
+}
+
+enum link_fidelity fabric_fidelity(const struct fabric *f)
+{
+	return f->flow ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
+}
+
 uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 		     enum route_hint hint, fabric_deliver_fn deliver, void *user)
 {
 	if (src < 0 || src >= f->t.nranks || dst < 0 || dst >= f->t.nranks || src == dst)
 		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
 	g_assert(deliver);
+	if (f->flow)
+		return flow_message(f, src, dst, bytes, hint, 0, 0, deliver, user);
 	struct msg *m = msg_alloc(f);
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
 
@@ -927,6 +983,8 @@ void fabric_channel_stats(const struct fabric *f, int i, struct channel_stats *o
 {
 	g_assert(i >= 0 && i < f->t.nchans);
 	*out = f->chans[i].st;
+	if (f->flow)
+		flow_channel_stats(f->flow, i, out);
 }
 
 void fabric_channel_params(const struct fabric *f, int i, struct link_params *out)
@@ -937,6 +995,8 @@ void fabric_channel_params(const struct fabric *f, int i, struct link_params *ou
 
 uint64_t fabric_in_flight(const struct fabric *f)
 {
+	if (f->flow)
+		return flow_in_flight(f->flow);
 	return f->in_flight;
 }
 

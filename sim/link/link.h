@@ -157,6 +157,15 @@ struct fabric_config {
 	struct node_params node;
 	const struct topo_edge *edges; /* TOPO_EDGES: borrowed */
 	int nedges;
+	uint32_t fidelity;           /* enum link_fidelity */
+};
+
+/* How the fabric moves a message: packet by packet, exactly as above (the
+ * reference), or as one flow sharing its route's bandwidth max-min fairly
+ * with the others (sim/link/flow.h gives that model; docs/model.md). */
+enum link_fidelity {
+	LINK_FIDELITY_PACKET = 0,
+	LINK_FIDELITY_FLOW = 1,
 };
 
 /* Route choice for a message. */
@@ -207,6 +216,18 @@ int fabric_ranks(const struct fabric *f);
  * (unique per fabric, from 1). */
 uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 		     enum route_hint hint, fabric_deliver_fn deliver, void *user);
+
+/* As fabric_send; at flow fidelity the delivery callback runs at piece
+ * boundaries instead of per packet: once `first_bytes` have been delivered,
+ * then every `piece_bytes` more, and on the last byte (piece_bytes = 0:
+ * only first_bytes and the last byte). At packet fidelity the pieces are
+ * ignored: per packet, as fabric_send. */
+uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
+			    enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
+			    fabric_deliver_fn deliver, void *user);
+
+/* The fidelity the fabric was built with (enum link_fidelity). */
+enum link_fidelity fabric_fidelity(const struct fabric *f);
 
 /* The path src -> dst as a sequence of nodes, src first, dst last; a switch
  * node has an id >= nranks. Returns the number of hops (nodes - 1). */

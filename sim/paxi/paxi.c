@@ -438,7 +438,15 @@ static void pump(struct paxi_txn *t)
 		t->tm.backlog_last = *inflight;
 		*inflight += wire;
 		t->tm.last_msg_bytes = wire;
-		fabric_send(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, on_data_delivered, m);
+		if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW && t->kind == PAXI_TRANSFER) {
+			/* usable per slice, as the packets make it: the pipeline */
+			uint64_t slice = paxi_proto_wire_bytes(t->proto, x->p.slice_bytes);
+
+			fabric_send_pieces(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, slice, slice,
+					   on_data_delivered, m);
+		} else {
+			fabric_send(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, on_data_delivered, m);
+		}
 		t->injected = t->available;
 		t->zero_sent = true;
 	}

@@ -27,6 +27,11 @@
  * when its data is usable, and adds the protocol's latency to its setup.
  * Injection and ejection caps are the fabric's (struct node_params).
  *
+ * At flow fidelity (sim/link/flow.h) a Transfer's data messages are still
+ * delivered per slice, not per packet (fabric_send_pieces), so a fused op
+ * forwards each slice as it arrives, as at packet fidelity: the slice sets
+ * the pipeline. A Send/Recv's data, usable only whole, arrives whole.
+ *
  * Lower layers: sim/core, sim/link. PAXI knows nothing of schedules. */
 #ifndef G5_SIM_PAXI_PAXI_H
 #define G5_SIM_PAXI_PAXI_H

@@ -495,6 +495,40 @@ static double json_num(const char *json, const char *key);
  * in nccl-tests' layout: the placements, the column names, the units row
  * under them, then one row per size of its 13 columns (time, algbw and busbw
  * those of --json; in-place and #wrong N/A: not simulated, not checked). */
+/* The latency_us of a `g5 sim --json` line. */
+static double json_latency(const char *line)
+{
+	const char *p = strstr(line, "\"latency_us\": ");
+
+	g_assert_nonnull(p);
+	return g_ascii_strtod(p + strlen("\"latency_us\": "), NULL);
+}
+
+/* --fidelity flow: the line says so (a packet line does not), the time is
+ * packet fidelity's to within a percent on the seed ring, with fewer
+ * events, and the same flags give the same line twice but for the wall. */
+static void test_cli_fidelity(void)
+{
+	g_autofree char *pkt = NULL, *flow = NULL, *again = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("sim --algo ring --size 16MiB --json", &pkt, &err), ==, 0);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --algo ring --size 16MiB --json --fidelity flow", &flow, &err), ==, 0);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --algo ring --size 16MiB --json --set fidelity=flow", &again, &err), ==, 0);
+	g_assert_null(strstr(pkt, "fidelity"));
+	g_assert_nonnull(strstr(flow, "\"fidelity\": \"flow\""));
+	double p = json_latency(pkt), f = json_latency(flow);
+
+	g_assert_cmpfloat(fabs(f / p - 1), <, 0.01);
+	g_assert_cmpfloat(json_latency(again), ==, f);
+	const char *ep = strstr(pkt, "\"events\": "), *ef = strstr(flow, "\"events\": ");
+
+	g_assert_nonnull(ep);
+	g_assert_nonnull(ef);
+	g_assert_cmpuint(g_ascii_strtoull(ef + 10, NULL, 10), <, g_ascii_strtoull(ep + 10, NULL, 10));
+}
+
 static void test_cli_nccl_tests(void)
 {
 	g_autofree char *out = NULL, *err = NULL, *jout = NULL, *jerr = NULL;
@@ -678,7 +712,7 @@ static void test_cli_errors(void)
 		{ "sim --collective allredcue", "; did you mean 'allreduce'?" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sime", "unknown command 'sime' (known: sim, run, plot, bench, schedule, verify, algos, compare, calibrate); did you mean 'sim'?" },
-		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, all); did you mean 'engine'?" },
+		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, fidelity, all); did you mean 'engine'?" },
 		{ "sim -b 4K -e 1K", "-e 1K is below -b 4K" },
 		{ "sim -b 4Q", "-b must be a size such as 64MiB, got '4Q'" },
 		{ "sim -b 4K -e 1X", "-e must be a size such as 64MiB, got '1X'" },
@@ -738,6 +772,8 @@ static void test_cli_errors(void)
 		{ "sim --set paxi.handshake", "--set must look like KEY=VALUE, got 'paxi.handshake'" },
 		{ "sim --set paxi.handshake=maybe", "--set 'paxi.handshake' must be one of rts, ready, got 'maybe'" },
 		{ "sim --set link.colour=red", "--set unknown platform key 'link.colour'" },
+		{ "sim --fidelity fluid", "--fidelity must be one of packet, flow, got 'fluid'" },
+		{ "sim --set fidelity=exact", "--set 'fidelity' must be one of packet, flow, got 'exact'" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -1217,6 +1253,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/breakdown/causes", test_breakdown_causes);
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
+	g_test_add_func("/sim/cli/fidelity", test_cli_fidelity);
 	g_test_add_func("/sim/cli/nccl-tests", test_cli_nccl_tests);
 	g_test_add_func("/sim/cli/says-what-it-wrote", test_cli_says_what_it_wrote);
 	g_test_add_func("/sim/cli/help-examples", test_cli_help_examples);

@@ -5,6 +5,8 @@
 #include <glib.h>
 #include <math.h>
 
+#include <stdbool.h>
+
 #include "sim/simulate.h"
 
 static double lat(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
@@ -25,12 +27,18 @@ static double lat(const struct platform *pl, enum coll c, const char *algo, uint
 	return us;
 }
 
+/* The fidelity every platform of the case that runs uses (enum
+ * link_fidelity): each finding is checked at packet level, and those that
+ * hold at flow level there too (main). */
+static uint32_t fidelity;
+
 static struct platform seed(int ranks)
 {
 	struct platform pl;
 
 	platform_init_default(&pl);
 	pl.fabric.nranks = ranks;
+	pl.fabric.fidelity = fidelity;
 	return pl;
 }
 
@@ -231,15 +239,44 @@ static void test_followups(void)
 	platform_release(&pl);
 }
 
+/* `flow`: the finding holds at flow fidelity too. Study 7's does not
+ * whole: Pairwise still loses to ring2p at every size and beats Bruck and
+ * Ring from 1 MiB, but by 1.28x at 64 MiB, not 1.5x, because its multi-hop
+ * flows contend less under max-min sharing than packets do under
+ * store-and-forward with per-input round robin and finite credits
+ * (docs/scale.md, "Flow fidelity"). */
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	bool flow;
+} studies[] = {
+	{ "1-allreduce", test_study1, true },
+	{ "2-ranks", test_study2, true },
+	{ "3-cross-primitive", test_study3, true },
+	{ "4-ports", test_study4, true },
+	{ "5-6-recursive", test_study5_6, true },
+	{ "7-alltoall", test_study7, false },
+	{ "follow-ups", test_followups, true },
+};
+
+static void run_at(gconstpointer data)
+{
+	size_t i = GPOINTER_TO_SIZE(data) / 2;
+
+	fidelity = GPOINTER_TO_SIZE(data) % 2 ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
+	studies[i].fn();
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	g_test_add_func("/study/1-allreduce", test_study1);
-	g_test_add_func("/study/2-ranks", test_study2);
-	g_test_add_func("/study/3-cross-primitive", test_study3);
-	g_test_add_func("/study/4-ports", test_study4);
-	g_test_add_func("/study/5-6-recursive", test_study5_6);
-	g_test_add_func("/study/7-alltoall", test_study7);
-	g_test_add_func("/study/follow-ups", test_followups);
+	for (size_t i = 0; i < G_N_ELEMENTS(studies); i++) {
+		g_autofree char *packet = g_strdup_printf("/study/%s", studies[i].name);
+		g_autofree char *flow = g_strdup_printf("/study/flow/%s", studies[i].name);
+
+		g_test_add_data_func(packet, GSIZE_TO_POINTER(2 * i), run_at);
+		if (studies[i].flow)
+			g_test_add_data_func(flow, GSIZE_TO_POINTER(2 * i + 1), run_at);
+	}
 	return g_test_run();
 }

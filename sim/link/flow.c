@@ -1,0 +1,543 @@
+/* The fabric at flow level: messages as flows sharing resources max-min
+ * fairly (flow.h gives the model).
+ *
+ * Resources are numbered: channels 0..nchans-1, then each rank's injection
+ * side, then each rank's ejection side (only those with a finite rate carry
+ * flows). A flow is either waiting in its first channel's FIFO of messages
+ * from memory, active (sending: it sits in the flow list of every resource
+ * it crosses and has one pending FL_PROGRESS event, at its next piece
+ * boundary or its last byte), or sent (only its delivery events remain).
+ *
+ * Rates change only when a flow becomes active or finishes sending. Then
+ * reshare() walks the connected component of the flows that share a
+ * resource with it, brings each one's position up to now at its old rate,
+ * and refills their rates by progressive filling: raise every unfrozen
+ * flow's rate together until a resource is full, freeze the flows on it,
+ * repeat. A flow whose rate did not change keeps its pending event (its
+ * boundary falls at the same time); the others are rescheduled.
+ *
+ * Events: FL_PROGRESS (a piece boundary has been sent) and FL_DELIVER (it
+ * has arrived, one tail later). A flow lives in a free list after its last
+ * delivery. */
+#include "sim/link/flow.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/link/link.h"
+
+enum { FL_PROGRESS = 1, FL_DELIVER };
+
+struct flow;
+
+struct fres {
+	double cap;            /* bytes per ps; 0: unlimited (never carries a flow) */
+	struct flow **fl;      /* owned array: the active flows on it */
+	uint32_t n, alloc;
+	/* progressive filling scratch */
+	double used;           /* capacity taken by frozen flows */
+	double wsum;           /* weight of the unfrozen flows */
+	uint32_t nfree;        /* unfrozen flows */
+	uint32_t stamp;        /* component walk */
+	bool full;
+};
+
+struct flow_use {
+	uint32_t res;
+	double w;              /* bytes on the resource per unit sent */
+};
+
+struct flow {
+	struct flow *next;     /* channel FIFO, or free list */
+	int src, dst;
+	uint64_t bytes;        /* payload */
+	double units;          /* W: wire bytes on the first channel, > 0 unless empty */
+	double pos;            /* units sent by t_pos */
+	double rate;           /* units per ps while active */
+	sim_time_t t_pos;
+	sim_time_t tail;       /* send -> delivery */
+	uint64_t first, piece; /* delivery boundaries (flow.h) */
+	uint64_t next_x;       /* next payload boundary to reach */
+	fabric_deliver_fn deliver;
+	void *user;
+	struct flow_use *use;  /* owned, reused: nuse entries, alloc_use capacity */
+	uint32_t nuse, alloc_use;
+	int chan0;             /* first channel */
+	struct sim_event_ref ev;
+	bool ev_pending, frozen;
+	uint32_t stamp;
+};
+
+struct chan_fifo {
+	struct flow *head, *tail; /* waiting, in send order */
+	bool busy;                /* a flow from memory is sending on it */
+};
+
+struct flow_net {
+	struct sim_component c;
+	struct sim *s;                /* borrowed */
+	int nchans, nranks;
+	struct link_params *p;        /* owned, nchans */
+	struct fres *res;             /* owned, nchans + 2 x nranks */
+	int nres;
+	struct chan_fifo *fifo;       /* owned, nchans */
+	struct channel_stats *st;     /* owned, nchans */
+	struct flow *free;
+	GPtrArray *all;               /* owned: every flow ever made */
+	uint64_t in_flight;
+	uint32_t stamp;
+	sim_time_t *pair_last;        /* owned, nranks x nranks: the latest delivery
+				       * scheduled from src to dst (in order per pair) */
+	GPtrArray *walk_flows;        /* scratch: borrowed flows */
+	GArray *walk_res;             /* scratch: uint32_t */
+};
+
+static void flow_free_fn(gpointer p)
+{
+	struct flow *fl = p;
+
+	g_free(fl->use);
+	g_free(fl);
+}
+
+static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
+
+/* The wire rate a channel sustains in bytes per ps: its bandwidth, lowered
+ * to what its credits and its Go-Back-N window carry per round trip, times
+ * the expected goodput under loss. */
+static double chan_capacity(const struct link_params *p)
+{
+	uint64_t pkt = (uint64_t)p->max_payload_bytes + p->header_bytes;
+	double full = (double)link_wire_ps(pkt, p->bw_bytes_per_s);
+	double cap = (double)p->bw_bytes_per_s / 1e12;
+
+	if (p->credits)
+		cap = MIN(cap, (double)p->credits * (double)pkt /
+				       (full + (double)p->lat_ps + (double)p->credit_return_ps));
+	cap = MIN(cap, (double)p->gbn_window * (double)pkt / (full + 2.0 * (double)p->lat_ps));
+	if (p->error_rate > 0) {
+		double k = MIN((double)p->gbn_window, 1 + ceil((full + 2.0 * (double)p->lat_ps) / full));
+		double e = p->error_rate;
+
+		cap *= (1 - e) / (1 - e + e * k);
+	}
+	return cap;
+}
+
+struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_params *params,
+			      const int *ends, int nranks, const struct node_params *np)
+{
+	struct flow_net *n = g_new0(struct flow_net, 1);
+
+	n->s = s;
+	n->nchans = nchans;
+	n->nranks = nranks;
+	n->p = g_memdup2(params, sizeof(*params) * (gsize)nchans);
+	n->nres = nchans + 2 * nranks;
+	n->res = g_new0(struct fres, n->nres);
+	for (int i = 0; i < nchans; i++)
+		n->res[i].cap = chan_capacity(&params[i]);
+	/* a memory side carries payload only, never more than its node's
+	 * channels (out: injection, in: ejection) carry together */
+	g_autofree double *out = g_new0(double, nranks);
+	g_autofree double *in = g_new0(double, nranks);
+
+	for (int i = 0; i < nchans; i++) {
+		if (ends[2 * i] < nranks)
+			out[ends[2 * i]] += n->res[i].cap;
+		if (ends[2 * i + 1] < nranks)
+			in[ends[2 * i + 1]] += n->res[i].cap;
+	}
+	for (int r = 0; r < nranks; r++) {
+		double inj = (double)np->inject_bytes_per_s / 1e12;
+		double ej = (double)np->eject_bytes_per_s / 1e12;
+
+		n->res[nchans + r].cap = inj < out[r] ? inj : 0;
+		n->res[nchans + nranks + r].cap = ej < in[r] ? ej : 0;
+	}
+	n->fifo = g_new0(struct chan_fifo, nchans);
+	n->pair_last = g_new0(sim_time_t, (gsize)nranks * nranks);
+	n->st = g_new0(struct channel_stats, nchans);
+	n->all = g_ptr_array_new_with_free_func(flow_free_fn);
+	n->walk_flows = g_ptr_array_new();
+	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	sim_component_init(s, &n->c, "flow", flow_handler);
+	return n;
+}
+
+void flow_net_free(struct flow_net *n)
+{
+	if (!n)
+		return;
+	for (int i = 0; i < n->nres; i++)
+		g_free(n->res[i].fl);
+	g_free(n->res);
+	g_free(n->p);
+	g_free(n->fifo);
+	g_free(n->pair_last);
+	g_free(n->st);
+	g_ptr_array_unref(n->all);
+	g_ptr_array_unref(n->walk_flows);
+	g_array_unref(n->walk_res);
+	g_free(n);
+}
+
+uint64_t flow_in_flight(const struct flow_net *n)
+{
+	return n->in_flight;
+}
+
+void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *out)
+{
+	g_assert(i >= 0 && i < n->nchans);
+	int src = out->src, dst = out->dst;
+
+	*out = n->st[i];
+	out->src = src;
+	out->dst = dst;
+}
+
+/* Payload boundary x in units sent. */
+static double units_of(const struct flow *fl, uint64_t x)
+{
+	if (fl->bytes == 0 || x == fl->bytes)
+		return fl->units;
+	return (double)x * fl->units / (double)fl->bytes;
+}
+
+/* The first payload boundary after x. */
+static uint64_t boundary_after(const struct flow *fl, uint64_t x)
+{
+	if (x < fl->first)
+		return MIN(fl->first, fl->bytes);
+	if (!fl->piece || fl->bytes - x <= fl->piece)
+		return fl->bytes;
+	return x + fl->piece;
+}
+
+static void res_add(struct fres *r, struct flow *fl)
+{
+	if (r->n == r->alloc) {
+		r->alloc = MAX(4u, r->alloc * 2);
+		r->fl = g_renew(struct flow *, r->fl, r->alloc);
+	}
+	r->fl[r->n++] = fl;
+}
+
+static void res_remove(struct fres *r, struct flow *fl)
+{
+	/* in order: the sharing walk visits flows in a fixed order */
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->fl[i] == fl) {
+			memmove(&r->fl[i], &r->fl[i + 1], (r->n - i - 1) * sizeof(r->fl[0]));
+			r->n--;
+			return;
+		}
+	g_error("flow: a resource lost track of a flow");
+}
+
+static void schedule_progress(struct flow_net *n, struct flow *fl)
+{
+	sim_time_t now = sim_now(n->s);
+	double left = units_of(fl, fl->next_x) - fl->pos;
+	double d = left > 0 ? ceil(left / fl->rate) : 0;
+	sim_time_t delay = d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
+
+	g_assert(fl->rate > 0);
+	if (fl->ev_pending)
+		sim_cancel(n->s, fl->ev);
+	struct sim_event *ev = sim_schedule(n->s, MIN(delay, SIM_TIME_END - now), &n->c, FL_PROGRESS);
+
+	ev->data[0].p = fl;
+	fl->ev = sim_event_ref(ev);
+	fl->ev_pending = true;
+}
+
+/* Recomputes the rates of the component of active flows reachable from the
+ * resources of seeds[0..nseeds) (flow.c's opening comment). */
+static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t nseeds)
+{
+	sim_time_t now = sim_now(n->s);
+	GPtrArray *flows = n->walk_flows;
+	GArray *res = n->walk_res;
+	uint32_t stamp = ++n->stamp;
+
+	g_ptr_array_set_size(flows, 0);
+	g_array_set_size(res, 0);
+	for (uint32_t i = 0; i < nseeds; i++)
+		if (n->res[seeds[i].res].stamp != stamp) {
+			n->res[seeds[i].res].stamp = stamp;
+			g_array_append_val(res, seeds[i].res);
+		}
+	for (guint k = 0; k < res->len; k++) {
+		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
+
+		for (uint32_t i = 0; i < r->n; i++) {
+			struct flow *fl = r->fl[i];
+
+			if (fl->stamp == stamp)
+				continue;
+			fl->stamp = stamp;
+			g_ptr_array_add(flows, fl);
+			for (uint32_t u = 0; u < fl->nuse; u++)
+				if (n->res[fl->use[u].res].stamp != stamp) {
+					n->res[fl->use[u].res].stamp = stamp;
+					g_array_append_val(res, fl->use[u].res);
+				}
+		}
+	}
+	if (!flows->len)
+		return;
+	for (guint k = 0; k < res->len; k++) {
+		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
+
+		r->used = 0;
+		r->wsum = 0;
+		r->nfree = 0;
+		r->full = false;
+	}
+	for (guint i = 0; i < flows->len; i++) {
+		struct flow *fl = flows->pdata[i];
+
+		if (fl->rate > 0)
+			fl->pos = MIN(fl->pos + fl->rate * (double)(now - fl->t_pos),
+				      units_of(fl, fl->next_x));
+		fl->t_pos = now;
+		fl->frozen = false;
+		for (uint32_t u = 0; u < fl->nuse; u++) {
+			struct fres *r = &n->res[fl->use[u].res];
+
+			r->wsum += fl->use[u].w;
+			r->nfree++;
+		}
+	}
+	/* progressive filling: the resource that fills first freezes its flows */
+	for (;;) {
+		double best = INFINITY;
+		struct fres *bottleneck = NULL;
+
+		for (guint k = 0; k < res->len; k++) {
+			struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
+
+			if (r->full || !r->nfree || r->wsum <= 0)
+				continue;
+			double level = MAX(r->cap - r->used, 0) / r->wsum;
+
+			if (level < best) {
+				best = level;
+				bottleneck = r;
+			}
+		}
+		if (!bottleneck)
+			break;
+		bottleneck->full = true;
+		for (uint32_t i = 0; i < bottleneck->n; i++) {
+			struct flow *fl = bottleneck->fl[i];
+
+			if (fl->frozen)
+				continue;
+			fl->frozen = true;
+			double old = fl->rate;
+
+			fl->rate = best;
+			for (uint32_t u = 0; u < fl->nuse; u++) {
+				struct fres *r = &n->res[fl->use[u].res];
+
+				r->used += best * fl->use[u].w;
+				r->wsum -= fl->use[u].w;
+				r->nfree--;
+			}
+			if (old != fl->rate || !fl->ev_pending)
+				schedule_progress(n, fl);
+		}
+	}
+}
+
+/* The flow starts sending: it joins its resources, and their component
+ * shares again. */
+static void activate(struct flow_net *n, struct flow *fl)
+{
+	fl->t_pos = sim_now(n->s);
+	fl->pos = 0;
+	fl->rate = 0;
+	n->fifo[fl->chan0].busy = true;
+	for (uint32_t u = 0; u < fl->nuse; u++)
+		res_add(&n->res[fl->use[u].res], fl);
+	reshare(n, fl->use, fl->nuse);
+}
+
+/* Delivers x bytes one tail from now, but never before what the same
+ * source has sent the same destination earlier: a shorter tail (a
+ * header-only message behind full packets) may not overtake, as a packet
+ * cannot pass the one ahead of it on the same path. */
+static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
+{
+	sim_time_t now = sim_now(n->s);
+	sim_time_t *last = &n->pair_last[(size_t)fl->src * n->nranks + fl->dst];
+	sim_time_t at = MAX(now + fl->tail, *last);
+	struct sim_event *ev = sim_schedule(n->s, at - now, &n->c, FL_DELIVER);
+
+	*last = at;
+
+	ev->data[0].p = fl;
+	ev->data[1].u = x;
+}
+
+/* The flow has sent its last byte: it leaves its resources, the next
+ * message on its first channel starts, and the component shares again. */
+static void finish_sending(struct flow_net *n, struct flow *fl)
+{
+	struct chan_fifo *q = &n->fifo[fl->chan0];
+
+	for (uint32_t u = 0; u < fl->nuse; u++)
+		res_remove(&n->res[fl->use[u].res], fl);
+	fl->ev_pending = false;
+	q->busy = false;
+	reshare(n, fl->use, fl->nuse);
+	if (q->head) {
+		struct flow *next = q->head;
+
+		q->head = next->next;
+		if (!q->head)
+			q->tail = NULL;
+		next->next = NULL;
+		activate(n, next);
+	}
+}
+
+static void on_progress(struct flow_net *n, struct flow *fl)
+{
+	uint64_t x = fl->next_x;
+
+	fl->ev_pending = false;
+	fl->pos = units_of(fl, x);
+	fl->t_pos = sim_now(n->s);
+	deliver_later(n, fl, x);
+	if (x == fl->bytes) {
+		finish_sending(n, fl);
+		return;
+	}
+	fl->next_x = boundary_after(fl, x);
+	schedule_progress(n, fl);
+}
+
+static void on_deliver(struct flow_net *n, struct flow *fl, uint64_t x)
+{
+	bool done = x == fl->bytes;
+
+	fl->deliver(fl->user, x, done);
+	if (done) {
+		n->in_flight--;
+		fl->next = n->free;
+		n->free = fl;
+	}
+}
+
+static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
+{
+	struct flow_net *n = (struct flow_net *)self;
+
+	switch (ev->type) {
+	case FL_PROGRESS:
+		on_progress(n, ev->data[0].p);
+		break;
+	case FL_DELIVER:
+		on_deliver(n, ev->data[0].p, ev->data[1].u);
+		break;
+	default:
+		g_error("flow: unknown event type %u", ev->type);
+	}
+}
+
+/* Packets of `bytes` on a channel of p: at least one. */
+static uint64_t packets_of(const struct link_params *p, uint64_t bytes)
+{
+	return bytes ? (bytes + p->max_payload_bytes - 1) / p->max_payload_bytes : 1;
+}
+
+void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_deliver_fn deliver, void *user)
+{
+	g_assert(hops >= 1 && src >= 0 && src < n->nranks && dst >= 0 && dst < n->nranks);
+	struct flow *fl = n->free;
+
+	if (fl)
+		n->free = fl->next;
+	else {
+		fl = g_new0(struct flow, 1);
+		g_ptr_array_add(n->all, fl);
+	}
+	uint32_t need = (uint32_t)hops + 2;
+
+	if (need > fl->alloc_use) {
+		fl->alloc_use = need;
+		fl->use = g_renew(struct flow_use, fl->use, need);
+	}
+	fl->next = NULL;
+	fl->src = src;
+	fl->dst = dst;
+	fl->bytes = bytes;
+	fl->deliver = deliver;
+	fl->user = user;
+	fl->first = first_bytes;
+	fl->piece = piece_bytes;
+	fl->chan0 = chans[0];
+	fl->ev_pending = false;
+	fl->rate = 0;
+	fl->stamp = 0;
+
+	const struct link_params *p0 = &n->p[chans[0]];
+	double units = (double)(bytes + packets_of(p0, bytes) * p0->header_bytes);
+	sim_time_t lat = 0, sum_pkt = 0, max_pkt = 0;
+
+	fl->units = units;
+	fl->nuse = 0;
+	for (int h = 0; h < hops; h++) {
+		const struct link_params *p = &n->p[chans[h]];
+		uint64_t npk = packets_of(p, bytes);
+		uint64_t wire = bytes + npk * p->header_bytes;
+		sim_time_t pkt = link_wire_ps(MIN(bytes, (uint64_t)p->max_payload_bytes) + p->header_bytes,
+					      p->bw_bytes_per_s);
+		struct channel_stats *st = &n->st[chans[h]];
+
+		lat += p->lat_ps;
+		sum_pkt += pkt;
+		max_pkt = MAX(max_pkt, pkt);
+		st->payload_bytes += bytes;
+		st->wire_bytes += wire;
+		st->packets += npk;
+		st->busy_ps += link_wire_ps(wire, p->bw_bytes_per_s);
+		st->hops_histogram[MIN(hops, 7)] += bytes;
+		if (units > 0)
+			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)chans[h], (double)wire / units };
+	}
+	fl->tail = lat + sum_pkt - max_pkt;
+	if (units > 0 && bytes > 0) {
+		uint32_t inj = (uint32_t)(n->nchans + src), ej = (uint32_t)(n->nchans + n->nranks + dst);
+
+		if (n->res[inj].cap > 0)
+			fl->use[fl->nuse++] = (struct flow_use){ inj, (double)bytes / units };
+		if (n->res[ej].cap > 0)
+			fl->use[fl->nuse++] = (struct flow_use){ ej, (double)bytes / units };
+	}
+	fl->next_x = boundary_after(fl, 0);
+	if (bytes == 0)
+		fl->next_x = 0;
+	n->in_flight++;
+	if (units <= 0) {
+		/* nothing to send (no payload, no header): only the tail */
+		deliver_later(n, fl, bytes);
+		return;
+	}
+	struct chan_fifo *q = &n->fifo[fl->chan0];
+
+	if (q->busy) {
+		if (q->tail)
+			q->tail->next = fl;
+		else
+			q->head = fl;
+		q->tail = fl;
+		return;
+	}
+	activate(n, fl);
+}

@@ -1,0 +1,75 @@
+/* sim/link/flow — the fabric at flow level (fidelity: flow). Private to
+ * sim/link: fabric.c hands it every message when the fabric runs in flow
+ * mode; callers use link.h.
+ *
+ * A message is one flow over its route. Every resource a flow crosses has a
+ * capacity in bytes per second: a channel (its wire rate, lowered to what
+ * its credits and its Go-Back-N window let through a round trip, times the
+ * expected goodput under its error rate), and, when they are limited, the
+ * injection side of the source's memory and the ejection side of the
+ * destination's. The flows active on a resource share it max-min fairly
+ * (progressive filling): the rates are recomputed when a flow starts or ends,
+ * over the flows that share a resource with it and, through them, with each
+ * other (the connected component: nothing outside it can change).
+ *
+ * Timing of a flow of B payload bytes (wire bytes W_c = B + packets x header
+ * on channel c, at least one packet):
+ *  - it sends W (its first channel's wire bytes) at its rate r(t), weighted
+ *    per resource: W_c / W on channel c, B / W on the memory sides (headers
+ *    do not touch memory). Alone on an idle route it takes max_c W_c / bw_c,
+ *    as the packet fabric's slowest channel does;
+ *  - a byte sent at t is delivered at t + tail, tail = the route's
+ *    propagation latency plus the store-and-forward of one packet on every
+ *    hop but the slowest (sum - max of the first packet's serialisation),
+ *    so an idle route gives the packet fabric's time
+ *    slowest + (sum_pkt - max_pkt) + latency (paxi_txn_ideal_ps);
+ *  - messages a node sends from its memory on one channel go one after the
+ *    other, in the order they were sent (the packet fabric's FIFO memory
+ *    input): a message starts when the one before it on that channel has
+ *    sent its last byte;
+ *  - from one source to one destination, messages are delivered in the
+ *    order they were sent: a delivery never falls before an earlier
+ *    message's (a header-only message's shorter tail may not overtake the
+ *    data ahead of it, as a packet cannot pass the one ahead of it);
+ *  - delivery callbacks run at piece boundaries, not per packet: after the
+ *    first `first_bytes`, then every `piece_bytes`, and on the last byte
+ *    (done = true); piece_bytes = 0: once, on the last byte.
+ *
+ * Go-Back-N loss is an expected goodput factor on each channel:
+ * (1 - p) / (1 - p + p x k), k = the packets a loss throws away (those sent
+ * in the round trip until the NAK is back, at most the window); the timeout
+ * of a lost tail is not modelled. Time stays integer picoseconds: an event
+ * falls at the ceiling of its exact fluid time; rates are doubles computed
+ * in a fixed order, so a run is deterministic. */
+#ifndef G5_SIM_LINK_FLOW_H
+#define G5_SIM_LINK_FLOW_H
+
+#include <stdint.h>
+
+#include "sim/link/link.h"
+
+struct flow_net;
+
+/* A flow network over `nchans` channels of parameters `params` (copied),
+ * channel i from node ends[2i] to node ends[2i + 1] (a switch is a node >=
+ * nranks), and the memory sides of `nranks` ranks (`np`: 0 is unlimited),
+ * as sim component "flow" of `s`. A memory side at least as fast as all its
+ * node's channels together can never be full and is left out. */
+struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_params *params,
+			      const int *ends, int nranks, const struct node_params *np);
+void flow_net_free(struct flow_net *n);
+
+/* Starts a message of `bytes` from rank src to rank dst over channels
+ * chans[0..hops) (copied), delivered as described above. */
+void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_deliver_fn deliver, void *user);
+
+/* Messages started and not yet delivered whole. */
+uint64_t flow_in_flight(const struct flow_net *n);
+
+/* Channel i's traffic: payload, wire bytes, packets and busy time (wire
+ * bytes at its rate) of the messages that crossed it; nothing is lost or
+ * retransmitted at flow level. `out`'s src and dst are left as they are. */
+void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *out);
+
+#endif

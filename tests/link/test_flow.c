@@ -1,0 +1,224 @@
+/* Tests of the fabric at flow fidelity (sim/link/flow.h): alone on an idle
+ * route a message takes the packet fabric's time; flows share a channel
+ * max-min fairly and take the capacity a finished one leaves; messages from
+ * one node's memory on one channel go in order; pieces are delivered at
+ * their boundaries; and a run is deterministic. */
+#include <glib.h>
+
+#include "sim/core/sim.h"
+#include "sim/link/link.h"
+
+struct rx {
+	sim_time_t done_ps;   /* when the last byte was delivered */
+	uint64_t calls;
+	uint64_t last_bytes;
+	GArray *at;           /* of uint64_t: bytes of each call */
+};
+
+static void on_deliver(void *user, uint64_t bytes, bool done)
+{
+	struct rx *r = user;
+
+	g_assert_cmpuint(bytes, >=, r->last_bytes);
+	r->last_bytes = bytes;
+	r->calls++;
+	if (r->at)
+		g_array_append_val(r->at, bytes);
+	if (done)
+		r->done_ps = sim_now(g_dataset_get_data(r, "sim"));
+}
+
+struct net {
+	struct sim *s;
+	struct fabric *f;
+};
+
+static struct net net_new(enum topo_kind kind, int n, enum link_fidelity fid)
+{
+	struct fabric_config cfg = { .kind = kind, .nranks = n, .fidelity = fid };
+	struct net x;
+
+	link_params_default(&cfg.link);
+	x.s = sim_new(1);
+	x.f = fabric_new(x.s, &cfg, NULL);
+	g_assert_nonnull(x.f);
+	return x;
+}
+
+static void net_free(struct net *x)
+{
+	fabric_free(x->f);
+	sim_free(x->s);
+}
+
+/* One message src -> dst of `bytes` alone: its delivery time. */
+static sim_time_t alone(enum topo_kind kind, int n, enum link_fidelity fid, int src, int dst,
+			uint64_t bytes)
+{
+	struct net x = net_new(kind, n, fid);
+	struct rx r = { 0 };
+
+	g_dataset_set_data(&r, "sim", x.s);
+	fabric_send(x.f, src, dst, bytes, ROUTE_SHORTEST, on_deliver, &r);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+	g_dataset_destroy(&r);
+	net_free(&x);
+	return r.done_ps;
+}
+
+/* Alone on an idle route, a flow takes the packet fabric's time: one hop
+ * or several, a header-only message or many packets (to within a
+ * picosecond per packet: the packet fabric rounds each packet up). */
+static void test_alone_matches_packets(void)
+{
+	static const struct {
+		int dst;
+		uint64_t bytes;
+	} cases[] = { { 1, 0 }, { 1, 100 }, { 1, 4096 }, { 1, 1 << 20 }, { 3, 1 << 20 }, { 4, 12345 } };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		sim_time_t p = alone(TOPO_RING, 8, LINK_FIDELITY_PACKET, 0, cases[i].dst, cases[i].bytes);
+		sim_time_t f = alone(TOPO_RING, 8, LINK_FIDELITY_FLOW, 0, cases[i].dst, cases[i].bytes);
+		uint64_t packets = cases[i].bytes / 4096 + 2;
+
+		g_assert_cmpuint(f, <=, p + packets);
+		g_assert_cmpuint(f + packets, >=, p);
+	}
+}
+
+/* Two flows on one channel (0 -> 1 from memories 0 and 7, the second
+ * forwarded through 0) share it: each at half the rate while both run, so
+ * the first of equal size ends at twice its time alone; and with one of
+ * half the size, it ends at 2 x its own, then the other speeds up. */
+static void test_fair_share(void)
+{
+	struct net x = net_new(TOPO_RING_UNI, 8, LINK_FIDELITY_FLOW);
+	struct rx a = { 0 }, b = { 0 };
+	uint64_t big = 64 << 20;
+
+	g_dataset_set_data(&a, "sim", x.s);
+	g_dataset_set_data(&b, "sim", x.s);
+	fabric_send(x.f, 0, 1, big, ROUTE_SHORTEST, on_deliver, &a);
+	fabric_send(x.f, 7, 1, big / 2, ROUTE_SHORTEST, on_deliver, &b);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+
+	sim_time_t t_big = alone(TOPO_RING_UNI, 8, LINK_FIDELITY_FLOW, 0, 1, big);
+	sim_time_t t_half = alone(TOPO_RING_UNI, 8, LINK_FIDELITY_FLOW, 0, 1, big / 2);
+
+	/* b: half the bytes at half the rate on the shared channel */
+	g_assert_cmpfloat((double)b.done_ps / (double)t_half, >, 1.95);
+	g_assert_cmpfloat((double)b.done_ps / (double)t_half, <, 2.05);
+	/* a: all of the channel's time for both, 1.5 x its time alone */
+	g_assert_cmpfloat((double)a.done_ps / (double)t_big, >, 1.45);
+	g_assert_cmpfloat((double)a.done_ps / (double)t_big, <, 1.55);
+	g_dataset_destroy(&a);
+	g_dataset_destroy(&b);
+	net_free(&x);
+}
+
+/* Messages from one node's memory on one channel go one after the other,
+ * each at the full rate (the packet fabric's FIFO memory input), not
+ * sharing it. */
+static void test_memory_fifo(void)
+{
+	struct net x = net_new(TOPO_RING_UNI, 4, LINK_FIDELITY_FLOW);
+	struct rx a = { 0 }, b = { 0 };
+	uint64_t sz = 16 << 20;
+
+	g_dataset_set_data(&a, "sim", x.s);
+	g_dataset_set_data(&b, "sim", x.s);
+	fabric_send(x.f, 0, 1, sz, ROUTE_SHORTEST, on_deliver, &a);
+	fabric_send(x.f, 0, 1, sz, ROUTE_SHORTEST, on_deliver, &b);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+
+	sim_time_t t = alone(TOPO_RING_UNI, 4, LINK_FIDELITY_FLOW, 0, 1, sz);
+
+	/* in order, each at the full rate: the second ends one message later */
+	g_assert_cmpuint(a.done_ps, ==, t);
+	g_assert_cmpfloat((double)b.done_ps / (double)t, >, 1.99);
+	g_assert_cmpfloat((double)b.done_ps / (double)t, <, 2.01);
+	g_dataset_destroy(&a);
+	g_dataset_destroy(&b);
+	net_free(&x);
+}
+
+/* From one source to one destination, a header-only message sent behind a
+ * large one over several hops is delivered after it, though its own tail
+ * (a header's store-and-forward per hop) is shorter: a Send/Recv's
+ * completion flag never passes its data. */
+static void test_in_order_per_pair(void)
+{
+	struct net x = net_new(TOPO_RING, 8, LINK_FIDELITY_FLOW);
+	struct rx data = { 0 }, flag = { 0 };
+
+	g_dataset_set_data(&data, "sim", x.s);
+	g_dataset_set_data(&flag, "sim", x.s);
+	fabric_send(x.f, 0, 3, 1 << 20, ROUTE_SHORTEST, on_deliver, &data);
+	fabric_send(x.f, 0, 3, 0, ROUTE_SHORTEST, on_deliver, &flag);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(data.done_ps, >, 0);
+	g_assert_cmpuint(flag.done_ps, >=, data.done_ps);
+	g_dataset_destroy(&data);
+	g_dataset_destroy(&flag);
+	net_free(&x);
+}
+
+/* Pieces: a callback after first_bytes, then every piece_bytes, and the
+ * last byte with done; at packet fidelity the same call is per packet. */
+static void test_pieces(void)
+{
+	struct net x = net_new(TOPO_RING, 4, LINK_FIDELITY_FLOW);
+	struct rx r = { .at = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
+
+	g_dataset_set_data(&r, "sim", x.s);
+	fabric_send_pieces(x.f, 0, 1, 100000, ROUTE_SHORTEST, 16384, 32768, on_deliver, &r);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	static const uint64_t want[] = { 16384, 49152, 81920, 100000 };
+
+	g_assert_cmpuint(r.at->len, ==, G_N_ELEMENTS(want));
+	for (guint i = 0; i < r.at->len; i++)
+		g_assert_cmpuint(g_array_index(r.at, uint64_t, i), ==, want[i]);
+	g_assert_cmpuint(r.done_ps, >, 0);
+	g_array_unref(r.at);
+	g_dataset_destroy(&r);
+	net_free(&x);
+}
+
+/* Many flows over many hops, twice: the same delivery times. */
+static void test_deterministic(void)
+{
+	sim_time_t first[16];
+
+	for (int run = 0; run < 2; run++) {
+		struct net x = net_new(TOPO_TORUS, 16, LINK_FIDELITY_FLOW);
+		struct rx r[16] = { { 0 } };
+
+		for (int i = 0; i < 16; i++) {
+			g_dataset_set_data(&r[i], "sim", x.s);
+			fabric_send(x.f, i, (i * 7 + 3) % 16 == i ? (i + 1) % 16 : (i * 7 + 3) % 16,
+				    (uint64_t)(i + 1) << 18, ROUTE_SHORTEST, on_deliver, &r[i]);
+		}
+		sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+		for (int i = 0; i < 16; i++) {
+			g_assert_cmpuint(r[i].done_ps, >, 0);
+			if (run)
+				g_assert_cmpuint(r[i].done_ps, ==, first[i]);
+			first[i] = r[i].done_ps;
+			g_dataset_destroy(&r[i]);
+		}
+		net_free(&x);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/flow/alone-matches-packets", test_alone_matches_packets);
+	g_test_add_func("/flow/fair-share", test_fair_share);
+	g_test_add_func("/flow/memory-fifo", test_memory_fifo);
+	g_test_add_func("/flow/in-order-per-pair", test_in_order_per_pair);
+	g_test_add_func("/flow/pieces", test_pieces);
+	g_test_add_func("/flow/deterministic", test_deterministic);
+	return g_test_run();
+}
