@@ -10,6 +10,7 @@
 static const struct bench benches[] = {
 	{ "engine", "event engine, hold model (--pending N, --events N, --json)", bench_engine },
 	{ "fabric", "8-node ring, 512 MiB per node to its neighbour (--mib N, --json)", bench_fabric },
+	{ "scale", "large runs: events, wall, peak RSS (--full, --repeat N, --json)", bench_scale },
 };
 
 double bench_now_s(void)
@@ -30,7 +31,7 @@ static void usage(FILE *f)
 		   "Examples:\n"
 		   "  g5 bench all\n"
 		   "  g5 bench engine --pending 1000000 --json\n"
-		   "  g5 bench fabric --mib 64\n");
+		   "  g5 bench scale --full\n");
 }
 
 int cmd_bench(int argc, char **argv)

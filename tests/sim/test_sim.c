@@ -522,6 +522,7 @@ static void test_cli_verbose_order(void)
 static void test_cli_help_examples(void)
 {
 	static const char *const cmds[] = { "sim", "run", "plot", "bench", "bench engine", "bench fabric",
+					    "bench scale",
 					    "schedule", "verify", "algos", "compare", "calibrate" };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
@@ -634,7 +635,7 @@ static void test_cli_errors(void)
 		{ "sim --collective allredcue", "; did you mean 'allreduce'?" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sime", "unknown command 'sime' (known: sim, run, plot, bench, schedule, verify, algos, compare, calibrate); did you mean 'sim'?" },
-		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, all); did you mean 'engine'?" },
+		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, scale, all); did you mean 'engine'?" },
 		{ "sim -b 4K -e 1K", "-e 1K is below -b 4K" },
 		{ "sim -b 4Q", "-b must be a size such as 64MiB, got '4Q'" },
 		{ "sim -b 4K -e 1X", "-e must be a size such as 64MiB, got '1X'" },
@@ -653,6 +654,8 @@ static void test_cli_errors(void)
 		{ "sim --slots 0", "--slots must be between 1 and 1000000, got '0'" },
 		{ "bench engine --events 0", "--events must be in 1..100000000000, got 0" },
 		{ "bench engine --events -1", "--events must be in 1..100000000000, got -1" },
+		{ "bench scale --repeat 0", "--repeat must be in 1..99, got 0" },
+		{ "bench scale --repeat 100", "--repeat must be in 1..99, got 100" },
 		{ "schedule -n 0 --collective allreduce --algo ring", "'ranks' must be in 2..1024, got 0" },
 		{ "schedule --collective allreduce --algo ring", "--collective, --algo and --ranks are required" },
 		{ "sim --collective allgatherv --counts 1000000000000,1,1,1,1,1,1,1",
