@@ -10,7 +10,7 @@
 static const struct bench benches[] = {
 	{ "engine", "event engine, hold model (--pending N, --events N, --json)", bench_engine },
 	{ "fabric", "8-node ring, 512 MiB per node to its neighbour (--mib N, --json)", bench_fabric },
-	{ "scale", "large runs: events, wall, peak RSS (--full, --repeat N, --json)", bench_scale },
+	{ "scale", "large runs: events, wall, cpu, peak RSS (--full, --repeat N, --row N)", bench_scale },
 };
 
 double bench_now_s(void)

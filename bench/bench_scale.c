@@ -1,8 +1,9 @@
 /* `g5 bench scale`: how far one machine goes. A fixed table of large runs
  * (collective, algorithm, size, ranks and fidelity, on the default platform
  * with topology.ranks changed), each run `--repeat` times; a row prints the
- * run's events, the median wall time of the repeats, the peak resident memory
- * of the largest repeat and the simulated latency (which must not move when
+ * run's events, the median wall time of the repeats and the median CPU time
+ * (user and system: what a machine shared with other work inflates least),
+ * the peak resident memory of the largest repeat and the simulated latency (which must not move when
  * the simulator gets faster). Each repeat runs in a child process of its own,
  * so that its peak RSS is its own and not the largest run's so far. The
  * engine's hold model runs first (bench_engine.c), so a slower machine shows
@@ -41,7 +42,7 @@ static const struct scale_row rows[] = {
 struct scale_res {
 	bool ok;
 	uint64_t events;
-	double wall_s, latency_us;
+	double wall_s, cpu_s, latency_us;
 	long rss_kb;          /* the child's peak resident set */
 	char msg[512];        /* the error, when !ok */
 };
@@ -78,8 +79,11 @@ static void scale_child(const struct scale_row *row, struct scale_res *res)
 
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_SELF, &ru) == 0)
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		res->rss_kb = ru.ru_maxrss;
+		res->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+			     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	}
 }
 
 /* Runs the row once in a child process; false with res->msg on a failure
@@ -147,6 +151,13 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The median of n values (sorts them). */
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void size_label(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB" };
@@ -161,17 +172,19 @@ static void size_label(uint64_t bytes, char *buf, size_t len)
 
 int bench_scale(int argc, char **argv)
 {
-	gint repeat = 3;
+	gint repeat = 3, only = G_MININT; /* only: G_MININT every row, else that row from 1 */
 	gboolean full = FALSE, json = FALSE;
 	GOptionEntry entries[] = {
 		{ "full", 0, 0, G_OPTION_ARG_NONE, &full, "add the rows that take minutes (ring 1 GiB, N = 1024)",
 		  NULL },
-		{ "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "runs per row; the wall time is their median (default 3)",
+		{ "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "runs per row; wall and cpu are their medians (default 3)",
+		  "N" },
+		{ "row", 0, 0, G_OPTION_ARG_INT, &only, "run only that row of the table, from 1 (--full's too)",
 		  "N" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object per row", NULL },
 		{ NULL }
 	};
-	int rc = cli_parse_entries("- large runs: events, wall time, peak memory",
+	int rc = cli_parse_entries("- large runs: events, wall and cpu time, peak memory",
 				   "Examples:\n"
 				   "  g5 bench scale\n"
 				   "  g5 bench scale --full --json",
@@ -181,22 +194,25 @@ int bench_scale(int argc, char **argv)
 		return rc;
 	if (repeat < 1 || repeat > 99)
 		return cli_usage_error(argv[0], "--repeat must be in 1..99, got %d", repeat);
+	if (only != G_MININT && (only < 1 || only > (gint)G_N_ELEMENTS(rows)))
+		return cli_usage_error(argv[0], "--row must be in 1..%d, got %d", (int)G_N_ELEMENTS(rows),
+				       only);
 
 	struct bench_hold hold;
 
 	bench_engine_hold(1024, 20000000, 1, &hold);
 	if (!json) {
-		printf("# g5 bench scale: median wall of %d run%s per row, one process each; engine hold "
+		printf("# g5 bench scale: median wall and cpu of %d run%s per row, one process each; engine hold "
 		       "model %.2f M events/s\n", repeat, repeat > 1 ? "s" : "", hold.events_per_s / 1e6);
-		printf("| fidelity | run | ranks | events | wall s | peak RSS MB | latency us |\n"
-		       "|---|---|---|---|---|---|---|\n");
+		printf("| fidelity | run | ranks | events | wall s | cpu s | peak RSS MB | latency us |\n"
+		       "|---|---|---|---|---|---|---|---|\n");
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
 		const struct scale_row *row = &rows[i];
 
-		if (row->full && !full)
+		if (only != G_MININT ? (size_t)only != i + 1 : row->full && !full)
 			continue;
-		double walls[99];
+		double walls[99], cpus[99];
 		struct scale_res first = { 0 }, res;
 		long rss_kb = 0;
 		char size[32];
@@ -220,24 +236,23 @@ int bench_scale(int argc, char **argv)
 			if (!k)
 				first = res;
 			walls[k] = res.wall_s;
+			cpus[k] = res.cpu_s;
 			rss_kb = MAX(rss_kb, res.rss_kb);
 		}
-		qsort(walls, (size_t)repeat, sizeof(walls[0]), cmp_double);
-		double wall = repeat % 2 ? walls[repeat / 2]
-					 : (walls[repeat / 2 - 1] + walls[repeat / 2]) / 2;
+		double wall = median(walls, repeat), cpu = median(cpus, repeat);
 
 		if (json)
 			printf("{\"bench\": \"scale\", \"fidelity\": \"%s\", \"collective\": \"%s\", "
 			       "\"algo\": \"%s\", \"bytes\": %" G_GUINT64_FORMAT ", \"ranks\": %d, "
-			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.3f, \"repeat\": %d, "
+			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.3f, \"cpu_s\": %.3f, \"repeat\": %d, "
 			       "\"peak_rss_mb\": %.1f, \"latency_us\": %.6f, \"engine_events_per_s\": %.0f}\n",
 			       row->fidelity, coll_name(row->coll), row->algo, row->bytes, row->ranks,
-			       first.events, wall, repeat, (double)rss_kb / 1024, first.latency_us,
+			       first.events, wall, cpu, repeat, (double)rss_kb / 1024, first.latency_us,
 			       hold.events_per_s);
 		else
-			printf("| %s | %s %s %s | %d | %" G_GUINT64_FORMAT " | %.2f | %.0f | %.6f |\n",
+			printf("| %s | %s %s %s | %d | %" G_GUINT64_FORMAT " | %.2f | %.2f | %.0f | %.6f |\n",
 			       row->fidelity, row->algo, coll_name(row->coll), size, row->ranks,
-			       first.events, wall, (double)rss_kb / 1024, first.latency_us);
+			       first.events, wall, cpu, (double)rss_kb / 1024, first.latency_us);
 		fflush(stdout);
 	}
 	return 0;
