@@ -858,6 +858,17 @@ out:
 	return ok;
 }
 
+uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls)
+{
+	uint64_t ops = 0;
+
+	for (int r = 0; r < s->nranks; r++)
+		ops += s->ranks[r].ops->len;
+	calls = MIN(MAX(calls, 1), RUNNER_CALLS_SIMULATED);
+	return ops * calls * RUNNER_BYTES_PER_OP +
+	       (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step);
+}
+
 bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
 		sim_time_t overhead_ps, uint64_t max_events, struct runner_result *res,
 		GError **error)
