@@ -11,6 +11,7 @@ static const struct bench benches[] = {
 	{ "engine", "event engine, hold model (--pending N, --events N, --json)", bench_engine },
 	{ "fabric", "8-node ring, 512 MiB per node to its neighbour (--mib N, --json)", bench_fabric },
 	{ "fidelity", "flow fidelity's error against packet fidelity over every collective x algorithm x topology (long)", bench_fidelity },
+	{ "scale", "large runs: events, wall, cpu, peak RSS (--full, --repeat N, --row N)", bench_scale },
 };
 
 double bench_now_s(void)
@@ -31,7 +32,7 @@ static void usage(FILE *f)
 		   "Examples:\n"
 		   "  g5 bench all\n"
 		   "  g5 bench engine --pending 1000000 --json\n"
-		   "  g5 bench fabric --mib 64\n");
+		   "  g5 bench scale --full\n");
 }
 
 int cmd_bench(int argc, char **argv)

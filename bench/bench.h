@@ -9,9 +9,20 @@ struct bench {
 	int (*run)(int argc, char **argv); /* argv[0] is "g5 bench NAME" */
 };
 
+#include <stdint.h>
+
 int bench_engine(int argc, char **argv);
 int bench_fabric(int argc, char **argv);
 int bench_fidelity(int argc, char **argv);
+int bench_scale(int argc, char **argv);
+
+/* The engine's hold model (bench_engine.c): `pending` events held, `events`
+ * run; how fast the engine ran them on this machine. */
+struct bench_hold {
+	uint64_t events;
+	double wall_s, events_per_s, sim_us;
+};
+void bench_engine_hold(uint64_t pending, uint64_t events, uint64_t seed, struct bench_hold *out);
 
 /* Wall-clock seconds from a monotonic clock. */
 double bench_now_s(void);

@@ -28,6 +28,25 @@ static void hold_handler(struct sim *s, struct sim_component *self, struct sim_e
 	}
 }
 
+void bench_engine_hold(uint64_t pending, uint64_t events, uint64_t seed, struct bench_hold *out)
+{
+	struct sim *s = sim_new(seed);
+	struct hold h = { .mean_ps = 1e6 };
+
+	sim_component_init(s, &h.c, "hold", hold_handler);
+	for (uint64_t i = 0; i < pending; i++)
+		sim_schedule(s, sim_rng_exp(&h.c.rng, h.mean_ps), &h.c, HOLD_EV);
+
+	double t0 = bench_now_s();
+
+	sim_run(s, SIM_TIME_MAX, events);
+	out->wall_s = bench_now_s() - t0;
+	out->events = sim_counters(s)->executed;
+	out->events_per_s = out->wall_s > 0 ? (double)out->events / out->wall_s : 0;
+	out->sim_us = (double)sim_now(s) / 1e6;
+	sim_free(s);
+}
+
 int bench_engine(int argc, char **argv)
 {
 	gint64 pending = 1024, events = G_MININT64, seed = 1; /* events: G_MININT64 when not given */
@@ -56,28 +75,16 @@ int bench_engine(int argc, char **argv)
 		return cli_usage_error(argv[0], "--events must be in 1..100000000000, got %" G_GINT64_FORMAT,
 				       events);
 
-	struct sim *s = sim_new((uint64_t)seed);
-	struct hold h = { .mean_ps = 1e6 };
+	struct bench_hold hold;
 
-	sim_component_init(s, &h.c, "hold", hold_handler);
-	for (gint64 i = 0; i < pending; i++)
-		sim_schedule(s, sim_rng_exp(&h.c.rng, h.mean_ps), &h.c, HOLD_EV);
-
-	double t0 = bench_now_s();
-	sim_run(s, SIM_TIME_MAX, (uint64_t)events);
-	double wall = bench_now_s() - t0;
-	uint64_t done = sim_counters(s)->executed;
-	double rate = wall > 0 ? (double)done / wall : 0;
-	double sim_us = (double)sim_now(s) / 1e6;
-
+	bench_engine_hold((uint64_t)pending, (uint64_t)events, (uint64_t)seed, &hold);
 	if (json)
 		printf("{\"bench\": \"engine\", \"pending\": %" G_GINT64_FORMAT ", \"events\": %" G_GUINT64_FORMAT
 		       ", \"wall_s\": %.6f, \"events_per_s\": %.0f, \"sim_time_us\": %.3f}\n",
-		       pending, done, wall, rate, sim_us);
+		       pending, hold.events, hold.wall_s, hold.events_per_s, hold.sim_us);
 	else
 		printf("engine: hold model, %" G_GINT64_FORMAT " pending, %" G_GUINT64_FORMAT
 		       " events in %.3f s wall: %.2f M events/s\n",
-		       pending, done, wall, rate / 1e6);
-	sim_free(s);
+		       pending, hold.events, hold.wall_s, hold.events_per_s / 1e6);
 	return 0;
 }

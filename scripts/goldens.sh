@@ -4,6 +4,8 @@
 #   sim/TOPO-nN.jsonl   `g5 sim --json` of every algorithm registered for every
 #                       collective on TOPO of N ranks, at 4KiB, 1MiB and 64MiB
 #   sim/breakdown.jsonl `g5 sim --breakdown --json` of a few, default platform
+#   sim/large.jsonl     `g5 sim --json` of a few algorithms on the default ring
+#                       of 256 ranks at 4KiB: matching and memory at scale
 #   sim/refused.txt     the shapes and combinations g5 does not admit, with
 #                       its message (a refused shape has no TOPO-nN.jsonl)
 #   experiments/NAME.csv  `g5 run` of experiments/01..09, without `events`
@@ -100,6 +102,11 @@ for ca in allreduce:ring allreduce:hd allreduce:dbtree alltoall:pairwise; do
 	c=${ca%:*} a=${ca#*:}
 	sim "$out/sim/breakdown.jsonl" "breakdown $c $a" --breakdown --collective "$c" --algo "$a" \
 		--size 1MiB,64MiB
+done
+
+for ca in allreduce:ring allreduce:hd allgather:ring2p reducescatter:rh alltoall:pairwise; do
+	c=${ca%:*} a=${ca#*:}
+	sim "$out/sim/large.jsonl" "large $c $a" --ranks 256 --collective "$c" --algo "$a" --size 4KiB
 done
 
 for y in experiments/0[1-9]-*.yaml; do

@@ -3,6 +3,8 @@
 #include "sim/simulate.h"
 
 #include <math.h>
+#include <unistd.h>
+
 #include "sim/util/files.h"
 #include "sim/util/units.h"
 
@@ -89,6 +91,14 @@ static const struct algo_ops *theory_of(const struct sched *s)
 	return same ? a : NULL;
 }
 
+/* The machine's physical memory in bytes, 0 when unknown. */
+static uint64_t physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
 static uint64_t max_events(const struct simulate_job *job)
 {
 	return job->max_events ? job->max_events : SIMULATE_MAX_EVENTS;
@@ -132,6 +142,17 @@ static bool bound_check(const struct sched *s, const struct simulate_job *job,
 			    " (--max-events; 0 lifts it): a smaller size%s", units_format_size(job->bytes, size, sizeof(size)),
 			    coll_name(s->coll), events, max_events(job),
 			    loss > 1 ? " or a lower 'link.error_rate'" : "");
+		return false;
+	}
+	uint64_t need = runner_memory_bytes(s, job->launches);
+	uint64_t have = job->max_memory_bytes ? job->max_memory_bytes : physical_memory();
+
+	if (have && need > have) {
+		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_MEMORY,
+			    "%s on %d ranks needs about %.3g GB of memory to simulate, more than the "
+			    "%.3g GB %s: fewer ranks, or an algorithm with fewer ops",
+			    coll_name(s->coll), s->nranks, (double)need / 1e9, (double)have / 1e9,
+			    job->max_memory_bytes ? "allowed" : "this machine has");
 		return false;
 	}
 	unsigned __int128 rate = chans;

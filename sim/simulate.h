@@ -28,6 +28,8 @@ struct simulate_job {
 				      * (a timer's iterations); <= 1: one call alone */
 	int proto;                   /* enum paxi_proto of the Transfers, or SIMULATE_PROTO_AUTO */
 	uint64_t max_events;         /* 0: SIMULATE_MAX_EVENTS; UINT64_MAX: no limit */
+	uint64_t max_memory_bytes;   /* the run's memory beyond its schedule, about
+				      * (runner_memory_bytes); 0: the machine's */
 	bool inplace;                /* run in place: a schedule that is out-of-place only
 				      * first copies each rank's input window aside (one
 				      * more launch, then the copy at the reduce rate),
@@ -53,6 +55,7 @@ enum simulate_error_code {
 	SIMULATE_ERROR_RANKS, /* schedule and platform disagree on the rank count */
 	SIMULATE_ERROR_CLOCK, /* a lower bound of the run's time is past the clock's end */
 	SIMULATE_ERROR_EVENTS, /* the run's estimated events are above the limit */
+	SIMULATE_ERROR_MEMORY, /* the run's estimated memory is above the machine's */
 };
 
 /* A busy interval of a channel (transmissions closer than 1 ns merged). */
@@ -95,7 +98,9 @@ bool simulate_trace_write(const struct simulate_outcome *out, const char *collec
  * job's limit: 2 per packet of every byte sent (the smallest packet
  * payload), times 1 + p W / (1 - p) under a packet error rate p with a
  * Go-Back-N window W (a loss replays up to a window); stopped with
- * RUNNER_ERROR_EVENTS if it reaches the limit all the same. */
+ * RUNNER_ERROR_EVENTS if it reaches the limit all the same. Refused,
+ * SIMULATE_ERROR_MEMORY, when the runner's memory (runner_memory_bytes) is
+ * above job->max_memory_bytes, by default the machine's physical memory. */
 bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GError **error);
 void simulate_outcome_clear(struct simulate_outcome *out);
 

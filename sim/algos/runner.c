@@ -1,9 +1,12 @@
 /* The schedule runner: turns each op of a schedule into PAXI transactions and
  * reductions, and follows their completions until every op is done.
  *
- * Matching is done up front: walking each rank's ops in list order numbers its
- * sends per (receiver, lane) and its receives per (sender, lane); the k-th of
- * each pair becomes one transaction, created before the run. Per op the runner
+ * Matching is done up front and is an index, not a search: each rank's sends
+ * are grouped by (receiver, lane) and its receives by (sender, lane), each
+ * group in list order (the schedule's FIFO order), and the k-th receive of a
+ * group meets the k-th send of its partner's group; the pair is one
+ * transaction, created before the run. Memory is linear in the schedule's
+ * ops: a rank has a group only per peer it talks to. Per op the runner
  * keeps how much of its incoming data is usable and how much has been
  * processed (reduced); one reduction per op is in flight at a time, and it
  * takes everything usable when it starts, so slices that arrive while the
@@ -21,7 +24,6 @@ struct run_op {
 	uint32_t idx;
 	uint32_t call;            /* which of the back-to-back calls, from 0 */
 	uint32_t deps_left;
-	GArray *dependents;   /* of uint32_t (op index in this rank), or NULL */
 	struct paxi_txn *in, *out;
 	uint64_t in_bytes;    /* of the incoming transaction */
 	uint64_t usable;      /* incoming bytes usable */
@@ -43,6 +45,8 @@ struct run_rank {
 	GArray **lane_ops;    /* per lane: op indices in list order */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
 	uint32_t *call_left;  /* per call: its ops on this rank not done */
+	uint32_t *dep_first;  /* per op: its first dependent in dep_ops; [nops] = their count */
+	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
 };
 
 struct runner {
@@ -259,16 +263,14 @@ static void op_try_finish(struct run_op *o)
 	r->left--;
 	if (--r->ranks[o->rank].call_left[o->call] == 0)
 		launch_next(r, o->rank, o->call);
-	if (o->dependents) {
-		struct run_rank *rr = &r->ranks[o->rank];
+	struct run_rank *rr = &r->ranks[o->rank];
 
-		for (guint i = 0; i < o->dependents->len; i++) {
-			struct run_op *d = &rr->ops[g_array_index(o->dependents, uint32_t, i)];
+	for (uint32_t i = rr->dep_first[o->idx]; i < rr->dep_first[o->idx + 1]; i++) {
+		struct run_op *d = &rr->ops[rr->dep_ops[i]];
 
-			g_assert(d->deps_left > 0);
-			if (--d->deps_left == 0)
-				lane_advance(r, o->rank, d->op->lane);
-		}
+		g_assert(d->deps_left > 0);
+		if (--d->deps_left == 0)
+			lane_advance(r, o->rank, d->op->lane);
 	}
 }
 
@@ -524,10 +526,150 @@ static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem
 	return total * elem_bytes;
 }
 
-/* Key of the k-th transfer from a to b on lane l. */
-static inline uint64_t match_key(int a, int b, uint32_t lane, uint32_t k)
+/* One side of a rank's matching: its sends (or receives) grouped by the
+ * (peer, lane) they go to (come from), each group in list order, so that the
+ * k-th send of a to (b, lane) meets the k-th receive of b from (a, lane).
+ * Linear in the rank's ops: only the peers a rank talks to have a group. */
+struct match_side {
+	uint32_t *keys;  /* per group: peer x nlanes + lane, ascending */
+	uint32_t *first; /* per group: its first index in ops; first[ngroups] = nops */
+	uint32_t *ops;   /* op indices in this rank, by group, list order in one */
+	uint32_t ngroups;
+};
+
+struct match_entry {
+	uint32_t key, op;
+};
+
+static int match_entry_cmp(const void *a, const void *b)
 {
-	return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)lane << 24) | k;
+	const struct match_entry *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->op > y->op) - (x->op < y->op);
+}
+
+/* Fills *m with the rank's sends (send true) or receives, from its ops. */
+static void match_side_init(struct match_side *m, const struct run_rank *rr, uint32_t nlanes,
+			    bool send)
+{
+	uint32_t n = 0, g = 0;
+
+	for (uint32_t i = 0; i < rr->nops; i++)
+		n += send ? is_send(rr->ops[i].op->kind) : is_recv(rr->ops[i].op->kind);
+	struct match_entry *e = g_new(struct match_entry, n ? n : 1);
+
+	n = 0;
+	for (uint32_t i = 0; i < rr->nops; i++) {
+		const struct sched_op *op = rr->ops[i].op;
+
+		if (send ? is_send(op->kind) : is_recv(op->kind))
+			e[n++] = (struct match_entry){
+				.key = (uint32_t)(send ? op->send_peer : op->recv_peer) * nlanes + op->lane,
+				.op = i,
+			};
+	}
+	qsort(e, n, sizeof(*e), match_entry_cmp);
+	for (uint32_t i = 0; i < n; i++)
+		g += !i || e[i].key != e[i - 1].key;
+	m->ngroups = g;
+	m->keys = g_new(uint32_t, g ? g : 1);
+	m->first = g_new(uint32_t, g + 1);
+	m->ops = g_new(uint32_t, n ? n : 1);
+	g = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!i || e[i].key != e[i - 1].key) {
+			m->keys[g] = e[i].key;
+			m->first[g++] = i;
+		}
+		m->ops[i] = e[i].op;
+	}
+	m->first[g] = n;
+	g_free(e);
+}
+
+static void match_side_release(struct match_side *m)
+{
+	g_free(m->keys);
+	g_free(m->first);
+	g_free(m->ops);
+}
+
+/* The group of `key` in m, or -1. */
+static int64_t match_side_find(const struct match_side *m, uint32_t key)
+{
+	uint32_t lo = 0, hi = m->ngroups;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->ngroups && m->keys[lo] == key ? (int64_t)lo : -1;
+}
+
+/* Pairs every receive with its send (o->in is the sender's transaction);
+ * false with the first receive (by rank, then op) that no send matches, or
+ * else the first such send. */
+static bool match(struct runner *r, GError **error)
+{
+	const struct sched *s = r->s;
+	struct match_side *sends = g_new(struct match_side, s->nranks);
+	bool ok = true;
+
+	for (int rank = 0; rank < s->nranks; rank++)
+		match_side_init(&sends[rank], &r->ranks[rank], r->nlanes, true);
+	for (int b = 0; b < s->nranks; b++) {
+		struct run_rank *rb = &r->ranks[b];
+		struct match_side recvs;
+
+		match_side_init(&recvs, rb, r->nlanes, false);
+		for (uint32_t g = 0; g < recvs.ngroups; g++) {
+			uint32_t a = recvs.keys[g] / r->nlanes, lane = recvs.keys[g] % r->nlanes;
+			const struct match_side *sa = &sends[a];
+			int64_t sg = match_side_find(sa, (uint32_t)b * r->nlanes + lane);
+			uint32_t nsend = sg < 0 ? 0 : sa->first[sg + 1] - sa->first[sg];
+
+			for (uint32_t k = 0; k < recvs.first[g + 1] - recvs.first[g] && k < nsend; k++) {
+				struct run_op *o = &rb->ops[recvs.ops[recvs.first[g] + k]];
+
+				o->in = r->ranks[a].ops[sa->ops[sa->first[sg] + k]].out;
+				o->in_bytes = paxi_txn_bytes(o->in);
+				paxi_txn_set_dst_user(o->in, o);
+			}
+		}
+		match_side_release(&recvs);
+	}
+	for (int rank = 0; rank < s->nranks && ok; rank++)
+		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
+			struct run_op *o = &r->ranks[rank].ops[i];
+
+			if (is_recv(o->op->kind) && !o->in) {
+				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
+					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
+					    rank, i, o->op->recv_peer, o->op->lane);
+				ok = false;
+			}
+		}
+	for (int rank = 0; rank < s->nranks && ok; rank++)
+		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
+			struct run_op *o = &r->ranks[rank].ops[i];
+
+			if (o->out && !paxi_txn_user(o->out, true)) {
+				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
+					    "rank %d op %u sends to rank %d on lane %u, which never receives it",
+					    rank, i, o->op->send_peer, o->op->lane);
+				ok = false;
+			}
+		}
+	for (int rank = 0; rank < s->nranks; rank++)
+		match_side_release(&sends[rank]);
+	g_free(sends);
+	return ok;
 }
 
 static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
@@ -544,8 +686,8 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 
 	memset(res, 0, sizeof(*res));
 	res->steps = g_array_new(FALSE, TRUE, sizeof(struct runner_step));
-	/* match_key's fields hold every rank and lane a schedule may have */
-	G_STATIC_ASSERT(SCHED_MAX_RANKS <= 1 << 16 && SCHED_MAX_LANES <= 1 << 8);
+	/* a match key, peer x nlanes + lane, holds every rank and lane */
+	G_STATIC_ASSERT((uint64_t)SCHED_MAX_RANKS * SCHED_MAX_LANES <= UINT32_MAX);
 	g_assert(s->nranks <= SCHED_MAX_RANKS && r.nlanes <= SCHED_MAX_LANES);
 	if (s->nunits == 0) {
 		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
@@ -554,11 +696,6 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	}
 	r.ranks = g_new0(struct run_rank, s->nranks);
 	r.call_end = g_new0(sim_time_t, r.calls);
-	/* sender side: key -> run_op; receiver side matched against it */
-	GHashTable *sends = g_hash_table_new(g_int64_hash, g_int64_equal);
-	GArray *keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	uint32_t *cnt_s = g_new0(uint32_t, (gsize)s->nranks * s->nranks * r.nlanes);
-	uint32_t *cnt_r = g_new0(uint32_t, (gsize)s->nranks * s->nranks * r.nlanes);
 
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r.ranks[rank];
@@ -571,6 +708,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 		rr->lane_next = g_new0(uint32_t, r.nlanes);
 		rr->lane_ops = g_new0(GArray *, r.nlanes);
 		rr->call_left = g_new0(uint32_t, r.calls);
+		rr->dep_first = g_new0(uint32_t, (gsize)rr->nops + 1);
 		for (uint32_t l = 0; l < r.nlanes; l++)
 			rr->lane_ops[l] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 		for (uint32_t i = 0; i < rr->nops; i++) {
@@ -592,76 +730,38 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			for (uint32_t d = 0; d < op->ndeps; d++) {
 				uint32_t dep = g_array_index(sr->deps, uint32_t, op->dep_first + d) +
 					       o->call * per;
-				struct run_op *p = &rr->ops[dep];
 
 				g_assert(dep < i);
-				if (!p->dependents)
-					p->dependents = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-				g_array_append_val(p->dependents, i);
+				rr->dep_first[dep + 1]++;
 			}
 			if (op->kind == SOP_COPY || op->kind == SOP_REDUCE)
 				o->local_bytes = units_bytes(s, elems, elem_bytes, op->src_off, op->count);
 			if (is_send(op->kind)) {
-				size_t ci = ((size_t)rank * s->nranks + op->send_peer) * r.nlanes + op->lane;
-				uint64_t key = match_key(rank, op->send_peer, op->lane, cnt_s[ci]++);
 				uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
 
 				o->out = paxi_txn_new(px, op->paxi, rank, op->send_peer, op->lane,
 						      units_bytes(s, elems, elem_bytes, sb, op->count),
 						      &txn_ops, o, NULL);
-				g_array_append_val(keys, key);
 			}
 			r.left++;
 		}
-	}
-	/* keys is complete now, so pointers into it are stable */
-	{
-		guint ki = 0;
-
-		for (int rank = 0; rank < s->nranks; rank++)
-			for (uint32_t i = 0; i < r.ranks[rank].nops; i++)
-				if (r.ranks[rank].ops[i].out)
-					g_hash_table_insert(sends, &g_array_index(keys, uint64_t, ki++),
-							    &r.ranks[rank].ops[i]);
-	}
-	for (int rank = 0; rank < s->nranks; rank++) {
-		struct run_rank *rr = &r.ranks[rank];
+		/* dep_first holds each op's count of dependents at [op + 1]: made
+		 * offsets, then filled in list order */
+		for (uint32_t i = 0; i < rr->nops; i++)
+			rr->dep_first[i + 1] += rr->dep_first[i];
+		rr->dep_ops = g_new(uint32_t, rr->dep_first[rr->nops] ? rr->dep_first[rr->nops] : 1);
+		g_autofree uint32_t *fill = g_memdup2(rr->dep_first, sizeof(uint32_t) * rr->nops);
 
 		for (uint32_t i = 0; i < rr->nops; i++) {
-			struct run_op *o = &rr->ops[i];
-			const struct sched_op *op = o->op;
+			const struct sched_op *op = rr->ops[i].op;
 
-			if (!is_recv(op->kind))
-				continue;
-			size_t ci = ((size_t)op->recv_peer * s->nranks + rank) * r.nlanes + op->lane;
-			uint64_t key = match_key(op->recv_peer, rank, op->lane, cnt_r[ci]++);
-			struct run_op *snd = g_hash_table_lookup(sends, &key);
-
-			if (!snd || !snd->out) {
-				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
-					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
-					    rank, i, op->recv_peer, op->lane);
-				goto out;
-			}
-			o->in = snd->out;
-			o->in_bytes = paxi_txn_bytes(o->in);
-			paxi_txn_set_dst_user(o->in, o);
-			g_hash_table_remove(sends, &key);
+			for (uint32_t d = 0; d < op->ndeps; d++)
+				rr->dep_ops[fill[g_array_index(sr->deps, uint32_t, op->dep_first + d) +
+						 rr->ops[i].call * per]++] = i;
 		}
 	}
-	if (g_hash_table_size(sends)) {
-		GHashTableIter it;
-		gpointer k, v;
-
-		g_hash_table_iter_init(&it, sends);
-		g_hash_table_iter_next(&it, &k, &v);
-		struct run_op *o = v;
-
-		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
-			    "rank %d op %u sends to rank %d on lane %u, which never receives it",
-			    o->rank, o->idx, o->op->send_peer, o->op->lane);
+	if (!match(&r, error))
 		goto out;
-	}
 	sim_component_init(sim, &r.c, "runner", runner_handler);
 	r.t0 = sim_now(sim);
 	r.t_end = r.t0 + overhead_ps;
@@ -744,9 +844,8 @@ out:
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r.ranks[rank];
 
-		for (uint32_t i = 0; i < rr->nops; i++)
-			if (rr->ops[i].dependents)
-				g_array_unref(rr->ops[i].dependents);
+		g_free(rr->dep_first);
+		g_free(rr->dep_ops);
 		for (uint32_t l = 0; l < r.nlanes; l++)
 			g_array_unref(rr->lane_ops[l]);
 		g_free(rr->lane_ops);
@@ -756,11 +855,18 @@ out:
 	}
 	g_free(r.ranks);
 	g_free(r.call_end);
-	g_hash_table_unref(sends);
-	g_array_unref(keys);
-	g_free(cnt_s);
-	g_free(cnt_r);
 	return ok;
+}
+
+uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls)
+{
+	uint64_t ops = 0;
+
+	for (int r = 0; r < s->nranks; r++)
+		ops += s->ranks[r].ops->len;
+	calls = MIN(MAX(calls, 1), RUNNER_CALLS_SIMULATED);
+	return ops * calls * RUNNER_BYTES_PER_OP +
+	       (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step);
 }
 
 bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,

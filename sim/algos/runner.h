@@ -98,6 +98,14 @@ struct runner_launches {
 
 #define RUNNER_CALLS_SIMULATED 3
 
+/* What a run of s takes of memory, about, beyond the schedule: per op of
+ * each simulated call (`calls` as struct runner_launches counts them) its
+ * state, its PAXI transaction and route, and its matching, measured at
+ * about 480 bytes and counted as RUNNER_BYTES_PER_OP; plus the step table
+ * (a row per rank and step). */
+#define RUNNER_BYTES_PER_OP 512
+uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls);
+
 /* As runner_run, for calls back to back: latency_ps is the mean time of a
  * call; steps are those of the first call (bb->calls <= 1: runner_run). */
 bool runner_run_launches(struct paxi *px, const struct sched *s, uint64_t bytes,

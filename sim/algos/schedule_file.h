@@ -32,8 +32,9 @@
  * buffers for the verifier), `steps` (a row per rank and step in a run's
  * table), and, over all ranks, the verifier's cells (windows and scratch,
  * each 8 bytes per 64 ranks plus 8) and the run's step rows (32 bytes). The
- * largest schedules g5 writes (1024 ranks, ring, nchunks 8: 1 GB of text)
- * are below every one. */
+ * schedules g5 writes for up to 1024 ranks (ring, nchunks 8: 1 GB of text)
+ * are below every one; a ring of 4096 ranks and nchunks 1 is close to the
+ * text's cap. */
 #define SCHED_FILE_MAX_BYTES ((gsize)2 << 30)
 #define SCHED_MAX_UNITS (1u << 24)
 #define SCHED_MAX_STEPS (1u << 24)

@@ -80,7 +80,7 @@
 
 /* Limits of the fabric's parameters, one per key: the platform key table
  * (sim/config.c) and every flag use these, and fabric_new refuses beyond them. */
-#define LINK_MAX_RANKS 1024                 /* topology.ranks: 2..; as a schedule's */
+#define LINK_MAX_RANKS 4096                 /* topology.ranks: 2..; as a schedule's */
 #define LINK_MAX_HEADER_BYTES (1u << 20)    /* link.header */
 #define LINK_MAX_PAYLOAD_BYTES (1u << 30)   /* link.packet: 1.. */
 #define LINK_MAX_ERROR_RATE 0.5             /* link.error_rate: 0.. */

@@ -53,6 +53,7 @@ struct paxi_txn {
 	uint64_t wire_arrived; /* Transfer: wire bytes delivered (protocol lines) */
 	struct paxi_txn_times tm;
 	int *chans;            /* owned: channel of each hop */
+	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
 	struct paxi_txn *next_wait; /* slot queue link */
 	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
 };
@@ -103,8 +104,11 @@ struct paxi {
 	struct cdma *units;           /* nodes x cdma_units */
 	sim_time_t *reduce_free_at;   /* per reducer: node, or node x unit */
 	struct engine *engines;       /* paxi.engine: per node */
-	uint64_t *inflight;           /* nodes x nodes: data bytes sent, not delivered */
+	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
+				       * transaction: data bytes sent, not delivered */
+	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
 	GPtrArray *txns;              /* owned */
+	GArray *route;                /* owned, of int: scratch for a route's nodes */
 	GPtrArray *blocks;            /* owned: msg and reduce pools */
 	struct paxi_msg *free_msgs;
 	struct reduce_req *free_reqs;
@@ -240,8 +244,10 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
 	x->reduce_free_at = g_new0(sim_time_t, (gsize)x->nodes * p->cdma_units);
 	x->engines = g_new0(struct engine, (gsize)x->nodes);
-	x->inflight = g_new0(uint64_t, (gsize)x->nodes * x->nodes);
+	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->txns = g_ptr_array_new_with_free_func(txn_free);
+	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	x->blocks = g_ptr_array_new_with_free_func(g_free);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
 	return x;
@@ -252,6 +258,7 @@ void paxi_free(struct paxi *x)
 	if (!x)
 		return;
 	g_ptr_array_unref(x->txns);
+	g_array_unref(x->route);
 	g_ptr_array_unref(x->blocks);
 	g_free(x->units);
 	g_free(x->reduce_free_at);
@@ -260,7 +267,8 @@ void paxi_free(struct paxi *x)
 		g_free(x->engines[i].cur);
 	}
 	g_free(x->engines);
-	g_free(x->inflight);
+	g_array_unref(x->inflight);
+	g_hash_table_unref(x->pairs);
 	g_free(x);
 }
 
@@ -358,7 +366,7 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done);
 /* The summed latency of the hops from `from` to `to`. */
 static sim_time_t route_latency(struct paxi *x, int from, int to)
 {
-	GArray *nodes = g_array_new(FALSE, FALSE, sizeof(int));
+	GArray *nodes = x->route;
 	int hops = fabric_route(x->f, from, to, ROUTE_SHORTEST, nodes);
 	sim_time_t lat = 0;
 
@@ -371,7 +379,6 @@ static sim_time_t route_latency(struct paxi *x, int from, int to)
 				      &lp);
 		lat += lp.lat_ps;
 	}
-	g_array_unref(nodes);
 	return lat;
 }
 
@@ -428,7 +435,7 @@ static void pump(struct paxi_txn *t)
 
 		m->t = t;
 		m->data = true;
-		uint64_t *inflight = &x->inflight[(size_t)t->src * x->nodes + t->dst];
+		uint64_t *inflight = &g_array_index(x->inflight, uint64_t, t->pair);
 
 		uint64_t wire = paxi_proto_wire_bytes(t->proto, t->available) -
 				paxi_proto_wire_bytes(t->proto, t->injected);
@@ -462,7 +469,7 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	struct paxi_txn *t = m->t;
 	struct paxi *x = t->x;
 
-	x->inflight[(size_t)t->src * x->nodes + t->dst] -= bytes - m->seen;
+	g_array_index(x->inflight, uint64_t, t->pair) -= bytes - m->seen;
 	t->wire_arrived += bytes - m->seen;
 	m->seen = bytes;
 	if (t->proto == PAXI_PROTO_SIMPLE)
@@ -538,14 +545,24 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->bytes = bytes;
 	t->tm.kind = kind;
 	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
-	GArray *nodes = g_array_new(FALSE, FALSE, sizeof(int));
+	GArray *nodes = x->route;
 
 	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, nodes);
 	t->chans = g_new(int, MAX(t->tm.hops, 1));
 	for (int h = 0; h < t->tm.hops; h++)
 		t->chans[h] = fabric_channel_find(x->f, g_array_index(nodes, int, h),
 						  g_array_index(nodes, int, h + 1));
-	g_array_unref(nodes);
+	/* memory linear in the transactions, not in nodes^2 */
+	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
+	gpointer key = GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1);
+	guint slot = GPOINTER_TO_UINT(g_hash_table_lookup(x->pairs, key));
+
+	if (!slot) {
+		slot = x->inflight->len + 1;
+		g_array_set_size(x->inflight, slot);
+		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
+	}
+	t->pair = slot - 1;
 	g_ptr_array_add(x->txns, t);
 	x->st.txns++;
 	return t;

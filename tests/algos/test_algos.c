@@ -183,8 +183,8 @@ static void test_registry_params(void)
 		uint32_t k;
 		const char *msg;
 	} bad[] = {
-		{ 1, 1, "'ranks' must be in 2..1024, got 1" },
-		{ 1025, 1, "'ranks' must be in 2..1024, got 1025" },
+		{ 1, 1, "'ranks' must be in 2..4096, got 1" },
+		{ 4097, 1, "'ranks' must be in 2..4096, got 4097" },
 		{ 4, 0, "'nchunks' must be in 1..256, got 0" },
 		{ 4, 257, "'nchunks' must be in 1..256, got 257" },
 	};
@@ -865,10 +865,10 @@ static void test_e2e_usage(void)
 		  NULL /* checked by prefix below */ },
 		{ "schedule -c allreduce -a ring", "g5 schedule: --collective, --algo and --ranks are "
 						   "required (see 'g5 schedule --help')\n" },
-		{ "schedule -c allreduce -a ring -n 1", "g5 schedule: 'ranks' must be in 2..1024, got 1 "
+		{ "schedule -c allreduce -a ring -n 1", "g5 schedule: 'ranks' must be in 2..4096, got 1 "
 							"(see 'g5 schedule --help')\n" },
 		{ "verify --bogus", NULL },
-		{ "verify --max-ranks 1", "g5 verify: --max-ranks must be in 2..1024, got 1 (see 'g5 "
+		{ "verify --max-ranks 1", "g5 verify: --max-ranks must be in 2..4096, got 1 (see 'g5 "
 					  "verify --help')\n" },
 		{ "verify --schedule x --algo ring", "g5 verify: --schedule takes no --algo or "
 						     "--collective (see 'g5 verify --help')\n" },

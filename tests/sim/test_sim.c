@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 
+#include "sim/algos/schedule.h"
 #include "sim/config.h"
 #include "sim/simulate.h"
 
@@ -600,6 +601,7 @@ static void test_cli_verbose_order(void)
 static void test_cli_help_examples(void)
 {
 	static const char *const cmds[] = { "sim", "run", "plot", "bench", "bench engine", "bench fabric",
+					    "bench scale",
 					    "schedule", "verify", "algos", "compare", "calibrate" };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
@@ -712,7 +714,7 @@ static void test_cli_errors(void)
 		{ "sim --collective allredcue", "; did you mean 'allreduce'?" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sime", "unknown command 'sime' (known: sim, run, plot, bench, schedule, verify, algos, compare, calibrate); did you mean 'sim'?" },
-		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, fidelity, all); did you mean 'engine'?" },
+		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, fidelity, scale, all); did you mean 'engine'?" },
 		{ "sim -b 4K -e 1K", "-e 1K is below -b 4K" },
 		{ "sim -b 4Q", "-b must be a size such as 64MiB, got '4Q'" },
 		{ "sim -b 4K -e 1X", "-e must be a size such as 64MiB, got '1X'" },
@@ -724,14 +726,18 @@ static void test_cli_errors(void)
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
 		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges), got 'donut'" },
-		{ "sim --ranks 1", "--ranks must be between 2 and 1024, got '1'" },
+		{ "sim --ranks 1", "--ranks must be between 2 and 4096, got '1'" },
 		{ "sim --nchunks 0", "--nchunks must be at least 1, got 0" },
-		{ "sim --ranks 0", "--ranks must be between 2 and 1024, got '0'" },
+		{ "sim --ranks 0", "--ranks must be between 2 and 4096, got '0'" },
 		{ "sim --cdma-units 0", "--cdma-units must be between 1 and 64, got '0'" },
 		{ "sim --slots 0", "--slots must be between 1 and 1000000, got '0'" },
 		{ "bench engine --events 0", "--events must be in 1..100000000000, got 0" },
 		{ "bench engine --events -1", "--events must be in 1..100000000000, got -1" },
-		{ "schedule -n 0 --collective allreduce --algo ring", "'ranks' must be in 2..1024, got 0" },
+		{ "bench scale --repeat 0", "--repeat must be in 1..99, got 0" },
+		{ "bench scale --repeat 100", "--repeat must be in 1..99, got 100" },
+		{ "bench scale --row 6", "--row must be in 1..5, got 6" },
+		{ "bench scale --row 0", "--row must be in 1..5, got 0" },
+		{ "schedule -n 0 --collective allreduce --algo ring", "'ranks' must be in 2..4096, got 0" },
 		{ "schedule --collective allreduce --algo ring", "--collective, --algo and --ranks are required" },
 		{ "sim --collective allgatherv --counts 1000000000000,1,1,1,1,1,1,1",
 		  "--counts entry '1000000000000' is above the largest weight, 4294967295" },
@@ -741,7 +747,7 @@ static void test_cli_errors(void)
 		  "--algo does nothing with --schedule: the file says it" },
 		{ "sim --schedule gpu/schedules/allreduce-ring-n2-k1.g5s --nchunks 2",
 		  "--nchunks does nothing with --schedule" },
-		{ "sim --ranks 1025", "--ranks must be between 2 and 1024, got '1025'" },
+		{ "sim --ranks 4097", "--ranks must be between 2 and 4096, got '4097'" },
 		{ "sim --nchunks 257", "'nchunks' must be in 1..256, got 257" },
 		{ "sim --collective broadcast --algo binomial --root 8", "'root' must be a rank in 0..7, got 8" },
 		{ "sim --collective p2p --algo direct --peer 0", "'peer' must be a rank in 0..7 other than the root 0, got 0" },
@@ -871,38 +877,128 @@ static void test_event_limit(void)
 	g_assert_nonnull(strstr(err, "--max-events must be 0 (no limit) or more, got -5"));
 }
 
+/* Sends and receives match in FIFO order per (sender, receiver, lane): a
+ * schedule where one side has more than the other, or the lanes differ, is
+ * refused before it runs, naming the first op (by rank, then op) left over. */
+static void test_runner_unmatched(void)
+{
+	static const struct {
+		int sends, recvs;      /* rank 0 to rank 1 on lane 0, rank 1 from rank 0 */
+		uint8_t recv_lane;
+		const char *msg;
+	} cases[] = {
+		{ 1, 1, 0, NULL },
+		{ 2, 2, 0, NULL },
+		{ 1, 2, 0, "rank 1 op 1 receives from rank 0 on lane 0, which sends nothing to match it" },
+		{ 3, 2, 0, "rank 0 op 2 sends to rank 1 on lane 0, which never receives it" },
+		{ 1, 1, 1, "rank 1 op 0 receives from rank 0 on lane 1, which sends nothing to match it" },
+	};
+	struct platform pl;
+	GError *e = NULL;
+
+	platform_init_default(&pl);
+	g_assert_true(config_platform_set(&pl, "topology.ranks", "2", &e));
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct sched *s = sched_new(COLL_ALLREDUCE, "t", 2, 1, 1);
+		struct sched_op snd = { .kind = SOP_SEND, .paxi = PAXI_TRANSFER, .recv_peer = -1,
+					.send_peer = 1, .src_buf = SBUF_IN, .dst_buf = SBUF_NONE, .count = 1 };
+		struct sched_op rcv = { .kind = SOP_RECV, .paxi = PAXI_TRANSFER, .lane = cases[i].recv_lane,
+					.recv_peer = 0, .send_peer = -1, .src_buf = SBUF_NONE,
+					.dst_buf = SBUF_OUT, .count = 1 };
+		struct simulate_outcome r;
+
+		for (int k = 0; k < cases[i].sends; k++)
+			sched_add(s, 0, &snd, NULL, 0);
+		for (int k = 0; k < cases[i].recvs; k++)
+			sched_add(s, 1, &rcv, NULL, 0);
+		struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .schedule = s,
+					    .bytes = 4096, .elem_bytes = 4, .seed = 1 };
+		bool ok = simulate(&job, &r, &e);
+
+		if (!cases[i].msg) {
+			g_assert_no_error(e);
+			g_assert_true(ok);
+			simulate_outcome_clear(&r);
+		} else {
+			g_assert_false(ok);
+			g_assert_error(e, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED);
+			g_assert_cmpstr(e->message, ==, cases[i].msg);
+			g_clear_error(&e);
+		}
+		sched_free(s);
+	}
+	platform_release(&pl);
+}
+
 /* One rank limit (the schedule IR's, which the fabric shares): the flag,
- * the platform key and `g5 schedule` admit 1024 ranks and refuse 1025 with
- * the same bound. */
+ * the platform key and `g5 schedule` admit 4096 ranks and refuse 4097 with
+ * the same bound, and a run at the limit runs (a binomial broadcast on a
+ * switch: every rank takes part, in 12 steps). */
 static void test_rank_limit(void)
 {
 	struct platform pl;
 	GError *e = NULL;
 
-	g_assert_cmpint(SCHED_MAX_RANKS, ==, 1024);
+	g_assert_cmpint(SCHED_MAX_RANKS, ==, 4096);
 	platform_init_default(&pl);
-	g_assert_true(config_platform_set(&pl, "topology.ranks", "1024", &e));
-	g_assert_false(config_platform_set(&pl, "topology.ranks", "1025", &e));
-	g_assert_cmpstr(e->message, ==, "'topology.ranks' must be between 2 and 1024, got '1025'");
+	g_assert_true(config_platform_set(&pl, "topology.ranks", "4096", &e));
+	g_assert_false(config_platform_set(&pl, "topology.ranks", "4097", &e));
+	g_assert_cmpstr(e->message, ==, "'topology.ranks' must be between 2 and 4096, got '4097'");
 	g_clear_error(&e);
 	platform_release(&pl);
 
 	g_autofree char *out = NULL, *err = NULL;
 
-	/* 1024 passes the flag and the fabric: the refusal is nchunks' */
-	g_assert_cmpint(g5("sim --ranks 1024 --nchunks 257", &out, &err), ==, 2);
+	/* 4096 passes the flag and the fabric: the refusal is nchunks' */
+	g_assert_cmpint(g5("sim --ranks 4096 --nchunks 257", &out, &err), ==, 2);
 	g_assert_nonnull(strstr(err, "'nchunks' must be in 1..256, got 257"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(g5("sim --ranks 1025", &out, &err), ==, 2);
-	g_assert_nonnull(strstr(err, "--ranks must be between 2 and 1024, got '1025'"));
+	g_assert_cmpint(g5("sim --ranks 4097", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "--ranks must be between 2 and 4096, got '4097'"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 1025", &out, &err), ==, 2);
-	g_assert_nonnull(strstr(err, "'ranks' must be in 2..1024, got 1025"));
+	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 4097", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "'ranks' must be in 2..4096, got 4097"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 1024 -o /dev/null", &out, &err), ==, 0);
+	g_assert_cmpint(g5("schedule -c broadcast -a binomial -n 4096 -o /dev/null", &out, &err), ==, 0);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --topo switch --ranks 4096 --collective broadcast --algo binomial "
+			   "--size 4KiB --json", &out, &err), ==, 0);
+	g_assert_cmpfloat(json_num(out, "ranks"), ==, 4096);
+	g_assert_cmpfloat(json_num(out, "latency_us"), >, 0);
+}
+
+/* A run whose runner would not fit in memory is refused before it runs,
+ * with the estimate and the bound; under the bound it runs. */
+static void test_memory_limit(void)
+{
+	struct platform pl;
+	struct simulate_outcome r;
+	GError *e = NULL;
+
+	platform_init_default(&pl);
+	g_assert_true(config_platform_set(&pl, "topology.ranks", "64", &e));
+	struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring",
+				    .bytes = 4096, .elem_bytes = 4, .params = { .nchunks = 1, .peer = 1 },
+				    .seed = 1, .max_memory_bytes = 1000000 };
+	/* 64 ranks x 127 ops x 512 bytes, and 64 x 126 step rows */
+	uint64_t need = 64 * 127 * RUNNER_BYTES_PER_OP + 64 * 126 * sizeof(struct runner_step);
+
+	g_assert_false(simulate(&job, &r, &e));
+	g_assert_error(e, SIMULATE_ERROR, SIMULATE_ERROR_MEMORY);
+	g_autofree char *want = g_strdup_printf("allreduce on 64 ranks needs about %.3g GB of memory to "
+						"simulate, more than the 0.001 GB allowed: fewer ranks, "
+						"or an algorithm with fewer ops", (double)need / 1e9);
+	g_assert_cmpstr(e->message, ==, want);
+	g_clear_error(&e);
+	job.max_memory_bytes = need;
+	g_assert_true(simulate(&job, &r, &e));
+	g_assert_no_error(e);
+	simulate_outcome_clear(&r);
+	platform_release(&pl);
 }
 
 /* One lane limit: a schedule on lane 255 of 256, which the verifier
@@ -1263,7 +1359,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/schedule-refused-classes", test_cli_schedule_refused);
 	g_test_add_func("/sim/cli/schedule-theory", test_cli_schedule_theory);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
+	g_test_add_func("/sim/runner/unmatched", test_runner_unmatched);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
+	g_test_add_func("/sim/limits/memory", test_memory_limit);
 	g_test_add_func("/sim/limits/clock", test_clock_overflow);
 	g_test_add_func("/sim/limits/events", test_event_limit);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
