@@ -22,7 +22,7 @@
 #include "sim/simulate.h"
 
 struct scale_row {
-	const char *fidelity; /* "packet" */
+	const char *fidelity; /* "packet" or "flow" (the platform key) */
 	enum coll coll;
 	const char *algo;
 	uint64_t bytes;
@@ -36,6 +36,13 @@ static const struct scale_row rows[] = {
 	{ "packet", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false },
 	{ "packet", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false },
 	{ "packet", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true },
+	{ "flow", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false },
+	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false },
+	{ "flow", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false },
+	{ "flow", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false },
+	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 256, false },
+	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true },
+	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 4096, true },
 };
 
 /* What a child sends back through its pipe. */
@@ -56,7 +63,8 @@ static void scale_child(const struct scale_row *row, struct scale_res *res)
 	g_autofree char *n = g_strdup_printf("%d", row->ranks);
 
 	platform_init_default(&pl);
-	if (config_platform_set(&pl, "topology.ranks", n, &err)) {
+	if (config_platform_set(&pl, "topology.ranks", n, &err) &&
+	    config_platform_set(&pl, "fidelity", row->fidelity, &err)) {
 		struct simulate_job job = {
 			.plat = &pl, .coll = row->coll, .algo = row->algo, .bytes = row->bytes,
 			.elem_bytes = 4, .params = { .nchunks = 1, .peer = 1 }, .seed = 1,
