@@ -14,13 +14,24 @@ void run_clear(struct run *r)
 	r->out = r->err = NULL;
 }
 
+void run_spawn(struct run *r, GPtrArray *argv, va_list ap, char **envp)
+{
+	GError *err = NULL;
+	const char *a;
+
+	while ((a = va_arg(ap, const char *)))
+		g_ptr_array_add(argv, (gpointer)a);
+	g_ptr_array_add(argv, NULL);
+	g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
+				   &r->out, &r->err, &r->status, &err));
+	g_assert_no_error(err);
+}
+
 bool g5(struct run *r, ...)
 {
 	const char *bin = g_getenv("G5");
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
-	GError *err = NULL;
 	va_list ap;
-	const char *a;
 
 	memset(r, 0, sizeof(*r));
 	if (!bin || !*bin) {
@@ -29,13 +40,8 @@ bool g5(struct run *r, ...)
 	}
 	g_ptr_array_add(argv, (gpointer)bin);
 	va_start(ap, r);
-	while ((a = va_arg(ap, const char *)))
-		g_ptr_array_add(argv, (gpointer)a);
+	run_spawn(r, argv, ap, NULL);
 	va_end(ap);
-	g_ptr_array_add(argv, NULL);
-	g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-				   &r->out, &r->err, &r->status, &err));
-	g_assert_no_error(err);
 	return true;
 }
 

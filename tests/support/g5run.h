@@ -4,6 +4,7 @@
 #define G5_TESTS_SUPPORT_G5RUN_H
 
 #include <glib.h>
+#include <stdarg.h>
 #include <stdbool.h>
 
 struct run {
@@ -16,6 +17,10 @@ void run_clear(struct run *r);
 /* Runs `g5 ARGS...` (NULL-terminated). False, with the test skipped, when
  * $G5 is not set; a failure to spawn fails the test. */
 bool g5(struct run *r, ...) G_GNUC_NULL_TERMINATED;
+
+/* Runs argv (its first entries given) with the NULL-terminated arguments
+ * of ap appended, in environment envp (NULL: this one), into *r. */
+void run_spawn(struct run *r, GPtrArray *argv, va_list ap, char **envp);
 
 /* The exit code of a finished run (fails the test if it was killed). */
 int exit_code(const struct run *r);

@@ -25,9 +25,7 @@ static bool mpi_g5(struct run *r, int np, ...)
 						 "fast_unwind_on_malloc=0:print_suppressions=0", lsan ? lsan : "",
 						 lsan && *lsan ? ":" : "");
 	g_auto(GStrv) env = g_get_environ();
-	GError *err = NULL;
 	va_list ap;
-	const char *a;
 
 	memset(r, 0, sizeof(*r));
 #ifndef G5_MPI
@@ -55,13 +53,8 @@ static bool mpi_g5(struct run *r, int np, ...)
 	g_ptr_array_add(argv, (gpointer) "LSAN_OPTIONS");
 	g_ptr_array_add(argv, (gpointer)bin);
 	va_start(ap, np);
-	while ((a = va_arg(ap, const char *)))
-		g_ptr_array_add(argv, (gpointer)a);
+	run_spawn(r, argv, ap, env);
 	va_end(ap);
-	g_ptr_array_add(argv, NULL);
-	g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
-				   &r->out, &r->err, &r->status, &err));
-	g_assert_no_error(err);
 	return true;
 }
 
