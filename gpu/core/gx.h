@@ -80,7 +80,8 @@ enum gx_coll {
  * (src), D destination (dst).
  *   SEND L | RECV D=R | RECV_REDUCE D=R+L | RECV_COPY_SEND D=R, send R
  *   RECV_REDUCE_SEND send R+L | RECV_REDUCE_COPY D=R+L
- *   RECV_REDUCE_COPY_SEND D=R+L, send D | COPY D=L | REDUCE D=D+L */
+ *   RECV_REDUCE_COPY_SEND D=R+L, send D | COPY D=L | REDUCE D=D+L
+ *   COPY_SEND D=L, send L */
 enum gx_kind {
 	GX_OP_SEND = SOP_SEND,
 	GX_OP_RECV = SOP_RECV,
@@ -91,6 +92,7 @@ enum gx_kind {
 	GX_OP_RECV_REDUCE_COPY_SEND = SOP_RECV_REDUCE_COPY_SEND,
 	GX_OP_COPY = SOP_COPY,
 	GX_OP_REDUCE = SOP_REDUCE,
+	GX_OP_COPY_SEND = SOP_COPY_SEND,
 	GX_OP_NKINDS = SOP_NKINDS
 };
 

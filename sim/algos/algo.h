@@ -24,6 +24,9 @@ struct algo_params {
 	int root;                 /* broadcast/reduce/p2p source, default 0 */
 	int peer;                 /* p2p destination, default 1 */
 	const uint64_t *weights;  /* AllGatherV: nranks relative counts, or NULL (equal) */
+	bool fuse_copy;           /* a rank's copy of its own data into its output travels
+				   * with that data's first send (copy_send: NCCL's
+				   * copySend) where the generator has one */
 	bool paxi_set;            /* override the algorithm's default PAXI kind */
 	enum paxi_kind paxi;
 };

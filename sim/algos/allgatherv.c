@@ -115,15 +115,21 @@ static struct sched *agv_direct_build(enum coll c, const struct algo_params *p, 
 	enum paxi_kind px = algo_agv_direct_ops.default_paxi;
 	struct sched_hazards *h = sched_hazards_new(s);
 
-	/* all sends, then all receives: no send waits behind a receive */
+	/* all sends, then all receives: no send waits behind a receive; fused,
+	 * the first send carries the own block's copy */
 	for (uint32_t k = 0; k < s->nchunks; k++)
 		for (int d = 1; d < n; d++)
-			for (int r = 0; r < n; r++)
+			for (int r = 0; r < n; r++) {
+				bool fused = p->fuse_copy && d == 1;
+
 				sched_add_tracked(s, h, r, &(struct sched_op){
-					.kind = SOP_SEND, .paxi = px, .recv_peer = -1,
-					.send_peer = (r + d) % n, .src_buf = SBUF_IN,
-					.src_off = agv_unit(s, r, k), .count = 1, .step = 0,
+					.kind = fused ? SOP_COPY_SEND : SOP_SEND, .paxi = px,
+					.recv_peer = -1, .send_peer = (r + d) % n, .src_buf = SBUF_IN,
+					.src_off = agv_unit(s, r, k),
+					.dst_buf = fused ? SBUF_OUT : SBUF_NONE,
+					.dst_off = fused ? agv_unit(s, r, k) : 0, .count = 1, .step = 0,
 				}, NULL, 0);
+			}
 	for (uint32_t k = 0; k < s->nchunks; k++)
 		for (int d = 1; d < n; d++)
 			for (int r = 0; r < n; r++)
@@ -132,7 +138,8 @@ static struct sched *agv_direct_build(enum coll c, const struct algo_params *p, 
 					.send_peer = -1, .dst_buf = SBUF_OUT,
 					.dst_off = agv_unit(s, r - d, k), .count = 1, .step = 0,
 				}, NULL, 0);
-	agv_copy_own(s, h, px); /* last: it holds nothing back (in place: no copy) */
+	if (!p->fuse_copy)
+		agv_copy_own(s, h, px); /* last: it holds nothing back (in place: no copy) */
 	sched_hazards_free(h);
 	s->inplace_ok = true;
 	return s;

@@ -20,6 +20,7 @@ static const struct {
 					SOPF_RECV | SOPF_SEND | SOPF_SRC | SOPF_DST | SOPF_ADD },
 	[SOP_COPY] = { "copy", SOPF_SRC | SOPF_DST },
 	[SOP_REDUCE] = { "reduce", SOPF_SRC | SOPF_DST | SOPF_ADD },
+	[SOP_COPY_SEND] = { "copy_send", SOPF_SEND | SOPF_SRC | SOPF_DST },
 };
 
 unsigned ir_op_kind_flags(int k)

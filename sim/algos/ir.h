@@ -61,7 +61,10 @@ enum sched_buf {
  *   COPY               D = L (nothing at all when D and L are the same
  *                      memory, e.g. input and output units in place)
  *   REDUCE             D = D + L
- * RECV_REDUCE_COPY exists so that NCCL's ring kernel maps op for op. */
+ *   COPY_SEND          D = L, send L to send_peer (one pass over L; nothing
+ *                      stored when D and L are the same memory)
+ * RECV_REDUCE_COPY and COPY_SEND exist so that NCCL's kernels map op for op
+ * (COPY_SEND is its copySend: a root's or a ring's first step). */
 enum sched_op_kind {
 	SOP_SEND,
 	SOP_RECV,
@@ -72,6 +75,7 @@ enum sched_op_kind {
 	SOP_RECV_REDUCE_COPY_SEND,
 	SOP_COPY,
 	SOP_REDUCE,
+	SOP_COPY_SEND,
 	SOP_NKINDS
 };
 

@@ -6,7 +6,9 @@
  * ..., recv), the pipelined chain of the ring for Broadcast and Reduce, and
  * its point-to-point path for AllToAll (grouped send/recv to every peer: the
  * pairwise exchange), P2P (one send/recv) and AllGatherV (one broadcast per
- * rank, grouped: every rank's block goes straight to every other rank). All
+ * rank, grouped: every rank's block goes straight to every other rank). A
+ * rank's copy of its own data into its output travels with that data's
+ * first send (copy_send, NCCL's copySend: algo_params.fuse_copy). All
  * on Transfers: NCCL's protocols are transports of a one-sided write
  * (paxi_proto); which protocol runs is chosen per size by the caller
  * (sim/simulate.c), as NCCL does, by the least predicted time. The schedule
@@ -35,7 +37,10 @@ static const struct algo_ops *nccl_family(enum coll c)
 
 static struct sched *nccl_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	struct sched *s = nccl_family(c)->build(c, p, error);
+	struct algo_params fp = *p;
+
+	fp.fuse_copy = true; /* NCCL's copySend: a root's or first step's one pass */
+	struct sched *s = nccl_family(c)->build(c, &fp, error);
 
 	if (s) {
 		g_free(s->algo);

@@ -129,7 +129,11 @@ static struct sched *ring1_build(enum coll c, const struct algo_params *p, const
 
 				if (c == COLL_ALLGATHER) {
 					u = ring_unit(&g, r - i, pc);
-					if (i == 0) {
+					if (i == 0 && p->fuse_copy) {
+						o = ring_op(&g, SOP_COPY_SEND, 0, 0, -1, right);
+						ring_src(&o, SBUF_IN, u);
+						ring_dst(&o, SBUF_OUT, u);
+					} else if (i == 0) {
 						o = ring_op(&g, SOP_SEND, 0, 0, -1, right);
 						ring_src(&o, SBUF_IN, u);
 					} else if (i < n - 1) {
@@ -175,8 +179,8 @@ static struct sched *ring1_build(enum coll c, const struct algo_params *p, const
 				sched_add_tracked(g.s, g.h, r, &o, NULL, 0);
 			}
 		}
-		if (c == COLL_ALLGATHER) {
-			/* NCCL's first step copies the own block as it sends it */
+		if (c == COLL_ALLGATHER && !p->fuse_copy) {
+			/* the own block, copied after it is sent (fused: above) */
 			struct sched_op o = ring_op(&g, SOP_COPY, 0, 0, -1, -1);
 
 			o.count = g.k;

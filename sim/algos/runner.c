@@ -212,22 +212,33 @@ static void op_start(struct run_op *o)
 	op_begin(o);
 }
 
+/* Whether op o does local work of its own on the reducer: a copy, a sum, or
+ * a copy-send's copy where no engine makes it one pass with the send. */
+static bool op_local_pass(const struct run_op *o)
+{
+	enum sched_op_kind k = o->op->kind;
+
+	return k == SOP_COPY || k == SOP_REDUCE ||
+	       (k == SOP_COPY_SEND && !paxi_get_params(o->r->px)->engine);
+}
+
 static void op_begin(struct run_op *o)
 {
 	struct runner *r = o->r;
 	enum sched_op_kind k = o->op->kind;
+	bool from_local = k == SOP_SEND || k == SOP_COPY_SEND; /* sends local data */
 
 	o->started = true;
 	if (o->out) {
 		paxi_txn_start(o->out);
-		if (k == SOP_SEND && paxi_get_params(r->px)->engine && paxi_txn_bytes(o->out))
+		if (from_local && paxi_get_params(r->px)->engine && paxi_txn_bytes(o->out))
 			send_move(o);
-		else if (k == SOP_SEND)
+		else if (from_local)
 			paxi_txn_supply(o->out, paxi_txn_bytes(o->out));
 		else if (paxi_txn_bytes(o->out) == 0 && o->in_bytes == 0)
 			paxi_txn_supply(o->out, 0);
 	}
-	if (k == SOP_COPY || k == SOP_REDUCE) {
+	if (op_local_pass(o)) {
 		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, o->rank, o->op->lane,
 							    o->local_bytes, on_local_done, o);
 		return;
@@ -244,15 +255,13 @@ static void op_try_finish(struct run_op *o)
 {
 	if (o->done || !o->started)
 		return;
-	enum sched_op_kind k = o->op->kind;
-
 	if (o->in && !(o->in_all && o->processed == o->in_bytes && !o->reducing))
 		return;
 	if (o->in && !o->t_in_done)
 		o->t_in_done = sim_now(o->r->sim);
 	if (o->out && !o->out_sent)
 		return;
-	if ((k == SOP_COPY || k == SOP_REDUCE) && !o->local_done)
+	if (op_local_pass(o) && !o->local_done)
 		return;
 	struct runner *r = o->r;
 
@@ -734,7 +743,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 				g_assert(dep < i);
 				rr->dep_first[dep + 1]++;
 			}
-			if (op->kind == SOP_COPY || op->kind == SOP_REDUCE)
+			if (op->kind == SOP_COPY || op->kind == SOP_REDUCE || op->kind == SOP_COPY_SEND)
 				o->local_bytes = units_bytes(s, elems, elem_bytes, op->src_off, op->count);
 			if (is_send(op->kind)) {
 				uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;

@@ -255,11 +255,12 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 	unsigned f = sched_op_kind_flags((enum sched_op_kind)op->kind);
 	uint32_t self = s->ranks[r].ops->len;
 	GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	/* A copy of input units to the same output units (or back) writes
+	/* A copy (or a copy-send) of input units to the same output units (or back) writes
 	 * the values its cells already hold when the buffers alias, and other
 	 * memory when they do not: it need not wait for earlier readers, and
 	 * earlier readers stay readers. */
-	bool selfcopy = op->kind == SOP_COPY && op->src_off == op->dst_off &&
+	bool selfcopy = (op->kind == SOP_COPY || op->kind == SOP_COPY_SEND) &&
+			op->src_off == op->dst_off &&
 			((op->src_buf == SBUF_IN && op->dst_buf == SBUF_OUT) ||
 			 (op->src_buf == SBUF_OUT && op->dst_buf == SBUF_IN));
 

@@ -35,6 +35,7 @@ struct tb_gen {
 	struct sched_hazards *h;
 	enum paxi_kind px;
 	int n, root;
+	bool fuse_copy; /* the chain root's copy travels with its send */
 };
 
 static int tb_ceil_log2(int n)
@@ -139,7 +140,13 @@ static void chain_bcast(struct tb_gen *g, int v, uint32_t u)
 {
 	int last = g->n - 1;
 
-	if (v == 0) {
+	if (v == 0 && g->fuse_copy) {
+		/* one pass: the root's copy travels with its send */
+		tb_add(g, 0, &(struct sched_op){
+			.kind = SOP_COPY_SEND, .src_buf = SBUF_IN, .src_off = u,
+			.dst_buf = SBUF_OUT, .dst_off = u, .step = 0,
+		}, -1, 1);
+	} else if (v == 0) {
 		/* send first: the root's own copy overlaps with the chain */
 		tb_add(g, 0, &(struct sched_op){
 			.kind = SOP_SEND, .src_buf = SBUF_IN, .src_off = u, .step = 0,
@@ -186,6 +193,7 @@ static struct sched *tb_build(const char *name, enum coll c, const struct algo_p
 		.px = def,
 		.n = p->nranks,
 		.root = p->root,
+		.fuse_copy = p->fuse_copy,
 	};
 
 	g.s->root = p->root;

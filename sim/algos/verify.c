@@ -603,6 +603,7 @@ static bool fire(struct vctx *v, uint64_t g)
 		switch (o->kind) {
 		case SOP_SEND:
 		case SOP_COPY:
+		case SOP_COPY_SEND:
 			memcpy(d, l, vw * sizeof(uint64_t));
 			break;
 		case SOP_RECV:
@@ -624,7 +625,9 @@ static bool fire(struct vctx *v, uint64_t g)
 		}
 	}
 	/* a copy onto the same memory (in place) changes nothing: no write */
-	for (uint32_t k = 0; ok && (f & SOPF_DST) && !(o->kind == SOP_COPY && same) && k < o->count; k++)
+	bool nowrite = (o->kind == SOP_COPY || o->kind == SOP_COPY_SEND) && same;
+
+	for (uint32_t k = 0; ok && (f & SOPF_DST) && !nowrite && k < o->count; k++)
 		ok = cell_write(v, r, i, o->dst_buf, o->dst_off + k, D + (size_t)k * vw);
 	if (ok && (f & SOPF_SEND))
 		memcpy(&v->msgs[v->msgoff[g]], D, (size_t)vw * o->count * sizeof(uint64_t));

@@ -320,6 +320,42 @@ static void test_ring_nccl_ops(void)
 	}
 }
 
+/* NCCL's copySend: in NCCL's schedules a rank's copy of its own data into
+ * its output is the first send of that data (copy_send), never an op of its
+ * own; the schedules still compute their collective in place and out of
+ * place. */
+static void test_nccl_copy_send(void)
+{
+	static const enum coll colls[] = { COLL_ALLGATHER, COLL_BROADCAST, COLL_ALLGATHERV };
+
+	for (size_t c = 0; c < G_N_ELEMENTS(colls); c++)
+		for (int n = 2; n <= 5; n++)
+			for (uint32_t k = 1; k <= 2; k++) {
+				struct sched *s = build(&algo_nccl_ops, colls[c], n, k);
+				uint32_t fused = 0;
+				GError *err = NULL;
+
+				for (int r = 0; r < n; r++)
+					for (guint i = 0; i < s->ranks[r].ops->len; i++) {
+						const struct sched_op *o = sched_op_at(s, r, i);
+
+						g_assert_cmpint(o->kind, !=, SOP_COPY);
+						if (o->kind != SOP_COPY_SEND)
+							continue;
+						fused++;
+						g_assert_cmpint(o->src_buf, ==, SBUF_IN);
+						g_assert_cmpint(o->dst_buf, ==, SBUF_OUT);
+						g_assert_cmpuint(o->src_off, ==, o->dst_off);
+					}
+				/* every rank's block (Broadcast: the root's), each piece once */
+				g_assert_cmpuint(fused, ==, (colls[c] == COLL_BROADCAST ? 1 : (uint32_t)n) * k);
+				g_assert_true(verify_sched_mode(s, false, NULL, &err));
+				g_assert_true(verify_sched_mode(s, true, NULL, &err));
+				g_assert_no_error(err);
+				sched_free(s);
+			}
+}
+
 static void test_ring2p_lanes(void)
 {
 	/* lane 0 sends clockwise, lane 1 counter-clockwise; for odd N both
@@ -1001,6 +1037,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/algos/ring/verify-matrix", test_ring_verify_matrix);
 	g_test_add_func("/algos/ring/steps-equal-theory", test_ring_steps_theory);
 	g_test_add_func("/algos/ring/nccl-op-sequence", test_ring_nccl_ops);
+	g_test_add_func("/algos/nccl/copy-send", test_nccl_copy_send);
 	g_test_add_func("/algos/ring2p/lanes", test_ring2p_lanes);
 	g_test_add_func("/algos/verify/missing-dep", test_verify_missing_dep);
 	g_test_add_func("/algos/verify/dropped-send", test_verify_dropped_send);
