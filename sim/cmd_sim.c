@@ -29,8 +29,8 @@ struct sim_opts {
 	char *minbytes, *maxbytes, *stepfactor, *fidelity;
 	char **set;
 	gint nchunks, root, peer;
-	gint64 seed, max_events;
-	gboolean json, verbose, breakdown, nccl_table;
+	gint64 seed, max_events, iters;
+	gboolean json, verbose, breakdown, nccl_table, inplace;
 	char *trace;
 };
 
@@ -225,7 +225,7 @@ static void print_verbose(const struct simulate_outcome *r, const struct platfor
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_opts o = { .seed = 1, .peer = -1, .nchunks = INT_MIN, /* INT_MIN: not given */
-				.max_events = G_MININT64 };
+				.max_events = G_MININT64, .iters = 1 };
 	GOptionEntry entries[] = {
 		{ "platform", 0, 0, G_OPTION_ARG_FILENAME, &o.platform, "platform file (configs/platforms/NAME.yaml); flags below change it", "FILE" },
 		{ "topo", 0, 0, G_OPTION_ARG_STRING, &o.topo, "ring, ring-uni, fullmesh, hypercube, torus, switch", "T" },
@@ -276,6 +276,8 @@ int cmd_sim(int argc, char **argv)
 		{ "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "set any platform key, e.g. paxi.handshake=ready (repeatable; after the flags above)", "KEY=VALUE" },
 		{ "mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "single (one process, default) or mpi (one per rank): picks the launch cost", "M" },
 		{ "proto", 0, 0, G_OPTION_ARG_STRING, &o.proto, "Transfer protocol: simple (default), ll, ll128, or auto (algo nccl: NCCL's pick)", "P" },
+		{ "iters", 'n', 0, G_OPTION_ARG_INT64, &o.iters, "as nccl-tests: the time of one call among N launched back to back, as a timer averages them (1: one call alone)", "N" },
+		{ "inplace", 0, 0, G_OPTION_ARG_NONE, &o.inplace, "run in place (a schedule that is out-of-place only first copies its input aside, as the executor does)", NULL },
 		{ NULL }
 	};
 	GOptionContext *ctx = g_option_context_new("- simulate one collective");
@@ -458,6 +460,17 @@ int cmd_sim(int argc, char **argv)
 		}
 		job.params.weights = weights;
 	}
+	if (o.iters < 1 || o.iters > 1000000) {
+		cli_usage_error(argv[0], "--iters must be 1..1000000, got %" G_GINT64_FORMAT, o.iters);
+		goto out;
+	}
+	if (o.iters > 1 && (o.trace || o.breakdown)) {
+		cli_usage_error(argv[0], "--%s shows one call: give --iters 1 with it",
+				o.trace ? "trace" : "breakdown");
+		goto out;
+	}
+	job.launches = (uint32_t)o.iters;
+	job.inplace = o.inplace;
 	if (o.trace) {
 		if (sizes->len != 1) {
 			cli_usage_error(argv[0], "--trace takes one size, got %u", sizes->len);
@@ -545,6 +558,10 @@ int cmd_sim(int argc, char **argv)
 			/* packet fidelity, the reference, leaves its lines as they were */
 			if (pl.fabric.fidelity == LINK_FIDELITY_FLOW)
 				printf(", \"fidelity\": \"flow\"");
+			if (job.launches > 1)
+				printf(", \"iters\": %u", job.launches);
+			if (job.inplace)
+				printf(", \"inplace\": 1");
 			if (o.breakdown) {
 				printf(", \"breakdown_us\": {");
 				for (int c = 0; c < BD_NCAUSES; c++)

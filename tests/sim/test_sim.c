@@ -743,6 +743,9 @@ static void test_cli_errors(void)
 		{ "sim --collective allgatherv --counts 1000000000000,1,1,1,1,1,1,1",
 		  "--counts entry '1000000000000' is above the largest weight, 4294967295" },
 		{ "sim --size=", "--size is empty" },
+		{ "sim -n 0", "--iters must be 1..1000000, got 0" },
+		{ "sim --iters 5 --breakdown", "--breakdown shows one call: give --iters 1 with it" },
+		{ "sim -n 2 --trace /dev/null", "--trace shows one call: give --iters 1 with it" },
 		{ "sim --dims 2x4", "--dims is only for a torus, not ring" },
 		{ "sim --schedule gpu/schedules/allreduce-ring-n2-k1.g5s --algo hd",
 		  "--algo does nothing with --schedule: the file says it" },
@@ -1152,6 +1155,41 @@ static double run_chain(const struct platform *pl, uint64_t bytes, bool fuse)
  * the copy the plain chain runs after its send (256 MiB at 2150 GB/s: 124.9
  * us, plus the local op's round); on a platform without an engine the copy
  * runs on the reducer beside the send and costs nothing the send does not. */
+static double sim_us(const char *args)
+{
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	const char *at = strstr(out, "\"latency_us\": ");
+
+	g_assert_nonnull(at);
+	return g_ascii_strtod(at + strlen("\"latency_us\": "), NULL);
+}
+
+/* g5 sim -n N: the time of one call among N back to back, as g5x and
+ * nccl-tests time them. A ring AllReduce, where every rank waits for the
+ * others, costs what one call alone costs; a P2P's sender runs into the
+ * next call, so its mean is below one call alone. --inplace runs an
+ * out-of-place-only schedule (pairwise AllToAll) after its copy-in. */
+static void test_sim_iters(void)
+{
+	const char *h200 = "sim --platform configs/platforms/h200x2-nvlink.yaml --json --size 4KiB";
+	g_autofree char *ar1 = g_strdup_printf("%s", h200);
+	g_autofree char *ar20 = g_strdup_printf("%s -n 20", h200);
+	g_autofree char *p1 = g_strdup_printf("%s --collective p2p --algo direct", h200);
+	g_autofree char *p20 = g_strdup_printf("%s --collective p2p --algo direct --iters 20", h200);
+	g_autofree char *a2a = g_strdup_printf("%s --collective alltoall --algo pairwise", h200);
+	g_autofree char *a2a_in = g_strdup_printf("%s --collective alltoall --algo pairwise --inplace",
+						  h200);
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpfloat(sim_us(ar20), ==, sim_us(ar1));
+	g_assert_cmpfloat(sim_us(p20), <, sim_us(p1));
+	g_assert_cmpfloat(sim_us(a2a_in), >, sim_us(a2a));
+	g_assert_cmpint(g5(p20, &out, &err), ==, 0);
+	g_assert_nonnull(strstr(out, ", \"iters\": 20}"));
+}
+
 static void test_copy_send(void)
 {
 	struct platform pl;
@@ -1422,6 +1460,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);
 	g_test_add_func("/sim/nccl/protocol-pick", test_nccl_protocol_pick);
 	g_test_add_func("/sim/nccl/copy-send", test_copy_send);
+	g_test_add_func("/sim/cli/iters", test_sim_iters);
 	g_test_add_func("/sim/modes/launch-cost", test_modes);
 	g_test_add_func("/sim/channels/cap", test_channels_cap);
 	g_test_add_func("/sim/gpu/receive-costs", test_receive_costs);
