@@ -8,8 +8,9 @@
  * computed, not scheduled, when that is exact:
  *  - ACKs: the receiver accepts packet `seq` at time t, so the sender will
  *    see the cumulative ACK at t + lat; that time is written into the
- *    sender's replay slot and the sender advances its window lazily when it
- *    next looks (an event is scheduled only if it is waiting for that ACK);
+ *    sender's ring of ACK times and the sender advances its window lazily
+ *    when it next looks (an event is scheduled only if it is waiting for
+ *    that ACK; without loss, only when the window looks full);
  *  - credits: a receive slot is freed when the packet leaves the buffer (it
  *    starts on the next channel, or is delivered to memory); the credit is
  *    queued, with its return time, at the sender (sorted by time) and collected
@@ -74,12 +75,12 @@ struct input {
 	bool active;
 };
 
+/* What a replay needs of a sequence number: kept on lossy channels only
+ * (without loss nothing is replayed, and the event carries the packet). */
 struct gbn_slot {
 	struct pkt *pkt;      /* valid until the receiver accepts it */
 	sim_time_t wire_ps;   /* serialisation time */
 	sim_time_t tx_time;   /* start of its latest transmission */
-	sim_time_t ack_time;  /* when the sender sees its ACK (valid once the
-			       * receiver's `expected` has passed this seq) */
 	uint64_t tx_serial;   /* serial of its latest transmission */
 	uint32_t payload;
 	uint32_t tx_count;    /* transmissions of this sequence number */
@@ -106,7 +107,11 @@ struct chan {
 
 	/* Go-Back-N sender: seqs [una, nxt) are unacknowledged; rsend < nxt
 	 * while a replay is in progress */
-	struct gbn_slot *ring;     /* owned, ring_mask + 1 slots, on first use */
+	struct gbn_slot *ring;     /* owned, ring_mask + 1 slots, on first use
+				    * (lossy channels only) */
+	sim_time_t *ack;           /* owned, ring_mask + 1, on first use: when the
+				    * sender sees the ACK of seq (valid once the
+				    * receiver's `expected` has passed it) */
 	uint64_t ring_mask, una, nxt, rsend;
 
 	struct link_params p;
@@ -468,7 +473,7 @@ static inline void gbn_advance(struct chan *c, sim_time_t now)
 {
 	uint64_t una = c->una, acked = c->expected;
 
-	while (una < acked && slot(c, una)->ack_time <= now)
+	while (una < acked && c->ack[una & c->ring_mask] <= now)
 		una++;
 	c->una = una;
 	if (c->rsend < una)
@@ -494,32 +499,45 @@ static inline sim_time_t node_ps(struct node_rate *r, uint64_t bytes, uint64_t b
 	return r->ps;
 }
 
+/* Puts packet p (sequence number seq) on the wire now; on a lossy channel
+ * its slot has been filled and the transmission may be lost. */
 static inline __attribute__((always_inline)) void
-transmit(struct fabric *f, struct chan *c, uint64_t seq, sim_time_t now)
+wire_start(struct fabric *f, struct chan *c, struct pkt *p, uint32_t payload,
+	   sim_time_t wire_ps, uint64_t seq, sim_time_t now)
 {
-	struct gbn_slot *sl = slot(c, seq);
+	uint64_t serial = ++c->tx_serial;
 	bool lost = false;
 
-	sl->tx_time = now;
-	sl->tx_serial = ++c->tx_serial;
-	sl->tx_count++;
-	c->wire_free = now + sl->wire_ps;
-	c->st.busy_ps += sl->wire_ps;
+	c->wire_free = now + wire_ps;
+	c->st.busy_ps += wire_ps;
 	if (f->tracer)
-		f->tracer(f->tracer_user, c->idx, now, sl->wire_ps);
-	c->st.wire_bytes += (uint64_t)sl->payload + c->p.header_bytes;
+		f->tracer(f->tracer_user, c->idx, now, wire_ps);
+	c->st.wire_bytes += (uint64_t)payload + c->p.header_bytes;
 	if (G_UNLIKELY(c->p.error_rate > 0)) {
+		struct gbn_slot *sl = slot(c, seq);
+
+		sl->tx_time = now;
+		sl->tx_serial = serial;
+		sl->tx_count++;
 		lost = sim_rng_bernoulli(&c->comp.rng, c->p.error_rate);
 		c->st.lost += lost;
 		if (!c->timer_pending)
 			timer_arm(f, c, now + c->p.gbn_timeout_ps, now);
 	}
-	struct sim_event *ev = sim_schedule(f->s, sl->wire_ps + c->p.lat_ps, &c->comp, EV_ARRIVE);
+	struct sim_event *ev = sim_schedule(f->s, wire_ps + c->p.lat_ps, &c->comp, EV_ARRIVE);
 
 	ev->data[0].u = seq;
-	ev->data[1].u = sl->tx_serial;
+	ev->data[1].u = serial;
 	ev->data[2].u = lost;
-	ev->data[3].p = sl->pkt; /* the slot's until accepted: read without it */
+	ev->data[3].p = p; /* the receiver reads it from the event */
+}
+
+/* A replay of seq (lossy channels only). */
+static void transmit_again(struct fabric *f, struct chan *c, uint64_t seq, sim_time_t now)
+{
+	struct gbn_slot *sl = slot(c, seq);
+
+	wire_start(f, c, sl->pkt, sl->payload, sl->wire_ps, seq, now);
 }
 
 static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p, int vc,
@@ -527,23 +545,29 @@ static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p,
 {
 	struct msg *m = p->msg;
 
-	if (G_UNLIKELY(!c->ring)) {
+	if (G_UNLIKELY(!c->ack)) {
 		uint64_t size = 1;
 
 		while (size < c->p.gbn_window)
 			size <<= 1;
-		c->ring = g_new0(struct gbn_slot, size);
+		c->ack = g_new0(sim_time_t, size);
+		if (c->p.error_rate > 0)
+			c->ring = g_new0(struct gbn_slot, size);
 		c->ring_mask = size - 1;
 	}
 	uint64_t seq = c->nxt++;
-	struct gbn_slot *sl = slot(c, seq);
+	sim_time_t wire_ps = G_LIKELY(p->payload == c->p.max_payload_bytes)
+		? c->full_ps : link_wire_ps((uint64_t)p->payload + c->p.header_bytes, c->p.bw_bytes_per_s);
 
 	c->rsend = c->nxt;
-	sl->pkt = p;
-	sl->payload = p->payload;
-	sl->tx_count = 0;
-	sl->wire_ps = G_LIKELY(p->payload == c->p.max_payload_bytes)
-		? c->full_ps : link_wire_ps((uint64_t)p->payload + c->p.header_bytes, c->p.bw_bytes_per_s);
+	if (G_UNLIKELY(c->ring)) {
+		struct gbn_slot *sl = slot(c, seq);
+
+		sl->pkt = p;
+		sl->payload = p->payload;
+		sl->tx_count = 0;
+		sl->wire_ps = wire_ps;
+	}
 	if (c->p.credits)
 		c->cred[vc]--;
 	if (p->hop == 0) {
@@ -555,7 +579,7 @@ static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p,
 
 		credit_return(f, up, m->vc[p->hop - 1], now + up->p.credit_return_ps, now);
 	}
-	transmit(f, c, seq, now);
+	wire_start(f, c, p, p->payload, wire_ps, seq, now);
 }
 
 /* The transmitter's decision, at a time the wire is free: a replay first,
@@ -575,7 +599,7 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 		gbn_advance(c, now);
 	if (G_UNLIKELY(c->rsend < c->nxt)) {
 		c->st.retransmitted++;
-		transmit(f, c, c->rsend++, now);
+		transmit_again(f, c, c->rsend++, now);
 		goto busy;
 	}
 	if (c->nactive == 0)
@@ -584,7 +608,7 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 		gbn_advance(c, now);
 	if (G_UNLIKELY(c->nxt - c->una >= c->p.gbn_window)) {
 		if (c->una < c->expected)
-			chan_kick(f, c, slot(c, c->una)->ack_time, now);
+			chan_kick(f, c, c->ack[c->una & c->ring_mask], now);
 		else
 			c->wait_ack = true;
 		goto out;
@@ -675,21 +699,25 @@ static inline void eject(struct fabric *f, struct chan *c, struct pkt *p, sim_ti
 static inline void accept(struct fabric *f, struct chan *c, uint64_t seq, struct pkt *p,
 			  sim_time_t now)
 {
-	struct gbn_slot *sl = slot(c, seq);
 	struct msg *m = p->msg;
+	sim_time_t ack = now + c->p.lat_ps;
 
 	c->expected++;
 	c->nak_sent = false;
-	sl->ack_time = now + c->p.lat_ps;
-	sl->pkt = NULL;
+	c->ack[seq & c->ring_mask] = ack;
+	if (G_UNLIKELY(c->ring)) {
+		struct gbn_slot *sl = slot(c, seq);
+
+		sl->pkt = NULL;
+		if (sl->tx_count > 1)
+			m->replayed++;
+	}
 	if (c->wait_ack) {
 		c->wait_ack = false;
-		chan_kick(f, c, sl->ack_time, now);
+		chan_kick(f, c, ack, now);
 	}
 	c->st.packets++;
 	c->st.payload_bytes += p->payload;
-	if (sl->tx_count > 1)
-		m->replayed++;
 	c->st.hops_histogram[MIN(m->nhops, 7u)] += p->payload;
 	p->hop++;
 	if (p->hop == m->nhops) {
@@ -872,6 +900,7 @@ void fabric_free(struct fabric *f)
 
 		g_free(c->in);
 		g_free(c->ring);
+		g_free(c->ack);
 		g_free(c->cq);
 		g_free(c->name);
 	}
