@@ -130,11 +130,16 @@ void eq_push(struct eq *q, uint64_t time, struct sim_event *ev);
 #define EQ_LEAD_TARGET 4
 
 /* Prefetches the hot lines of ev's target component (sim.h), ev itself
- * being expected in the cache by then. */
+ * being expected in the cache by then. The queue does not need a target:
+ * an event without one (the queue's own tests) is skipped. */
 static inline void eq_prefetch_target(const struct sim_event *ev)
 {
-	const char *c = (const char *)ev->target;
-	unsigned n = ev->target->hot_lines;
+	const struct sim_component *t = ev->target;
+
+	if (G_UNLIKELY(!t))
+		return;
+	const char *c = (const char *)t;
+	unsigned n = t->hot_lines;
 
 	switch (n < 8 ? n : 8) {
 	case 8: __builtin_prefetch(c + 448); /* fall through */
