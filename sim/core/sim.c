@@ -74,6 +74,7 @@ void sim_component_init(struct sim *s, struct sim_component *c, const char *name
 		g_error("sim: two components named '%s'", name);
 	c->handler = handler;
 	c->name = name;
+	c->hot_lines = 2;
 	sim_rng_seed(&c->rng, s->seed, sim_rng_key(name));
 }
 

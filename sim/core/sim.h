@@ -51,6 +51,10 @@ struct sim_component {
 	sim_handler_fn handler; /* never NULL */
 	const char *name;       /* borrowed: must outlive the sim; unique per sim */
 	struct sim_rng rng;     /* this component's own stream */
+	uint32_t hot_lines;     /* 64-byte lines from its start that its handler
+				 * reads on every event: the engine prefetches
+				 * them a few events ahead (2 unless set after
+				 * sim_component_init; at most 8) */
 };
 
 /* The payload: four words for the target's handler to interpret. */

@@ -8,8 +8,9 @@
  * computed, not scheduled, when that is exact:
  *  - ACKs: the receiver accepts packet `seq` at time t, so the sender will
  *    see the cumulative ACK at t + lat; that time is written into the
- *    sender's replay slot and the sender advances its window lazily when it
- *    next looks (an event is scheduled only if it is waiting for that ACK);
+ *    sender's ring of ACK times and the sender advances its window lazily
+ *    when it next looks (an event is scheduled only if it is waiting for
+ *    that ACK; without loss, only when the window looks full);
  *  - credits: a receive slot is freed when the packet leaves the buffer (it
  *    starts on the next channel, or is delivered to memory); the credit is
  *    queued, with its return time, at the sender (sorted by time) and collected
@@ -32,6 +33,7 @@
  * never one heap allocation per packet. */
 #include "sim/link/link.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/link/flow.h"
@@ -60,6 +62,7 @@ struct msg {
 	void *user;
 	uint32_t nhops, cap; /* route length; capacity of chan/vc */
 	uint32_t replayed;   /* packets accepted after more than one transmission */
+	uint8_t vc0;         /* vc[0], beside the fields its first channel reads */
 	int *chan;         /* owned, reused: channel of each hop */
 	uint8_t *vc;       /* owned, reused: virtual channel of each hop */
 };
@@ -72,12 +75,12 @@ struct input {
 	bool active;
 };
 
+/* What a replay needs of a sequence number: kept on lossy channels only
+ * (without loss nothing is replayed, and the event carries the packet). */
 struct gbn_slot {
 	struct pkt *pkt;      /* valid until the receiver accepts it */
 	sim_time_t wire_ps;   /* serialisation time */
 	sim_time_t tx_time;   /* start of its latest transmission */
-	sim_time_t ack_time;  /* when the sender sees its ACK (valid once the
-			       * receiver's `expected` has passed this seq) */
 	uint64_t tx_serial;   /* serial of its latest transmission */
 	uint32_t payload;
 	uint32_t tx_count;    /* transmissions of this sequence number */
@@ -89,29 +92,41 @@ struct node {
 };
 
 struct chan {
+	/* Lines 0-6 hold what every packet reads or adds to (the engine
+	 * prefetches them ahead of the event: hot_lines): the component, the
+	 * transmitter, the Go-Back-N sender and receiver, the parameters, the
+	 * arbiter, the credits and the statistics; the rarely read fields
+	 * follow. The array of channels is aligned to a line. */
 	struct sim_component comp; /* first: handlers cast back */
 	struct fabric *f;          /* borrowed */
-	int idx, src, dst, in_index;
-	struct link_params p;
-	sim_time_t full_ps;        /* serialisation of a full packet */
-	char *name;                /* owned */
-
-	/* arbiter: input 0 is the node's memory (messages in `lhead`), input
-	 * 1 + nvc * k + vc holds packets from the k-th channel entering src */
-	struct input *in;          /* owned, allocated on first use */
-	int nin, act_head, act_tail, nactive;
-	struct msg *lhead, *ltail;
 
 	/* transmitter */
 	sim_time_t wire_free;
 	sim_time_t kick_time;      /* pending EV_TX, if kick_pending */
 	struct sim_event_ref kick_ref;
-	bool kick_pending, in_pump, wait_ack, wait_credit, timer_pending;
 
 	/* Go-Back-N sender: seqs [una, nxt) are unacknowledged; rsend < nxt
 	 * while a replay is in progress */
-	struct gbn_slot *ring;     /* owned, ring_mask + 1 slots, on first use */
-	uint64_t ring_mask, una, nxt, rsend, tx_serial;
+	struct gbn_slot *ring;     /* owned, ring_mask + 1 slots, on first use
+				    * (lossy channels only) */
+	sim_time_t *ack;           /* owned, ring_mask + 1, on first use: when the
+				    * sender sees the ACK of seq (valid once the
+				    * receiver's `expected` has passed it) */
+	uint64_t ring_mask, una, nxt, rsend;
+
+	struct link_params p;
+
+	uint64_t tx_serial;
+	/* Go-Back-N receiver */
+	uint64_t expected;
+
+	/* arbiter: input 0 is the node's memory (messages in `lhead`), input
+	 * 1 + nvc * k + vc holds packets from the k-th channel entering src */
+	struct input *in;          /* owned, allocated on first use */
+	struct msg *lhead;
+	int act_head, act_tail, nactive;
+	bool kick_pending, in_pump, wait_ack, wait_credit, timer_pending;
+	bool nak_sent;             /* receiver: the current gap was NAKed */
 
 	/* credits per virtual channel; returns pending in a ring of
 	 * (time << 1 | vc) sorted by time, oldest at cq_head */
@@ -119,13 +134,18 @@ struct chan {
 	uint64_t *cq;              /* owned, cq_mask + 1 >= cq_cap slots, on first use */
 	uint32_t cq_head, cq_len, cq_mask, cq_cap; /* cq_cap = nvc x credits */
 	int vc_mask;               /* nvc - 1: input i > 0 feeds vc (i - 1) & vc_mask */
-
-	/* Go-Back-N receiver */
-	uint64_t expected;
-	bool nak_sent;
+	int src, dst;
+	sim_time_t full_ps;        /* serialisation of a full packet */
 
 	struct channel_stats st;
-};
+	struct msg *ltail;
+	int idx, in_index, nin;
+	char *name;                /* owned */
+} __attribute__((aligned(64)));
+
+/* The lines of struct chan up to its statistics' histogram, inclusive. */
+#define CHAN_HOT_LINES ((offsetof(struct chan, st.hops_histogram) + 64 + 63) / 64)
+G_STATIC_ASSERT(CHAN_HOT_LINES <= 8);
 
 /* The last packet size a node's memory rate was applied to, and its time. */
 struct node_rate {
@@ -226,6 +246,18 @@ static bool check_params(const struct link_params *p, const char *what, GError *
 }
 
 /* ---- pools ---- */
+
+/* n zeroed channels, the array aligned to a cache line (free() it). */
+static struct chan *chans_alloc(int n)
+{
+	void *mem = NULL;
+	size_t bytes = (size_t)n * sizeof(struct chan);
+
+	if (posix_memalign(&mem, 64, bytes))
+		g_error("fabric: out of memory for %d channels", n);
+	memset(mem, 0, bytes);
+	return mem;
+}
 
 static struct pkt *pkt_alloc(struct fabric *f)
 {
@@ -441,7 +473,7 @@ static inline void gbn_advance(struct chan *c, sim_time_t now)
 {
 	uint64_t una = c->una, acked = c->expected;
 
-	while (una < acked && slot(c, una)->ack_time <= now)
+	while (una < acked && c->ack[una & c->ring_mask] <= now)
 		una++;
 	c->una = una;
 	if (c->rsend < una)
@@ -467,31 +499,45 @@ static inline sim_time_t node_ps(struct node_rate *r, uint64_t bytes, uint64_t b
 	return r->ps;
 }
 
+/* Puts packet p (sequence number seq) on the wire now; on a lossy channel
+ * its slot has been filled and the transmission may be lost. */
 static inline __attribute__((always_inline)) void
-transmit(struct fabric *f, struct chan *c, uint64_t seq, sim_time_t now)
+wire_start(struct fabric *f, struct chan *c, struct pkt *p, uint32_t payload,
+	   sim_time_t wire_ps, uint64_t seq, sim_time_t now)
 {
-	struct gbn_slot *sl = slot(c, seq);
+	uint64_t serial = ++c->tx_serial;
 	bool lost = false;
 
-	sl->tx_time = now;
-	sl->tx_serial = ++c->tx_serial;
-	sl->tx_count++;
-	c->wire_free = now + sl->wire_ps;
-	c->st.busy_ps += sl->wire_ps;
+	c->wire_free = now + wire_ps;
+	c->st.busy_ps += wire_ps;
 	if (f->tracer)
-		f->tracer(f->tracer_user, c->idx, now, sl->wire_ps);
-	c->st.wire_bytes += (uint64_t)sl->payload + c->p.header_bytes;
+		f->tracer(f->tracer_user, c->idx, now, wire_ps);
+	c->st.wire_bytes += (uint64_t)payload + c->p.header_bytes;
 	if (G_UNLIKELY(c->p.error_rate > 0)) {
+		struct gbn_slot *sl = slot(c, seq);
+
+		sl->tx_time = now;
+		sl->tx_serial = serial;
+		sl->tx_count++;
 		lost = sim_rng_bernoulli(&c->comp.rng, c->p.error_rate);
 		c->st.lost += lost;
 		if (!c->timer_pending)
 			timer_arm(f, c, now + c->p.gbn_timeout_ps, now);
 	}
-	struct sim_event *ev = sim_schedule(f->s, sl->wire_ps + c->p.lat_ps, &c->comp, EV_ARRIVE);
+	struct sim_event *ev = sim_schedule(f->s, wire_ps + c->p.lat_ps, &c->comp, EV_ARRIVE);
 
 	ev->data[0].u = seq;
-	ev->data[1].u = sl->tx_serial;
+	ev->data[1].u = serial;
 	ev->data[2].u = lost;
+	ev->data[3].p = p; /* the receiver reads it from the event */
+}
+
+/* A replay of seq (lossy channels only). */
+static void transmit_again(struct fabric *f, struct chan *c, uint64_t seq, sim_time_t now)
+{
+	struct gbn_slot *sl = slot(c, seq);
+
+	wire_start(f, c, sl->pkt, sl->payload, sl->wire_ps, seq, now);
 }
 
 static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p, int vc,
@@ -499,23 +545,29 @@ static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p,
 {
 	struct msg *m = p->msg;
 
-	if (G_UNLIKELY(!c->ring)) {
+	if (G_UNLIKELY(!c->ack)) {
 		uint64_t size = 1;
 
 		while (size < c->p.gbn_window)
 			size <<= 1;
-		c->ring = g_new0(struct gbn_slot, size);
+		c->ack = g_new0(sim_time_t, size);
+		if (c->p.error_rate > 0)
+			c->ring = g_new0(struct gbn_slot, size);
 		c->ring_mask = size - 1;
 	}
 	uint64_t seq = c->nxt++;
-	struct gbn_slot *sl = slot(c, seq);
+	sim_time_t wire_ps = G_LIKELY(p->payload == c->p.max_payload_bytes)
+		? c->full_ps : link_wire_ps((uint64_t)p->payload + c->p.header_bytes, c->p.bw_bytes_per_s);
 
 	c->rsend = c->nxt;
-	sl->pkt = p;
-	sl->payload = p->payload;
-	sl->tx_count = 0;
-	sl->wire_ps = G_LIKELY(p->payload == c->p.max_payload_bytes)
-		? c->full_ps : link_wire_ps((uint64_t)p->payload + c->p.header_bytes, c->p.bw_bytes_per_s);
+	if (G_UNLIKELY(c->ring)) {
+		struct gbn_slot *sl = slot(c, seq);
+
+		sl->pkt = p;
+		sl->payload = p->payload;
+		sl->tx_count = 0;
+		sl->wire_ps = wire_ps;
+	}
 	if (c->p.credits)
 		c->cred[vc]--;
 	if (p->hop == 0) {
@@ -527,7 +579,7 @@ static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p,
 
 		credit_return(f, up, m->vc[p->hop - 1], now + up->p.credit_return_ps, now);
 	}
-	transmit(f, c, seq, now);
+	wire_start(f, c, p, p->payload, wire_ps, seq, now);
 }
 
 /* The transmitter's decision, at a time the wire is free: a replay first,
@@ -541,17 +593,22 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 		return;
 	}
 	c->in_pump = true;
-	gbn_advance(c, now);
+	/* Without loss nothing is replayed and no timer runs, so una matters
+	 * only to the window: it is advanced when the window looks full. */
+	if (G_UNLIKELY(c->p.error_rate > 0))
+		gbn_advance(c, now);
 	if (G_UNLIKELY(c->rsend < c->nxt)) {
 		c->st.retransmitted++;
-		transmit(f, c, c->rsend++, now);
+		transmit_again(f, c, c->rsend++, now);
 		goto busy;
 	}
 	if (c->nactive == 0)
 		goto out;
+	if (G_UNLIKELY(c->nxt - c->una >= c->p.gbn_window))
+		gbn_advance(c, now);
 	if (G_UNLIKELY(c->nxt - c->una >= c->p.gbn_window)) {
 		if (c->una < c->expected)
-			chan_kick(f, c, slot(c, c->una)->ack_time, now);
+			chan_kick(f, c, c->ack[c->una & c->ring_mask], now);
 		else
 			c->wait_ack = true;
 		goto out;
@@ -567,7 +624,7 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 
 	for (int k = 0, n = c->nactive; k < n; k++) {
 		int i = act_pop(c);
-		int vc = i == 0 ? c->lhead->vc[0] : (i - 1) & c->vc_mask;
+		int vc = i == 0 ? c->lhead->vc0 : (i - 1) & c->vc_mask;
 
 		if (credits && c->cred[vc] == 0) {
 			credit_blocked = true;
@@ -639,24 +696,28 @@ static inline void eject(struct fabric *f, struct chan *c, struct pkt *p, sim_ti
 	sim_schedule(f->s, t - now, &c->comp, EV_DELIVER)->data[0].p = p;
 }
 
-static inline void accept(struct fabric *f, struct chan *c, uint64_t seq, sim_time_t now)
+static inline void accept(struct fabric *f, struct chan *c, uint64_t seq, struct pkt *p,
+			  sim_time_t now)
 {
-	struct gbn_slot *sl = slot(c, seq);
-	struct pkt *p = sl->pkt;
 	struct msg *m = p->msg;
+	sim_time_t ack = now + c->p.lat_ps;
 
 	c->expected++;
 	c->nak_sent = false;
-	sl->ack_time = now + c->p.lat_ps;
-	sl->pkt = NULL;
+	c->ack[seq & c->ring_mask] = ack;
+	if (G_UNLIKELY(c->ring)) {
+		struct gbn_slot *sl = slot(c, seq);
+
+		sl->pkt = NULL;
+		if (sl->tx_count > 1)
+			m->replayed++;
+	}
 	if (c->wait_ack) {
 		c->wait_ack = false;
-		chan_kick(f, c, sl->ack_time, now);
+		chan_kick(f, c, ack, now);
 	}
 	c->st.packets++;
 	c->st.payload_bytes += p->payload;
-	if (sl->tx_count > 1)
-		m->replayed++;
 	c->st.hops_histogram[MIN(m->nhops, 7u)] += p->payload;
 	p->hop++;
 	if (p->hop == m->nhops) {
@@ -691,7 +752,7 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 		if (G_UNLIKELY(ev->data[2].u))
 			return; /* lost on the wire: the receiver sees nothing */
 		if (G_LIKELY(seq == c->expected)) {
-			accept(f, c, seq, now);
+			accept(f, c, seq, ev->data[3].p, now);
 			return;
 		}
 		if (seq > c->expected && !c->nak_sent) {
@@ -779,7 +840,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	f->s = s;
 	f->np = cfg->node;
 	f->nodes = g_new0(struct node, f->t.nnodes);
-	f->chans = g_new0(struct chan, f->t.nchans);
+	f->chans = chans_alloc(f->t.nchans);
 	f->slabs = g_ptr_array_new_with_free_func(g_free);
 	f->msgs = g_ptr_array_new_with_free_func(msg_free_fn);
 	f->next_id = 1;
@@ -813,6 +874,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		c->st.dst = c->dst;
 		c->name = g_strdup_printf("link %s->%s", a, b);
 		sim_component_init(s, &c->comp, c->name, chan_handler);
+		c->comp.hot_lines = CHAN_HOT_LINES;
 	}
 	if (cfg->fidelity == LINK_FIDELITY_FLOW) {
 		g_autofree struct link_params *params = g_new(struct link_params, f->t.nchans);
@@ -838,10 +900,11 @@ void fabric_free(struct fabric *f)
 
 		g_free(c->in);
 		g_free(c->ring);
+		g_free(c->ack);
 		g_free(c->cq);
 		g_free(c->name);
 	}
-	g_free(f->chans);
+	free(f->chans);
 	g_free(f->nodes);
 	g_ptr_array_unref(f->slabs);
 	g_ptr_array_unref(f->msgs);
@@ -913,6 +976,7 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 		g_assert(m->chan[k] >= 0);
 	}
 	m->nhops = (uint32_t)hops;
+	m->vc0 = m->vc[0];
 	m->id = f->next_id++;
 	m->replayed = 0;
 	m->bytes = bytes;

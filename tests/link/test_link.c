@@ -315,6 +315,50 @@ static void test_stream_window(void)
 	assert_within(stream_rate(&p, 64 * MiB), want, 0.005);
 }
 
+static void test_stream_window_exact(void)
+{
+	/* Without loss, packet k starts when the wire is free and the ACK of
+	 * packet k - W has come back (it is accepted s + lat after its start,
+	 * and the sender sees the ACK lat later): t_k = max(t_{k-1} + s,
+	 * t_{k-W} + s + 2 lat). The last one is delivered s + lat after its
+	 * start, to the picosecond; windows below and above the round trip,
+	 * one that is not a power of two, and a short last packet. */
+	static const uint32_t windows[] = { 1, 3, 5, 8, 100 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(windows); i++) {
+		struct link_params p;
+		uint32_t w = windows[i];
+		const uint64_t n = 300, bytes = (n - 1) * 4096 + 1000;
+
+		link_params_default(&p);
+		p.credits = 0;
+		p.gbn_window = w;
+		p.lat_ps = SIM_NS(200);
+		g_autofree sim_time_t *t = g_new(sim_time_t, n);
+
+		for (uint64_t k = 0; k < n; k++) {
+			sim_time_t s = ceil_ps((k + 1 < n ? 4096 : 1000) + p.header_bytes,
+					       p.bw_bytes_per_s);
+			sim_time_t prev_s = ceil_ps(4096 + p.header_bytes, p.bw_bytes_per_s);
+
+			t[k] = k ? t[k - 1] + prev_s : 0;
+			if (k >= w)
+				t[k] = MAX(t[k], t[k - w] + prev_s + 2 * p.lat_ps);
+			if (k + 1 == n)
+				t[k] += s + p.lat_ps; /* its delivery */
+		}
+		struct fabric_config cfg = { .kind = TOPO_RING, .nranks = 2, .link = p };
+		struct world wd;
+
+		world_init(&wd, &cfg, 1);
+		struct rx *r = world_send(&wd, 0, 1, bytes, ROUTE_CW);
+
+		world_run(&wd);
+		g_assert_cmpuint(r->t_done, ==, t[n - 1]);
+		world_release(&wd);
+	}
+}
+
 /* ---- Go-Back-N under loss ---- */
 
 static void run_lossy(double rate, uint64_t seed, int nmsg, uint64_t msg_bytes, GChecksum *out)
@@ -934,6 +978,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/link/stream/bandwidth", test_stream_bandwidth);
 	g_test_add_func("/link/stream/credit-bound", test_stream_credits);
 	g_test_add_func("/link/stream/window-bound", test_stream_window);
+	g_test_add_func("/link/stream/window-exact", test_stream_window_exact);
 	g_test_add_func("/link/gbn/loss-rates", test_gbn_loss);
 	g_test_add_func("/link/gbn/tail-loss-timeout", test_gbn_tail_loss);
 	g_test_add_func("/link/share/two-flows", test_two_flows);
