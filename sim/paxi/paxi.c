@@ -35,6 +35,9 @@ enum txn_state {
 	TX_DATA,
 };
 
+/* Transactions per block of paxi's transaction store. */
+#define TXN_BLOCK 1024
+
 struct paxi_txn {
 	struct paxi *x;
 	const struct paxi_txn_ops *ops;
@@ -52,7 +55,6 @@ struct paxi_txn {
 	enum paxi_proto proto; /* Transfer: the run's protocol; Send/Recv: simple */
 	uint64_t wire_arrived; /* Transfer: wire bytes delivered (protocol lines) */
 	struct paxi_txn_times tm;
-	int *chans;            /* owned: channel of each hop */
 	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
 	struct paxi_txn *next_wait; /* slot queue link */
 	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
@@ -107,7 +109,8 @@ struct paxi {
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
 				       * transaction: data bytes sent, not delivered */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
-	GPtrArray *txns;              /* owned */
+	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
+	uint32_t txn_block_used;      /* transactions taken from the last block */
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
 	GPtrArray *blocks;            /* owned: msg and reduce pools */
 	struct paxi_msg *free_msgs;
@@ -203,14 +206,6 @@ uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes)
 
 static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
 
-static void txn_free(gpointer p)
-{
-	struct paxi_txn *t = p;
-
-	g_free(t->chans);
-	g_free(t);
-}
-
 struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
 		      GError **error)
 {
@@ -246,7 +241,7 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
-	x->txns = g_ptr_array_new_with_free_func(txn_free);
+	x->txn_blocks = g_ptr_array_new_with_free_func(g_free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	x->blocks = g_ptr_array_new_with_free_func(g_free);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
@@ -257,7 +252,7 @@ void paxi_free(struct paxi *x)
 {
 	if (!x)
 		return;
-	g_ptr_array_unref(x->txns);
+	g_ptr_array_unref(x->txn_blocks);
 	g_array_unref(x->route);
 	g_ptr_array_unref(x->blocks);
 	g_free(x->units);
@@ -306,9 +301,17 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes)
 {
 	struct link_params lp;
 	sim_time_t slowest = 0, sum_pkt = 0, lat = 0, max_pkt = 0;
+	/* the route again (a pure function of the topology), rather than a
+	 * copy of it in every transaction */
+	GArray *nodes = t->x->route;
+	int hops = fabric_route(t->x->f, t->src, t->dst, ROUTE_SHORTEST, nodes);
 
+	g_assert(hops == t->tm.hops);
 	for (int h = 0; h < t->tm.hops; h++) {
-		fabric_channel_params(t->x->f, t->chans[h], &lp);
+		fabric_channel_params(t->x->f,
+				      fabric_channel_find(t->x->f, g_array_index(nodes, int, h),
+							  g_array_index(nodes, int, h + 1)),
+				      &lp);
 		sim_time_t whole = link_message_ps(&lp, bytes);
 		sim_time_t pkt = link_message_ps(&lp, MIN(bytes, (uint64_t)lp.max_payload_bytes));
 
@@ -531,7 +534,14 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			      void *src_user, void *dst_user)
 {
 	g_assert(src >= 0 && src < x->nodes && dst >= 0 && dst < x->nodes && src != dst);
-	struct paxi_txn *t = g_new0(struct paxi_txn, 1);
+	/* transactions live until paxi_free: taken from blocks, freed with them */
+	if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
+		g_ptr_array_add(x->txn_blocks, g_new0(struct paxi_txn, TXN_BLOCK));
+		x->txn_block_used = 0;
+	}
+	struct paxi_txn *t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks,
+								 x->txn_blocks->len - 1) +
+			     x->txn_block_used++;
 
 	t->x = x;
 	t->ops = ops;
@@ -545,13 +555,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->bytes = bytes;
 	t->tm.kind = kind;
 	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
-	GArray *nodes = x->route;
-
-	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, nodes);
-	t->chans = g_new(int, MAX(t->tm.hops, 1));
-	for (int h = 0; h < t->tm.hops; h++)
-		t->chans[h] = fabric_channel_find(x->f, g_array_index(nodes, int, h),
-						  g_array_index(nodes, int, h + 1));
+	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
 	gpointer key = GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1);
@@ -563,7 +567,6 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
 	}
 	t->pair = slot - 1;
-	g_ptr_array_add(x->txns, t);
 	x->st.txns++;
 	return t;
 }
