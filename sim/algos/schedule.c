@@ -74,6 +74,19 @@ uint32_t sched_add(struct sched *s, int r, const struct sched_op *op, const uint
 	return idx;
 }
 
+void sched_reserve(struct sched *s, int r, uint32_t nops, uint32_t ndeps)
+{
+	g_assert(r >= 0 && r < s->nranks);
+	struct sched_rank *rk = &s->ranks[r];
+	guint ops = rk->ops->len, deps = rk->deps->len;
+
+	/* a GArray keeps its room when it shrinks */
+	g_array_set_size(rk->ops, ops + nops);
+	g_array_set_size(rk->ops, ops);
+	g_array_set_size(rk->deps, deps + ndeps);
+	g_array_set_size(rk->deps, deps);
+}
+
 const uint32_t *sched_op_deps(const struct sched *s, int r, uint32_t i)
 {
 	const struct sched_op *o = sched_op_at(s, r, i);
