@@ -100,7 +100,7 @@ struct runner_launches {
 
 /* What a run of s takes of memory, about, beyond the schedule: per op of
  * each simulated call (`calls` as struct runner_launches counts them) its
- * state (128 bytes), its PAXI transaction (280) and its places in the lane
+ * state (128 bytes), its PAXI transaction (264) and its places in the lane
  * and dependent lists, measured at about 380 bytes (ring AllReduce, 512 and
  * 1024 ranks) and counted as RUNNER_BYTES_PER_OP; plus the step table (a
  * row per rank and step). */

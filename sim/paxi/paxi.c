@@ -42,20 +42,19 @@ struct paxi_txn {
 	struct paxi *x;
 	const struct paxi_txn_ops *ops;
 	void *src_user, *dst_user;
-	enum paxi_kind kind;
 	enum txn_state state;
 	int src, dst;
 	uint32_t unit;
+	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
+	enum paxi_proto proto; /* Transfer: the run's protocol; Send/Recv: simple */
 	uint64_t bytes;
 	uint64_t available;   /* supplied by the source so far */
 	uint64_t injected;    /* handed to the fabric so far */
 	uint64_t arrived;     /* delivered at the destination */
 	uint64_t notified;    /* reported usable */
-	bool started, posted, rts_arrived, cts_arrived, flag_sent, zero_sent;
-	enum paxi_proto proto; /* Transfer: the run's protocol; Send/Recv: simple */
 	uint64_t wire_arrived; /* Transfer: wire bytes delivered (protocol lines) */
-	struct paxi_txn_times tm;
-	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
+	bool started, posted, rts_arrived, cts_arrived, flag_sent, zero_sent;
+	struct paxi_txn_times tm; /* tm.kind is the transaction's kind */
 	struct paxi_txn *next_wait; /* slot queue link */
 	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
 };
@@ -448,7 +447,7 @@ static void pump(struct paxi_txn *t)
 		t->tm.backlog_last = *inflight;
 		*inflight += wire;
 		t->tm.last_msg_bytes = wire;
-		if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW && t->kind == PAXI_TRANSFER) {
+		if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW && t->tm.kind == PAXI_TRANSFER) {
 			/* usable per slice, as the packets make it: the pipeline */
 			uint64_t slice = paxi_proto_wire_bytes(t->proto, x->p.slice_bytes);
 
@@ -460,7 +459,7 @@ static void pump(struct paxi_txn *t)
 		t->injected = t->available;
 		t->zero_sent = true;
 	}
-	if (t->kind == PAXI_SENDRECV && t->injected == t->bytes && !t->flag_sent) {
+	if (t->tm.kind == PAXI_SENDRECV && t->injected == t->bytes && !t->flag_sent) {
 		t->flag_sent = true;
 		send_ctrl(t, CTRL_FLAG);
 	}
@@ -490,7 +489,7 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 		t->tm.arrived = sim_now(x->s);
 	if (x->p.engine && x->engines[t->src].cur && x->engines[t->src].cur->t == t)
 		engine_try_finish(x, t->src);
-	if (t->kind != PAXI_TRANSFER)
+	if (t->tm.kind != PAXI_TRANSFER)
 		return;
 	bool all = t->arrived == t->bytes && done;
 
@@ -547,8 +546,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->ops = ops;
 	t->src_user = src_user;
 	t->dst_user = dst_user;
-	t->kind = kind;
-	t->src = src;
+		t->src = src;
 	t->dst = dst;
 	t->unit = unit % x->p.cdma_units;
 	t->proto = kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE;
@@ -604,7 +602,7 @@ void paxi_txn_post(struct paxi_txn *t)
 	g_assert(!t->posted);
 	t->posted = true;
 	t->tm.posted = sim_now(t->x->s);
-	if (t->kind != PAXI_SENDRECV)
+	if (t->tm.kind != PAXI_SENDRECV)
 		return;
 	if (t->x->p.handshake == PAXI_HS_READY || t->rts_arrived)
 		send_ctrl(t, CTRL_CTS); /* the ready flag, or the answer to RTS */
@@ -821,7 +819,7 @@ static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_e
 	case PX_SETUP_DONE: {
 		struct paxi_txn *t = ev->data[0].p;
 
-		if (t->kind == PAXI_TRANSFER) {
+		if (t->tm.kind == PAXI_TRANSFER) {
 			data_allowed(t);
 		} else if (x->p.handshake == PAXI_HS_READY) {
 			t->state = TX_WAIT_CTS;
