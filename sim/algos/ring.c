@@ -122,6 +122,8 @@ static struct sched *ring1_build(enum coll c, const struct algo_params *p, const
 	for (int r = 0; r < n; r++) {
 		int left = (r + n - 1) % n, right = (r + 1) % n;
 
+		/* about one dep per op */
+		sched_reserve(g.s, r, (uint32_t)nops * g.k + 1, (uint32_t)nops * g.k + 1);
 		for (int i = 0; i < nops; i++) {
 			for (uint32_t pc = 0; pc < g.k; pc++) {
 				struct sched_op o;

@@ -17,26 +17,39 @@ G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
 
 enum { RUN_KICK = 1, RUN_LAUNCH };
 
+/* An op's run state: 128 bytes, kept for the whole run (the critical path
+ * walks the ops' times after it). */
 struct run_op {
 	struct runner *r;
-	const struct sched_op *op;
-	int rank;
-	uint32_t idx;
-	uint32_t call;            /* which of the back-to-back calls, from 0 */
-	uint32_t deps_left;
-	struct paxi_txn *in, *out;
-	uint64_t in_bytes;    /* of the incoming transaction */
+	const struct sched_op *op;    /* borrowed: the schedule owns it */
+	struct paxi_txn *in, *out;    /* borrowed: paxi owns them; NULL none */
 	uint64_t usable;      /* incoming bytes usable */
 	uint64_t processed;   /* incoming bytes reduced or stored */
 	uint64_t reducing;    /* upper end of the reduction in flight, 0 none */
-	uint64_t local_bytes; /* COPY / REDUCE work */
-	uint64_t moved, moving; /* engine: a SEND's bytes moved, and in flight */
-	bool started, in_all, out_sent, local_done, done;
+	union {
+		uint64_t local_bytes;   /* COPY / REDUCE work (a COPY_SEND's copy without an engine) */
+		struct {
+			uint64_t moved, moving; /* engine: a SEND's (or COPY_SEND's) bytes moved, and in flight */
+		} send;
+	} w;
 	sim_time_t t_start, t_end;
 	sim_time_t t_in_done;     /* incoming data all usable and processed */
 	sim_time_t t_reduce;      /* the last reduction batch was issued */
+	int32_t rank;
+	uint32_t idx;
+	uint32_t deps_left;
 	int32_t lane_pred;        /* previous op of this lane, -1 none */
+	uint8_t call;             /* which of the back-to-back calls, from 0 */
+	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
 };
+
+G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= UINT8_MAX);
+
+/* The bytes of the op's incoming transaction, 0 if none. */
+static uint64_t in_bytes(const struct run_op *o)
+{
+	return o->in ? paxi_txn_bytes(o->in) : 0;
+}
 
 struct run_rank {
 	struct run_op *ops;
@@ -160,14 +173,14 @@ static void on_moving(void *user)
 {
 	struct run_op *o = user;
 
-	paxi_txn_supply(o->out, o->moving);
+	paxi_txn_supply(o->out, o->w.send.moving);
 }
 
 static void on_moved(void *user)
 {
 	struct run_op *o = user;
 
-	o->moved = o->moving;
+	o->w.send.moved = o->w.send.moving;
 	send_move(o);
 }
 
@@ -176,10 +189,10 @@ static void send_move(struct run_op *o)
 	uint64_t total = paxi_txn_bytes(o->out);
 	uint64_t round = paxi_get_params(o->r->px)->engine_round_bytes;
 
-	if (o->moved == total)
+	if (o->w.send.moved == total)
 		return;
-	o->moving = round ? o->moved + MIN(round, total - o->moved) : total;
-	paxi_engine_work(o->r->px, o->rank, o->op->lane, o->moved, o->moving, false, NULL, o->out,
+	o->w.send.moving = round ? o->w.send.moved + MIN(round, total - o->w.send.moved) : total;
+	paxi_engine_work(o->r->px, o->rank, o->op->lane, o->w.send.moved, o->w.send.moving, false, NULL, o->out,
 			 on_moving, on_moved, o);
 }
 
@@ -235,12 +248,12 @@ static void op_begin(struct run_op *o)
 			send_move(o);
 		else if (from_local)
 			paxi_txn_supply(o->out, paxi_txn_bytes(o->out));
-		else if (paxi_txn_bytes(o->out) == 0 && o->in_bytes == 0)
+		else if (paxi_txn_bytes(o->out) == 0 && in_bytes(o) == 0)
 			paxi_txn_supply(o->out, 0);
 	}
 	if (op_local_pass(o)) {
 		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, o->rank, o->op->lane,
-							    o->local_bytes, on_local_done, o);
+							    o->w.local_bytes, on_local_done, o);
 		return;
 	}
 	if (o->in) {
@@ -255,7 +268,7 @@ static void op_try_finish(struct run_op *o)
 {
 	if (o->done || !o->started)
 		return;
-	if (o->in && !(o->in_all && o->processed == o->in_bytes && !o->reducing))
+	if (o->in && !(o->in_all && o->processed == in_bytes(o) && !o->reducing))
 		return;
 	if (o->in && !o->t_in_done)
 		o->t_in_done = sim_now(o->r->sim);
@@ -647,7 +660,6 @@ static bool match(struct runner *r, GError **error)
 				struct run_op *o = &rb->ops[recvs.ops[recvs.first[g] + k]];
 
 				o->in = r->ranks[a].ops[sa->ops[sa->first[sg] + k]].out;
-				o->in_bytes = paxi_txn_bytes(o->in);
 				paxi_txn_set_dst_user(o->in, o);
 			}
 		}
@@ -743,8 +755,11 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 				g_assert(dep < i);
 				rr->dep_first[dep + 1]++;
 			}
-			if (op->kind == SOP_COPY || op->kind == SOP_REDUCE || op->kind == SOP_COPY_SEND)
-				o->local_bytes = units_bytes(s, elems, elem_bytes, op->src_off, op->count);
+			/* a copy-send's copy is work of its own only without an engine
+			 * (w is a send's engine progress otherwise) */
+			if (op->kind == SOP_COPY || op->kind == SOP_REDUCE ||
+			    (op->kind == SOP_COPY_SEND && !paxi_get_params(px)->engine))
+				o->w.local_bytes = units_bytes(s, elems, elem_bytes, op->src_off, op->count);
 			if (is_send(op->kind)) {
 				uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
 
@@ -842,7 +857,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 					.kind = o->op->kind,
 					.peer = o->op->send_peer >= 0 ? o->op->send_peer : o->op->recv_peer,
 					.start_ps = o->t_start - r.t0, .end_ps = o->t_end - r.t0,
-					.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? o->in_bytes : o->local_bytes,
+					.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? in_bytes(o) : o->w.local_bytes,
 				};
 
 				g_array_append_val(res->spans, sp);

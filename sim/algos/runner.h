@@ -100,10 +100,11 @@ struct runner_launches {
 
 /* What a run of s takes of memory, about, beyond the schedule: per op of
  * each simulated call (`calls` as struct runner_launches counts them) its
- * state, its PAXI transaction and route, and its matching, measured at
- * about 480 bytes and counted as RUNNER_BYTES_PER_OP; plus the step table
- * (a row per rank and step). */
-#define RUNNER_BYTES_PER_OP 512
+ * state (128 bytes), its PAXI transaction (264) and its places in the lane
+ * and dependent lists, measured at about 380 bytes (ring AllReduce, 512 and
+ * 1024 ranks) and counted as RUNNER_BYTES_PER_OP; plus the step table (a
+ * row per rank and step). */
+#define RUNNER_BYTES_PER_OP 448
 uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls);
 
 /* As runner_run, for calls back to back: latency_ps is the mean time of a

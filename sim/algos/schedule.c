@@ -74,6 +74,19 @@ uint32_t sched_add(struct sched *s, int r, const struct sched_op *op, const uint
 	return idx;
 }
 
+void sched_reserve(struct sched *s, int r, uint32_t nops, uint32_t ndeps)
+{
+	g_assert(r >= 0 && r < s->nranks);
+	struct sched_rank *rk = &s->ranks[r];
+	guint ops = rk->ops->len, deps = rk->deps->len;
+
+	/* a GArray keeps its room when it shrinks */
+	g_array_set_size(rk->ops, ops + nops);
+	g_array_set_size(rk->ops, ops);
+	g_array_set_size(rk->deps, deps + ndeps);
+	g_array_set_size(rk->deps, deps);
+}
+
 const uint32_t *sched_op_deps(const struct sched *s, int r, uint32_t i)
 {
 	const struct sched_op *o = sched_op_at(s, r, i);
@@ -189,17 +202,30 @@ bool sched_equal(const struct sched *a, const struct sched *b)
 
 /* ---- Hazard tracking. Cells are per rank: the input and output share one
  * range of global units (aliased, as in place), scratch follows. Each cell
- * remembers its last writer and the ops that read it since. ---- */
+ * remembers its last writer and the ops that read it since, as a list of
+ * reader entries in one pool; a writer hands its cell's list back to the
+ * pool's free list, so the pool holds at most the readers alive at once.
+ * A cell is 8 bytes and the tracker allocates nothing per op. ---- */
+
+#define HZ_NONE UINT32_MAX
 
 struct hz_cell {
-	int64_t writer; /* op index, -1: none */
-	GArray *readers; /* of uint32_t, or NULL */
+	uint32_t writer;  /* op index, HZ_NONE: none */
+	uint32_t readers; /* first reader entry in the pool, HZ_NONE: none */
+};
+
+struct hz_reader {
+	uint32_t op;
+	uint32_t next; /* next entry of the same cell (or of the free list), HZ_NONE: last */
 };
 
 struct sched_hazards {
 	int nranks;
 	uint32_t nunits, scratch_units;
-	struct hz_cell **cells; /* per rank: nunits + scratch_units */
+	struct hz_cell **cells; /* per rank: nunits + scratch_units, owned */
+	GArray *pool;           /* of struct hz_reader, owned */
+	uint32_t free;          /* first free entry of pool, HZ_NONE: none */
+	GArray *deps;           /* of uint32_t: sched_add_tracked's scratch, owned */
 };
 
 struct sched_hazards *sched_hazards_new(const struct sched *s)
@@ -211,10 +237,13 @@ struct sched_hazards *sched_hazards_new(const struct sched *s)
 	h->scratch_units = s->scratch_units;
 	h->cells = g_new0(struct hz_cell *, s->nranks);
 	for (int r = 0; r < s->nranks; r++) {
-		h->cells[r] = g_new0(struct hz_cell, h->nunits + h->scratch_units);
-		for (uint32_t c = 0; c < h->nunits + h->scratch_units; c++)
-			h->cells[r][c].writer = -1;
+		/* all ones: no writer, no readers */
+		h->cells[r] = g_new(struct hz_cell, h->nunits + h->scratch_units);
+		memset(h->cells[r], 0xff, sizeof(struct hz_cell) * (h->nunits + h->scratch_units));
 	}
+	h->pool = g_array_new(FALSE, FALSE, sizeof(struct hz_reader));
+	h->free = HZ_NONE;
+	h->deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	return h;
 }
 
@@ -222,13 +251,11 @@ void sched_hazards_free(struct sched_hazards *h)
 {
 	if (!h)
 		return;
-	for (int r = 0; r < h->nranks; r++) {
-		for (uint32_t c = 0; c < h->nunits + h->scratch_units; c++)
-			if (h->cells[r][c].readers)
-				g_array_unref(h->cells[r][c].readers);
+	for (int r = 0; r < h->nranks; r++)
 		g_free(h->cells[r]);
-	}
 	g_free(h->cells);
+	g_array_unref(h->pool);
+	g_array_unref(h->deps);
 	g_free(h);
 }
 
@@ -240,6 +267,41 @@ static struct hz_cell *hz_cell(struct sched_hazards *h, int r, uint8_t buf, uint
 	}
 	g_assert_cmpuint(u, <, h->nunits);
 	return &h->cells[r][u];
+}
+
+static struct hz_reader *hz_reader(struct sched_hazards *h, uint32_t e)
+{
+	return &g_array_index(h->pool, struct hz_reader, e);
+}
+
+/* Adds op `self` to the front of c's readers. */
+static void hz_read(struct sched_hazards *h, struct hz_cell *c, uint32_t self)
+{
+	uint32_t e = h->free;
+
+	if (e != HZ_NONE) {
+		h->free = hz_reader(h, e)->next;
+	} else {
+		g_assert_cmpuint(h->pool->len, <, HZ_NONE);
+		e = h->pool->len;
+		g_array_set_size(h->pool, e + 1);
+	}
+	*hz_reader(h, e) = (struct hz_reader){ .op = self, .next = c->readers };
+	c->readers = e;
+}
+
+/* Hands c's readers back to the pool. */
+static void hz_clear_readers(struct sched_hazards *h, struct hz_cell *c)
+{
+	uint32_t last = c->readers;
+
+	if (last == HZ_NONE)
+		return;
+	while (hz_reader(h, last)->next != HZ_NONE)
+		last = hz_reader(h, last)->next;
+	hz_reader(h, last)->next = h->free;
+	h->free = c->readers;
+	c->readers = HZ_NONE;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -254,7 +316,7 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 {
 	unsigned f = sched_op_kind_flags((enum sched_op_kind)op->kind);
 	uint32_t self = s->ranks[r].ops->len;
-	GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	GArray *deps = h->deps;
 	/* A copy (or a copy-send) of input units to the same output units (or back) writes
 	 * the values its cells already hold when the buffers alias, and other
 	 * memory when they do not: it need not wait for earlier readers, and
@@ -264,50 +326,40 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			((op->src_buf == SBUF_IN && op->dst_buf == SBUF_OUT) ||
 			 (op->src_buf == SBUF_OUT && op->dst_buf == SBUF_IN));
 
+	g_assert_cmpuint(self, <, HZ_NONE);
+	g_array_set_size(deps, 0);
 	if (nextra)
 		g_array_append_vals(deps, extra, nextra);
 	for (uint32_t i = 0; i < op->count; i++) {
 		if (f & SOPF_SRC) {
 			struct hz_cell *c = hz_cell(h, r, op->src_buf, op->src_off + i);
 
-			if (c->writer >= 0) {
-				uint32_t w = (uint32_t)c->writer;
-
-				g_array_append_val(deps, w);
-			}
+			if (c->writer != HZ_NONE)
+				g_array_append_val(deps, c->writer);
 		}
 		if (f & SOPF_DST) {
 			struct hz_cell *c = hz_cell(h, r, op->dst_buf, op->dst_off + i);
 
-			if (c->writer >= 0) {
-				uint32_t w = (uint32_t)c->writer;
-
-				g_array_append_val(deps, w);
-			}
-			if (c->readers && !selfcopy)
-				g_array_append_vals(deps, c->readers->data, c->readers->len);
+			if (c->writer != HZ_NONE)
+				g_array_append_val(deps, c->writer);
+			if (!selfcopy)
+				for (uint32_t e = c->readers; e != HZ_NONE; e = hz_reader(h, e)->next)
+					g_array_append_val(deps, hz_reader(h, e)->op);
 		}
 	}
 	/* Update after collecting, so an op that reads and writes one cell
 	 * (D = D + L) does not depend on itself. */
-	for (uint32_t i = 0; i < op->count; i++) {
-		if (f & SOPF_SRC) {
-			struct hz_cell *c = hz_cell(h, r, op->src_buf, op->src_off + i);
-
-			if (!c->readers)
-				c->readers = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-			g_array_append_val(c->readers, self);
-		}
-	}
-	for (uint32_t i = 0; i < op->count; i++) {
-		if (f & SOPF_DST) {
+	if (f & SOPF_SRC)
+		for (uint32_t i = 0; i < op->count; i++)
+			hz_read(h, hz_cell(h, r, op->src_buf, op->src_off + i), self);
+	if (f & SOPF_DST)
+		for (uint32_t i = 0; i < op->count; i++) {
 			struct hz_cell *c = hz_cell(h, r, op->dst_buf, op->dst_off + i);
 
 			c->writer = self;
-			if (c->readers && !selfcopy)
-				g_array_set_size(c->readers, 0);
+			if (!selfcopy)
+				hz_clear_readers(h, c);
 		}
-	}
 	/* sorted, unique */
 	g_array_sort(deps, cmp_u32);
 	guint n = 0;
@@ -319,8 +371,5 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			continue;
 		g_array_index(deps, uint32_t, n++) = d;
 	}
-	uint32_t idx = sched_add(s, r, op, (const uint32_t *)deps->data, n);
-
-	g_array_unref(deps);
-	return idx;
+	return sched_add(s, r, op, (const uint32_t *)deps->data, n);
 }

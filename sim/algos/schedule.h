@@ -87,6 +87,10 @@ void sched_free(struct sched *s);
 uint32_t sched_add(struct sched *s, int r, const struct sched_op *op,
 		   const uint32_t *deps, uint32_t ndeps);
 
+/* Makes room on rank r for `nops` more ops and `ndeps` more deps, so that a
+ * generator that knows its sizes builds its lists without regrowing them. */
+void sched_reserve(struct sched *s, int r, uint32_t nops, uint32_t ndeps);
+
 /* Element range of unit u (u < nunits) for a collective of `elems` elements:
  * first element and count, by the chunking rule above. */
 void sched_unit_range(const struct sched *s, uint64_t elems, uint32_t u,

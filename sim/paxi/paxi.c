@@ -35,25 +35,26 @@ enum txn_state {
 	TX_DATA,
 };
 
+/* Transactions per block of paxi's transaction store. */
+#define TXN_BLOCK 1024
+
 struct paxi_txn {
 	struct paxi *x;
 	const struct paxi_txn_ops *ops;
 	void *src_user, *dst_user;
-	enum paxi_kind kind;
 	enum txn_state state;
 	int src, dst;
 	uint32_t unit;
+	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
+	enum paxi_proto proto; /* Transfer: the run's protocol; Send/Recv: simple */
 	uint64_t bytes;
 	uint64_t available;   /* supplied by the source so far */
 	uint64_t injected;    /* handed to the fabric so far */
 	uint64_t arrived;     /* delivered at the destination */
 	uint64_t notified;    /* reported usable */
-	bool started, posted, rts_arrived, cts_arrived, flag_sent, zero_sent;
-	enum paxi_proto proto; /* Transfer: the run's protocol; Send/Recv: simple */
 	uint64_t wire_arrived; /* Transfer: wire bytes delivered (protocol lines) */
-	struct paxi_txn_times tm;
-	int *chans;            /* owned: channel of each hop */
-	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
+	bool started, posted, rts_arrived, cts_arrived, flag_sent, zero_sent;
+	struct paxi_txn_times tm; /* tm.kind is the transaction's kind */
 	struct paxi_txn *next_wait; /* slot queue link */
 	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
 };
@@ -107,7 +108,8 @@ struct paxi {
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
 				       * transaction: data bytes sent, not delivered */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
-	GPtrArray *txns;              /* owned */
+	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
+	uint32_t txn_block_used;      /* transactions taken from the last block */
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
 	GPtrArray *blocks;            /* owned: msg and reduce pools */
 	struct paxi_msg *free_msgs;
@@ -203,14 +205,6 @@ uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes)
 
 static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
 
-static void txn_free(gpointer p)
-{
-	struct paxi_txn *t = p;
-
-	g_free(t->chans);
-	g_free(t);
-}
-
 struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
 		      GError **error)
 {
@@ -246,7 +240,7 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
-	x->txns = g_ptr_array_new_with_free_func(txn_free);
+	x->txn_blocks = g_ptr_array_new_with_free_func(g_free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	x->blocks = g_ptr_array_new_with_free_func(g_free);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
@@ -257,7 +251,7 @@ void paxi_free(struct paxi *x)
 {
 	if (!x)
 		return;
-	g_ptr_array_unref(x->txns);
+	g_ptr_array_unref(x->txn_blocks);
 	g_array_unref(x->route);
 	g_ptr_array_unref(x->blocks);
 	g_free(x->units);
@@ -306,9 +300,17 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes)
 {
 	struct link_params lp;
 	sim_time_t slowest = 0, sum_pkt = 0, lat = 0, max_pkt = 0;
+	/* the route again (a pure function of the topology), rather than a
+	 * copy of it in every transaction */
+	GArray *nodes = t->x->route;
+	int hops = fabric_route(t->x->f, t->src, t->dst, ROUTE_SHORTEST, nodes);
 
+	g_assert(hops == t->tm.hops);
 	for (int h = 0; h < t->tm.hops; h++) {
-		fabric_channel_params(t->x->f, t->chans[h], &lp);
+		fabric_channel_params(t->x->f,
+				      fabric_channel_find(t->x->f, g_array_index(nodes, int, h),
+							  g_array_index(nodes, int, h + 1)),
+				      &lp);
 		sim_time_t whole = link_message_ps(&lp, bytes);
 		sim_time_t pkt = link_message_ps(&lp, MIN(bytes, (uint64_t)lp.max_payload_bytes));
 
@@ -445,7 +447,7 @@ static void pump(struct paxi_txn *t)
 		t->tm.backlog_last = *inflight;
 		*inflight += wire;
 		t->tm.last_msg_bytes = wire;
-		if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW && t->kind == PAXI_TRANSFER) {
+		if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW && t->tm.kind == PAXI_TRANSFER) {
 			/* usable per slice, as the packets make it: the pipeline */
 			uint64_t slice = paxi_proto_wire_bytes(t->proto, x->p.slice_bytes);
 
@@ -457,7 +459,7 @@ static void pump(struct paxi_txn *t)
 		t->injected = t->available;
 		t->zero_sent = true;
 	}
-	if (t->kind == PAXI_SENDRECV && t->injected == t->bytes && !t->flag_sent) {
+	if (t->tm.kind == PAXI_SENDRECV && t->injected == t->bytes && !t->flag_sent) {
 		t->flag_sent = true;
 		send_ctrl(t, CTRL_FLAG);
 	}
@@ -487,7 +489,7 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 		t->tm.arrived = sim_now(x->s);
 	if (x->p.engine && x->engines[t->src].cur && x->engines[t->src].cur->t == t)
 		engine_try_finish(x, t->src);
-	if (t->kind != PAXI_TRANSFER)
+	if (t->tm.kind != PAXI_TRANSFER)
 		return;
 	bool all = t->arrived == t->bytes && done;
 
@@ -531,27 +533,27 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			      void *src_user, void *dst_user)
 {
 	g_assert(src >= 0 && src < x->nodes && dst >= 0 && dst < x->nodes && src != dst);
-	struct paxi_txn *t = g_new0(struct paxi_txn, 1);
+	/* transactions live until paxi_free: taken from blocks, freed with them */
+	if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
+		g_ptr_array_add(x->txn_blocks, g_new0(struct paxi_txn, TXN_BLOCK));
+		x->txn_block_used = 0;
+	}
+	struct paxi_txn *t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks,
+								 x->txn_blocks->len - 1) +
+			     x->txn_block_used++;
 
 	t->x = x;
 	t->ops = ops;
 	t->src_user = src_user;
 	t->dst_user = dst_user;
-	t->kind = kind;
-	t->src = src;
+		t->src = src;
 	t->dst = dst;
 	t->unit = unit % x->p.cdma_units;
 	t->proto = kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE;
 	t->bytes = bytes;
 	t->tm.kind = kind;
 	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
-	GArray *nodes = x->route;
-
-	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, nodes);
-	t->chans = g_new(int, MAX(t->tm.hops, 1));
-	for (int h = 0; h < t->tm.hops; h++)
-		t->chans[h] = fabric_channel_find(x->f, g_array_index(nodes, int, h),
-						  g_array_index(nodes, int, h + 1));
+	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
 	gpointer key = GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1);
@@ -563,7 +565,6 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
 	}
 	t->pair = slot - 1;
-	g_ptr_array_add(x->txns, t);
 	x->st.txns++;
 	return t;
 }
@@ -601,7 +602,7 @@ void paxi_txn_post(struct paxi_txn *t)
 	g_assert(!t->posted);
 	t->posted = true;
 	t->tm.posted = sim_now(t->x->s);
-	if (t->kind != PAXI_SENDRECV)
+	if (t->tm.kind != PAXI_SENDRECV)
 		return;
 	if (t->x->p.handshake == PAXI_HS_READY || t->rts_arrived)
 		send_ctrl(t, CTRL_CTS); /* the ready flag, or the answer to RTS */
@@ -818,7 +819,7 @@ static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_e
 	case PX_SETUP_DONE: {
 		struct paxi_txn *t = ev->data[0].p;
 
-		if (t->kind == PAXI_TRANSFER) {
+		if (t->tm.kind == PAXI_TRANSFER) {
 			data_allowed(t);
 		} else if (x->p.handshake == PAXI_HS_READY) {
 			t->state = TX_WAIT_CTS;

@@ -68,6 +68,53 @@ static void test_chunk_remainders(void)
 	sched_free(s);
 }
 
+/* The hazard tracker's deps: a write waits for the last writer and every
+ * reader since; a write hands its cell's readers back, and readers of
+ * another cell reuse them without picking up deps of the first. */
+static void test_hazards_readers(void)
+{
+	struct sched *s = sched_new(COLL_ALLREDUCE, "t", 2, 2, 1);
+	struct sched_hazards *h = sched_hazards_new(s);
+	static const struct {
+		enum sched_op_kind kind;
+		uint32_t unit;
+		uint32_t ndeps, deps[3];
+	} ops[] = {
+		{ SOP_RECV, 0, 0, { 0 } },          /* 0 writes u0 */
+		{ SOP_SEND, 0, 1, { 0 } },          /* 1 reads u0 */
+		{ SOP_SEND, 0, 1, { 0 } },          /* 2 reads u0 */
+		{ SOP_RECV, 0, 3, { 0, 1, 2 } },    /* 3 overwrites u0 */
+		{ SOP_SEND, 1, 0, { 0 } },          /* 4 reads u1 */
+		{ SOP_SEND, 1, 0, { 0 } },          /* 5 reads u1 */
+		{ SOP_SEND, 1, 0, { 0 } },          /* 6 reads u1 */
+		{ SOP_RECV, 0, 1, { 3 } },          /* 7 overwrites u0 */
+		{ SOP_RECV, 1, 3, { 4, 5, 6 } },    /* 8 overwrites u1 */
+		{ SOP_SEND, 1, 1, { 8 } },          /* 9 reads u1 */
+	};
+
+	for (uint32_t i = 0; i < G_N_ELEMENTS(ops); i++) {
+		struct sched_op o = { .kind = ops[i].kind, .lane = 0, .count = 1,
+				      .src_buf = SBUF_NONE, .dst_buf = SBUF_NONE,
+				      .recv_peer = -1, .send_peer = -1 };
+
+		if (ops[i].kind == SOP_SEND) {
+			o.send_peer = 1;
+			o.src_buf = SBUF_IN;
+			o.src_off = ops[i].unit;
+		} else {
+			o.recv_peer = 1;
+			o.dst_buf = SBUF_OUT;
+			o.dst_off = ops[i].unit;
+		}
+		g_assert_cmpuint(sched_add_tracked(s, h, 0, &o, NULL, 0), ==, i);
+		g_assert_cmpuint(sched_op_at(s, 0, i)->ndeps, ==, ops[i].ndeps);
+		for (uint32_t d = 0; d < ops[i].ndeps; d++)
+			g_assert_cmpuint(sched_op_deps(s, 0, i)[d], ==, ops[i].deps[d]);
+	}
+	sched_hazards_free(h);
+	sched_free(s);
+}
+
 static void test_chunk_small(void)
 {
 	/* fewer elements than units: the first units get one each, the rest
@@ -1029,6 +1076,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/algos/chunking/remainders", test_chunk_remainders);
 	g_test_add_func("/algos/chunking/small-and-empty", test_chunk_small);
+	g_test_add_func("/algos/hazards/readers", test_hazards_readers);
 	g_test_add_func("/algos/chunking/allgatherv-weights", test_chunk_weighted);
 	g_test_add_func("/algos/names", test_names);
 	g_test_add_func("/algos/registry/find", test_registry_find);

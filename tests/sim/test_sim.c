@@ -988,7 +988,7 @@ static void test_memory_limit(void)
 	struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring",
 				    .bytes = 4096, .elem_bytes = 4, .params = { .nchunks = 1, .peer = 1 },
 				    .seed = 1, .max_memory_bytes = 1000000 };
-	/* 64 ranks x 127 ops x 512 bytes, and 64 x 126 step rows */
+	/* 64 ranks x 127 ops x RUNNER_BYTES_PER_OP, and 64 x 126 step rows */
 	uint64_t need = 64 * 127 * RUNNER_BYTES_PER_OP + 64 * 126 * sizeof(struct runner_step);
 
 	g_assert_false(simulate(&job, &r, &e));
