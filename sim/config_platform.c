@@ -76,7 +76,7 @@ G_STATIC_ASSERT(LINK_MAX_RANKS == SCHED_MAX_RANKS);
 
 static const struct pkey pkeys[] = {
 	{ "name", PK_NAME, 0, 0, 0, 0, -1, NULL },
-	{ "topology.kind", PK_TOPO, PF(fabric.kind), 0, 0, -1, NULL },
+	{ "topology.kind", PK_TOPO, PF(fabric.topo), 0, 0, -1, NULL },
 	{ "topology.ranks", PK_INT, PF(fabric.nranks), 2, LINK_MAX_RANKS, -1, NULL },
 	LINK_KEYS("link", fabric.link, 0),
 	LINK_KEYS("switch_link", fabric.switch_link, 0),
@@ -176,15 +176,6 @@ static char *known_keys(const char *prefix, const char *const *extra)
 	return g_string_free(g, FALSE);
 }
 
-static char *topo_names(void)
-{
-	GString *g = g_string_new(NULL);
-
-	for (int k = TOPO_RING; k <= TOPO_EDGES; k++)
-		g_string_append_printf(g, "%s%s", k ? ", " : "", platform_topo_name((enum topo_kind)k));
-	return g_string_free(g, FALSE);
-}
-
 static void store(struct platform *p, const struct pkey *k, uint64_t v)
 {
 	char *f = (char *)p + k->off;
@@ -247,17 +238,17 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 		p->name = g_strdup(value);
 		return true;
 	case PK_TOPO: {
-		enum topo_kind t;
+		const struct topo_ops *t = topo_find(value, NULL);
 
-		if (!platform_topo_parse(value, &t, NULL)) {
-			g_autofree char *known = topo_names();
+		if (!t) {
+			g_autofree char *known = topo_known_names();
 			g_autofree char *hint = spell_hint(value, known);
 
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
 				    "must be a topology (known: %s), got '%s'%s", known, quote_text(value).s, hint);
 			return false;
 		}
-		p->fabric.kind = t;
+		p->fabric.topo = t;
 		return true;
 	}
 	case PK_INT: {
@@ -493,7 +484,7 @@ static char *fmt_value(const struct platform *p, const struct pkey *k)
 	case PK_NAME:
 		return g_strdup(p->name);
 	case PK_TOPO:
-		return g_strdup(platform_topo_name(p->fabric.kind));
+		return g_strdup(topo_name(p->fabric.topo));
 	case PK_INT: {
 		int v;
 
@@ -557,10 +548,10 @@ bool config_platform_write(const struct platform *p, const char *comment, const 
 			g_string_append_printf(g, "%s: %s\n", k->key, v);
 		}
 	}
-	if (p->fabric.kind == TOPO_TORUS && (p->fabric.dims[0] || p->fabric.dims[1]))
+	if (topo_takes(p->fabric.topo, TOPO_PARAM_DIMS) && (p->fabric.dims[0] || p->fabric.dims[1]))
 		g_string_append_printf(g, "topology.dims: [%d, %d]\n", p->fabric.dims[0],
 				       p->fabric.dims[1]);
-	if (p->fabric.kind == TOPO_EDGES) {
+	if (topo_takes(p->fabric.topo, TOPO_PARAM_EDGES)) {
 		g_string_append(g, "topology.edges:\n");
 		for (int i = 0; i < p->fabric.nedges; i++) {
 			const struct topo_edge *e = &p->fabric.edges[i];
@@ -796,18 +787,23 @@ bool cfg_check_platform(const struct ctx *c, struct platform *p, const struct pl
 	struct fabric_config *f = &p->fabric;
 	const struct ynode *at_ranks = loc->ranks ? loc->ranks : loc->kind ? loc->kind : loc->where;
 
-	if (loc->dims_set && f->kind != TOPO_TORUS)
+	if (loc->dims_set && !topo_takes(f->topo, TOPO_PARAM_DIMS)) {
+		g_autofree char *kinds = topo_names_taking(TOPO_PARAM_DIMS);
+
 		return cfg_fail(c, loc->dims, CONFIG_ERROR_VALUE,
-			    "'topology.dims' is only for kind torus, not %s",
-			    platform_topo_name(f->kind));
-	if (loc->edges_set && f->kind != TOPO_EDGES)
+			    "'topology.dims' is only for kind %s, not %s", kinds, topo_name(f->topo));
+	}
+	if (loc->edges_set && !topo_takes(f->topo, TOPO_PARAM_EDGES)) {
+		g_autofree char *kinds = topo_names_taking(TOPO_PARAM_EDGES);
+
 		return cfg_fail(c, loc->edges, CONFIG_ERROR_VALUE,
-			    "'topology.edges' is only for kind edges, not %s",
-			    platform_topo_name(f->kind));
-	if (f->kind == TOPO_EDGES) {
+			    "'topology.edges' is only for kind %s, not %s", kinds, topo_name(f->topo));
+	}
+	if (topo_takes(f->topo, TOPO_PARAM_EDGES)) {
 		if (!f->nedges)
 			return cfg_fail(c, loc->kind ? loc->kind : loc->where, CONFIG_ERROR_SCHEMA,
-				    "'topology.edges' is required when 'topology.kind' is edges");
+				    "'topology.edges' is required when 'topology.kind' is %s",
+				    topo_name(f->topo));
 		int top = 0;
 
 		for (int i = 0; i < f->nedges; i++)

@@ -93,17 +93,40 @@ enum link_error_code {
 	LINK_ERROR_DIMS,   /* torus dims that do not make the rank count */
 	LINK_ERROR_EDGES,  /* an edge list that is not a connected simple graph */
 	LINK_ERROR_PARAMS, /* a link parameter out of range */
+	LINK_ERROR_UNKNOWN, /* an unknown topology name (topo_find) */
 };
 
-enum topo_kind {
-	TOPO_RING,      /* bidirectional ring; N = 2: one bidirectional link */
-	TOPO_RING_UNI,  /* unidirectional ring: i -> i+1 only */
-	TOPO_FULLMESH,
-	TOPO_HYPERCUBE, /* N = 2^k */
-	TOPO_TORUS,     /* 2D, dims[0] x dims[1] = N, wrap-around in both */
-	TOPO_SWITCH,    /* star: every rank has one link to a switch node */
-	TOPO_EDGES,     /* explicit edge list */
+/* A topology: a plug-in of sim/link (topo.h) named by its ops table. The
+ * registry (topo.c) lists them: ring, ring-uni, fullmesh, hypercube, torus,
+ * switch, edges. */
+struct topo_ops;
+
+/* The parameters a topology reads beyond the rank count (topo_takes). */
+enum topo_param {
+	TOPO_PARAM_DIMS = 1u << 0,  /* fabric_config.dims */
+	TOPO_PARAM_EDGES = 1u << 1, /* fabric_config.edges */
 };
+
+/* Among equal shortest paths (edge lists and the shapes routed like them). */
+enum topo_routing {
+	TOPO_ROUTING_LOWEST = 0, /* the lowest-numbered next node */
+};
+
+/* The topology called `name`, or NULL with error set (PLATFORM-like
+ * message: "unknown topology 'x' (known: ...); did you mean 'y'?"). */
+const struct topo_ops *topo_find(const char *name, GError **error);
+/* The registered topologies in registry order, NULL-terminated. */
+const struct topo_ops *const *topo_all(void);
+/* Their names, ", "-separated, in registry order (newly allocated). */
+char *topo_known_names(void);
+/* The names of those reading parameter p, ", "-separated (newly allocated). */
+char *topo_names_taking(enum topo_param p);
+const char *topo_name(const struct topo_ops *o);
+/* What it is and what it admits, one line. */
+const char *topo_summary(const struct topo_ops *o);
+bool topo_takes(const struct topo_ops *o, enum topo_param p);
+/* Whether its parameters fix the rank count (an edge list). */
+bool topo_fixed_ranks(const struct topo_ops *o);
 
 /* Parameters of one channel (one direction of a link). */
 struct link_params {
@@ -148,14 +171,14 @@ struct topo_edge {
 };
 
 struct fabric_config {
-	enum topo_kind kind;
+	const struct topo_ops *topo; /* borrowed: the registry's (topo_find) */
 	int nranks;                  /* ranks (a switch node is not a rank) */
 	int dims[2];                 /* torus only; {0, 0}: most nearly square */
 	struct link_params link;     /* every channel, unless an edge overrides */
-	struct link_params switch_link; /* rank<->switch channels (TOPO_SWITCH);
+	struct link_params switch_link; /* channels that touch a switch node;
 					  * bw_bytes_per_s = 0: use `link` */
 	struct node_params node;
-	const struct topo_edge *edges; /* TOPO_EDGES: borrowed */
+	const struct topo_edge *edges; /* TOPO_PARAM_EDGES: borrowed */
 	int nedges;
 	uint32_t fidelity;           /* enum link_fidelity */
 };
@@ -207,6 +230,9 @@ typedef void (*fabric_deliver_fn)(void *user, uint64_t bytes, bool done);
  * ranks in range, no self-loop, no repeated pair, connected; link
  * parameters within the LINK_MAX_* limits. */
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error);
+/* The name of node u as channel names give it: a rank's number, "sw" for
+ * a switch (newly allocated). */
+char *fabric_node_name(const struct fabric *f, int u);
 void fabric_free(struct fabric *f);
 
 int fabric_ranks(const struct fabric *f);

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "sim/link/topos.h"
 #include "sim/config.h"
 
 /* g_ptr_array_sort hands pointers to the elements. */
@@ -72,7 +73,7 @@ static void test_seed_equals_default(void)
 	g_assert_true(config_platform_load("configs/platforms/seed-ring8.yaml", &got, &err));
 	g_assert_no_error(err);
 	g_assert_cmpstr(got.name, ==, def.name);
-	g_assert_cmpint(got.fabric.kind, ==, def.fabric.kind);
+	g_assert_cmpint(got.fabric.topo, ==, def.fabric.topo);
 	g_assert_cmpint(got.fabric.nranks, ==, def.fabric.nranks);
 	g_assert_cmpint(got.fabric.dims[0], ==, def.fabric.dims[0]);
 	g_assert_cmpint(got.fabric.dims[1], ==, def.fabric.dims[1]);
@@ -124,14 +125,14 @@ static void test_examples(void)
 	struct platform p;
 
 	p = load_ok("configs/platforms/torus16.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_TORUS);
+	g_assert_cmpint(p.fabric.topo, ==, &topo_torus_ops);
 	g_assert_cmpint(p.fabric.nranks, ==, 16);
 	g_assert_cmpint(p.fabric.dims[0], ==, 4);
 	g_assert_cmpint(p.fabric.dims[1], ==, 4);
 	platform_release(&p);
 
 	p = load_ok("configs/platforms/edges.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_EDGES);
+	g_assert_cmpint(p.fabric.topo, ==, &topo_edges_ops);
 	g_assert_cmpint(p.fabric.nranks, ==, 8); /* highest rank named + 1 */
 	g_assert_cmpint(p.fabric.nedges, ==, 10);
 	g_assert_cmpint(p.fabric.edges[8].a, ==, 0);
@@ -143,7 +144,7 @@ static void test_examples(void)
 	platform_release(&p);
 
 	p = load_ok("configs/platforms/switch8.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_SWITCH);
+	g_assert_cmpint(p.fabric.topo, ==, &topo_switch_ops);
 	g_assert_cmpuint(p.fabric.link.bw_bytes_per_s, ==, 450000000000ull);
 	g_assert_cmpuint(p.fabric.switch_link.bw_bytes_per_s, ==, 900000000000ull);
 	g_assert_cmpuint(p.fabric.switch_link.lat_ps, ==, 150000);
@@ -152,12 +153,12 @@ static void test_examples(void)
 
 	/* Equal cost: each node keeps 2 x 450 GB/s per direction. */
 	p = load_ok("configs/platforms/fullmesh8-equal.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_FULLMESH);
+	g_assert_cmpint(p.fabric.topo, ==, &topo_fullmesh_ops);
 	g_assert_cmpuint(p.fabric.link.bw_bytes_per_s * 7, >=, 900000000000ull - 7);
 	g_assert_cmpuint(p.fabric.link.bw_bytes_per_s * 7, <=, 900000000000ull);
 	platform_release(&p);
 	p = load_ok("configs/platforms/hypercube8-equal.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_HYPERCUBE);
+	g_assert_cmpint(p.fabric.topo, ==, &topo_hypercube_ops);
 	g_assert_cmpuint(p.fabric.link.bw_bytes_per_s * 3, ==, 900000000000ull);
 	platform_release(&p);
 	const char *per_link[] = { "configs/platforms/fullmesh8.yaml", "configs/platforms/hypercube8.yaml",
