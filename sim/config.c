@@ -625,7 +625,8 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		if (ok) {
 			/* Without new edges or ranks, an edge list keeps the rank
 			 * count it was loaded with. */
-			if (!loc.edges_set && topo_fixed_ranks(e->plat.fabric.topo) && !loc.ranks)
+			if (!loc.edges_set && !loc.switches_set && topo_fixed_ranks(e->plat.fabric.topo) &&
+			    !loc.ranks)
 				loc.ranks = n;
 			ok = cfg_check_platform(c, &e->plat, &loc);
 		}

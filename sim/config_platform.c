@@ -172,7 +172,7 @@ static char *known_keys(const char *prefix, const char *const *extra)
 		g_string_append_printf(g, "%s%s", g->len ? ", " : "", k);
 	}
 	if (!strcmp(prefix, "topology"))
-		g_string_append(g, ", dims, edges");
+		g_string_append(g, ", dims, edges, switches");
 	return g_string_free(g, FALSE);
 }
 
@@ -565,6 +565,12 @@ bool config_platform_write(const struct platform *p, const char *comment, const 
 						       e->lat_ps);
 			g_string_append(g, "}\n");
 		}
+		if (p->fabric.nswitches) {
+			g_string_append(g, "topology.switches: [");
+			for (int i = 0; i < p->fabric.nswitches; i++)
+				g_string_append_printf(g, "%s%d", i ? ", " : "", p->fabric.switches[i]);
+			g_string_append(g, "]\n");
+		}
 	}
 	ok = files_write(path, g->str, g->len, error);
 	g_string_free(g, TRUE);
@@ -580,6 +586,11 @@ void config_platform_copy(struct platform *dst, const struct platform *src)
 					      sizeof(struct topo_edge) * (size_t)src->fabric.nedges);
 	else
 		dst->fabric.edges = NULL;
+	if (src->fabric.switches && src->fabric.nswitches > 0)
+		dst->fabric.switches = g_memdup2(src->fabric.switches,
+						 sizeof(int) * (size_t)src->fabric.nswitches);
+	else
+		dst->fabric.switches = NULL;
 }
 
 bool cfg_pkey_sweepable(const struct pkey *k)
@@ -656,7 +667,7 @@ static bool read_edges(const struct ctx *c, const struct ynode *n, const char *k
 			if (!cfg_need_scalar(c, vn, full))
 				goto bad;
 			if (!strcmp(kn->text, "a") || !strcmp(kn->text, "b")) {
-				if (!cfg_parse_int(vn->text, 0, SCHED_MAX_RANKS - 1, &iv, &e))
+				if (!cfg_parse_int(vn->text, 0, LINK_MAX_NODES - 1, &iv, &e))
 					goto bad_value;
 				*(kn->text[0] == 'a' ? &ed.a : &ed.b) = (int)iv;
 			} else if (!strcmp(kn->text, "bandwidth")) {
@@ -711,6 +722,40 @@ bad:
 	return false;
 }
 
+/* topology.switches: a list of distinct node ids. */
+static bool read_switches(const struct ctx *c, const struct ynode *n, const char *key,
+			  struct platform *p)
+{
+	if (n->kind != YN_SEQ)
+		return cfg_fail(c, n, CONFIG_ERROR_SCHEMA,
+			    "'%s' must be a list of node ids such as [8, 9], got %s", key,
+			    cfg_ynode_kind_name(n));
+	g_autofree int *ids = g_new(int, n->kids->len + 1);
+
+	for (guint i = 0; i < n->kids->len; i++) {
+		const struct ynode *d = n->kids->pdata[i];
+		int64_t v;
+		GError *e = NULL;
+
+		if (!cfg_need_scalar(c, d, key))
+			return false;
+		if (!cfg_parse_int(d->text, 0, LINK_MAX_NODES - 1, &v, &e)) {
+			cfg_fail(c, d, CONFIG_ERROR_VALUE, "'%s' %s", key, e->message);
+			g_error_free(e);
+			return false;
+		}
+		for (guint j = 0; j < i; j++)
+			if (ids[j] == (int)v)
+				return cfg_fail(c, d, CONFIG_ERROR_VALUE, "'%s' lists node %d twice", key,
+					    (int)v);
+		ids[i] = (int)v;
+	}
+	g_free((void *)p->fabric.switches);
+	p->fabric.nswitches = (int)n->kids->len;
+	p->fabric.switches = n->kids->len ? g_steal_pointer(&ids) : NULL;
+	return true;
+}
+
 /* Reads the platform keys of mapping m (under `prefix`) into p. Keys listed
  * in `skip` are left to the caller. */
 bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const char *prefix,
@@ -746,6 +791,13 @@ bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const cha
 				return false;
 			loc->dims = vn;
 			loc->dims_set = true;
+			continue;
+		}
+		if (!strcmp(full, "topology.switches")) {
+			if (!read_switches(c, vn, full, p))
+				return false;
+			loc->switches = vn;
+			loc->switches_set = true;
 			continue;
 		}
 		if (!strcmp(full, "topology.edges")) {
@@ -799,19 +851,36 @@ bool cfg_check_platform(const struct ctx *c, struct platform *p, const struct pl
 		return cfg_fail(c, loc->edges, CONFIG_ERROR_VALUE,
 			    "'topology.edges' is only for kind %s, not %s", kinds, topo_name(f->topo));
 	}
+	if (loc->switches_set && !topo_takes(f->topo, TOPO_PARAM_EDGES)) {
+		g_autofree char *kinds = topo_names_taking(TOPO_PARAM_EDGES);
+
+		return cfg_fail(c, loc->switches, CONFIG_ERROR_VALUE,
+			    "'topology.switches' is only for kind %s, not %s", kinds, topo_name(f->topo));
+	}
 	if (topo_takes(f->topo, TOPO_PARAM_EDGES)) {
 		if (!f->nedges)
 			return cfg_fail(c, loc->kind ? loc->kind : loc->where, CONFIG_ERROR_SCHEMA,
 				    "'topology.edges' is required when 'topology.kind' is %s",
 				    topo_name(f->topo));
-		int top = 0;
+		int top = 0, ns = f->nswitches;
 
 		for (int i = 0; i < f->nedges; i++)
 			top = MAX(top, MAX(f->edges[i].a, f->edges[i].b));
+		for (int i = 0; i < ns; i++)
+			top = MAX(top, f->switches[i]);
+		/* The nodes are 0..top: the switches and the ranks. */
 		if (!loc->ranks)
-			f->nranks = top + 1;
+			f->nranks = top + 1 - ns;
+		else if (ns && f->nranks != top + 1 - ns)
+			return cfg_fail(c, loc->ranks, CONFIG_ERROR_VALUE,
+				    "'topology.ranks' must be %d, the nodes 0..%d less the %d switches, got %d",
+				    top + 1 - ns, top, ns, f->nranks);
+		if (f->nranks < 2)
+			return cfg_fail(c, loc->switches ? loc->switches : at_ranks, CONFIG_ERROR_VALUE,
+				    "'topology.switches' leaves %d ranks of the nodes 0..%d, a fabric needs 2",
+				    f->nranks, top);
 		for (int i = 0; i < f->nedges; i++)
-			if (f->edges[i].a >= f->nranks || f->edges[i].b >= f->nranks)
+			if (f->edges[i].a >= f->nranks + ns || f->edges[i].b >= f->nranks + ns)
 				return cfg_fail(c, loc->edge_nodes->pdata[i], CONFIG_ERROR_VALUE,
 					    "'topology.edges[%d]' (%d-%d) names a rank outside 0..%d", i,
 					    f->edges[i].a, f->edges[i].b, f->nranks - 1);
@@ -821,7 +890,8 @@ bool cfg_check_platform(const struct ctx *c, struct platform *p, const struct pl
 	if (!fabric_shape_check(f, NULL, &e)) {
 		bool dims = e->code == LINK_ERROR_DIMS, edges = e->code == LINK_ERROR_EDGES;
 		const struct ynode *at = dims && loc->dims ? loc->dims
-				       : edges && loc->edges ? loc->edges : at_ranks;
+				       : edges && loc->edges ? loc->edges
+				       : edges && loc->switches ? loc->switches : at_ranks;
 
 		cfg_fail(c, at, CONFIG_ERROR_VALUE, "'topology.%s' is not admitted: %s",
 		     dims ? "dims" : edges ? "edges" : "ranks", e->message);

@@ -81,6 +81,7 @@
 /* Limits of the fabric's parameters, one per key: the platform key table
  * (sim/config.c) and every flag use these, and fabric_new refuses beyond them. */
 #define LINK_MAX_RANKS 4096                 /* topology.ranks: 2..; as a schedule's */
+#define LINK_MAX_NODES 8192                 /* ranks and non-rank nodes (switches) */
 #define LINK_MAX_HEADER_BYTES (1u << 20)    /* link.header */
 #define LINK_MAX_PAYLOAD_BYTES (1u << 30)   /* link.packet: 1.. */
 #define LINK_MAX_ERROR_RATE 0.5             /* link.error_rate: 0.. */
@@ -165,7 +166,7 @@ struct node_params {
 };
 
 struct topo_edge {
-	int a, b;                    /* ranks; a bidirectional link */
+	int a, b;                    /* node ids; a bidirectional link */
 	uint64_t bw_bytes_per_s;     /* 0: the default link's */
 	sim_time_t lat_ps;           /* SIM_TIME_MAX: the default link's */
 };
@@ -180,6 +181,9 @@ struct fabric_config {
 	struct node_params node;
 	const struct topo_edge *edges; /* TOPO_PARAM_EDGES: borrowed */
 	int nedges;
+	const int *switches;         /* TOPO_PARAM_EDGES: borrowed; the node ids of the
+				      * edge list that forward but run no ranks */
+	int nswitches;
 	uint32_t fidelity;           /* enum link_fidelity */
 };
 
@@ -203,7 +207,8 @@ enum route_hint {
  * Hypercube: dimension order, lowest differing bit first. Torus: x then y,
  * each the short way, ties by the parity of the source's coordinate in that
  * dimension. Switch: rank -> switch -> rank. Edge list: fewest hops; at each
- * node the lowest-numbered neighbour on a shortest path. On every shape but
+ * node the lowest-numbered neighbour on a shortest path (ranks number before
+ * switches: see topo_edges.c). On every shape but
  * the rings, CW/CCW mean ROUTE_SHORTEST. */
 
 struct fabric;
@@ -213,7 +218,7 @@ struct fabric;
  * hypercube of 2^k; a torus of dims[0] x dims[1] = N or, with dims {0, 0},
  * of a non-prime N (the most nearly square A x B, A <= B, A > 1). Writes the
  * torus's dims to dims_out (may be NULL); an edge list that is a connected
- * simple graph on the ranks. False with error set (LINK_ERROR RANKS, DIMS
+ * simple graph on its ranks and switches. False with error set (LINK_ERROR RANKS, DIMS
  * or EDGES) otherwise. */
 bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error);
 

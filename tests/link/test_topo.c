@@ -95,10 +95,155 @@ static void test_routes_are_paths(void)
 	}
 }
 
+#define E(x, y) { .a = (x), .b = (y), .lat_ps = SIM_TIME_MAX }
+
+/* Two switches (nodes 8 and 9), ranks 0-3 on the first, 4-7 on the second. */
+static const struct topo_edge two_switch[] = {
+	E(0, 8), E(1, 8), E(2, 8), E(3, 8), E(4, 9), E(5, 9), E(6, 9), E(7, 9), E(8, 9),
+};
+static const int two_switch_ids[] = { 8, 9 };
+
+static struct fabric_config edges_cfg(const struct topo_edge *e, int ne, const int *sw, int ns,
+				      int nranks)
+{
+	struct fabric_config c = cfg_of(&topo_edges_ops, nranks);
+
+	c.edges = e;
+	c.nedges = ne;
+	c.switches = sw;
+	c.nswitches = ns;
+	return c;
+}
+
+static void assert_route(struct fabric *f, int a, int b, const int *want, int n)
+{
+	g_autoptr(GArray) r = g_array_new(FALSE, FALSE, sizeof(int));
+
+	g_assert_cmpint(fabric_route(f, a, b, ROUTE_SHORTEST, r), ==, n - 1);
+	for (int i = 0; i < n; i++)
+		g_assert_cmpint(g_array_index(r, int, i), ==, want[i]);
+}
+
+static void test_two_switch(void)
+{
+	struct fabric_config c = edges_cfg(two_switch, G_N_ELEMENTS(two_switch), two_switch_ids, 2, 8);
+	struct sim *s = sim_new(1);
+	g_autoptr(GError) err = NULL;
+	struct fabric *f = fabric_new(s, &c, &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpint(fabric_ranks(f), ==, 8);
+	/* ranks are the fabric's nodes 0..7, the switches 8 and 9 */
+	assert_route(f, 0, 1, (int[]){ 0, 8, 1 }, 3);
+	assert_route(f, 0, 5, (int[]){ 0, 8, 9, 5 }, 4);
+	assert_route(f, 7, 2, (int[]){ 7, 9, 8, 2 }, 4);
+	g_assert_cmpint(fabric_diameter(f), ==, 3);
+	g_assert_cmpint(fabric_degree(f, 8), ==, 5);
+	g_assert_cmpint(fabric_channels(f), ==, 18);
+	g_autofree char *n8 = fabric_node_name(f, 8), *n9 = fabric_node_name(f, 9);
+	g_autofree char *n3 = fabric_node_name(f, 3);
+
+	g_assert_cmpstr(n8, ==, "sw8");
+	g_assert_cmpstr(n9, ==, "sw9");
+	g_assert_cmpstr(n3, ==, "3");
+	fabric_free(f);
+	sim_free(s);
+}
+
+/* Switches among the node ids: rank r is the r-th non-switch node. */
+static void test_switch_ids_anywhere(void)
+{
+	/* node 0 and node 3 are switches; nodes 1, 2 (ranks 0, 1) hang on 0,
+	 * nodes 4, 5 (ranks 2, 3) on 3 */
+	static const struct topo_edge e[] = { E(1, 0), E(2, 0), E(0, 3), E(3, 4), E(3, 5) };
+	static const int sw[] = { 3, 0 };
+	struct fabric_config c = edges_cfg(e, G_N_ELEMENTS(e), sw, 2, 4);
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, &c, NULL);
+
+	g_assert_nonnull(f);
+	/* fabric nodes: ranks 0..3 = ids 1, 2, 4, 5; switch 4 = id 0, 5 = id 3 */
+	assert_route(f, 0, 3, (int[]){ 0, 4, 5, 3 }, 4);
+	assert_route(f, 1, 0, (int[]){ 1, 4, 0 }, 3);
+	g_autofree char *a = fabric_node_name(f, 4), *b = fabric_node_name(f, 5);
+
+	g_assert_cmpstr(a, ==, "sw0");
+	g_assert_cmpstr(b, ==, "sw3");
+	fabric_free(f);
+	sim_free(s);
+}
+
+static void rejects(const struct fabric_config *c, const char *msg)
+{
+	g_autoptr(GError) err = NULL;
+	struct sim *s = sim_new(1);
+
+	g_assert_null(fabric_new(s, c, &err));
+	g_assert_error(err, LINK_ERROR, LINK_ERROR_EDGES);
+	g_assert_cmpstr(err->message, ==, msg);
+	sim_free(s);
+}
+
+static void test_switch_errors(void)
+{
+	struct fabric_config c = edges_cfg(two_switch, G_N_ELEMENTS(two_switch), two_switch_ids, 2, 8);
+	static const int out[] = { 8, 10 }, twice[] = { 8, 8 };
+	static const struct topo_edge lone[] = {
+		E(0, 8), E(1, 8), E(2, 8), E(3, 8), E(4, 8), E(5, 8), E(6, 8), E(7, 8),
+	};
+
+	/* one rank more than the nodes hold: node 10 is on no edge */
+	c.nranks = 9;
+	rejects(&c, "edge list leaves node 10 unreachable from node 0");
+	c.nranks = 7;
+	rejects(&c, "switch 9 is outside the nodes 0..8 (7 ranks and 2 switches)");
+	c.nranks = 8;
+	c.switches = out;
+	rejects(&c, "switch 10 is outside the nodes 0..9 (8 ranks and 2 switches)");
+	c.switches = twice;
+	rejects(&c, "switch 8 is listed twice");
+	/* a switch on no edge */
+	c = edges_cfg(lone, G_N_ELEMENTS(lone), two_switch_ids, 2, 8);
+	rejects(&c, "edge list leaves switch 9 unreachable from node 0");
+}
+
+/* Through a switch: store-and-forward at every node, switch_link's
+ * parameters on the channels that touch one. */
+static void done_at(void *user, uint64_t bytes, bool done)
+{
+	(void)bytes;
+	if (done)
+		*(bool *)user = true;
+}
+
+static void test_switch_timing(void)
+{
+	struct fabric_config c = edges_cfg(two_switch, G_N_ELEMENTS(two_switch), two_switch_ids, 2, 8);
+
+	c.switch_link.lat_ps = SIM_NS(300);
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, &c, NULL);
+	bool done = false;
+
+	/* one full packet, three hops: rank -> sw8 -> sw9 -> rank */
+	fabric_send(f, 0, 5, 4096, ROUTE_SHORTEST, done_at, &done);
+	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_true(done);
+	sim_time_t ser = link_wire_ps(4096 + c.link.header_bytes, c.link.bw_bytes_per_s);
+
+	g_assert_cmpuint(sim_now(s), ==, 3 * (ser + SIM_NS(300)));
+	fabric_free(f);
+	sim_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/topo/registry/find", test_registry);
 	g_test_add_func("/topo/registry/routes-are-paths", test_routes_are_paths);
+	g_test_add_func("/topo/edges/two-switch", test_two_switch);
+	g_test_add_func("/topo/edges/switch-ids-anywhere", test_switch_ids_anywhere);
+	g_test_add_func("/topo/edges/switch-errors", test_switch_errors);
+	g_test_add_func("/topo/edges/switch-timing", test_switch_timing);
 	return g_test_run();
 }
