@@ -105,12 +105,21 @@ struct topo_ops;
 /* The parameters a topology reads beyond the rank count (topo_takes). */
 enum topo_param {
 	TOPO_PARAM_DIMS = 1u << 0,  /* fabric_config.dims */
-	TOPO_PARAM_EDGES = 1u << 1, /* fabric_config.edges */
+	TOPO_PARAM_EDGES = 1u << 1, /* fabric_config.edges, .switches */
+	TOPO_PARAM_CLOS = 1u << 2,  /* fabric_config.leaves, .spines, .oversub */
+	TOPO_PARAM_ROUTING = 1u << 3, /* fabric_config.routing */
+	TOPO_PARAM_PORTS = 1u << 4, /* fabric_config.ports */
 };
 
-/* Among equal shortest paths (edge lists and the shapes routed like them). */
+/* Among equal shortest paths (edge lists and the shapes routed like them):
+ * at every node the next hop is one of the neighbours one hop nearer the
+ * destination, in node order, chosen by */
 enum topo_routing {
-	TOPO_ROUTING_LOWEST = 0, /* the lowest-numbered next node */
+	TOPO_ROUTING_DEFAULT = 0, /* the topology's own choice (topo_*.c) */
+	TOPO_ROUTING_LOWEST,      /* the first (lowest-numbered) */
+	TOPO_ROUTING_ECMP,        /* a hash of (run seed, src, dst, node): per flow,
+				   * deterministic, spread over the equal paths */
+	TOPO_ROUTING_DMODK,       /* the destination rank mod their number */
 };
 
 /* The topology called `name`, or NULL with error set (PLATFORM-like
@@ -184,6 +193,12 @@ struct fabric_config {
 	const int *switches;         /* TOPO_PARAM_EDGES: borrowed; the node ids of the
 				      * edge list that forward but run no ranks */
 	int nswitches;
+	int leaves, spines;          /* TOPO_PARAM_CLOS: 0: the topology's default */
+	double oversub;              /* TOPO_PARAM_CLOS: downlink / uplink capacity of
+				      * a leaf, >= 1; 0: 1 */
+	uint32_t routing;            /* TOPO_PARAM_ROUTING: enum topo_routing */
+	const uint64_t *ports;       /* TOPO_PARAM_PORTS: borrowed, nports bandwidths */
+	int nports;
 	uint32_t fidelity;           /* enum link_fidelity */
 };
 

@@ -4,7 +4,8 @@
  * channels leaving each node; its own file says how it routes. Shapes routed
  * along shortest paths (edge lists) get hop distances from a breadth-first
  * search per destination rank, and at every node take a neighbour one hop
- * nearer: the lowest-numbered one. */
+ * nearer: the lowest-numbered one, one chosen by a per-flow hash (ECMP), or
+ * the destination mod their number (enum topo_routing). */
 #include "sim/link/topo.h"
 
 #include <stdlib.h>
@@ -26,6 +27,7 @@ static const struct topo_ops *const registry[] = {
 	&topo_torus_ops,
 	&topo_switch_ops,
 	&topo_edges_ops,
+	&topo_leafspine_ops,
 	NULL,
 };
 
@@ -148,6 +150,8 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, G
 	t->dims[1] = shape.dims[1];
 	t->nvc = t->ops->nvc;
 	t->seed = seed;
+	t->routing = cfg->routing ? (enum topo_routing)cfg->routing
+		   : t->ops->routing ? t->ops->routing : TOPO_ROUTING_LOWEST;
 	g_assert(t->nvc == 1 || t->nvc == 2);
 	g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(struct topo_chan));
 
@@ -213,6 +217,8 @@ char *topo_node_name(const struct topo *t, int u)
 {
 	if (u < t->nranks)
 		return g_strdup_printf("%d", u);
+	if (t->ops->node_name)
+		return t->ops->node_name(t, u);
 	if (t->label)
 		return g_strdup_printf("sw%d", t->label[u]);
 	if (t->nnodes == t->nranks + 1)
@@ -290,6 +296,19 @@ bool topo_bfs(struct topo *t)
 	return true;
 }
 
+/* ECMP's hash: splitmix64's finaliser over the seed and the flow's ends,
+ * mixed with the node deciding, so that successive choices are independent. */
+static uint64_t flow_hash(uint64_t seed, int src, int dst, int node)
+{
+	uint64_t z = seed ^ ((uint64_t)(uint32_t)src << 40 | (uint64_t)(uint32_t)dst << 20 |
+			     (uint64_t)(uint32_t)node);
+
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 int topo_route_shortest(const struct topo *t, int src, int dst, enum route_hint hint,
 			int *nodes, uint8_t *vcs)
 {
@@ -298,10 +317,19 @@ int topo_route_shortest(const struct topo *t, int src, int dst, enum route_hint 
 
 	(void)hint;
 	for (int u = src; u != dst; h++) {
-		int v = -1;
+		int v = -1, nearer = 0, pick = 0;
 
+		if (t->routing != TOPO_ROUTING_LOWEST) {
+			for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++)
+				nearer += dist[t->chans[k].dst] == dist[u] - 1;
+			g_assert(nearer > 0);
+			if (t->routing == TOPO_ROUTING_DMODK)
+				pick = dst % nearer;
+			else
+				pick = (int)(flow_hash(t->seed, src, dst, u) % (uint64_t)nearer);
+		}
 		for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++)
-			if (dist[t->chans[k].dst] == dist[u] - 1) {
+			if (dist[t->chans[k].dst] == dist[u] - 1 && pick-- == 0) {
 				v = t->chans[k].dst;
 				break;
 			}

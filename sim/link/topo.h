@@ -55,7 +55,8 @@ struct topo {
 				 * dist[d * nnodes + u] = hops u -> rank d */
 	int *label;             /* owned or NULL, nnodes: the number a non-rank node
 				 * goes by in names (its id in the edge list) */
-	enum topo_routing routing; /* shortest-path shapes: the choice among equal paths */
+	enum topo_routing routing; /* shortest-path shapes: the choice among equal
+				 * paths, never TOPO_ROUTING_DEFAULT */
 	uint64_t seed;          /* ECMP: keys the per-flow hash */
 };
 
@@ -67,6 +68,8 @@ struct topo_ops {
 	uint32_t params;        /* enum topo_param: the parameters it reads */
 	bool fixed_ranks;       /* its parameters fix the rank count */
 	int nvc;                /* virtual channels per channel: 1 or 2 */
+	enum topo_routing routing; /* what TOPO_ROUTING_DEFAULT means (shortest-path
+				    * shapes); 0: TOPO_ROUTING_LOWEST */
 	/* Admits the rank count and parameters of cfg, filling `shape`
 	 * (nnodes is preset to the rank count). False with error set
 	 * (LINK_ERROR RANKS, DIMS or EDGES) when the shape is not admitted. */
@@ -77,6 +80,8 @@ struct topo_ops {
 	/* The route src -> dst (ranks, src != dst), as topo_route. */
 	int (*route)(const struct topo *t, int src, int dst, enum route_hint hint, int *nodes,
 		     uint8_t *vcs);
+	/* The name of non-rank node u (newly allocated); NULL: topo_node_name's. */
+	char *(*node_name)(const struct topo *t, int u);
 };
 
 /* Builds the shape described by cfg (its link parameters are checked by the

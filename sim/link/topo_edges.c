@@ -127,7 +127,7 @@ static void edges_build(struct topo *t, const struct fabric_config *cfg, GArray 
 const struct topo_ops topo_edges_ops = {
 	.name = "edges",
 	.summary = "explicit edge list, with switch nodes if listed; shortest-path routes",
-	.params = TOPO_PARAM_EDGES,
+	.params = TOPO_PARAM_EDGES | TOPO_PARAM_ROUTING,
 	.fixed_ranks = true,
 	.nvc = 1,
 	.admit = edges_admit, .build = edges_build, .route = topo_route_shortest,

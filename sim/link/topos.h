@@ -8,6 +8,7 @@
  *   topo_torus.c      torus
  *   topo_switch.c     switch
  *   topo_edges.c      edges
+ *   topo_leafspine.c  leafspine
  */
 #ifndef G5_SIM_LINK_TOPOS_H
 #define G5_SIM_LINK_TOPOS_H
@@ -21,5 +22,6 @@ extern const struct topo_ops topo_hypercube_ops;
 extern const struct topo_ops topo_torus_ops;
 extern const struct topo_ops topo_switch_ops;
 extern const struct topo_ops topo_edges_ops;
+extern const struct topo_ops topo_leafspine_ops;
 
 #endif

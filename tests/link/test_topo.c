@@ -3,6 +3,7 @@
  * the nearest one; every topology that needs no parameters builds a fabric
  * whose routes are paths over its channels. */
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "sim/core/sim.h"
@@ -236,6 +237,229 @@ static void test_switch_timing(void)
 	sim_free(s);
 }
 
+/* ---- leaf-spine ---- */
+
+static struct fabric_config leafspine_cfg(int n, int leaves, int spines, double oversub,
+					  enum topo_routing routing)
+{
+	struct fabric_config c = cfg_of(&topo_leafspine_ops, n);
+
+	c.leaves = leaves;
+	c.spines = spines;
+	c.oversub = oversub;
+	c.routing = routing;
+	return c;
+}
+
+static void test_leafspine_routes(void)
+{
+	struct fabric_config c = leafspine_cfg(16, 4, 2, 1, TOPO_ROUTING_DEFAULT);
+	struct sim *s = sim_new(1);
+	g_autoptr(GError) err = NULL;
+	struct fabric *f = fabric_new(s, &c, &err);
+	g_autoptr(GArray) r = g_array_new(FALSE, FALSE, sizeof(int));
+
+	g_assert_no_error(err);
+	/* nodes: ranks 0..15, leaves 16..19, spines 20..21 */
+	g_assert_cmpint(fabric_channels(f), ==, 2 * 16 + 2 * 4 * 2);
+	g_assert_cmpint(fabric_degree(f, 16), ==, 4 + 2);
+	g_assert_cmpint(fabric_degree(f, 20), ==, 4);
+	g_assert_cmpint(fabric_diameter(f), ==, 4);
+	for (int a = 0; a < 16; a++)
+		for (int b = 0; b < 16; b++) {
+			if (a == b)
+				continue;
+			int h = fabric_route(f, a, b, ROUTE_SHORTEST, r);
+
+			if (a / 4 == b / 4) {
+				g_assert_cmpint(h, ==, 2);
+				g_assert_cmpint(g_array_index(r, int, 1), ==, 16 + a / 4);
+			} else {
+				g_assert_cmpint(h, ==, 4);
+				g_assert_cmpint(g_array_index(r, int, 1), ==, 16 + a / 4);
+				g_assert_cmpint(g_array_index(r, int, 2), >=, 20);
+				g_assert_cmpint(g_array_index(r, int, 3), ==, 16 + b / 4);
+			}
+		}
+	g_autofree char *leaf = fabric_node_name(f, 17), *spine = fabric_node_name(f, 21);
+
+	g_assert_cmpstr(leaf, ==, "leaf1");
+	g_assert_cmpstr(spine, ==, "spine1");
+	/* uplinks: 4 x 450 / (2 x 1) GB/s */
+	struct link_params p;
+
+	fabric_channel_params(f, fabric_channel_find(f, 16, 20), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, 900000000000ull);
+	fabric_channel_params(f, fabric_channel_find(f, 3, 16), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, 450000000000ull);
+	fabric_free(f);
+	sim_free(s);
+
+	/* defaults: 4 leaves of 4 (most nearly square), 4 spines */
+	c = leafspine_cfg(16, 0, 0, 0, TOPO_ROUTING_DEFAULT);
+	s = sim_new(1);
+	f = fabric_new(s, &c, NULL);
+	g_assert_cmpint(fabric_channels(f), ==, 2 * 16 + 2 * 4 * 4);
+	fabric_free(f);
+	sim_free(s);
+
+	static const struct { int n, leaves, spines; double r; const char *msg; } bad[] = {
+		{ 13, 0, 0, 1, "leafspine of 13 ranks needs explicit leaves: 13 is prime" },
+		{ 16, 3, 0, 1, "leafspine of 16 ranks needs a number of leaves that divides it, at least 2, got 3" },
+		{ 16, 1, 0, 1, "leafspine of 16 ranks needs a number of leaves that divides it, at least 2, got 1" },
+		{ 16, 4, 0, 0.5, "leafspine oversubscription must be between 1 and 64, got 0.5" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		c = leafspine_cfg(bad[i].n, bad[i].leaves, bad[i].spines, bad[i].r, TOPO_ROUTING_DEFAULT);
+		s = sim_new(1);
+		g_clear_error(&err);
+		g_assert_null(fabric_new(s, &c, &err));
+		g_assert_cmpstr(err->message, ==, bad[i].msg);
+		sim_free(s);
+	}
+}
+
+/* The spine a cross-leaf route of a leaf-spine takes. */
+static int spine_of(struct fabric *f, int a, int b)
+{
+	g_autoptr(GArray) r = g_array_new(FALSE, FALSE, sizeof(int));
+
+	g_assert_cmpint(fabric_route(f, a, b, ROUTE_SHORTEST, r), ==, 4);
+	return g_array_index(r, int, 2);
+}
+
+/* ECMP spreads the flows over the equal paths, the same way for the same
+ * seed and another way for another; dmodk takes spine = dst mod S. */
+static void test_leafspine_ecmp(void)
+{
+	enum { N = 64, L = 8, S = 8 };
+	struct fabric_config c = leafspine_cfg(N, L, S, 1, TOPO_ROUTING_ECMP);
+	struct sim *s1 = sim_new(7), *s2 = sim_new(7), *s3 = sim_new(8);
+	struct fabric *f1 = fabric_new(s1, &c, NULL), *f2 = fabric_new(s2, &c, NULL);
+	struct fabric *f3 = fabric_new(s3, &c, NULL);
+	int count[S] = { 0 }, flows = 0, differ = 0;
+
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++) {
+			if (a / (N / L) == b / (N / L))
+				continue;
+			int sp = spine_of(f1, a, b) - N - L;
+
+			g_assert_cmpint(sp, >=, 0);
+			g_assert_cmpint(sp, <, S);
+			count[sp]++;
+			flows++;
+			g_assert_cmpint(spine_of(f2, a, b), ==, sp + N + L);
+			differ += spine_of(f3, a, b) != sp + N + L;
+		}
+	/* 3584 flows, 448 a spine: each within 15 % */
+	for (int k = 0; k < S; k++) {
+		g_assert_cmpint(count[k], >, flows / S * 85 / 100);
+		g_assert_cmpint(count[k], <, flows / S * 115 / 100);
+	}
+	/* another seed: about 7 in 8 flows move */
+	g_assert_cmpint(differ, >, flows / 2);
+	fabric_free(f1);
+	fabric_free(f2);
+	fabric_free(f3);
+	sim_free(s1);
+	sim_free(s2);
+	sim_free(s3);
+
+	c.routing = TOPO_ROUTING_DMODK;
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, &c, NULL);
+
+	for (int a = 0; a < N; a += 3)
+		for (int b = 0; b < N; b++)
+			if (a / (N / L) != b / (N / L))
+				g_assert_cmpint(spine_of(f, a, b), ==, N + L + b % S);
+	fabric_free(f);
+	sim_free(s);
+}
+
+struct perm {
+	int left;
+	sim_time_t last;
+	struct sim *s;
+};
+
+static void perm_done(void *user, uint64_t bytes, bool done)
+{
+	struct perm *p = user;
+
+	(void)bytes;
+	if (done) {
+		p->left--;
+		p->last = sim_now(p->s);
+	}
+}
+
+/* Every rank i sends `bytes` to i + N/2: every flow crosses from one half
+ * of the leaves to the other. Returns the time the last one arrived and
+ * max/mean of the payload on the leaf -> spine channels. */
+static sim_time_t permutation(const struct fabric_config *c, uint64_t seed, uint64_t bytes,
+			      double *max_mean)
+{
+	int n = c->nranks, l = c->leaves, sp = c->spines;
+	struct perm p = { .left = n, .s = sim_new(seed) };
+	g_autoptr(GError) err = NULL;
+	struct fabric *f = fabric_new(p.s, c, &err);
+	uint64_t sum = 0, max = 0;
+
+	g_assert_no_error(err);
+	for (int i = 0; i < n; i++)
+		fabric_send(f, i, (i + n / 2) % n, bytes, ROUTE_SHORTEST, perm_done, &p);
+	sim_run(p.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpint(p.left, ==, 0);
+	for (int a = 0; a < l; a++)
+		for (int b = 0; b < sp; b++) {
+			struct channel_stats st;
+
+			fabric_channel_stats(f, fabric_channel_find(f, n + a, n + l + b), &st);
+			sum += st.payload_bytes;
+			max = MAX(max, st.payload_bytes);
+		}
+	*max_mean = (double)max / ((double)sum / (l * sp));
+	fabric_free(f);
+	sim_free(p.s);
+	return p.last;
+}
+
+/* Bisection bandwidth of a leaf-spine at 1:1 and 2:1, measured with the
+ * crossing permutation under dmodk routing (no two flows of a leaf share an
+ * uplink), against L/2 x h x B / r (payload rate: B x P / (P + H)). */
+static void test_leafspine_bisection(void)
+{
+	enum { N = 16, L = 4, S = 4, H = N / L };
+	const uint64_t bytes = 8 * 1024 * 1024;
+
+	for (int r = 1; r <= 2; r++) {
+		struct fabric_config c = leafspine_cfg(N, L, S, r, TOPO_ROUTING_DMODK);
+		double mm, mm_ecmp;
+
+		c.link.lat_ps = c.switch_link.lat_ps = SIM_NS(10);
+		sim_time_t t = permutation(&c, 1, bytes, &mm);
+		double b = (double)c.link.bw_bytes_per_s * c.link.max_payload_bytes /
+			   (c.link.max_payload_bytes + c.link.header_bytes);
+		double want = L / 2.0 * H * b / r;
+		double got = N / 2.0 * (double)bytes / ((double)t * 1e-12);
+
+		g_test_message("leafspine %d:1 bisection: measured %.2f GB/s, analytical %.2f GB/s "
+			       "(%+.3f %%)", r, got / 1e9, want / 1e9, (got / want - 1) * 100);
+		g_assert_cmpfloat(fabs(got / want - 1), <, 0.02);
+		g_assert_cmpfloat(mm, ==, 1.0);
+
+		c.routing = TOPO_ROUTING_ECMP;
+		sim_time_t te = permutation(&c, 1, bytes, &mm_ecmp);
+
+		g_test_message("leafspine %d:1 ECMP: %.2f GB/s, uplink load max/mean %.2f", r,
+			       N / 2.0 * (double)bytes / ((double)te * 1e-12) / 1e9, mm_ecmp);
+		g_assert_cmpuint(te, >=, t);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -245,5 +469,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/topo/edges/switch-ids-anywhere", test_switch_ids_anywhere);
 	g_test_add_func("/topo/edges/switch-errors", test_switch_errors);
 	g_test_add_func("/topo/edges/switch-timing", test_switch_timing);
+	g_test_add_func("/topo/leafspine/routes", test_leafspine_routes);
+	g_test_add_func("/topo/leafspine/ecmp", test_leafspine_ecmp);
+	g_test_add_func("/topo/leafspine/bisection", test_leafspine_bisection);
 	return g_test_run();
 }
