@@ -179,7 +179,7 @@ static char *known_keys(const char *prefix, const char *const *extra)
 		g_string_append_printf(g, "%s%s", g->len ? ", " : "", k);
 	}
 	if (!strcmp(prefix, "topology"))
-		g_string_append(g, ", dims, edges, switches");
+		g_string_append(g, ", dims, edges, switches, ports");
 	return g_string_free(g, FALSE);
 }
 
@@ -603,6 +603,13 @@ bool config_platform_write(const struct platform *p, const char *comment, const 
 			g_string_append(g, "]\n");
 		}
 	}
+	if (topo_takes(p->fabric.topo, TOPO_PARAM_PORTS) && p->fabric.nports) {
+		g_string_append(g, "topology.ports: [");
+		for (int i = 0; i < p->fabric.nports; i++)
+			g_string_append_printf(g, "%s%" G_GUINT64_FORMAT "B/s", i ? ", " : "",
+					       p->fabric.ports[i]);
+		g_string_append(g, "]\n");
+	}
 	ok = files_write(path, g->str, g->len, error);
 	g_string_free(g, TRUE);
 	return ok;
@@ -622,6 +629,11 @@ void config_platform_copy(struct platform *dst, const struct platform *src)
 						 sizeof(int) * (size_t)src->fabric.nswitches);
 	else
 		dst->fabric.switches = NULL;
+	if (src->fabric.ports && src->fabric.nports > 0)
+		dst->fabric.ports = g_memdup2(src->fabric.ports,
+					      sizeof(uint64_t) * (size_t)src->fabric.nports);
+	else
+		dst->fabric.ports = NULL;
 }
 
 bool cfg_pkey_sweepable(const struct pkey *k)
@@ -787,6 +799,38 @@ static bool read_switches(const struct ctx *c, const struct ynode *n, const char
 	return true;
 }
 
+/* topology.ports: a bandwidth per rank. */
+static bool read_ports(const struct ctx *c, const struct ynode *n, const char *key,
+		       struct platform *p)
+{
+	if (n->kind != YN_SEQ || !n->kids->len)
+		return cfg_fail(c, n, CONFIG_ERROR_SCHEMA,
+			    "'%s' must be a list of bandwidths such as [450GB/s, 100GB/s], got %s", key,
+			    cfg_ynode_kind_name(n));
+	g_autofree uint64_t *bw = g_new(uint64_t, n->kids->len);
+
+	for (guint i = 0; i < n->kids->len; i++) {
+		const struct ynode *d = n->kids->pdata[i];
+		GError *e = NULL;
+
+		if (!cfg_need_scalar(c, d, key))
+			return false;
+		if (!units_parse_bw(d->text, &bw[i], &e)) {
+			cfg_fail(c, d, CONFIG_ERROR_VALUE, "'%s[%u]' %s", key, i, e->message);
+			g_error_free(e);
+			return false;
+		}
+		if (!bw[i] || bw[i] > MAX_BW)
+			return cfg_fail(c, d, CONFIG_ERROR_VALUE,
+				    "'%s[%u]' must be between 1B/s and 1PB/s, got '%s'", key, i,
+				    quote_text(d->text).s);
+	}
+	g_free((void *)p->fabric.ports);
+	p->fabric.nports = (int)n->kids->len;
+	p->fabric.ports = g_steal_pointer(&bw);
+	return true;
+}
+
 /* Reads the platform keys of mapping m (under `prefix`) into p. Keys listed
  * in `skip` are left to the caller. */
 bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const char *prefix,
@@ -822,6 +866,13 @@ bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const cha
 				return false;
 			loc->dims = vn;
 			loc->dims_set = true;
+			continue;
+		}
+		if (!strcmp(full, "topology.ports")) {
+			if (!read_ports(c, vn, full, p))
+				return false;
+			loc->param_at[g_bit_nth_lsf(TOPO_PARAM_PORTS, -1)] = vn;
+			loc->param_key[g_bit_nth_lsf(TOPO_PARAM_PORTS, -1)] = "topology.ports";
 			continue;
 		}
 		if (!strcmp(full, "topology.switches")) {
@@ -930,6 +981,12 @@ bool cfg_check_platform(const struct ctx *c, struct platform *p, const struct pl
 					    "'topology.edges[%d]' (%d-%d) names a rank outside 0..%d", i,
 					    f->edges[i].a, f->edges[i].b, f->nranks - 1);
 	}
+	const struct ynode *ports = loc->param_at[g_bit_nth_lsf(TOPO_PARAM_PORTS, -1)];
+
+	if (ports && f->nports != f->nranks)
+		return cfg_fail(c, ports, CONFIG_ERROR_VALUE,
+			    "'topology.ports' must give one bandwidth per rank, %d, got %d", f->nranks,
+			    f->nports);
 	GError *e = NULL;
 
 	if (!fabric_shape_check(f, NULL, &e)) {

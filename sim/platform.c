@@ -96,6 +96,7 @@ void platform_release(struct platform *p)
 	g_free(p->name);
 	g_free((gpointer)p->fabric.edges);
 	g_free((gpointer)p->fabric.switches);
+	g_free((gpointer)p->fabric.ports);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -51,7 +51,7 @@ struct impl_params {
 
 struct platform {
 	char *name;                  /* owned */
-	struct fabric_config fabric; /* fabric.edges, .switches owned */
+	struct fabric_config fabric; /* fabric.edges, .switches, .ports owned */
 	struct paxi_params paxi;
 	sim_time_t overhead_ps;      /* software (launch) overhead per collective */
 	sim_time_t alpha_ps;         /* alpha-beta: per-step latency */

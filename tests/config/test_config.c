@@ -169,6 +169,44 @@ static void test_examples(void)
 	}
 	platform_release(&p);
 
+	/* the leaf-spine and per-port keys, written and read back */
+	static const char *const more[] = { "configs/platforms/leafspine16.yaml",
+					    "configs/platforms/switch8-ports.yaml" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(more); i++) {
+		g_autofree char *dir = g_dir_make_tmp("g5-config-XXXXXX", NULL);
+		g_autofree char *path = g_build_filename(dir, "p.yaml", NULL);
+		g_autoptr(GError) err = NULL;
+		struct platform q;
+
+		p = load_ok(more[i]);
+		g_assert_true(config_platform_write(&p, NULL, path, &err));
+		q = load_ok(path);
+		g_assert_true(q.fabric.topo == p.fabric.topo);
+		g_assert_cmpint(q.fabric.leaves, ==, p.fabric.leaves);
+		g_assert_cmpint(q.fabric.spines, ==, p.fabric.spines);
+		g_assert_cmpfloat(q.fabric.oversub, ==, p.fabric.oversub);
+		g_assert_cmpuint(q.fabric.routing, ==, p.fabric.routing);
+		g_assert_cmpint(q.fabric.nports, ==, p.fabric.nports);
+		for (int k = 0; k < p.fabric.nports; k++)
+			g_assert_cmpuint(q.fabric.ports[k], ==, p.fabric.ports[k]);
+		platform_release(&q);
+		platform_release(&p);
+		g_unlink(path);
+		g_rmdir(dir);
+	}
+	p = load_ok("configs/platforms/leafspine16.yaml");
+	g_assert_true(p.fabric.topo == &topo_leafspine_ops);
+	g_assert_cmpint(p.fabric.leaves, ==, 4);
+	g_assert_cmpint(p.fabric.spines, ==, 4);
+	g_assert_cmpfloat(p.fabric.oversub, ==, 1);
+	g_assert_cmpuint(p.fabric.routing, ==, TOPO_ROUTING_ECMP);
+	platform_release(&p);
+	p = load_ok("configs/platforms/switch8-ports.yaml");
+	g_assert_cmpint(p.fabric.nports, ==, 8);
+	g_assert_cmpuint(p.fabric.ports[6], ==, 100000000000ull);
+	platform_release(&p);
+
 	p = load_ok("configs/platforms/switch8.yaml");
 	g_assert_true(p.fabric.topo == &topo_switch_ops);
 	g_assert_cmpuint(p.fabric.link.bw_bytes_per_s, ==, 450000000000ull);

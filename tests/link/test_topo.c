@@ -460,6 +460,45 @@ static void test_leafspine_bisection(void)
 	}
 }
 
+/* A switch with per-port bandwidth: rank i's link runs at ports[i] both
+ * ways, so a message is serialised at the slower of its two ports. */
+static void test_switch_ports(void)
+{
+	static const uint64_t ports[] = { 450000000000ull, 450000000000ull, 100000000000ull,
+					  450000000000ull };
+	struct fabric_config c = cfg_of(&topo_switch_ops, 4);
+
+	c.ports = ports;
+	c.nports = 4;
+	for (int dst = 1; dst <= 2; dst++) {
+		struct sim *s = sim_new(1);
+		struct fabric *f = fabric_new(s, &c, NULL);
+		bool done = false;
+		struct link_params p;
+
+		fabric_channel_params(f, fabric_channel_find(f, 4, 2), &p);
+		g_assert_cmpuint(p.bw_bytes_per_s, ==, 100000000000ull);
+		fabric_channel_params(f, fabric_channel_find(f, 2, 4), &p);
+		g_assert_cmpuint(p.bw_bytes_per_s, ==, 100000000000ull);
+		/* one packet, two hops: 0 -> sw at 450, sw -> dst at its port */
+		fabric_send(f, 0, dst, 4096, ROUTE_SHORTEST, done_at, &done);
+		sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_true(done);
+		g_assert_cmpuint(sim_now(s), ==,
+				 link_wire_ps(4128, 450000000000ull) + link_wire_ps(4128, ports[dst]) +
+				 2 * c.link.lat_ps);
+		fabric_free(f);
+		sim_free(s);
+	}
+	c.nports = 3;
+	g_autoptr(GError) err = NULL;
+	struct sim *s = sim_new(1);
+
+	g_assert_null(fabric_new(s, &c, &err));
+	g_assert_cmpstr(err->message, ==, "switch of 4 ranks needs one port bandwidth per rank, got 3");
+	sim_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -469,6 +508,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/topo/edges/switch-ids-anywhere", test_switch_ids_anywhere);
 	g_test_add_func("/topo/edges/switch-errors", test_switch_errors);
 	g_test_add_func("/topo/edges/switch-timing", test_switch_timing);
+	g_test_add_func("/topo/switch/ports", test_switch_ports);
 	g_test_add_func("/topo/leafspine/routes", test_leafspine_routes);
 	g_test_add_func("/topo/leafspine/ecmp", test_leafspine_ecmp);
 	g_test_add_func("/topo/leafspine/bisection", test_leafspine_bisection);
