@@ -54,8 +54,8 @@
  *    channels of `credits` slots each; a packet moves to the second after
  *    crossing the dateline (the wrap-around link of its ring or torus
  *    dimension), so store-and-forward with finite credits cannot deadlock
- *    there. Hypercube (dimension order), full-mesh and switch routes have no
- *    cyclic dependency. An edge list may: fabric_in_flight() tells a caller
+ *    there. Hypercube (dimension order), full-mesh, switch and leaf-spine
+ *    (up-down) routes have no cyclic dependency. An edge list may: fabric_in_flight() tells a caller
  *    that the run ended with messages undelivered.
  *
  * Events: EV_TX (the wire is free: pick the next packet) and EV_ARRIVE per
@@ -63,7 +63,8 @@
  * scheduled, unless the sender waits on them. A delivery delayed by the
  * ejection rate adds one event; losses add NAK/timer events.
  *
- * Channels are sim components named "link A->B" (B = "sw" for the switch),
+ * Channels are sim components named "link A->B" (a non-rank node by its
+ * fabric_node_name: "sw" for the switch, "sw8", "leaf0", "spine1"),
  * whose names key their RNG streams: one fabric per sim. The sim borrows
  * those names, so after fabric_free the sim may not run or register more
  * components (free it next, or free the fabric after it).
