@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
+#include "sim/link/topos.h"
 #include "sim/cli.h"
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
@@ -48,7 +49,7 @@ int bench_fabric(int argc, char **argv)
 	if (nodes < 2 || nodes > 4096)
 		return cli_usage_error(argv[0], "--nodes must be in 2..4096, got %" G_GINT64_FORMAT, nodes);
 
-	struct fabric_config cfg = { .kind = TOPO_RING, .nranks = (int)nodes };
+	struct fabric_config cfg = { .topo = &topo_ring_ops, .nranks = (int)nodes };
 	g_autoptr(GError) err = NULL;
 
 	link_params_default(&cfg.link);

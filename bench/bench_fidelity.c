@@ -32,9 +32,9 @@ static bool parse_list(const char *text, const char *flag, GArray *out, bool top
 
 	for (int i = 0; items[i]; i++) {
 		if (topo) {
-			enum topo_kind k;
+			const struct topo_ops *k = topo_find(items[i], error);
 
-			if (!platform_topo_parse(items[i], &k, error)) {
+			if (!k) {
 				g_prefix_error(error, "%s ", flag);
 				return false;
 			}
@@ -79,7 +79,7 @@ int bench_fidelity(int argc, char **argv)
 				   "  g5 bench fidelity --topos ring --ranks 8 --collective allreduce",
 				   entries, &argc, &argv);
 	g_autoptr(GError) err = NULL;
-	GArray *topos = g_array_new(FALSE, FALSE, sizeof(enum topo_kind));
+	GArray *topos = g_array_new(FALSE, FALSE, sizeof(const struct topo_ops *));
 	GArray *ranks = g_array_new(FALSE, FALSE, sizeof(int));
 	uint64_t min_b = 1024, max_b = 256u << 20, max64_b = 64u << 20;
 	enum coll only = 0;
@@ -113,7 +113,7 @@ int bench_fidelity(int argc, char **argv)
 		printf("# %-9s %-13s %-10s %6s %9s %8s  %-18s %9s %9s\n", "topology", "collective",
 		       "algo", "points", "geomean%", "max%", "max at (N, bytes)", "packet_s", "flow_s");
 	for (guint ti = 0; ti < topos->len; ti++) {
-		enum topo_kind kind = g_array_index(topos, enum topo_kind, ti);
+		const struct topo_ops *kind = g_array_index(topos, const struct topo_ops *, ti);
 
 		for (size_t ci = 0; ci < G_N_ELEMENTS(colls); ci++) {
 			enum coll c = colls[ci];
@@ -155,12 +155,12 @@ int bench_fidelity(int argc, char **argv)
 					       "\"packet_wall_s\": %.3f, \"flow_wall_s\": %.3f, "
 					       "\"packet_events\": %" G_GUINT64_FORMAT ", \"flow_events\": %"
 					       G_GUINT64_FORMAT ", \"goal_met\": %s}\n",
-					       platform_topo_name(kind), coll_name(c), (*a)->name, e.points, gm,
+					       topo_name(kind), coll_name(c), (*a)->name, e.points, gm,
 					       e.max_err, e.max_ranks, e.max_bytes, e.packet_wall_s, e.flow_wall_s,
 					       e.packet_events, e.flow_events, miss ? "false" : "true");
 				else
 					printf("  %-9s %-13s %-10s %6u %9.3f %8.3f  N=%-3d %-12s %9.3f %9.3f%s\n",
-					       platform_topo_name(kind), coll_name(c), (*a)->name, e.points,
+					       topo_name(kind), coll_name(c), (*a)->name, e.points,
 					       100 * gm, 100 * e.max_err, e.max_ranks, size, e.packet_wall_s,
 					       e.flow_wall_s, miss ? "  MISS" : "");
 				fflush(stdout);

@@ -382,9 +382,11 @@ int cmd_sim(int argc, char **argv)
 				o.algo ? "algo" : o.collective ? "collective" : "nchunks");
 		goto out;
 	}
-	if (o.dims && pl.fabric.kind != TOPO_TORUS) {
-		cli_usage_error(argv[0], "--dims is only for a torus, not %s",
-				platform_topo_name(pl.fabric.kind));
+	if (o.dims && !topo_takes(pl.fabric.topo, TOPO_PARAM_DIMS)) {
+		g_autofree char *kinds = topo_names_taking(TOPO_PARAM_DIMS);
+
+		cli_usage_error(argv[0], "--dims is only for a %s, not %s", kinds,
+				topo_name(pl.fabric.topo));
 		goto out;
 	}
 	if (o.max_events != G_MININT64 && o.max_events < 0) {
@@ -551,7 +553,7 @@ int cmd_sim(int argc, char **argv)
 			       "\"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"theory_us\": %s, \"steps\": %u, "
 			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.6f, \"mode\": \"%s\", "
 			       "\"proto\": \"%s\", \"channels\": %u",
-			       coll_name(job.coll), algo, platform_topo_name(pl.fabric.kind), pl.fabric.nranks,
+			       coll_name(job.coll), algo, topo_name(pl.fabric.topo), pl.fabric.nranks,
 			       job.bytes, job.params.nchunks, r.latency_us, r.algbw_gbps, r.busbw_gbps,
 			       theory, r.steps, r.events, r.wall_s, platform_mode_name(job.mode),
 			       paxi_proto_name(r.proto), r.nchannels);

@@ -625,7 +625,8 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		if (ok) {
 			/* Without new edges or ranks, an edge list keeps the rank
 			 * count it was loaded with. */
-			if (!loc.edges_set && e->plat.fabric.kind == TOPO_EDGES && !loc.ranks)
+			if (!loc.edges_set && !loc.switches_set && topo_fixed_ranks(e->plat.fabric.topo) &&
+			    !loc.ranks)
 				loc.ranks = n;
 			ok = cfg_check_platform(c, &e->plat, &loc);
 		}
@@ -707,12 +708,12 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 
 			GError *err = NULL;
 
-			if (e->plat.fabric.kind != TOPO_EDGES && !shape_check(&e->plat, r, &err)) {
+			if (!topo_fixed_ranks(e->plat.fabric.topo) && !shape_check(&e->plat, r, &err)) {
 				cfg_fail(c, rn->pdata[i], CONFIG_ERROR_VALUE, "'ranks' %d is not admitted: %s", r, err->message);
 				g_error_free(err);
 				return false;
 			}
-			if (e->plat.fabric.kind == TOPO_EDGES && r != e->plat.fabric.nranks)
+			if (topo_fixed_ranks(e->plat.fabric.topo) && r != e->plat.fabric.nranks)
 				return cfg_fail(c, rn->pdata[i], CONFIG_ERROR_VALUE,
 					    "'ranks' must be %d, the edge list's rank count, got %d",
 					    e->plat.fabric.nranks, r);

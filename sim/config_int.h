@@ -72,10 +72,13 @@ char *cfg_sweep_keys(void);
 /* Where the topology's parts were set, for the consistency checks. */
 struct plat_locs {
 	const struct ynode *where;          /* fallback: the mapping being read */
-	const struct ynode *kind, *ranks, *dims, *edges;
+	const struct ynode *kind, *ranks, *dims, *edges, *switches;
 	GPtrArray *edge_nodes;              /* of const struct ynode *, borrowed */
 	GHashTable *seen;                   /* full keys read so far (owned strings), or NULL */
-	bool dims_set, edges_set;
+	bool dims_set, edges_set, switches_set;
+	const struct ynode *param_at[8];    /* a topology parameter key's value, by
+					     * bit of enum topo_param, or NULL */
+	const char *param_key[8];           /* its key (static) */
 };
 
 bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const char *prefix,

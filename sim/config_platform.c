@@ -33,6 +33,7 @@ enum pk_type {
 	PK_TIME,    /* time in ps */
 	PK_TIME_OR, /* time, or the word choices[0] (stored as 0) */
 	PK_PROB,    /* double */
+	PK_RATIO,   /* double in min..max (both in 1e-6) */
 	PK_CHOICE,  /* one of `choices`, stored as its index (uint32_t) */
 };
 
@@ -43,6 +44,7 @@ struct pkey {
 	uint64_t min, max; /* integers, sizes, times, bandwidths; PROB: max in 1e-6 */
 	int link_index;    /* link.* and switch_link.*: position in the link keys; else -1 */
 	const char *const *choices; /* PK_CHOICE: the names, NULL-terminated; PK_*_OR: its word */
+	uint32_t topo_param; /* enum topo_param: only for the topologies that take it */
 };
 
 static const char *const handshake_names[] = { "rts", "ready", NULL };
@@ -54,20 +56,21 @@ static const char *const proto_word[] = { "proto", NULL };
 static const char *const channel_word[] = { "latency", NULL };
 static const char *const bool_names[] = { "false", "true", NULL };
 static const char *const fidelity_names[] = { "packet", "flow", NULL }; /* enum link_fidelity */
+static const char *const routing_names[] = { "default", "lowest", "ecmp", "dmodk", NULL }; /* enum topo_routing */
 
 #define PF(member) offsetof(struct platform, member), sizeof(((struct platform *)0)->member)
 #define MAX_TIME_PS 1000000000000000ull   /* 1000 s */
 #define MAX_BW 1000000000000000ull        /* 1 PB/s */
 #define LINK_KEYS(sec, field, base)                                                        \
-	{ sec ".bandwidth", PK_BW, PF(field.bw_bytes_per_s), 1, MAX_BW, base + 0, NULL },          \
-	{ sec ".latency", PK_TIME, PF(field.lat_ps), 0, MAX_TIME_PS, base + 1, NULL },             \
-	{ sec ".header", PK_SIZE32, PF(field.header_bytes), 0, LINK_MAX_HEADER_BYTES, base + 2, NULL }, \
-	{ sec ".packet", PK_SIZE32, PF(field.max_payload_bytes), 1, LINK_MAX_PAYLOAD_BYTES, base + 3, NULL }, \
-	{ sec ".credits", PK_U32, PF(field.credits), 0, 1000000, base + 4, NULL },                 \
-	{ sec ".credit_return", PK_TIME, PF(field.credit_return_ps), 0, MAX_TIME_PS, base + 5, NULL }, \
-	{ sec ".window", PK_U32, PF(field.gbn_window), 1, 1000000, base + 6, NULL },               \
-	{ sec ".timeout", PK_TIME, PF(field.gbn_timeout_ps), 1, MAX_TIME_PS, base + 7, NULL },     \
-	{ sec ".error_rate", PK_PROB, PF(field.error_rate), 0, (uint64_t)(LINK_MAX_ERROR_RATE * 1e6), base + 8, NULL }
+	{ sec ".bandwidth", PK_BW, PF(field.bw_bytes_per_s), 1, MAX_BW, base + 0, NULL, 0 },          \
+	{ sec ".latency", PK_TIME, PF(field.lat_ps), 0, MAX_TIME_PS, base + 1, NULL, 0 },             \
+	{ sec ".header", PK_SIZE32, PF(field.header_bytes), 0, LINK_MAX_HEADER_BYTES, base + 2, NULL, 0 }, \
+	{ sec ".packet", PK_SIZE32, PF(field.max_payload_bytes), 1, LINK_MAX_PAYLOAD_BYTES, base + 3, NULL, 0 }, \
+	{ sec ".credits", PK_U32, PF(field.credits), 0, 1000000, base + 4, NULL, 0 },                 \
+	{ sec ".credit_return", PK_TIME, PF(field.credit_return_ps), 0, MAX_TIME_PS, base + 5, NULL, 0 }, \
+	{ sec ".window", PK_U32, PF(field.gbn_window), 1, 1000000, base + 6, NULL, 0 },               \
+	{ sec ".timeout", PK_TIME, PF(field.gbn_timeout_ps), 1, MAX_TIME_PS, base + 7, NULL, 0 },     \
+	{ sec ".error_rate", PK_PROB, PF(field.error_rate), 0, (uint64_t)(LINK_MAX_ERROR_RATE * 1e6), base + 8, NULL, 0 }
 #define NLINK_KEYS 9
 
 /* Every limit below is the one its layer exports (LINK_MAX_*, PAXI_MAX_*,
@@ -75,50 +78,54 @@ static const char *const fidelity_names[] = { "packet", "flow", NULL }; /* enum 
 G_STATIC_ASSERT(LINK_MAX_RANKS == SCHED_MAX_RANKS);
 
 static const struct pkey pkeys[] = {
-	{ "name", PK_NAME, 0, 0, 0, 0, -1, NULL },
-	{ "topology.kind", PK_TOPO, PF(fabric.kind), 0, 0, -1, NULL },
-	{ "topology.ranks", PK_INT, PF(fabric.nranks), 2, LINK_MAX_RANKS, -1, NULL },
+	{ "name", PK_NAME, 0, 0, 0, 0, -1, NULL, 0 },
+	{ "topology.kind", PK_TOPO, PF(fabric.topo), 0, 0, -1, NULL, 0 },
+	{ "topology.ranks", PK_INT, PF(fabric.nranks), 2, LINK_MAX_RANKS, -1, NULL, 0 },
+	{ "topology.leaves", PK_INT, PF(fabric.leaves), 0, LINK_MAX_RANKS, -1, NULL, TOPO_PARAM_CLOS },
+	{ "topology.spines", PK_INT, PF(fabric.spines), 0, LINK_MAX_NODES, -1, NULL, TOPO_PARAM_CLOS },
+	{ "topology.oversubscription", PK_RATIO, PF(fabric.oversub), 1000000, 64000000, -1, NULL, TOPO_PARAM_CLOS },
+	{ "topology.routing", PK_CHOICE, PF(fabric.routing), 0, TOPO_ROUTING_DMODK, -1, routing_names, TOPO_PARAM_ROUTING },
 	LINK_KEYS("link", fabric.link, 0),
 	LINK_KEYS("switch_link", fabric.switch_link, 0),
-	{ "node.inject", PK_BW0, PF(fabric.node.inject_bytes_per_s), 0, MAX_BW, -1, NULL },
-	{ "node.eject", PK_BW0, PF(fabric.node.eject_bytes_per_s), 0, MAX_BW, -1, NULL },
-	{ "paxi.cdma_units", PK_U32, PF(paxi.cdma_units), 1, PAXI_MAX_CDMA_UNITS, -1, NULL },
-	{ "paxi.slots", PK_U32, PF(paxi.slots), 1, 1000000, -1, NULL },
-	{ "paxi.setup", PK_TIME, PF(paxi.setup_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "paxi.ctrl_proc", PK_TIME, PF(paxi.ctrl_proc_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "paxi.slice", PK_SIZE64, PF(paxi.slice_bytes), 1, 1ull << 40, -1, NULL },
-	{ "paxi.reduce", PK_BW0, PF(paxi.reduce_bytes_per_s), 0, MAX_BW, -1, NULL },
-	{ "paxi.copy", PK_BW_OR, PF(paxi.copy_bytes_per_s), 0, MAX_BW, -1, reduce_word },
-	{ "paxi.handshake", PK_CHOICE, PF(paxi.handshake), 0, 1, -1, handshake_names },
-	{ "paxi.reduce_per", PK_CHOICE, PF(paxi.reduce_per), 0, 1, -1, reducer_names },
-	{ "paxi.staging", PK_CHOICE, PF(paxi.staging), 0, 1, -1, bool_names },
-	{ "paxi.control", PK_CHOICE, PF(paxi.control), 0, 1, -1, control_names },
-	{ "paxi.engine", PK_CHOICE, PF(paxi.engine), 0, 1, -1, bool_names },
-	{ "paxi.setup_recv", PK_CHOICE, PF(paxi.setup_recv), 0, 1, -1, bool_names },
-	{ "proto.simple.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_SIMPLE].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },
-	{ "proto.simple.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_SIMPLE].lat_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "proto.ll.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_LL].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },
-	{ "proto.ll.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_LL].lat_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "proto.ll128.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_LL128].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL },
-	{ "proto.ll128.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_LL128].lat_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "overhead", PK_TIME, PF(overhead_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "overhead_mpi", PK_TIME, PF(overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "issue", PK_TIME, PF(issue_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "issue_mpi", PK_TIME, PF(issue_mpi_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "channels.bytes", PK_SIZE64, PF(channel_bytes), 1, 1ull << 40, -1, NULL },
-	{ "channels.max", PK_U32, PF(max_channels), 0, 65536, -1, NULL },
-	{ "channels.bw", PK_BW_OR, PF(channel_bw_bytes_per_s), 0, MAX_BW, -1, proto_word },
-	{ "channels.latency", PK_TIME_OR, PF(channel_lat_ps), 0, MAX_TIME_PS, -1, proto_word },
-	{ "channels.local_latency", PK_TIME_OR, PF(local_lat_ps), 0, MAX_TIME_PS, -1, channel_word },
-	{ "nccl.overhead", PK_TIME, PF(nccl.overhead_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "nccl.overhead_mpi", PK_TIME, PF(nccl.overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "nccl.issue", PK_TIME, PF(nccl.issue_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "nccl.issue_mpi", PK_TIME, PF(nccl.issue_mpi_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "nccl.channel_bytes", PK_SIZE64, PF(nccl.channel_bytes), 1, 1ull << 40, -1, NULL },
-	{ "nccl.channels_max", PK_U32, PF(nccl.max_channels), 0, 65536, -1, NULL },
-	{ "alpha", PK_TIME, PF(alpha_ps), 0, MAX_TIME_PS, -1, NULL },
-	{ "beta", PK_BW_OR, PF(beta_bytes_per_s), 0, MAX_BW, -1, link_word },
-	{ "fidelity", PK_CHOICE, PF(fabric.fidelity), 0, LINK_FIDELITY_FLOW, -1, fidelity_names },
+	{ "node.inject", PK_BW0, PF(fabric.node.inject_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
+	{ "node.eject", PK_BW0, PF(fabric.node.eject_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
+	{ "paxi.cdma_units", PK_U32, PF(paxi.cdma_units), 1, PAXI_MAX_CDMA_UNITS, -1, NULL, 0 },
+	{ "paxi.slots", PK_U32, PF(paxi.slots), 1, 1000000, -1, NULL, 0 },
+	{ "paxi.setup", PK_TIME, PF(paxi.setup_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "paxi.ctrl_proc", PK_TIME, PF(paxi.ctrl_proc_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "paxi.slice", PK_SIZE64, PF(paxi.slice_bytes), 1, 1ull << 40, -1, NULL, 0 },
+	{ "paxi.reduce", PK_BW0, PF(paxi.reduce_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
+	{ "paxi.copy", PK_BW_OR, PF(paxi.copy_bytes_per_s), 0, MAX_BW, -1, reduce_word, 0 },
+	{ "paxi.handshake", PK_CHOICE, PF(paxi.handshake), 0, 1, -1, handshake_names, 0 },
+	{ "paxi.reduce_per", PK_CHOICE, PF(paxi.reduce_per), 0, 1, -1, reducer_names, 0 },
+	{ "paxi.staging", PK_CHOICE, PF(paxi.staging), 0, 1, -1, bool_names, 0 },
+	{ "paxi.control", PK_CHOICE, PF(paxi.control), 0, 1, -1, control_names, 0 },
+	{ "paxi.engine", PK_CHOICE, PF(paxi.engine), 0, 1, -1, bool_names, 0 },
+	{ "paxi.setup_recv", PK_CHOICE, PF(paxi.setup_recv), 0, 1, -1, bool_names, 0 },
+	{ "proto.simple.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_SIMPLE].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
+	{ "proto.simple.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_SIMPLE].lat_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "proto.ll.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_LL].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
+	{ "proto.ll.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_LL].lat_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "proto.ll128.channel_bw", PK_BW0, PF(paxi.protos[PAXI_PROTO_LL128].channel_bw_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
+	{ "proto.ll128.latency", PK_TIME, PF(paxi.protos[PAXI_PROTO_LL128].lat_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "overhead", PK_TIME, PF(overhead_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "overhead_mpi", PK_TIME, PF(overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "issue", PK_TIME, PF(issue_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "issue_mpi", PK_TIME, PF(issue_mpi_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "channels.bytes", PK_SIZE64, PF(channel_bytes), 1, 1ull << 40, -1, NULL, 0 },
+	{ "channels.max", PK_U32, PF(max_channels), 0, 65536, -1, NULL, 0 },
+	{ "channels.bw", PK_BW_OR, PF(channel_bw_bytes_per_s), 0, MAX_BW, -1, proto_word, 0 },
+	{ "channels.latency", PK_TIME_OR, PF(channel_lat_ps), 0, MAX_TIME_PS, -1, proto_word, 0 },
+	{ "channels.local_latency", PK_TIME_OR, PF(local_lat_ps), 0, MAX_TIME_PS, -1, channel_word, 0 },
+	{ "nccl.overhead", PK_TIME, PF(nccl.overhead_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "nccl.overhead_mpi", PK_TIME, PF(nccl.overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "nccl.issue", PK_TIME, PF(nccl.issue_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "nccl.issue_mpi", PK_TIME, PF(nccl.issue_mpi_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "nccl.channel_bytes", PK_SIZE64, PF(nccl.channel_bytes), 1, 1ull << 40, -1, NULL, 0 },
+	{ "nccl.channels_max", PK_U32, PF(nccl.max_channels), 0, 65536, -1, NULL, 0 },
+	{ "alpha", PK_TIME, PF(alpha_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "beta", PK_BW_OR, PF(beta_bytes_per_s), 0, MAX_BW, -1, link_word, 0 },
+	{ "fidelity", PK_CHOICE, PF(fabric.fidelity), 0, LINK_FIDELITY_FLOW, -1, fidelity_names, 0 },
 };
 
 /* Sections and the keys of each, for "unknown key" messages. */
@@ -172,16 +179,7 @@ static char *known_keys(const char *prefix, const char *const *extra)
 		g_string_append_printf(g, "%s%s", g->len ? ", " : "", k);
 	}
 	if (!strcmp(prefix, "topology"))
-		g_string_append(g, ", dims, edges");
-	return g_string_free(g, FALSE);
-}
-
-static char *topo_names(void)
-{
-	GString *g = g_string_new(NULL);
-
-	for (int k = TOPO_RING; k <= TOPO_EDGES; k++)
-		g_string_append_printf(g, "%s%s", k ? ", " : "", platform_topo_name((enum topo_kind)k));
+		g_string_append(g, ", dims, edges, switches, ports");
 	return g_string_free(g, FALSE);
 }
 
@@ -247,17 +245,17 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 		p->name = g_strdup(value);
 		return true;
 	case PK_TOPO: {
-		enum topo_kind t;
+		const struct topo_ops *t = topo_find(value, NULL);
 
-		if (!platform_topo_parse(value, &t, NULL)) {
-			g_autofree char *known = topo_names();
+		if (!t) {
+			g_autofree char *known = topo_known_names();
 			g_autofree char *hint = spell_hint(value, known);
 
 			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
 				    "must be a topology (known: %s), got '%s'%s", known, quote_text(value).s, hint);
 			return false;
 		}
-		p->fabric.kind = t;
+		p->fabric.topo = t;
 		return true;
 	}
 	case PK_INT: {
@@ -343,6 +341,23 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 			return false;
 		}
 		break;
+	case PK_RATIO: {
+		double d;
+		const char *colon = strchr(value, ':');
+		g_autofree char *num = g_strdup(value);
+
+		/* "2:1" reads as 2 */
+		if (colon && !strcmp(colon, ":1"))
+			num[colon - value] = '\0';
+		if (!cfg_parse_double(num, &d) || !(d >= (double)k->min * 1e-6 && d <= (double)k->max * 1e-6)) {
+			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
+				    "must be a ratio between %g and %g such as 2 or 2:1, got '%s'",
+				    (double)k->min * 1e-6, (double)k->max * 1e-6, quote_text(value).s);
+			return false;
+		}
+		memcpy((char *)p + k->off, &d, sizeof(d));
+		return true;
+	}
 	case PK_PROB: {
 		double d;
 
@@ -493,7 +508,7 @@ static char *fmt_value(const struct platform *p, const struct pkey *k)
 	case PK_NAME:
 		return g_strdup(p->name);
 	case PK_TOPO:
-		return g_strdup(platform_topo_name(p->fabric.kind));
+		return g_strdup(topo_name(p->fabric.topo));
 	case PK_INT: {
 		int v;
 
@@ -502,6 +517,10 @@ static char *fmt_value(const struct platform *p, const struct pkey *k)
 	}
 	case PK_CHOICE:
 		return g_strdup(k->choices[load(p, k)]);
+	case PK_RATIO:
+		if (!memcmp(&(double){ 0 }, (const char *)p + k->off, sizeof(double)))
+			return g_strdup("1");
+		/* fall through */
 	case PK_PROB: {
 		double d;
 		char buf[G_ASCII_DTOSTR_BUF_SIZE];
@@ -547,6 +566,9 @@ bool config_platform_write(const struct platform *p, const char *comment, const 
 	g_string_append(g, "schema_version: 1\n");
 	for (size_t i = 0; i < G_N_ELEMENTS(pkeys); i++) {
 		const struct pkey *k = &pkeys[i];
+
+		if (k->topo_param && !(topo_takes(p->fabric.topo, (enum topo_param)k->topo_param)))
+			continue;
 		g_autofree char *v = fmt_value(p, k);
 
 		if (k->type == PK_NAME) {
@@ -557,10 +579,10 @@ bool config_platform_write(const struct platform *p, const char *comment, const 
 			g_string_append_printf(g, "%s: %s\n", k->key, v);
 		}
 	}
-	if (p->fabric.kind == TOPO_TORUS && (p->fabric.dims[0] || p->fabric.dims[1]))
+	if (topo_takes(p->fabric.topo, TOPO_PARAM_DIMS) && (p->fabric.dims[0] || p->fabric.dims[1]))
 		g_string_append_printf(g, "topology.dims: [%d, %d]\n", p->fabric.dims[0],
 				       p->fabric.dims[1]);
-	if (p->fabric.kind == TOPO_EDGES) {
+	if (topo_takes(p->fabric.topo, TOPO_PARAM_EDGES)) {
 		g_string_append(g, "topology.edges:\n");
 		for (int i = 0; i < p->fabric.nedges; i++) {
 			const struct topo_edge *e = &p->fabric.edges[i];
@@ -574,6 +596,19 @@ bool config_platform_write(const struct platform *p, const char *comment, const 
 						       e->lat_ps);
 			g_string_append(g, "}\n");
 		}
+		if (p->fabric.nswitches) {
+			g_string_append(g, "topology.switches: [");
+			for (int i = 0; i < p->fabric.nswitches; i++)
+				g_string_append_printf(g, "%s%d", i ? ", " : "", p->fabric.switches[i]);
+			g_string_append(g, "]\n");
+		}
+	}
+	if (topo_takes(p->fabric.topo, TOPO_PARAM_PORTS) && p->fabric.nports) {
+		g_string_append(g, "topology.ports: [");
+		for (int i = 0; i < p->fabric.nports; i++)
+			g_string_append_printf(g, "%s%" G_GUINT64_FORMAT "B/s", i ? ", " : "",
+					       p->fabric.ports[i]);
+		g_string_append(g, "]\n");
 	}
 	ok = files_write(path, g->str, g->len, error);
 	g_string_free(g, TRUE);
@@ -589,6 +624,16 @@ void config_platform_copy(struct platform *dst, const struct platform *src)
 					      sizeof(struct topo_edge) * (size_t)src->fabric.nedges);
 	else
 		dst->fabric.edges = NULL;
+	if (src->fabric.switches && src->fabric.nswitches > 0)
+		dst->fabric.switches = g_memdup2(src->fabric.switches,
+						 sizeof(int) * (size_t)src->fabric.nswitches);
+	else
+		dst->fabric.switches = NULL;
+	if (src->fabric.ports && src->fabric.nports > 0)
+		dst->fabric.ports = g_memdup2(src->fabric.ports,
+					      sizeof(uint64_t) * (size_t)src->fabric.nports);
+	else
+		dst->fabric.ports = NULL;
 }
 
 bool cfg_pkey_sweepable(const struct pkey *k)
@@ -665,7 +710,7 @@ static bool read_edges(const struct ctx *c, const struct ynode *n, const char *k
 			if (!cfg_need_scalar(c, vn, full))
 				goto bad;
 			if (!strcmp(kn->text, "a") || !strcmp(kn->text, "b")) {
-				if (!cfg_parse_int(vn->text, 0, SCHED_MAX_RANKS - 1, &iv, &e))
+				if (!cfg_parse_int(vn->text, 0, LINK_MAX_NODES - 1, &iv, &e))
 					goto bad_value;
 				*(kn->text[0] == 'a' ? &ed.a : &ed.b) = (int)iv;
 			} else if (!strcmp(kn->text, "bandwidth")) {
@@ -720,6 +765,72 @@ bad:
 	return false;
 }
 
+/* topology.switches: a list of distinct node ids. */
+static bool read_switches(const struct ctx *c, const struct ynode *n, const char *key,
+			  struct platform *p)
+{
+	if (n->kind != YN_SEQ)
+		return cfg_fail(c, n, CONFIG_ERROR_SCHEMA,
+			    "'%s' must be a list of node ids such as [8, 9], got %s", key,
+			    cfg_ynode_kind_name(n));
+	g_autofree int *ids = g_new(int, n->kids->len + 1);
+
+	for (guint i = 0; i < n->kids->len; i++) {
+		const struct ynode *d = n->kids->pdata[i];
+		int64_t v;
+		GError *e = NULL;
+
+		if (!cfg_need_scalar(c, d, key))
+			return false;
+		if (!cfg_parse_int(d->text, 0, LINK_MAX_NODES - 1, &v, &e)) {
+			cfg_fail(c, d, CONFIG_ERROR_VALUE, "'%s' %s", key, e->message);
+			g_error_free(e);
+			return false;
+		}
+		for (guint j = 0; j < i; j++)
+			if (ids[j] == (int)v)
+				return cfg_fail(c, d, CONFIG_ERROR_VALUE, "'%s' lists node %d twice", key,
+					    (int)v);
+		ids[i] = (int)v;
+	}
+	g_free((void *)p->fabric.switches);
+	p->fabric.nswitches = (int)n->kids->len;
+	p->fabric.switches = n->kids->len ? g_steal_pointer(&ids) : NULL;
+	return true;
+}
+
+/* topology.ports: a bandwidth per rank. */
+static bool read_ports(const struct ctx *c, const struct ynode *n, const char *key,
+		       struct platform *p)
+{
+	if (n->kind != YN_SEQ || !n->kids->len)
+		return cfg_fail(c, n, CONFIG_ERROR_SCHEMA,
+			    "'%s' must be a list of bandwidths such as [450GB/s, 100GB/s], got %s", key,
+			    cfg_ynode_kind_name(n));
+	g_autofree uint64_t *bw = g_new(uint64_t, n->kids->len);
+
+	for (guint i = 0; i < n->kids->len; i++) {
+		const struct ynode *d = n->kids->pdata[i];
+		GError *e = NULL;
+
+		if (!cfg_need_scalar(c, d, key))
+			return false;
+		if (!units_parse_bw(d->text, &bw[i], &e)) {
+			cfg_fail(c, d, CONFIG_ERROR_VALUE, "'%s[%u]' %s", key, i, e->message);
+			g_error_free(e);
+			return false;
+		}
+		if (!bw[i] || bw[i] > MAX_BW)
+			return cfg_fail(c, d, CONFIG_ERROR_VALUE,
+				    "'%s[%u]' must be between 1B/s and 1PB/s, got '%s'", key, i,
+				    quote_text(d->text).s);
+	}
+	g_free((void *)p->fabric.ports);
+	p->fabric.nports = (int)n->kids->len;
+	p->fabric.ports = g_steal_pointer(&bw);
+	return true;
+}
+
 /* Reads the platform keys of mapping m (under `prefix`) into p. Keys listed
  * in `skip` are left to the caller. */
 bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const char *prefix,
@@ -757,6 +868,20 @@ bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const cha
 			loc->dims_set = true;
 			continue;
 		}
+		if (!strcmp(full, "topology.ports")) {
+			if (!read_ports(c, vn, full, p))
+				return false;
+			loc->param_at[g_bit_nth_lsf(TOPO_PARAM_PORTS, -1)] = vn;
+			loc->param_key[g_bit_nth_lsf(TOPO_PARAM_PORTS, -1)] = "topology.ports";
+			continue;
+		}
+		if (!strcmp(full, "topology.switches")) {
+			if (!read_switches(c, vn, full, p))
+				return false;
+			loc->switches = vn;
+			loc->switches_set = true;
+			continue;
+		}
 		if (!strcmp(full, "topology.edges")) {
 			if (!read_edges(c, vn, full, p, loc))
 				return false;
@@ -782,6 +907,12 @@ bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const cha
 			g_error_free(e);
 			return false;
 		}
+		if (k->topo_param) {
+			int bit = g_bit_nth_lsf(k->topo_param, -1);
+
+			loc->param_at[bit] = vn;
+			loc->param_key[bit] = k->key;
+		}
 		if (!strcmp(full, "topology.kind"))
 			loc->kind = vn;
 		else if (!strcmp(full, "topology.ranks"))
@@ -796,36 +927,73 @@ bool cfg_check_platform(const struct ctx *c, struct platform *p, const struct pl
 	struct fabric_config *f = &p->fabric;
 	const struct ynode *at_ranks = loc->ranks ? loc->ranks : loc->kind ? loc->kind : loc->where;
 
-	if (loc->dims_set && f->kind != TOPO_TORUS)
+	if (loc->dims_set && !topo_takes(f->topo, TOPO_PARAM_DIMS)) {
+		g_autofree char *kinds = topo_names_taking(TOPO_PARAM_DIMS);
+
 		return cfg_fail(c, loc->dims, CONFIG_ERROR_VALUE,
-			    "'topology.dims' is only for kind torus, not %s",
-			    platform_topo_name(f->kind));
-	if (loc->edges_set && f->kind != TOPO_EDGES)
+			    "'topology.dims' is only for kind %s, not %s", kinds, topo_name(f->topo));
+	}
+	if (loc->edges_set && !topo_takes(f->topo, TOPO_PARAM_EDGES)) {
+		g_autofree char *kinds = topo_names_taking(TOPO_PARAM_EDGES);
+
 		return cfg_fail(c, loc->edges, CONFIG_ERROR_VALUE,
-			    "'topology.edges' is only for kind edges, not %s",
-			    platform_topo_name(f->kind));
-	if (f->kind == TOPO_EDGES) {
+			    "'topology.edges' is only for kind %s, not %s", kinds, topo_name(f->topo));
+	}
+	for (int bit = 0; bit < (int)G_N_ELEMENTS(loc->param_at); bit++)
+		if (loc->param_at[bit] && !topo_takes(f->topo, (enum topo_param)(1u << bit))) {
+			g_autofree char *kinds = topo_names_taking((enum topo_param)(1u << bit));
+
+			return cfg_fail(c, loc->param_at[bit], CONFIG_ERROR_VALUE,
+				    "'%s' is only for kind %s, not %s", loc->param_key[bit], kinds,
+				    topo_name(f->topo));
+		}
+	if (loc->switches_set && !topo_takes(f->topo, TOPO_PARAM_EDGES)) {
+		g_autofree char *kinds = topo_names_taking(TOPO_PARAM_EDGES);
+
+		return cfg_fail(c, loc->switches, CONFIG_ERROR_VALUE,
+			    "'topology.switches' is only for kind %s, not %s", kinds, topo_name(f->topo));
+	}
+	if (topo_takes(f->topo, TOPO_PARAM_EDGES)) {
 		if (!f->nedges)
 			return cfg_fail(c, loc->kind ? loc->kind : loc->where, CONFIG_ERROR_SCHEMA,
-				    "'topology.edges' is required when 'topology.kind' is edges");
-		int top = 0;
+				    "'topology.edges' is required when 'topology.kind' is %s",
+				    topo_name(f->topo));
+		int top = 0, ns = f->nswitches;
 
 		for (int i = 0; i < f->nedges; i++)
 			top = MAX(top, MAX(f->edges[i].a, f->edges[i].b));
+		for (int i = 0; i < ns; i++)
+			top = MAX(top, f->switches[i]);
+		/* The nodes are 0..top: the switches and the ranks. */
 		if (!loc->ranks)
-			f->nranks = top + 1;
+			f->nranks = top + 1 - ns;
+		else if (ns && f->nranks != top + 1 - ns)
+			return cfg_fail(c, loc->ranks, CONFIG_ERROR_VALUE,
+				    "'topology.ranks' must be %d, the nodes 0..%d less the %d switches, got %d",
+				    top + 1 - ns, top, ns, f->nranks);
+		if (f->nranks < 2)
+			return cfg_fail(c, loc->switches ? loc->switches : at_ranks, CONFIG_ERROR_VALUE,
+				    "'topology.switches' leaves %d ranks of the nodes 0..%d, a fabric needs 2",
+				    f->nranks, top);
 		for (int i = 0; i < f->nedges; i++)
-			if (f->edges[i].a >= f->nranks || f->edges[i].b >= f->nranks)
+			if (f->edges[i].a >= f->nranks + ns || f->edges[i].b >= f->nranks + ns)
 				return cfg_fail(c, loc->edge_nodes->pdata[i], CONFIG_ERROR_VALUE,
 					    "'topology.edges[%d]' (%d-%d) names a rank outside 0..%d", i,
 					    f->edges[i].a, f->edges[i].b, f->nranks - 1);
 	}
+	const struct ynode *ports = loc->param_at[g_bit_nth_lsf(TOPO_PARAM_PORTS, -1)];
+
+	if (ports && f->nports != f->nranks)
+		return cfg_fail(c, ports, CONFIG_ERROR_VALUE,
+			    "'topology.ports' must give one bandwidth per rank, %d, got %d", f->nranks,
+			    f->nports);
 	GError *e = NULL;
 
 	if (!fabric_shape_check(f, NULL, &e)) {
 		bool dims = e->code == LINK_ERROR_DIMS, edges = e->code == LINK_ERROR_EDGES;
 		const struct ynode *at = dims && loc->dims ? loc->dims
-				       : edges && loc->edges ? loc->edges : at_ranks;
+				       : edges && loc->edges ? loc->edges
+				       : edges && loc->switches ? loc->switches : at_ranks;
 
 		cfg_fail(c, at, CONFIG_ERROR_VALUE, "'topology.%s' is not admitted: %s",
 		     dims ? "dims" : edges ? "edges" : "ranks", e->message);

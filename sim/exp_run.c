@@ -59,7 +59,7 @@ static bool run_point(const struct experiment *e, const struct exp_point *pt,
 
 	if (!experiment_point_platform(e, pt, &pl, error))
 		return false;
-	o->topology = platform_topo_name(pl.fabric.kind);
+	o->topology = topo_name(pl.fabric.topo);
 	o->ranks = pl.fabric.nranks;
 	job.plat = &pl;
 	job.coll = pt->coll;
@@ -455,7 +455,7 @@ static bool point_unpack(struct unpacker *u, struct point_out *outs, guint n, bo
 	int32_t ranks;
 	double nums[5];
 	g_autofree char *msg = NULL, *topo = NULL;
-	enum topo_kind kind;
+	const struct topo_ops *kind;
 
 	if (!take(u, &idx, sizeof(idx)) || idx >= n || filled[idx] || !take(u, &flags, sizeof(flags)) ||
 	    !take_str(u, &msg) || !take_str(u, &topo) || !take(u, &ranks, sizeof(ranks)) ||
@@ -468,7 +468,7 @@ static bool point_unpack(struct unpacker *u, struct point_out *outs, guint n, bo
 	o->done = flags & 1;
 	if (flags & 2)
 		o->error = g_error_new_literal(RESULTS_ERROR, RESULTS_ERROR_SIM, msg);
-	o->topology = *topo && platform_topo_parse(topo, &kind, NULL) ? platform_topo_name(kind) : NULL;
+	o->topology = *topo && (kind = topo_find(topo, NULL)) ? topo_name(kind) : NULL;
 	o->ranks = ranks;
 	x->latency_us = nums[0];
 	x->algbw_gbps = nums[1];

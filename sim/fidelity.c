@@ -28,7 +28,7 @@ void fidelity_err_merge(struct fidelity_err *e, const struct fidelity_err *o)
 	e->flow_events += o->flow_events;
 }
 
-bool fidelity_point(enum topo_kind kind, int ranks, enum coll c, const char *algo,
+bool fidelity_point(const struct topo_ops *kind, int ranks, enum coll c, const char *algo,
 		    uint64_t bytes, struct fidelity_err *e, GError **error)
 {
 	struct platform pl;
@@ -36,7 +36,7 @@ bool fidelity_point(enum topo_kind kind, int ranks, enum coll c, const char *alg
 	bool ok = true;
 
 	platform_init_default(&pl);
-	pl.fabric.kind = kind;
+	pl.fabric.topo = kind;
 	pl.fabric.nranks = ranks;
 	for (int fid = 0; fid < 2 && ok; fid++) {
 		struct simulate_job job = {

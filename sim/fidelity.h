@@ -38,7 +38,7 @@ void fidelity_err_merge(struct fidelity_err *e, const struct fidelity_err *other
  * both fidelities; its error is added to *e. False with error set when the
  * combination is not admitted (an algorithm's rank rule, a shape's), or a
  * run fails; e is then unchanged. */
-bool fidelity_point(enum topo_kind kind, int ranks, enum coll c, const char *algo,
+bool fidelity_point(const struct topo_ops *kind, int ranks, enum coll c, const char *algo,
 		    uint64_t bytes, struct fidelity_err *e, GError **error);
 
 #endif

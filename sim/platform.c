@@ -3,8 +3,7 @@
 
 #include <string.h>
 
-#include "sim/util/spell.h"
-#include "sim/util/quote.h"
+#include "sim/link/topos.h"
 
 G_DEFINE_QUARK(g5-platform-error-quark, platform_error)
 
@@ -12,7 +11,7 @@ void platform_init_default(struct platform *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->name = g_strdup("seed-ring8");
-	p->fabric.kind = TOPO_RING;
+	p->fabric.topo = &topo_ring_ops;
 	p->fabric.nranks = 8;
 	link_params_default(&p->fabric.link);
 	p->fabric.switch_link = p->fabric.link;
@@ -96,39 +95,9 @@ void platform_release(struct platform *p)
 {
 	g_free(p->name);
 	g_free((gpointer)p->fabric.edges);
+	g_free((gpointer)p->fabric.switches);
+	g_free((gpointer)p->fabric.ports);
 	memset(p, 0, sizeof(*p));
-}
-
-static const struct {
-	const char *name;
-	enum topo_kind kind;
-} topo_names[] = {
-	{ "ring", TOPO_RING },         { "ring-uni", TOPO_RING_UNI }, { "fullmesh", TOPO_FULLMESH },
-	{ "hypercube", TOPO_HYPERCUBE }, { "torus", TOPO_TORUS },     { "switch", TOPO_SWITCH },
-	{ "edges", TOPO_EDGES },
-};
-
-const char *platform_topo_name(enum topo_kind k)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(topo_names); i++)
-		if (topo_names[i].kind == k)
-			return topo_names[i].name;
-	return "?";
-}
-
-bool platform_topo_parse(const char *name, enum topo_kind *out, GError **error)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(topo_names); i++)
-		if (!strcmp(topo_names[i].name, name)) {
-			*out = topo_names[i].kind;
-			return true;
-		}
-	static const char known[] = "ring, ring-uni, fullmesh, hypercube, torus, switch, edges";
-	g_autofree char *hint = spell_hint(name, known);
-
-	g_set_error(error, PLATFORM_ERROR, PLATFORM_ERROR_UNKNOWN, "unknown topology '%s' (known: %s)%s",
-		    quote_text(name).s, known, hint);
-	return false;
 }
 
 double platform_busbw_factor(enum coll c, int n)

@@ -51,7 +51,7 @@ struct impl_params {
 
 struct platform {
 	char *name;                  /* owned */
-	struct fabric_config fabric; /* fabric.edges owned (TOPO_EDGES) */
+	struct fabric_config fabric; /* fabric.edges, .switches, .ports owned */
 	struct paxi_params paxi;
 	sim_time_t overhead_ps;      /* software (launch) overhead per collective */
 	sim_time_t alpha_ps;         /* alpha-beta: per-step latency */
@@ -81,10 +81,6 @@ uint32_t platform_channels(const struct impl_params *impl, uint64_t bytes);
 
 void platform_init_default(struct platform *p);
 void platform_release(struct platform *p);
-
-/* The name of a topology kind ("ring", "ring-uni", "fullmesh", ...) and back. */
-const char *platform_topo_name(enum topo_kind k);
-bool platform_topo_parse(const char *name, enum topo_kind *out, GError **error);
 
 /* Busbw factor of a collective on n ranks (docs/design.md "Sizes and metrics"). */
 double platform_busbw_factor(enum coll c, int nranks);

@@ -810,9 +810,10 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 
 /* ---- construction and the public API ---- */
 
-static char *node_name(const struct fabric *f, int u)
+char *fabric_node_name(const struct fabric *f, int u)
 {
-	return u >= f->t.nranks ? g_strdup("sw") : g_strdup_printf("%d", u);
+	g_assert(u >= 0 && u < f->t.nnodes);
+	return topo_node_name(&f->t, u);
 }
 
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error)
@@ -825,15 +826,17 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	}
 	if (!check_params(&cfg->link, "link", error))
 		return NULL;
-	if (cfg->kind == TOPO_SWITCH) {
-		if (swp.bw_bytes_per_s == 0)
-			swp = cfg->link;
-		else if (!check_params(&swp, "switch link", error))
-			return NULL;
-	}
 	struct fabric *f = g_new0(struct fabric, 1);
 
-	if (!topo_init(&f->t, cfg, error)) {
+	if (!topo_init(&f->t, cfg, sim_seed(s), error)) {
+		g_free(f);
+		return NULL;
+	}
+	/* switch_link matters where a switch is */
+	if (swp.bw_bytes_per_s == 0) {
+		swp = cfg->link;
+	} else if (f->t.nnodes > f->t.nranks && !check_params(&swp, "switch link", error)) {
+		topo_release(&f->t);
 		g_free(f);
 		return NULL;
 	}
@@ -850,8 +853,8 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	for (int i = 0; i < f->t.nchans; i++) {
 		const struct topo_chan *tc = &f->t.chans[i];
 		struct chan *c = &f->chans[i];
-		g_autofree char *a = node_name(f, tc->src);
-		g_autofree char *b = node_name(f, tc->dst);
+		g_autofree char *a = fabric_node_name(f, tc->src);
+		g_autofree char *b = fabric_node_name(f, tc->dst);
 
 		c->f = f;
 		c->idx = i;

@@ -54,8 +54,8 @@
  *    channels of `credits` slots each; a packet moves to the second after
  *    crossing the dateline (the wrap-around link of its ring or torus
  *    dimension), so store-and-forward with finite credits cannot deadlock
- *    there. Hypercube (dimension order), full-mesh and switch routes have no
- *    cyclic dependency. An edge list may: fabric_in_flight() tells a caller
+ *    there. Hypercube (dimension order), full-mesh, switch and leaf-spine
+ *    (up-down) routes have no cyclic dependency. An edge list may: fabric_in_flight() tells a caller
  *    that the run ended with messages undelivered.
  *
  * Events: EV_TX (the wire is free: pick the next packet) and EV_ARRIVE per
@@ -63,7 +63,8 @@
  * scheduled, unless the sender waits on them. A delivery delayed by the
  * ejection rate adds one event; losses add NAK/timer events.
  *
- * Channels are sim components named "link A->B" (B = "sw" for the switch),
+ * Channels are sim components named "link A->B" (a non-rank node by its
+ * fabric_node_name: "sw" for the switch, "sw8", "leaf0", "spine1"),
  * whose names key their RNG streams: one fabric per sim. The sim borrows
  * those names, so after fabric_free the sim may not run or register more
  * components (free it next, or free the fabric after it).
@@ -81,6 +82,7 @@
 /* Limits of the fabric's parameters, one per key: the platform key table
  * (sim/config.c) and every flag use these, and fabric_new refuses beyond them. */
 #define LINK_MAX_RANKS 4096                 /* topology.ranks: 2..; as a schedule's */
+#define LINK_MAX_NODES 8192                 /* ranks and non-rank nodes (switches) */
 #define LINK_MAX_HEADER_BYTES (1u << 20)    /* link.header */
 #define LINK_MAX_PAYLOAD_BYTES (1u << 30)   /* link.packet: 1.. */
 #define LINK_MAX_ERROR_RATE 0.5             /* link.error_rate: 0.. */
@@ -93,17 +95,49 @@ enum link_error_code {
 	LINK_ERROR_DIMS,   /* torus dims that do not make the rank count */
 	LINK_ERROR_EDGES,  /* an edge list that is not a connected simple graph */
 	LINK_ERROR_PARAMS, /* a link parameter out of range */
+	LINK_ERROR_UNKNOWN, /* an unknown topology name (topo_find) */
 };
 
-enum topo_kind {
-	TOPO_RING,      /* bidirectional ring; N = 2: one bidirectional link */
-	TOPO_RING_UNI,  /* unidirectional ring: i -> i+1 only */
-	TOPO_FULLMESH,
-	TOPO_HYPERCUBE, /* N = 2^k */
-	TOPO_TORUS,     /* 2D, dims[0] x dims[1] = N, wrap-around in both */
-	TOPO_SWITCH,    /* star: every rank has one link to a switch node */
-	TOPO_EDGES,     /* explicit edge list */
+/* A topology: a plug-in of sim/link (topo.h) named by its ops table. The
+ * registry (topo.c) lists them: ring, ring-uni, fullmesh, hypercube, torus,
+ * switch, edges. */
+struct topo_ops;
+
+/* The parameters a topology reads beyond the rank count (topo_takes). */
+enum topo_param {
+	TOPO_PARAM_DIMS = 1u << 0,  /* fabric_config.dims */
+	TOPO_PARAM_EDGES = 1u << 1, /* fabric_config.edges, .switches */
+	TOPO_PARAM_CLOS = 1u << 2,  /* fabric_config.leaves, .spines, .oversub */
+	TOPO_PARAM_ROUTING = 1u << 3, /* fabric_config.routing */
+	TOPO_PARAM_PORTS = 1u << 4, /* fabric_config.ports */
 };
+
+/* Among equal shortest paths (edge lists and the shapes routed like them):
+ * at every node the next hop is one of the neighbours one hop nearer the
+ * destination, in node order, chosen by */
+enum topo_routing {
+	TOPO_ROUTING_DEFAULT = 0, /* the topology's own choice (topo_*.c) */
+	TOPO_ROUTING_LOWEST,      /* the first (lowest-numbered) */
+	TOPO_ROUTING_ECMP,        /* a hash of (run seed, src, dst, node): per flow,
+				   * deterministic, spread over the equal paths */
+	TOPO_ROUTING_DMODK,       /* the destination rank mod their number */
+};
+
+/* The topology called `name`, or NULL with error set (PLATFORM-like
+ * message: "unknown topology 'x' (known: ...); did you mean 'y'?"). */
+const struct topo_ops *topo_find(const char *name, GError **error);
+/* The registered topologies in registry order, NULL-terminated. */
+const struct topo_ops *const *topo_all(void);
+/* Their names, ", "-separated, in registry order (newly allocated). */
+char *topo_known_names(void);
+/* The names of those reading parameter p, ", "-separated (newly allocated). */
+char *topo_names_taking(enum topo_param p);
+const char *topo_name(const struct topo_ops *o);
+/* What it is and what it admits, one line. */
+const char *topo_summary(const struct topo_ops *o);
+bool topo_takes(const struct topo_ops *o, enum topo_param p);
+/* Whether its parameters fix the rank count (an edge list). */
+bool topo_fixed_ranks(const struct topo_ops *o);
 
 /* Parameters of one channel (one direction of a link). */
 struct link_params {
@@ -142,21 +176,30 @@ struct node_params {
 };
 
 struct topo_edge {
-	int a, b;                    /* ranks; a bidirectional link */
+	int a, b;                    /* node ids; a bidirectional link */
 	uint64_t bw_bytes_per_s;     /* 0: the default link's */
 	sim_time_t lat_ps;           /* SIM_TIME_MAX: the default link's */
 };
 
 struct fabric_config {
-	enum topo_kind kind;
+	const struct topo_ops *topo; /* borrowed: the registry's (topo_find) */
 	int nranks;                  /* ranks (a switch node is not a rank) */
 	int dims[2];                 /* torus only; {0, 0}: most nearly square */
 	struct link_params link;     /* every channel, unless an edge overrides */
-	struct link_params switch_link; /* rank<->switch channels (TOPO_SWITCH);
+	struct link_params switch_link; /* channels that touch a switch node;
 					  * bw_bytes_per_s = 0: use `link` */
 	struct node_params node;
-	const struct topo_edge *edges; /* TOPO_EDGES: borrowed */
+	const struct topo_edge *edges; /* TOPO_PARAM_EDGES: borrowed */
 	int nedges;
+	const int *switches;         /* TOPO_PARAM_EDGES: borrowed; the node ids of the
+				      * edge list that forward but run no ranks */
+	int nswitches;
+	int leaves, spines;          /* TOPO_PARAM_CLOS: 0: the topology's default */
+	double oversub;              /* TOPO_PARAM_CLOS: downlink / uplink capacity of
+				      * a leaf, >= 1; 0: 1 */
+	uint32_t routing;            /* TOPO_PARAM_ROUTING: enum topo_routing */
+	const uint64_t *ports;       /* TOPO_PARAM_PORTS: borrowed, nports bandwidths */
+	int nports;
 	uint32_t fidelity;           /* enum link_fidelity */
 };
 
@@ -180,7 +223,8 @@ enum route_hint {
  * Hypercube: dimension order, lowest differing bit first. Torus: x then y,
  * each the short way, ties by the parity of the source's coordinate in that
  * dimension. Switch: rank -> switch -> rank. Edge list: fewest hops; at each
- * node the lowest-numbered neighbour on a shortest path. On every shape but
+ * node the lowest-numbered neighbour on a shortest path (ranks number before
+ * switches: see topo_edges.c). On every shape but
  * the rings, CW/CCW mean ROUTE_SHORTEST. */
 
 struct fabric;
@@ -190,7 +234,7 @@ struct fabric;
  * hypercube of 2^k; a torus of dims[0] x dims[1] = N or, with dims {0, 0},
  * of a non-prime N (the most nearly square A x B, A <= B, A > 1). Writes the
  * torus's dims to dims_out (may be NULL); an edge list that is a connected
- * simple graph on the ranks. False with error set (LINK_ERROR RANKS, DIMS
+ * simple graph on its ranks and switches. False with error set (LINK_ERROR RANKS, DIMS
  * or EDGES) otherwise. */
 bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error);
 
@@ -207,6 +251,9 @@ typedef void (*fabric_deliver_fn)(void *user, uint64_t bytes, bool done);
  * ranks in range, no self-loop, no repeated pair, connected; link
  * parameters within the LINK_MAX_* limits. */
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error);
+/* The name of node u as channel names give it: a rank's number, "sw" for
+ * a switch (newly allocated). */
+char *fabric_node_name(const struct fabric *f, int u);
 void fabric_free(struct fabric *f);
 
 int fabric_ranks(const struct fabric *f);

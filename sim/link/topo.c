@@ -1,22 +1,94 @@
-/* Topologies and the router. A topology is built from its parameters as a
- * list of directed channels (one per direction of each link), deduplicated and
- * sorted by (src, dst), with a CSR index of the channels leaving each node.
- * The router walks the shape's own rule from the source: rings go the short
- * way (even-ring ties at distance N/2: even sources clockwise, odd sources
- * counter-clockwise) or the forced direction; hypercubes fix the lowest
- * differing bit first; tori fix x, then y, each the short way with the same
- * parity tie rule on the source's coordinate; a switch goes rank -> switch ->
- * rank; an edge list takes, at every node, the lowest-numbered neighbour that
- * lies on a shortest path (hop count, from a breadth-first search per
- * destination). */
+/* The topology registry and what the plug-ins share. A topology is built
+ * from its parameters as a list of directed channels (one per direction of
+ * each link), deduplicated and sorted by (src, dst), with a CSR index of the
+ * channels leaving each node; its own file says how it routes. Shapes routed
+ * along shortest paths (edge lists) get hop distances from a breadth-first
+ * search per destination rank, and at every node take a neighbour one hop
+ * nearer: the lowest-numbered one, one chosen by a per-flow hash (ECMP), or
+ * the destination mod their number (enum topo_routing). */
 #include "sim/link/topo.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/link/topos.h"
+#include "sim/util/quote.h"
+#include "sim/util/spell.h"
+
 G_DEFINE_QUARK(g5-link-error-quark, link_error)
 
-static void add_chan(GArray *a, int u, int v, bool to_switch, uint64_t bw, sim_time_t lat)
+/* Each topology adds its line here when its file exists (topos.h lists
+ * them). Order is the order of "known: ..." lists. */
+static const struct topo_ops *const registry[] = {
+	&topo_ring_ops,
+	&topo_ring_uni_ops,
+	&topo_fullmesh_ops,
+	&topo_hypercube_ops,
+	&topo_torus_ops,
+	&topo_switch_ops,
+	&topo_edges_ops,
+	&topo_leafspine_ops,
+	NULL,
+};
+
+const struct topo_ops *const *topo_all(void)
+{
+	return registry;
+}
+
+char *topo_known_names(void)
+{
+	GString *g = g_string_new(NULL);
+
+	for (const struct topo_ops *const *o = registry; *o; o++)
+		g_string_append_printf(g, "%s%s", g->len ? ", " : "", (*o)->name);
+	return g_string_free(g, FALSE);
+}
+
+char *topo_names_taking(enum topo_param p)
+{
+	GString *g = g_string_new(NULL);
+
+	for (const struct topo_ops *const *o = registry; *o; o++)
+		if ((*o)->params & p)
+			g_string_append_printf(g, "%s%s", g->len ? ", " : "", (*o)->name);
+	return g_string_free(g, FALSE);
+}
+
+const struct topo_ops *topo_find(const char *name, GError **error)
+{
+	for (const struct topo_ops *const *o = registry; *o; o++)
+		if (!strcmp((*o)->name, name))
+			return *o;
+	g_autofree char *known = topo_known_names();
+	g_autofree char *hint = spell_hint(name, known);
+
+	g_set_error(error, LINK_ERROR, LINK_ERROR_UNKNOWN, "unknown topology '%s' (known: %s)%s",
+		    quote_text(name).s, known, hint);
+	return NULL;
+}
+
+const char *topo_name(const struct topo_ops *o)
+{
+	return o->name;
+}
+
+const char *topo_summary(const struct topo_ops *o)
+{
+	return o->summary;
+}
+
+bool topo_takes(const struct topo_ops *o, enum topo_param p)
+{
+	return (o->params & p) != 0;
+}
+
+bool topo_fixed_ranks(const struct topo_ops *o)
+{
+	return o->fixed_ranks;
+}
+
+void topo_add_chan(GArray *a, int u, int v, bool to_switch, uint64_t bw, sim_time_t lat)
 {
 	struct topo_chan c = {
 		.src = u, .dst = v, .to_switch = to_switch, .bw_bytes_per_s = bw, .lat_ps = lat,
@@ -37,192 +109,53 @@ static int chan_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-/* The largest divisor of n that is <= sqrt(n). */
-static int near_square(int n)
-{
-	int best = 1;
-
-	for (int a = 1; (long)a * a <= n; a++)
-		if (n % a == 0)
-			best = a;
-	return best;
-}
-
-/* The root of u's set, halving the path on the way. */
-static int uf_find(int *up, int u)
-{
-	while (up[u] != u) {
-		up[u] = up[up[u]];
-		u = up[u];
-	}
-	return u;
-}
-
-/* Whether the edge list is a connected simple graph on 0..N-1: edges
- * between ranks in range, no self-loop, no pair twice, every rank joined to
- * rank 0. */
-static bool edges_check(const struct fabric_config *cfg, GError **error)
+static bool shape_admit(const struct fabric_config *cfg, struct topo_shape *shape, GError **error)
 {
 	int n = cfg->nranks;
 
-	if (cfg->nedges < 1 || !cfg->edges) {
-		g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge list of %d ranks has no edges", n);
-		return false;
-	}
-	g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
-	g_autofree gint64 *keys = g_new(gint64, cfg->nedges);
-	g_autofree int *up = g_new(int, (gsize)(guint)n);
-
-	for (int u = 0; u < n; u++)
-		up[u] = u;
-	for (int i = 0; i < cfg->nedges; i++) {
-		const struct topo_edge *e = &cfg->edges[i];
-
-		if (e->a < 0 || e->a >= n || e->b < 0 || e->b >= n) {
-			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) names a rank outside 0..%d",
-				    i, e->a, e->b, n - 1);
-			return false;
-		}
-		if (e->a == e->b) {
-			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) is a self-loop", i, e->a, e->b);
-			return false;
-		}
-		keys[i] = (gint64)MIN(e->a, e->b) * n + MAX(e->a, e->b);
-		if (g_hash_table_contains(seen, &keys[i])) {
-			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES, "edge %d (%d-%d) repeats an earlier edge",
-				    i, e->a, e->b);
-			return false;
-		}
-		g_hash_table_add(seen, &keys[i]);
-		up[uf_find(up, e->a)] = uf_find(up, e->b);
-	}
-	for (int u = 1; u < n; u++)
-		if (uf_find(up, u) != uf_find(up, 0)) {
-			g_set_error(error, LINK_ERROR, LINK_ERROR_EDGES,
-				    "edge list leaves rank %d unreachable from rank 0", u);
-			return false;
-		}
-	return true;
-}
-
-bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error)
-{
-	int n = cfg->nranks;
-
+	g_assert(cfg->topo);
 	if (n < 2 || n > LINK_MAX_RANKS) {
 		g_set_error(error, LINK_ERROR, LINK_ERROR_RANKS, "a fabric needs 2..%d ranks, got %d",
 			    LINK_MAX_RANKS, n);
 		return false;
 	}
-	if (cfg->kind == TOPO_HYPERCUBE && (n & (n - 1))) {
-		g_set_error(error, LINK_ERROR, LINK_ERROR_RANKS,
-			    "hypercube needs a power-of-two number of ranks, got %d", n);
-		return false;
-	}
-	if (cfg->kind == TOPO_EDGES)
-		return edges_check(cfg, error);
-	if (cfg->kind != TOPO_TORUS)
-		return true;
-	int dx = cfg->dims[0], dy = cfg->dims[1];
+	*shape = (struct topo_shape){ .nnodes = n };
+	return cfg->topo->admit(cfg, shape, error);
+}
 
-	if (dx == 0 && dy == 0) {
-		dx = near_square(n);
-		dy = n / dx;
-		if (dx == 1) {
-			g_set_error(error, LINK_ERROR, LINK_ERROR_RANKS,
-				    "torus of %d ranks needs explicit dims: %d is prime "
-				    "(dims 1x%d make it a ring)", n, n, n);
-			return false;
-		}
-	}
-	if (dx < 1 || dy < 1 || (long)dx * dy != n) {
-		g_set_error(error, LINK_ERROR, LINK_ERROR_DIMS, "torus dims %dx%d do not make %d ranks",
-			    dx, dy, n);
+bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error)
+{
+	struct topo_shape shape;
+
+	if (!shape_admit(cfg, &shape, error))
 		return false;
-	}
-	if (dims_out) {
-		dims_out[0] = dx;
-		dims_out[1] = dy;
+	if (dims_out && topo_takes(cfg->topo, TOPO_PARAM_DIMS)) {
+		dims_out[0] = shape.dims[0];
+		dims_out[1] = shape.dims[1];
 	}
 	return true;
 }
 
-/* The channels of an edge list that fabric_shape_check admitted. */
-static void build_edges(const struct fabric_config *cfg, GArray *a)
+bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, GError **error)
 {
-	for (int i = 0; i < cfg->nedges; i++) {
-		const struct topo_edge *e = &cfg->edges[i];
-
-		add_chan(a, e->a, e->b, false, e->bw_bytes_per_s, e->lat_ps);
-		add_chan(a, e->b, e->a, false, e->bw_bytes_per_s, e->lat_ps);
-	}
-}
-
-bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
-{
-	int n = cfg->nranks;
+	struct topo_shape shape;
 
 	memset(t, 0, sizeof(*t));
-	t->kind = cfg->kind;
-	t->nranks = n;
-	t->nnodes = n;
-	t->nvc = 1;
-	int dims[2] = { 0, 0 };
-
-	if (!fabric_shape_check(cfg, dims, error))
+	if (!shape_admit(cfg, &shape, error))
 		return false;
+	t->ops = cfg->topo;
+	t->nranks = cfg->nranks;
+	t->nnodes = shape.nnodes;
+	t->dims[0] = shape.dims[0];
+	t->dims[1] = shape.dims[1];
+	t->nvc = t->ops->nvc;
+	t->seed = seed;
+	t->routing = cfg->routing ? (enum topo_routing)cfg->routing
+		   : t->ops->routing ? t->ops->routing : TOPO_ROUTING_LOWEST;
+	g_assert(t->nvc == 1 || t->nvc == 2);
 	g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(struct topo_chan));
 
-	switch (cfg->kind) {
-	case TOPO_RING:
-	case TOPO_RING_UNI:
-		t->nvc = 2;
-		for (int i = 0; i < n; i++) {
-			add_chan(a, i, (i + 1) % n, false, 0, SIM_TIME_MAX);
-			if (cfg->kind == TOPO_RING)
-				add_chan(a, (i + 1) % n, i, false, 0, SIM_TIME_MAX);
-		}
-		break;
-	case TOPO_FULLMESH:
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < n; j++)
-				add_chan(a, i, j, false, 0, SIM_TIME_MAX);
-		break;
-	case TOPO_HYPERCUBE:
-		for (int i = 0; i < n; i++)
-			for (int b = 1; b < n; b <<= 1)
-				add_chan(a, i, i ^ b, false, 0, SIM_TIME_MAX);
-		break;
-	case TOPO_TORUS: {
-		int dx = dims[0], dy = dims[1];
-
-		t->dims[0] = dx;
-		t->dims[1] = dy;
-		t->nvc = 2;
-		for (int y = 0; y < dy; y++)
-			for (int x = 0; x < dx; x++) {
-				int r = x + dx * y, rx = (x + 1) % dx + dx * y, ry = x + dx * ((y + 1) % dy);
-
-				add_chan(a, r, rx, false, 0, SIM_TIME_MAX);
-				add_chan(a, rx, r, false, 0, SIM_TIME_MAX);
-				add_chan(a, r, ry, false, 0, SIM_TIME_MAX);
-				add_chan(a, ry, r, false, 0, SIM_TIME_MAX);
-			}
-		break;
-	}
-	case TOPO_SWITCH:
-		t->nnodes = n + 1;
-		for (int i = 0; i < n; i++) {
-			add_chan(a, i, n, true, 0, SIM_TIME_MAX);
-			add_chan(a, n, i, true, 0, SIM_TIME_MAX);
-		}
-		break;
-	case TOPO_EDGES:
-		build_edges(cfg, a);
-		break;
-	default:
-		g_error("topo_init: unknown topology kind %d", (int)cfg->kind);
-	}
+	t->ops->build(t, cfg, a);
 
 	/* Sort, then drop the duplicates that small shapes make (2-node ring,
 	 * torus dimension of extent 2). */
@@ -232,6 +165,7 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
 	for (guint i = 0; i < a->len; i++) {
 		struct topo_chan *c = &g_array_index(a, struct topo_chan, i);
 
+		g_assert(c->src >= 0 && c->src < t->nnodes && c->dst >= 0 && c->dst < t->nnodes);
 		if (w > 0 && chan_cmp(c, &g_array_index(a, struct topo_chan, w - 1)) == 0)
 			continue;
 		g_array_index(a, struct topo_chan, w++) = *c;
@@ -249,39 +183,8 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error)
 	}
 	for (int u = 0; u < t->nnodes; u++)
 		t->out_off[u + 1] += t->out_off[u];
-
-	if (cfg->kind == TOPO_EDGES) {
-		/* Breadth-first search from every destination over the
-		 * (symmetric) channel graph: the hop distances. */
-		int nn = t->nnodes;
-		g_autofree int *queue = g_new(int, (gsize)(guint)nn);
-
-		t->dist = g_new(int, (gsize)nn * nn);
-		for (int d = 0; d < nn; d++) {
-			int *dist = &t->dist[(gsize)d * nn];
-			int qh = 0, qt = 0;
-
-			for (int u = 0; u < nn; u++)
-				dist[u] = -1;
-			dist[d] = 0;
-			queue[qt++] = d;
-			while (qh < qt) {
-				int u = queue[qh++];
-
-				for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++) {
-					int v = t->chans[k].dst;
-
-					if (dist[v] < 0) {
-						dist[v] = dist[u] + 1;
-						queue[qt++] = v;
-					}
-				}
-			}
-			/* fabric_shape_check admitted only a connected list. */
-			for (int u = 0; u < nn; u++)
-				g_assert(dist[u] >= 0);
-		}
-	}
+	if (t->ops->route == topo_route_shortest && !topo_bfs(t))
+		g_error("topo %s: admitted a shape with an unreachable node", t->ops->name);
 	return true;
 }
 
@@ -291,6 +194,7 @@ void topo_release(struct topo *t)
 	g_free(t->out_off);
 	g_free(t->in_count);
 	g_free(t->dist);
+	g_free(t->label);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -309,9 +213,30 @@ int topo_chan_find(const struct topo *t, int u, int v)
 	return lo < t->out_off[u + 1] && t->chans[lo].dst == v ? lo : -1;
 }
 
-/* The step (+1 or -1) that takes coordinate a to b on a ring of n the short
- * way; at an exact half (even n) even sources step +1, odd ones -1. */
-static int ring_step(int a, int b, int n, int src_coord)
+char *topo_node_name(const struct topo *t, int u)
+{
+	if (u < t->nranks)
+		return g_strdup_printf("%d", u);
+	if (t->ops->node_name)
+		return t->ops->node_name(t, u);
+	if (t->label)
+		return g_strdup_printf("sw%d", t->label[u]);
+	if (t->nnodes == t->nranks + 1)
+		return g_strdup("sw");
+	return g_strdup_printf("sw%d", u - t->nranks);
+}
+
+int topo_route(const struct topo *t, int src, int dst, enum route_hint hint,
+	       int *nodes, uint8_t *vcs)
+{
+	g_assert(src >= 0 && src < t->nranks && dst >= 0 && dst < t->nranks);
+	nodes[0] = src;
+	if (src == dst)
+		return 0;
+	return t->ops->route(t, src, dst, hint, nodes, vcs);
+}
+
+int topo_ring_step(int a, int b, int n, int src_coord)
 {
 	int fwd = ((b - a) % n + n) % n;
 
@@ -322,11 +247,8 @@ static int ring_step(int a, int b, int n, int src_coord)
 	return src_coord % 2 == 0 ? 1 : -1;
 }
 
-/* Walks one ring dimension from coordinate `from` to `to` with `step`,
- * appending nodes; `node_of` maps a coordinate to its node id. Virtual
- * channel 1 after the wrap-around hop. */
-static int walk_ring(int from, int to, int n, int step, int (*node_of)(int coord, int other, int dx),
-		     int other, int dx, int *nodes, uint8_t *vcs, int h)
+int topo_walk_ring(int from, int to, int n, int step, int base, int stride, int *nodes,
+		   uint8_t *vcs, int h)
 {
 	bool crossed = false;
 
@@ -336,96 +258,84 @@ static int walk_ring(int from, int to, int n, int step, int (*node_of)(int coord
 		vcs[h] = crossed;
 		if ((step > 0 && next < c) || (step < 0 && next > c))
 			crossed = true;
-		nodes[++h] = node_of(next, other, dx);
+		nodes[++h] = base + next * stride;
 		c = next;
 	}
 	return h;
 }
 
-static int ring_node(int coord, int other, int dx)
+bool topo_bfs(struct topo *t)
 {
-	return coord;
-}
+	int nn = t->nnodes;
+	g_autofree int *queue = g_new(int, (gsize)(guint)nn);
 
-static int torus_x_node(int x, int y, int dx)
-{
-	return x + dx * y;
-}
+	t->dist = g_new(int, (gsize)t->nranks * nn);
+	for (int d = 0; d < t->nranks; d++) {
+		int *dist = &t->dist[(gsize)d * nn];
+		int qh = 0, qt = 0;
 
-static int torus_y_node(int y, int x, int dx)
-{
-	return x + dx * y;
-}
+		for (int u = 0; u < nn; u++)
+			dist[u] = -1;
+		dist[d] = 0;
+		queue[qt++] = d;
+		while (qh < qt) {
+			int u = queue[qh++];
 
-int topo_route(const struct topo *t, int src, int dst, enum route_hint hint,
-	       int *nodes, uint8_t *vcs)
-{
-	int n = t->nranks, h = 0;
+			for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++) {
+				int v = t->chans[k].dst;
 
-	g_assert(src >= 0 && src < n && dst >= 0 && dst < n);
-	nodes[0] = src;
-	if (src == dst)
-		return 0;
-	switch (t->kind) {
-	case TOPO_RING:
-	case TOPO_RING_UNI: {
-		int step;
-
-		if (t->kind == TOPO_RING_UNI || hint == ROUTE_CW)
-			step = 1;
-		else if (hint == ROUTE_CCW)
-			step = -1;
-		else
-			step = ring_step(src, dst, n, src);
-		return walk_ring(src, dst, n, step, ring_node, 0, 0, nodes, vcs, 0);
-	}
-	case TOPO_FULLMESH:
-		vcs[0] = 0;
-		nodes[1] = dst;
-		return 1;
-	case TOPO_HYPERCUBE:
-		for (int u = src; u != dst; h++) {
-			int diff = u ^ dst;
-
-			u ^= diff & -diff;
-			vcs[h] = 0;
-			nodes[h + 1] = u;
-		}
-		return h;
-	case TOPO_TORUS: {
-		int dx = t->dims[0], dy = t->dims[1];
-		int sx = src % dx, sy = src / dx, tx = dst % dx, ty = dst / dx;
-
-		if (sx != tx)
-			h = walk_ring(sx, tx, dx, ring_step(sx, tx, dx, sx), torus_x_node, sy, dx,
-				      nodes, vcs, h);
-		if (sy != ty)
-			h = walk_ring(sy, ty, dy, ring_step(sy, ty, dy, sy), torus_y_node, tx, dx,
-				      nodes, vcs, h);
-		return h;
-	}
-	case TOPO_SWITCH:
-		vcs[0] = vcs[1] = 0;
-		nodes[1] = n;
-		nodes[2] = dst;
-		return 2;
-	case TOPO_EDGES: {
-		const int *dist = &t->dist[(gsize)dst * t->nnodes];
-
-		for (int u = src; u != dst; h++) {
-			int v = -1;
-
-			for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++)
-				if (dist[t->chans[k].dst] == dist[u] - 1) {
-					v = t->chans[k].dst;
-					break;
+				if (dist[v] < 0) {
+					dist[v] = dist[u] + 1;
+					queue[qt++] = v;
 				}
-			g_assert(v >= 0);
-			vcs[h] = 0;
-			nodes[h + 1] = u = v;
+			}
 		}
-		return h;
+		if (qt < nn)
+			return false;
 	}
+	return true;
+}
+
+/* ECMP's hash: splitmix64's finaliser over the seed and the flow's ends,
+ * mixed with the node deciding, so that successive choices are independent. */
+static uint64_t flow_hash(uint64_t seed, int src, int dst, int node)
+{
+	uint64_t z = seed ^ ((uint64_t)(uint32_t)src << 40 | (uint64_t)(uint32_t)dst << 20 |
+			     (uint64_t)(uint32_t)node);
+
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int topo_route_shortest(const struct topo *t, int src, int dst, enum route_hint hint,
+			int *nodes, uint8_t *vcs)
+{
+	const int *dist = &t->dist[(gsize)dst * t->nnodes];
+	int h = 0;
+
+	(void)hint;
+	for (int u = src; u != dst; h++) {
+		int v = -1, nearer = 0, pick = 0;
+
+		if (t->routing != TOPO_ROUTING_LOWEST) {
+			for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++)
+				nearer += dist[t->chans[k].dst] == dist[u] - 1;
+			g_assert(nearer > 0);
+			if (t->routing == TOPO_ROUTING_DMODK)
+				pick = dst % nearer;
+			else
+				pick = (int)(flow_hash(t->seed, src, dst, u) % (uint64_t)nearer);
+		}
+		for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++)
+			if (dist[t->chans[k].dst] == dist[u] - 1 && pick-- == 0) {
+				v = t->chans[k].dst;
+				break;
+			}
+		g_assert(v >= 0);
+		vcs[h] = 0;
+		nodes[h + 1] = u = v;
 	}
-	g_error("topo: unknown kind %d", (int)t->kind);
+	return h;
 }

@@ -1,7 +1,15 @@
 /* sim/link/topo — the shape of a fabric: nodes, directed channels and the
- * router. Private to sim/link (fabric.c builds on it; callers use link.h).
+ * router, and the plug-in interface every topology implements. Private to
+ * sim/link (fabric.c builds on it; callers use link.h, which names a
+ * topology by its ops table only).
  *
- * Nodes 0..nranks-1 are ranks; a switch (TOPO_SWITCH) is node nranks.
+ * A topology is one file sim/link/topo_NAME.c exporting one const
+ * `struct topo_ops` (declared in topos.h) and one line in the registry of
+ * topo.c. The ops admit a rank count and parameters, build the channels,
+ * route, and name the non-rank nodes.
+ *
+ * Nodes 0..nranks-1 are ranks; nodes nranks..nnodes-1 forward but run no
+ * ranks (switches, NICs: the switch of TOPO "switch" is node nranks).
  * Channels are sorted by (src, dst) and there is at most one per ordered
  * node pair, so a channel is named by its two ends.
  *
@@ -22,27 +30,64 @@
 
 struct topo_chan {
 	int src, dst;           /* node ids */
-	bool to_switch;         /* rank<->switch channel: switch_link params */
+	bool to_switch;         /* touches a non-rank node: switch_link params */
 	uint64_t bw_bytes_per_s; /* 0: the default link's */
 	sim_time_t lat_ps;      /* SIM_TIME_MAX: the default link's */
 	int in_index;           /* its index among the channels entering dst */
 };
 
+/* What admit() learns from the parameters. */
+struct topo_shape {
+	int dims[2];            /* torus: x extent, y extent */
+	int nnodes;             /* ranks plus non-rank nodes */
+};
+
 struct topo {
-	enum topo_kind kind;
-	int nranks, nnodes;     /* nnodes = nranks (+ 1 for a switch) */
+	const struct topo_ops *ops; /* borrowed: the registry's */
+	int nranks, nnodes;     /* nnodes = nranks + non-rank nodes */
 	int dims[2];            /* torus: x extent, y extent; rank = x + dims[0] * y */
 	int nvc;                /* virtual channels per channel: 1 or 2 */
 	struct topo_chan *chans; /* owned, sorted by (src, dst) */
 	int nchans;
 	int *out_off;           /* owned, nnodes + 1: chans[out_off[u] .. out_off[u+1]) leave u */
 	int *in_count;          /* owned, nnodes: channels entering each node */
-	int *dist;              /* owned, TOPO_EDGES only: dist[d * nnodes + u] = hops u -> d */
+	int *dist;              /* owned, shortest-path shapes only (topo_bfs):
+				 * dist[d * nnodes + u] = hops u -> rank d */
+	int *label;             /* owned or NULL, nnodes: the number a non-rank node
+				 * goes by in names (its id in the edge list) */
+	enum topo_routing routing; /* shortest-path shapes: the choice among equal
+				 * paths, never TOPO_ROUTING_DEFAULT */
+	uint64_t seed;          /* ECMP: keys the per-flow hash */
+};
+
+/* A topology plug-in. Every function gets a configuration whose `topo` is
+ * this table and whose rank count is in 2..LINK_MAX_RANKS. */
+struct topo_ops {
+	const char *name;       /* its topology.kind */
+	const char *summary;    /* one line: what it is and what it admits */
+	uint32_t params;        /* enum topo_param: the parameters it reads */
+	bool fixed_ranks;       /* its parameters fix the rank count */
+	int nvc;                /* virtual channels per channel: 1 or 2 */
+	enum topo_routing routing; /* what TOPO_ROUTING_DEFAULT means (shortest-path
+				    * shapes); 0: TOPO_ROUTING_LOWEST */
+	/* Admits the rank count and parameters of cfg, filling `shape`
+	 * (nnodes is preset to the rank count). False with error set
+	 * (LINK_ERROR RANKS, DIMS or EDGES) when the shape is not admitted. */
+	bool (*admit)(const struct fabric_config *cfg, struct topo_shape *shape, GError **error);
+	/* Appends the directed channels (topo_add_chan) of an admitted shape;
+	 * t's ops, nranks, nnodes and dims are set. May fill t->label. */
+	void (*build)(struct topo *t, const struct fabric_config *cfg, GArray *chans);
+	/* The route src -> dst (ranks, src != dst), as topo_route. */
+	int (*route)(const struct topo *t, int src, int dst, enum route_hint hint, int *nodes,
+		     uint8_t *vcs);
+	/* The name of non-rank node u (newly allocated); NULL: topo_node_name's. */
+	char *(*node_name)(const struct topo *t, int u);
 };
 
 /* Builds the shape described by cfg (its link parameters are checked by the
- * caller). Returns false with `error` set when the shape is not admitted. */
-bool topo_init(struct topo *t, const struct fabric_config *cfg, GError **error);
+ * caller) with `seed` for ECMP. Returns false with `error` set when the shape
+ * is not admitted. */
+bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, GError **error);
 void topo_release(struct topo *t);
 
 /* The channel from u to v, or -1 when they are not neighbours. */
@@ -53,5 +98,34 @@ int topo_chan_find(const struct topo *t, int u, int v);
  * hold nnodes + 1 entries and `vcs` nnodes. Returns the number of hops. */
 int topo_route(const struct topo *t, int src, int dst, enum route_hint hint,
 	       int *nodes, uint8_t *vcs);
+
+/* The name of node u in channel names: a rank's number; "sw" for the one
+ * non-rank node of a shape that has one; otherwise "sw" and its label (or
+ * its index among the non-rank nodes). Newly allocated. */
+char *topo_node_name(const struct topo *t, int u);
+
+/* ---- helpers for the plug-ins ---- */
+
+/* Appends the channel u -> v (nothing when u = v). */
+void topo_add_chan(GArray *chans, int u, int v, bool to_switch, uint64_t bw, sim_time_t lat);
+
+/* The step (+1 or -1) that takes coordinate a to b on a ring of n the short
+ * way; at an exact half (even n) even sources (src_coord) step +1, odd -1. */
+int topo_ring_step(int a, int b, int n, int src_coord);
+
+/* Walks one ring dimension from coordinate `from` to `to` with `step`,
+ * appending nodes from nodes[h + 1]; node (coord) = base + coord x stride.
+ * Virtual channel 1 after the wrap-around hop. Returns the new hop count. */
+int topo_walk_ring(int from, int to, int n, int step, int base, int stride, int *nodes,
+		   uint8_t *vcs, int h);
+
+/* Computes t->dist by a breadth-first search from every rank over the
+ * (symmetric) channel graph; false when some node is unreachable. */
+bool topo_bfs(struct topo *t);
+
+/* The route along shortest paths (t->dist): at every node the next hop is
+ * one of the neighbours one hop nearer, chosen by t->routing. */
+int topo_route_shortest(const struct topo *t, int src, int dst, enum route_hint hint,
+			int *nodes, uint8_t *vcs);
 
 #endif

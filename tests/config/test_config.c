@@ -4,8 +4,10 @@
  * fields), experiment files (fields, size ranges, sweep expansion, point
  * platforms, AllGatherV weights). Run from the repository root. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
+#include "sim/link/topos.h"
 #include "sim/config.h"
 
 /* g_ptr_array_sort hands pointers to the elements. */
@@ -72,7 +74,7 @@ static void test_seed_equals_default(void)
 	g_assert_true(config_platform_load("configs/platforms/seed-ring8.yaml", &got, &err));
 	g_assert_no_error(err);
 	g_assert_cmpstr(got.name, ==, def.name);
-	g_assert_cmpint(got.fabric.kind, ==, def.fabric.kind);
+	g_assert_true(got.fabric.topo == def.fabric.topo);
 	g_assert_cmpint(got.fabric.nranks, ==, def.fabric.nranks);
 	g_assert_cmpint(got.fabric.dims[0], ==, def.fabric.dims[0]);
 	g_assert_cmpint(got.fabric.dims[1], ==, def.fabric.dims[1]);
@@ -124,14 +126,14 @@ static void test_examples(void)
 	struct platform p;
 
 	p = load_ok("configs/platforms/torus16.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_TORUS);
+	g_assert_true(p.fabric.topo == &topo_torus_ops);
 	g_assert_cmpint(p.fabric.nranks, ==, 16);
 	g_assert_cmpint(p.fabric.dims[0], ==, 4);
 	g_assert_cmpint(p.fabric.dims[1], ==, 4);
 	platform_release(&p);
 
 	p = load_ok("configs/platforms/edges.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_EDGES);
+	g_assert_true(p.fabric.topo == &topo_edges_ops);
 	g_assert_cmpint(p.fabric.nranks, ==, 8); /* highest rank named + 1 */
 	g_assert_cmpint(p.fabric.nedges, ==, 10);
 	g_assert_cmpint(p.fabric.edges[8].a, ==, 0);
@@ -142,8 +144,71 @@ static void test_examples(void)
 	g_assert_cmpuint(p.fabric.edges[0].lat_ps, ==, SIM_TIME_MAX);        /* the link's */
 	platform_release(&p);
 
+	/* non-rank nodes: 10 nodes less 2 switches; written and read back */
+	p = load_ok("configs/platforms/two-switch.yaml");
+	g_assert_cmpint(p.fabric.nranks, ==, 8);
+	g_assert_cmpint(p.fabric.nswitches, ==, 2);
+	g_assert_cmpint(p.fabric.switches[0], ==, 8);
+	g_assert_cmpint(p.fabric.switches[1], ==, 9);
+	{
+		g_autofree char *dir = g_dir_make_tmp("g5-config-XXXXXX", NULL);
+		g_autofree char *path = g_build_filename(dir, "p.yaml", NULL);
+		g_autoptr(GError) err = NULL;
+		struct platform q;
+
+		g_assert_true(config_platform_write(&p, "round trip", path, &err));
+		g_assert_no_error(err);
+		q = load_ok(path);
+		g_assert_cmpint(q.fabric.nranks, ==, 8);
+		g_assert_cmpint(q.fabric.nswitches, ==, 2);
+		g_assert_cmpint(q.fabric.switches[1], ==, 9);
+		g_assert_cmpint(q.fabric.nedges, ==, 9);
+		platform_release(&q);
+		g_unlink(path);
+		g_rmdir(dir);
+	}
+	platform_release(&p);
+
+	/* the leaf-spine and per-port keys, written and read back */
+	static const char *const more[] = { "configs/platforms/leafspine16.yaml",
+					    "configs/platforms/switch8-ports.yaml" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(more); i++) {
+		g_autofree char *dir = g_dir_make_tmp("g5-config-XXXXXX", NULL);
+		g_autofree char *path = g_build_filename(dir, "p.yaml", NULL);
+		g_autoptr(GError) err = NULL;
+		struct platform q;
+
+		p = load_ok(more[i]);
+		g_assert_true(config_platform_write(&p, NULL, path, &err));
+		q = load_ok(path);
+		g_assert_true(q.fabric.topo == p.fabric.topo);
+		g_assert_cmpint(q.fabric.leaves, ==, p.fabric.leaves);
+		g_assert_cmpint(q.fabric.spines, ==, p.fabric.spines);
+		g_assert_cmpfloat(q.fabric.oversub, ==, p.fabric.oversub);
+		g_assert_cmpuint(q.fabric.routing, ==, p.fabric.routing);
+		g_assert_cmpint(q.fabric.nports, ==, p.fabric.nports);
+		for (int k = 0; k < p.fabric.nports; k++)
+			g_assert_cmpuint(q.fabric.ports[k], ==, p.fabric.ports[k]);
+		platform_release(&q);
+		platform_release(&p);
+		g_unlink(path);
+		g_rmdir(dir);
+	}
+	p = load_ok("configs/platforms/leafspine16.yaml");
+	g_assert_true(p.fabric.topo == &topo_leafspine_ops);
+	g_assert_cmpint(p.fabric.leaves, ==, 4);
+	g_assert_cmpint(p.fabric.spines, ==, 4);
+	g_assert_cmpfloat(p.fabric.oversub, ==, 1);
+	g_assert_cmpuint(p.fabric.routing, ==, TOPO_ROUTING_ECMP);
+	platform_release(&p);
+	p = load_ok("configs/platforms/switch8-ports.yaml");
+	g_assert_cmpint(p.fabric.nports, ==, 8);
+	g_assert_cmpuint(p.fabric.ports[6], ==, 100000000000ull);
+	platform_release(&p);
+
 	p = load_ok("configs/platforms/switch8.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_SWITCH);
+	g_assert_true(p.fabric.topo == &topo_switch_ops);
 	g_assert_cmpuint(p.fabric.link.bw_bytes_per_s, ==, 450000000000ull);
 	g_assert_cmpuint(p.fabric.switch_link.bw_bytes_per_s, ==, 900000000000ull);
 	g_assert_cmpuint(p.fabric.switch_link.lat_ps, ==, 150000);
@@ -152,12 +217,12 @@ static void test_examples(void)
 
 	/* Equal cost: each node keeps 2 x 450 GB/s per direction. */
 	p = load_ok("configs/platforms/fullmesh8-equal.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_FULLMESH);
+	g_assert_true(p.fabric.topo == &topo_fullmesh_ops);
 	g_assert_cmpuint(p.fabric.link.bw_bytes_per_s * 7, >=, 900000000000ull - 7);
 	g_assert_cmpuint(p.fabric.link.bw_bytes_per_s * 7, <=, 900000000000ull);
 	platform_release(&p);
 	p = load_ok("configs/platforms/hypercube8-equal.yaml");
-	g_assert_cmpint(p.fabric.kind, ==, TOPO_HYPERCUBE);
+	g_assert_true(p.fabric.topo == &topo_hypercube_ops);
 	g_assert_cmpuint(p.fabric.link.bw_bytes_per_s * 3, ==, 900000000000ull);
 	platform_release(&p);
 	const char *per_link[] = { "configs/platforms/fullmesh8.yaml", "configs/platforms/hypercube8.yaml",

@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "sim/link/topos.h"
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule.h"
 #include "sim/fidelity.h"
@@ -19,26 +20,26 @@
  * round robin and finite credits holds forwarded packets back, where
  * max-min sharing per flow does not (docs/scale.md, "Flow fidelity"). */
 static const struct {
-	enum topo_kind kind;
+	const struct topo_ops *kind;
 	const char *coll, *algo;
 } known_misses[] = {
-	{ TOPO_RING, "allreduce", "hd" },
-	{ TOPO_RING, "allreduce", "direct" },
-	{ TOPO_RING, "allgather", "direct" },
-	{ TOPO_RING, "allgather", "rd" },
-	{ TOPO_RING, "allgather", "bruck" },
-	{ TOPO_RING, "reducescatter", "direct" },
-	{ TOPO_RING, "reducescatter", "rh" },
-	{ TOPO_RING, "alltoall", "bruck" },
-	{ TOPO_RING, "alltoall", "pairwise" },
-	{ TOPO_RING, "alltoall", "nccl" },
-	{ TOPO_RING, "allgatherv", "direct" },
-	{ TOPO_RING, "allgatherv", "nccl" },
-	{ TOPO_HYPERCUBE, "allreduce", "direct" },
-	{ TOPO_TORUS, "allreduce", "direct" },
+	{ &topo_ring_ops, "allreduce", "hd" },
+	{ &topo_ring_ops, "allreduce", "direct" },
+	{ &topo_ring_ops, "allgather", "direct" },
+	{ &topo_ring_ops, "allgather", "rd" },
+	{ &topo_ring_ops, "allgather", "bruck" },
+	{ &topo_ring_ops, "reducescatter", "direct" },
+	{ &topo_ring_ops, "reducescatter", "rh" },
+	{ &topo_ring_ops, "alltoall", "bruck" },
+	{ &topo_ring_ops, "alltoall", "pairwise" },
+	{ &topo_ring_ops, "alltoall", "nccl" },
+	{ &topo_ring_ops, "allgatherv", "direct" },
+	{ &topo_ring_ops, "allgatherv", "nccl" },
+	{ &topo_hypercube_ops, "allreduce", "direct" },
+	{ &topo_torus_ops, "allreduce", "direct" },
 };
 
-static bool known_miss(enum topo_kind kind, enum coll c, const char *algo)
+static bool known_miss(const struct topo_ops *kind, enum coll c, const char *algo)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(known_misses); i++)
 		if (known_misses[i].kind == kind && !strcmp(known_misses[i].coll, coll_name(c)) &&
@@ -53,7 +54,7 @@ static const enum coll colls[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESC
 
 static void test_topology(gconstpointer data)
 {
-	enum topo_kind kind = (enum topo_kind)GPOINTER_TO_INT(data);
+	const struct topo_ops *kind = data;
 	static const int ranks[] = { 4, 16 };
 	static const uint64_t sizes[] = { 4096, 256 << 10, 16 << 20 };
 	uint32_t curves = 0, failed = 0;
@@ -70,7 +71,7 @@ static void test_topology(gconstpointer data)
 
 					if (!fidelity_point(kind, ranks[ri], colls[ci], (*a)->name, sizes[si],
 							    &e, &err))
-						g_error("%s %s %s on %d ranks: %s", platform_topo_name(kind),
+						g_error("%s %s %s on %d ranks: %s", topo_name(kind),
 							coll_name(colls[ci]), (*a)->name, ranks[ri], err->message);
 				}
 			double gm = fidelity_geomean_err(&e);
@@ -81,7 +82,7 @@ static void test_topology(gconstpointer data)
 			g_assert_cmpuint(e.points, ==, G_N_ELEMENTS(ranks) * G_N_ELEMENTS(sizes));
 			if (known || !met)
 				g_test_message("%s %s %s: geomean_err %.2f %%, max %.2f %% (N = %d, %" G_GUINT64_FORMAT
-					       " B)%s", platform_topo_name(kind), coll_name(colls[ci]), (*a)->name,
+					       " B)%s", topo_name(kind), coll_name(colls[ci]), (*a)->name,
 					       100 * gm, 100 * e.max_err, e.max_ranks, e.max_bytes,
 					       known && met ? ": meets the goal now, take it off the list" : "");
 			if (!met && !known)
@@ -93,14 +94,15 @@ static void test_topology(gconstpointer data)
 
 int main(int argc, char **argv)
 {
-	static const enum topo_kind kinds[] = { TOPO_RING, TOPO_FULLMESH, TOPO_HYPERCUBE, TOPO_TORUS,
-						TOPO_SWITCH };
+	static const struct topo_ops *const kinds[] = { &topo_ring_ops, &topo_fullmesh_ops,
+							 &topo_hypercube_ops, &topo_torus_ops,
+							 &topo_switch_ops };
 
 	g_test_init(&argc, &argv, NULL);
 	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
-		g_autofree char *path = g_strdup_printf("/fidelity/%s", platform_topo_name(kinds[i]));
+		g_autofree char *path = g_strdup_printf("/fidelity/%s", topo_name(kinds[i]));
 
-		g_test_add_data_func(path, GINT_TO_POINTER(kinds[i]), test_topology);
+		g_test_add_data_func(path, kinds[i], test_topology);
 	}
 	return g_test_run();
 }

@@ -5,6 +5,7 @@
  * their boundaries; and a run is deterministic. */
 #include <glib.h>
 
+#include "sim/link/topos.h"
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
 
@@ -33,9 +34,9 @@ struct net {
 	struct fabric *f;
 };
 
-static struct net net_new(enum topo_kind kind, int n, enum link_fidelity fid)
+static struct net net_new(const struct topo_ops *kind, int n, enum link_fidelity fid)
 {
-	struct fabric_config cfg = { .kind = kind, .nranks = n, .fidelity = fid };
+	struct fabric_config cfg = { .topo = kind, .nranks = n, .fidelity = fid };
 	struct net x;
 
 	link_params_default(&cfg.link);
@@ -52,7 +53,7 @@ static void net_free(struct net *x)
 }
 
 /* One message src -> dst of `bytes` alone: its delivery time. */
-static sim_time_t alone(enum topo_kind kind, int n, enum link_fidelity fid, int src, int dst,
+static sim_time_t alone(const struct topo_ops *kind, int n, enum link_fidelity fid, int src, int dst,
 			uint64_t bytes)
 {
 	struct net x = net_new(kind, n, fid);
@@ -78,8 +79,8 @@ static void test_alone_matches_packets(void)
 	} cases[] = { { 1, 0 }, { 1, 100 }, { 1, 4096 }, { 1, 1 << 20 }, { 3, 1 << 20 }, { 4, 12345 } };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		sim_time_t p = alone(TOPO_RING, 8, LINK_FIDELITY_PACKET, 0, cases[i].dst, cases[i].bytes);
-		sim_time_t f = alone(TOPO_RING, 8, LINK_FIDELITY_FLOW, 0, cases[i].dst, cases[i].bytes);
+		sim_time_t p = alone(&topo_ring_ops, 8, LINK_FIDELITY_PACKET, 0, cases[i].dst, cases[i].bytes);
+		sim_time_t f = alone(&topo_ring_ops, 8, LINK_FIDELITY_FLOW, 0, cases[i].dst, cases[i].bytes);
 		uint64_t packets = cases[i].bytes / 4096 + 2;
 
 		g_assert_cmpuint(f, <=, p + packets);
@@ -93,7 +94,7 @@ static void test_alone_matches_packets(void)
  * half the size, it ends at 2 x its own, then the other speeds up. */
 static void test_fair_share(void)
 {
-	struct net x = net_new(TOPO_RING_UNI, 8, LINK_FIDELITY_FLOW);
+	struct net x = net_new(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW);
 	struct rx a = { 0 }, b = { 0 };
 	uint64_t big = 64 << 20;
 
@@ -103,8 +104,8 @@ static void test_fair_share(void)
 	fabric_send(x.f, 7, 1, big / 2, ROUTE_SHORTEST, on_deliver, &b);
 	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
 
-	sim_time_t t_big = alone(TOPO_RING_UNI, 8, LINK_FIDELITY_FLOW, 0, 1, big);
-	sim_time_t t_half = alone(TOPO_RING_UNI, 8, LINK_FIDELITY_FLOW, 0, 1, big / 2);
+	sim_time_t t_big = alone(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW, 0, 1, big);
+	sim_time_t t_half = alone(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW, 0, 1, big / 2);
 
 	/* b: half the bytes at half the rate on the shared channel */
 	g_assert_cmpfloat((double)b.done_ps / (double)t_half, >, 1.95);
@@ -122,7 +123,7 @@ static void test_fair_share(void)
  * sharing it. */
 static void test_memory_fifo(void)
 {
-	struct net x = net_new(TOPO_RING_UNI, 4, LINK_FIDELITY_FLOW);
+	struct net x = net_new(&topo_ring_uni_ops, 4, LINK_FIDELITY_FLOW);
 	struct rx a = { 0 }, b = { 0 };
 	uint64_t sz = 16 << 20;
 
@@ -132,7 +133,7 @@ static void test_memory_fifo(void)
 	fabric_send(x.f, 0, 1, sz, ROUTE_SHORTEST, on_deliver, &b);
 	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
 
-	sim_time_t t = alone(TOPO_RING_UNI, 4, LINK_FIDELITY_FLOW, 0, 1, sz);
+	sim_time_t t = alone(&topo_ring_uni_ops, 4, LINK_FIDELITY_FLOW, 0, 1, sz);
 
 	/* in order, each at the full rate: the second ends one message later */
 	g_assert_cmpuint(a.done_ps, ==, t);
@@ -149,7 +150,7 @@ static void test_memory_fifo(void)
  * completion flag never passes its data. */
 static void test_in_order_per_pair(void)
 {
-	struct net x = net_new(TOPO_RING, 8, LINK_FIDELITY_FLOW);
+	struct net x = net_new(&topo_ring_ops, 8, LINK_FIDELITY_FLOW);
 	struct rx data = { 0 }, flag = { 0 };
 
 	g_dataset_set_data(&data, "sim", x.s);
@@ -168,7 +169,7 @@ static void test_in_order_per_pair(void)
  * last byte with done; at packet fidelity the same call is per packet. */
 static void test_pieces(void)
 {
-	struct net x = net_new(TOPO_RING, 4, LINK_FIDELITY_FLOW);
+	struct net x = net_new(&topo_ring_ops, 4, LINK_FIDELITY_FLOW);
 	struct rx r = { .at = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
 
 	g_dataset_set_data(&r, "sim", x.s);
@@ -191,7 +192,7 @@ static void test_deterministic(void)
 	sim_time_t first[16];
 
 	for (int run = 0; run < 2; run++) {
-		struct net x = net_new(TOPO_TORUS, 16, LINK_FIDELITY_FLOW);
+		struct net x = net_new(&topo_torus_ops, 16, LINK_FIDELITY_FLOW);
 		struct rx r[16] = { { 0 } };
 
 		for (int i = 0; i < 16; i++) {

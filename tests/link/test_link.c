@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "sim/link/topos.h"
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
 
@@ -137,9 +138,9 @@ static void world_run(struct world *w)
 	}
 }
 
-static struct fabric_config ring_cfg(enum topo_kind kind, int n)
+static struct fabric_config ring_cfg(const struct topo_ops *kind, int n)
 {
-	struct fabric_config c = { .kind = kind, .nranks = n };
+	struct fabric_config c = { .topo = kind, .nranks = n };
 
 	link_params_default(&c.link);
 	return c;
@@ -173,7 +174,7 @@ static void test_one_hop(void)
 	static const uint64_t sizes[] = { 0, 1, 31, 4095, 4096, 4097, 3 * 4096, 1 * MiB + 3, 64 * MiB };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
-		struct fabric_config cfg = ring_cfg(TOPO_RING, 2);
+		struct fabric_config cfg = ring_cfg(&topo_ring_ops, 2);
 		struct world w;
 
 		world_init(&w, &cfg, 1);
@@ -203,7 +204,7 @@ static void test_64gib(void)
 	static const uint64_t sizes[] = { 64 * GiB, 64 * GiB - 1, 64 * GiB + 1, 5 * GiB + 12345 };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
-		struct fabric_config cfg = ring_cfg(TOPO_RING, 2);
+		struct fabric_config cfg = ring_cfg(&topo_ring_ops, 2);
 		struct world w;
 
 		cfg.link.max_payload_bytes = (uint32_t)(GiB - 1);
@@ -234,7 +235,7 @@ static void test_64gib(void)
 /* Payload rate in bytes/s of one message of `bytes` from 0 to 1. */
 static double stream_rate(const struct link_params *lp, uint64_t bytes)
 {
-	struct fabric_config cfg = { .kind = TOPO_RING, .nranks = 2, .link = *lp };
+	struct fabric_config cfg = { .topo = &topo_ring_ops, .nranks = 2, .link = *lp };
 	struct world w;
 
 	world_init(&w, &cfg, 1);
@@ -365,7 +366,7 @@ static void run_lossy(double rate, uint64_t seed, int nmsg, uint64_t msg_bytes, 
 {
 	/* 4-node bidirectional ring, every node sends nmsg messages to every
 	 * other (1 and 2 hops). */
-	struct fabric_config cfg = ring_cfg(TOPO_RING, 4);
+	struct fabric_config cfg = ring_cfg(&topo_ring_ops, 4);
 	struct world w;
 
 	cfg.link.error_rate = rate;
@@ -419,7 +420,7 @@ static void test_gbn_tail_loss(void)
 {
 	/* Single-packet messages at a high loss rate: a lost packet with none
 	 * behind it is only recovered by the timeout. */
-	struct fabric_config cfg = ring_cfg(TOPO_RING, 2);
+	struct fabric_config cfg = ring_cfg(&topo_ring_ops, 2);
 	struct world w;
 
 	cfg.link.error_rate = 0.3;
@@ -462,7 +463,7 @@ static void test_gbn_tail_loss(void)
 static void test_two_flows(void)
 {
 	/* 0 -> 2 (through 1) and 1 -> 2 share channel 1->2: each gets half. */
-	struct fabric_config cfg = ring_cfg(TOPO_RING, 4);
+	struct fabric_config cfg = ring_cfg(&topo_ring_ops, 4);
 	struct world w;
 	uint64_t b = 32 * MiB;
 
@@ -490,7 +491,7 @@ static void test_store_forward(void)
 	/* h hops add (h - 1) store-and-forward delays of one packet, plus
 	 * their latencies: (n + h - 1) x s + h x lat for n full packets. */
 	for (int h = 1; h <= 6; h++) {
-		struct fabric_config cfg = ring_cfg(TOPO_RING_UNI, 8);
+		struct fabric_config cfg = ring_cfg(&topo_ring_uni_ops, 8);
 		struct world w;
 		uint64_t n = 1000;
 
@@ -517,7 +518,7 @@ static void test_injection_cap(void)
 	double link_rate = 450e9 * 4096 / 4128;
 
 	for (int capped = 0; capped < 2; capped++) {
-		struct fabric_config cfg = ring_cfg(TOPO_RING, 4);
+		struct fabric_config cfg = ring_cfg(&topo_ring_ops, 4);
 		struct world w;
 
 		if (capped)
@@ -543,7 +544,7 @@ static void test_ejection_cap(void)
 	uint64_t b = 32 * MiB;
 
 	for (int capped = 0; capped < 2; capped++) {
-		struct fabric_config cfg = ring_cfg(TOPO_RING, 4);
+		struct fabric_config cfg = ring_cfg(&topo_ring_ops, 4);
 		struct world w;
 
 		if (capped)
@@ -572,7 +573,7 @@ static void test_events_per_packet(void)
 	 * out; a channel that has to wait for a credit costs one more wake-up
 	 * for that packet. Neighbour streams plus 3-hop flows that contend. */
 	for (int limited = 0; limited < 2; limited++) {
-		struct fabric_config cfg = ring_cfg(TOPO_RING, 8);
+		struct fabric_config cfg = ring_cfg(&topo_ring_ops, 8);
 		struct world w;
 		uint64_t pkts = 0, by_type[8] = { 0 };
 
@@ -597,7 +598,7 @@ static void test_events_per_packet(void)
 		world_release(&w);
 	}
 	/* the benchmark's pattern, neighbour streams only: two per packet */
-	struct fabric_config cfg = ring_cfg(TOPO_RING, 8);
+	struct fabric_config cfg = ring_cfg(&topo_ring_ops, 8);
 	struct world w;
 
 	world_init(&w, &cfg, 1);
@@ -613,8 +614,8 @@ static void test_no_deadlock(void)
 	/* Heavy all-to-all on unidirectional and bidirectional rings and a
 	 * torus with few credits: the dateline virtual channels keep
 	 * store-and-forward from deadlocking. */
-	static const struct { enum topo_kind kind; int n; } cases[] = {
-		{ TOPO_RING_UNI, 6 }, { TOPO_RING, 7 }, { TOPO_TORUS, 12 },
+	static const struct { const struct topo_ops *kind; int n; } cases[] = {
+		{ &topo_ring_uni_ops, 6 }, { &topo_ring_ops, 7 }, { &topo_torus_ops, 12 },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -707,17 +708,17 @@ static void check_rejects(const struct fabric_config *cfg, const char *msg)
 static void test_topo_shapes(void)
 {
 	for (int n = 2; n <= 64; n++) {
-		struct fabric_config c = ring_cfg(TOPO_RING, n);
+		struct fabric_config c = ring_cfg(&topo_ring_ops, n);
 
 		check_shape(&c, n == 2 ? 1 : 2, n / 2, n == 2 ? 2 : 2 * n);
-		c.kind = TOPO_RING_UNI;
+		c.topo = &topo_ring_uni_ops;
 		check_shape(&c, 1, n - 1, n);
-		c.kind = TOPO_FULLMESH;
+		c.topo = &topo_fullmesh_ops;
 		check_shape(&c, n - 1, 1, n * (n - 1));
-		c.kind = TOPO_SWITCH;
+		c.topo = &topo_switch_ops;
 		check_shape(&c, 1, 2, 2 * n);
 
-		c.kind = TOPO_HYPERCUBE;
+		c.topo = &topo_hypercube_ops;
 		if ((n & (n - 1)) == 0) {
 			check_shape(&c, ilog2(n), ilog2(n), n * ilog2(n));
 		} else {
@@ -726,7 +727,7 @@ static void test_topo_shapes(void)
 			check_rejects(&c, m);
 		}
 
-		c.kind = TOPO_TORUS;
+		c.topo = &topo_torus_ops;
 		int a = near_sq(n), b = n / a;
 
 		if (a > 1) {
@@ -750,7 +751,7 @@ static void test_topo_shapes(void)
 
 		for (int i = 0; i + 1 < n; i++)
 			e[i] = (struct topo_edge){ .a = i, .b = i + 1, .lat_ps = SIM_TIME_MAX };
-		c.kind = TOPO_EDGES;
+		c.topo = &topo_edges_ops;
 		c.edges = e;
 		c.nedges = n - 1;
 		{
@@ -773,17 +774,17 @@ static void test_topo_shapes(void)
 		else
 			check_rejects(&c, "repeats an earlier edge");
 	}
-	struct fabric_config c = ring_cfg(TOPO_RING, 1);
+	struct fabric_config c = ring_cfg(&topo_ring_ops, 1);
 
 	check_rejects(&c, "a fabric needs 2..");
 	c.nranks = 65;
-	c.kind = TOPO_HYPERCUBE;
+	c.topo = &topo_hypercube_ops;
 	check_rejects(&c, "got 65");
 }
 
 static void test_topo_errors(void)
 {
-	struct fabric_config c = ring_cfg(TOPO_EDGES, 4);
+	struct fabric_config c = ring_cfg(&topo_edges_ops, 4);
 	struct topo_edge e[3] = {
 		{ .a = 0, .b = 1, .lat_ps = SIM_TIME_MAX },
 		{ .a = 1, .b = 2, .lat_ps = SIM_TIME_MAX },
@@ -814,7 +815,7 @@ static void test_topo_errors(void)
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-		c = ring_cfg(TOPO_RING, 4);
+		c = ring_cfg(&topo_ring_ops, 4);
 		switch (bad[i].which) {
 		case 0: c.link.bw_bytes_per_s = 0; break;
 		case 1: c.link.max_payload_bytes = 0; break;
@@ -827,7 +828,7 @@ static void test_topo_errors(void)
 		}
 		check_rejects(&c, bad[i].field);
 		/* the switch link is checked too, and named */
-		c.kind = TOPO_SWITCH;
+		c.topo = &topo_switch_ops;
 		c.switch_link = c.link;
 		link_params_default(&c.link);
 		if (bad[i].which != 0) {
@@ -858,7 +859,7 @@ static void assert_route(struct fabric *f, int a, int b, enum route_hint h, cons
 static void test_routes(void)
 {
 	struct sim *s = sim_new(1);
-	struct fabric_config c = ring_cfg(TOPO_RING, 8);
+	struct fabric_config c = ring_cfg(&topo_ring_ops, 8);
 	struct fabric *f = fabric_new(s, &c, NULL);
 
 	/* even ring, distance N/2: even sources clockwise, odd counter-clockwise */
@@ -871,7 +872,7 @@ static void test_routes(void)
 	sim_free(s);
 
 	s = sim_new(1);
-	c.kind = TOPO_HYPERCUBE;
+	c.topo = &topo_hypercube_ops;
 	f = fabric_new(s, &c, NULL);
 	assert_route(f, 0, 7, ROUTE_SHORTEST, (int[]){ 0, 1, 3, 7 }, 4);
 	assert_route(f, 6, 1, ROUTE_CW, (int[]){ 6, 7, 5, 1 }, 4);
@@ -879,7 +880,7 @@ static void test_routes(void)
 	fabric_free(f);
 
 	s = sim_new(1);
-	c.kind = TOPO_TORUS;
+	c.topo = &topo_torus_ops;
 	c.nranks = 16; /* 4x4, rank = x + 4y */
 	f = fabric_new(s, &c, NULL);
 	assert_route(f, 0, 10, ROUTE_SHORTEST, (int[]){ 0, 1, 2, 6, 10 }, 5);
@@ -888,7 +889,7 @@ static void test_routes(void)
 	fabric_free(f);
 
 	s = sim_new(1);
-	c.kind = TOPO_SWITCH;
+	c.topo = &topo_switch_ops;
 	c.nranks = 5;
 	f = fabric_new(s, &c, NULL);
 	assert_route(f, 3, 1, ROUTE_SHORTEST, (int[]){ 3, 5, 1 }, 3);
@@ -903,7 +904,7 @@ static void test_routes(void)
 	};
 
 	s = sim_new(1);
-	c = ring_cfg(TOPO_EDGES, 5);
+	c = ring_cfg(&topo_edges_ops, 5);
 	c.edges = e;
 	c.nedges = 5;
 	f = fabric_new(s, &c, NULL);
@@ -928,7 +929,7 @@ static void test_edge_timing(void)
 		{ .a = 0, .b = 1, .bw_bytes_per_s = 100000000000ull, .lat_ps = SIM_NS(7) },
 		{ .a = 1, .b = 2, .lat_ps = SIM_TIME_MAX },
 	};
-	struct fabric_config c = ring_cfg(TOPO_EDGES, 3);
+	struct fabric_config c = ring_cfg(&topo_edges_ops, 3);
 	struct world w;
 
 	c.edges = e;

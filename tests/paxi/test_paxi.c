@@ -3,6 +3,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "sim/link/topos.h"
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
 #include "sim/paxi/paxi.h"
@@ -47,7 +48,7 @@ struct rig {
 static void rig_init(struct rig *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->fc.kind = TOPO_RING;
+	r->fc.topo = &topo_ring_ops;
 	r->fc.nranks = 2;
 	link_params_default(&r->fc.link);
 	r->fc.switch_link = r->fc.link;

@@ -121,6 +121,61 @@ static void test_determinism(void)
 	platform_release(&pl);
 }
 
+/* Every algorithm of every collective runs to completion on a leaf-spine
+ * with switch nodes and ECMP (config/platforms/leafspine16.yaml, at 1:1 and
+ * 2:1, both fidelities); the same seed gives the same run, and 2:1 is never
+ * faster than 1:1. */
+static void test_leafspine_all_algorithms(void)
+{
+	struct platform pl[2];
+	g_autoptr(GError) err = NULL;
+	int ran = 0;
+
+	g_assert_true(config_platform_load("configs/platforms/leafspine16.yaml", &pl[0], &err));
+	g_assert_true(config_platform_load("configs/platforms/leafspine16.yaml", &pl[1], &err));
+	pl[1].fabric.oversub = 2;
+	for (int ci = 0; ci < 8; ci++) {
+		enum coll c = (enum coll)(1u << ci);
+
+		for (const struct algo_ops *const *a = algo_all(); *a; a++) {
+			if (!((*a)->collectives & c))
+				continue;
+			for (int fid = 0; fid < 2; fid++) {
+				struct simulate_outcome o[3];
+				struct simulate_job job = {
+					.coll = c, .algo = (*a)->name, .bytes = 1u << 20, .elem_bytes = 4,
+					.params = { .nchunks = 1, .peer = 1 }, .seed = 3,
+				};
+				bool ok = true;
+
+				for (int k = 0; k < 3 && ok; k++) {
+					GError *e = NULL;
+
+					pl[k == 2].fabric.fidelity = (uint32_t)fid;
+					job.plat = &pl[k == 2];
+					ok = simulate(&job, &o[k], &e);
+					if (!ok) {
+						g_assert_error(e, ALGO_ERROR, ALGO_ERROR_NOT_ADMITTED);
+						g_error_free(e);
+						g_assert_cmpint(k, ==, 0);
+					}
+				}
+				if (!ok)
+					continue;
+				ran++;
+				g_assert_cmpuint(o[0].run.latency_ps, ==, o[1].run.latency_ps);
+				g_assert_cmpuint(o[0].events, ==, o[1].events);
+				g_assert_cmpuint(o[2].run.latency_ps, >=, o[0].run.latency_ps);
+				for (int k = 0; k < 3; k++)
+					simulate_outcome_clear(&o[k]);
+			}
+		}
+	}
+	g_assert_cmpint(ran, >=, 40);
+	platform_release(&pl[0]);
+	platform_release(&pl[1]);
+}
+
 static void test_metrics(void)
 {
 	/* busbw = algbw x 2(n-1)/n for AllReduce; algbw = bytes / latency. */
@@ -726,7 +781,8 @@ static void test_cli_errors(void)
 		{ "sim -d float8", "unknown dtype 'float8'" },
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
-		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges), got 'donut'" },
+		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges, leafspine), got 'donut'" },
+		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sim --ranks 1", "--ranks must be between 2 and 4096, got '1'" },
 		{ "sim --nchunks 0", "--nchunks must be at least 1, got 0" },
 		{ "sim --ranks 0", "--ranks must be between 2 and 4096, got '0'" },
@@ -1434,6 +1490,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/seed/small-size-floor", test_small_size_floor);
 	g_test_add_func("/sim/ring2p/both-directions", test_ring2p_both_directions);
 	g_test_add_func("/sim/determinism", test_determinism);
+	g_test_add_func("/sim/leafspine/all-algorithms", test_leafspine_all_algorithms);
 	g_test_add_func("/sim/metrics", test_metrics);
 	g_test_add_func("/sim/seed/cross-primitive", test_cross_primitive);
 	g_test_add_func("/sim/breakdown/sums-to-latency", test_breakdown_sums);

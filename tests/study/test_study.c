@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "sim/link/topos.h"
 #include "sim/simulate.h"
 
 static double lat(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
@@ -216,7 +217,7 @@ static void test_followups(void)
 {
 	struct platform pl = seed(8);
 
-	pl.fabric.kind = TOPO_FULLMESH;
+	pl.fabric.topo = &topo_fullmesh_ops;
 	pl.fabric.link.bw_bytes_per_s = 900000000000ull / 7; /* 2 x 450 over 7 links */
 	pl.fabric.switch_link = pl.fabric.link;
 	g_assert_cmpfloat(lat(&pl, COLL_ALLREDUCE, "direct", 16 * MiB, 1), <,

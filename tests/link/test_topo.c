@@ -1,0 +1,516 @@
+/* Tests of the topology plug-ins (sim/link/topo.h): the registry finds
+ * every topology by its name and refuses others with the known names and
+ * the nearest one; every topology that needs no parameters builds a fabric
+ * whose routes are paths over its channels. */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/core/sim.h"
+#include "sim/link/link.h"
+#include "sim/link/topos.h"
+
+static struct fabric_config cfg_of(const struct topo_ops *o, int n)
+{
+	struct fabric_config c = { .topo = o, .nranks = n };
+
+	link_params_default(&c.link);
+	c.switch_link = c.link;
+	return c;
+}
+
+static void test_registry(void)
+{
+	const struct topo_ops *const *all = topo_all();
+	g_autofree char *known = topo_known_names();
+	int n = 0;
+
+	for (const struct topo_ops *const *o = all; *o; o++, n++) {
+		g_assert_true(topo_find(topo_name(*o), NULL) == *o);
+		g_assert_nonnull(strstr(known, topo_name(*o)));
+		g_assert_cmpuint(strlen(topo_summary(*o)), >, 0);
+		for (const struct topo_ops *const *p = all; p != o; p++)
+			g_assert_cmpstr(topo_name(*p), !=, topo_name(*o));
+	}
+	g_assert_cmpint(n, >=, 7);
+	g_assert_true(topo_find("ring", NULL) == &topo_ring_ops);
+	g_assert_true(topo_find("edges", NULL) == &topo_edges_ops);
+
+	g_autoptr(GError) err = NULL;
+
+	g_assert_null(topo_find("hypercub", &err));
+	g_assert_error(err, LINK_ERROR, LINK_ERROR_UNKNOWN);
+	g_autofree char *want = g_strdup_printf("unknown topology 'hypercub' (known: %s); "
+						"did you mean 'hypercube'?", known);
+
+	g_assert_cmpstr(err->message, ==, want);
+	g_clear_error(&err);
+	g_assert_null(topo_find("dragonfly", &err));
+	g_assert_null(strstr(err->message, "did you mean"));
+
+	g_autofree char *dims = topo_names_taking(TOPO_PARAM_DIMS);
+	g_autofree char *edges = topo_names_taking(TOPO_PARAM_EDGES);
+
+	g_assert_cmpstr(dims, ==, "torus");
+	g_assert_cmpstr(edges, ==, "edges");
+	g_assert_true(topo_fixed_ranks(&topo_edges_ops));
+	g_assert_false(topo_fixed_ranks(&topo_ring_ops));
+}
+
+/* Every route of every parameter-free topology at N = 8 and 16 runs from
+ * src to dst over existing channels and visits no node twice. */
+static void test_routes_are_paths(void)
+{
+	for (const struct topo_ops *const *o = topo_all(); *o; o++) {
+		if (topo_takes(*o, TOPO_PARAM_EDGES))
+			continue;
+		for (int n = 8; n <= 16; n += 8) {
+			struct fabric_config c = cfg_of(*o, n);
+			struct sim *s = sim_new(1);
+			g_autoptr(GError) err = NULL;
+			struct fabric *f = fabric_new(s, &c, &err);
+			g_autoptr(GArray) nodes = g_array_new(FALSE, FALSE, sizeof(int));
+
+			g_assert_no_error(err);
+			for (int a = 0; a < n; a++)
+				for (int b = 0; b < n; b++) {
+					if (a == b)
+						continue;
+					int h = fabric_route(f, a, b, ROUTE_SHORTEST, nodes);
+
+					g_assert_cmpint(h, >=, 1);
+					g_assert_cmpint(g_array_index(nodes, int, 0), ==, a);
+					g_assert_cmpint(g_array_index(nodes, int, h), ==, b);
+					for (int k = 0; k < h; k++) {
+						int u = g_array_index(nodes, int, k);
+						int v = g_array_index(nodes, int, k + 1);
+
+						g_assert_cmpint(fabric_channel_find(f, u, v), >=, 0);
+						for (int j = 0; j < k; j++)
+							g_assert_cmpint(g_array_index(nodes, int, j), !=, u);
+					}
+				}
+			fabric_free(f);
+			sim_free(s);
+		}
+	}
+}
+
+#define E(x, y) { .a = (x), .b = (y), .lat_ps = SIM_TIME_MAX }
+
+/* Two switches (nodes 8 and 9), ranks 0-3 on the first, 4-7 on the second. */
+static const struct topo_edge two_switch[] = {
+	E(0, 8), E(1, 8), E(2, 8), E(3, 8), E(4, 9), E(5, 9), E(6, 9), E(7, 9), E(8, 9),
+};
+static const int two_switch_ids[] = { 8, 9 };
+
+static struct fabric_config edges_cfg(const struct topo_edge *e, int ne, const int *sw, int ns,
+				      int nranks)
+{
+	struct fabric_config c = cfg_of(&topo_edges_ops, nranks);
+
+	c.edges = e;
+	c.nedges = ne;
+	c.switches = sw;
+	c.nswitches = ns;
+	return c;
+}
+
+static void assert_route(struct fabric *f, int a, int b, const int *want, int n)
+{
+	g_autoptr(GArray) r = g_array_new(FALSE, FALSE, sizeof(int));
+
+	g_assert_cmpint(fabric_route(f, a, b, ROUTE_SHORTEST, r), ==, n - 1);
+	for (int i = 0; i < n; i++)
+		g_assert_cmpint(g_array_index(r, int, i), ==, want[i]);
+}
+
+static void test_two_switch(void)
+{
+	struct fabric_config c = edges_cfg(two_switch, G_N_ELEMENTS(two_switch), two_switch_ids, 2, 8);
+	struct sim *s = sim_new(1);
+	g_autoptr(GError) err = NULL;
+	struct fabric *f = fabric_new(s, &c, &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpint(fabric_ranks(f), ==, 8);
+	/* ranks are the fabric's nodes 0..7, the switches 8 and 9 */
+	assert_route(f, 0, 1, (int[]){ 0, 8, 1 }, 3);
+	assert_route(f, 0, 5, (int[]){ 0, 8, 9, 5 }, 4);
+	assert_route(f, 7, 2, (int[]){ 7, 9, 8, 2 }, 4);
+	g_assert_cmpint(fabric_diameter(f), ==, 3);
+	g_assert_cmpint(fabric_degree(f, 8), ==, 5);
+	g_assert_cmpint(fabric_channels(f), ==, 18);
+	g_autofree char *n8 = fabric_node_name(f, 8), *n9 = fabric_node_name(f, 9);
+	g_autofree char *n3 = fabric_node_name(f, 3);
+
+	g_assert_cmpstr(n8, ==, "sw8");
+	g_assert_cmpstr(n9, ==, "sw9");
+	g_assert_cmpstr(n3, ==, "3");
+	fabric_free(f);
+	sim_free(s);
+}
+
+/* Switches among the node ids: rank r is the r-th non-switch node. */
+static void test_switch_ids_anywhere(void)
+{
+	/* node 0 and node 3 are switches; nodes 1, 2 (ranks 0, 1) hang on 0,
+	 * nodes 4, 5 (ranks 2, 3) on 3 */
+	static const struct topo_edge e[] = { E(1, 0), E(2, 0), E(0, 3), E(3, 4), E(3, 5) };
+	static const int sw[] = { 3, 0 };
+	struct fabric_config c = edges_cfg(e, G_N_ELEMENTS(e), sw, 2, 4);
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, &c, NULL);
+
+	g_assert_nonnull(f);
+	/* fabric nodes: ranks 0..3 = ids 1, 2, 4, 5; switch 4 = id 0, 5 = id 3 */
+	assert_route(f, 0, 3, (int[]){ 0, 4, 5, 3 }, 4);
+	assert_route(f, 1, 0, (int[]){ 1, 4, 0 }, 3);
+	g_autofree char *a = fabric_node_name(f, 4), *b = fabric_node_name(f, 5);
+
+	g_assert_cmpstr(a, ==, "sw0");
+	g_assert_cmpstr(b, ==, "sw3");
+	fabric_free(f);
+	sim_free(s);
+}
+
+static void rejects(const struct fabric_config *c, const char *msg)
+{
+	g_autoptr(GError) err = NULL;
+	struct sim *s = sim_new(1);
+
+	g_assert_null(fabric_new(s, c, &err));
+	g_assert_error(err, LINK_ERROR, LINK_ERROR_EDGES);
+	g_assert_cmpstr(err->message, ==, msg);
+	sim_free(s);
+}
+
+static void test_switch_errors(void)
+{
+	struct fabric_config c = edges_cfg(two_switch, G_N_ELEMENTS(two_switch), two_switch_ids, 2, 8);
+	static const int out[] = { 8, 10 }, twice[] = { 8, 8 };
+	static const struct topo_edge lone[] = {
+		E(0, 8), E(1, 8), E(2, 8), E(3, 8), E(4, 8), E(5, 8), E(6, 8), E(7, 8),
+	};
+
+	/* one rank more than the nodes hold: node 10 is on no edge */
+	c.nranks = 9;
+	rejects(&c, "edge list leaves node 10 unreachable from node 0");
+	c.nranks = 7;
+	rejects(&c, "switch 9 is outside the nodes 0..8 (7 ranks and 2 switches)");
+	c.nranks = 8;
+	c.switches = out;
+	rejects(&c, "switch 10 is outside the nodes 0..9 (8 ranks and 2 switches)");
+	c.switches = twice;
+	rejects(&c, "switch 8 is listed twice");
+	/* a switch on no edge */
+	c = edges_cfg(lone, G_N_ELEMENTS(lone), two_switch_ids, 2, 8);
+	rejects(&c, "edge list leaves switch 9 unreachable from node 0");
+}
+
+/* Through a switch: store-and-forward at every node, switch_link's
+ * parameters on the channels that touch one. */
+static void done_at(void *user, uint64_t bytes, bool done)
+{
+	(void)bytes;
+	if (done)
+		*(bool *)user = true;
+}
+
+static void test_switch_timing(void)
+{
+	struct fabric_config c = edges_cfg(two_switch, G_N_ELEMENTS(two_switch), two_switch_ids, 2, 8);
+
+	c.switch_link.lat_ps = SIM_NS(300);
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, &c, NULL);
+	bool done = false;
+
+	/* one full packet, three hops: rank -> sw8 -> sw9 -> rank */
+	fabric_send(f, 0, 5, 4096, ROUTE_SHORTEST, done_at, &done);
+	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_true(done);
+	sim_time_t ser = link_wire_ps(4096 + c.link.header_bytes, c.link.bw_bytes_per_s);
+
+	g_assert_cmpuint(sim_now(s), ==, 3 * (ser + SIM_NS(300)));
+	fabric_free(f);
+	sim_free(s);
+}
+
+/* ---- leaf-spine ---- */
+
+static struct fabric_config leafspine_cfg(int n, int leaves, int spines, double oversub,
+					  enum topo_routing routing)
+{
+	struct fabric_config c = cfg_of(&topo_leafspine_ops, n);
+
+	c.leaves = leaves;
+	c.spines = spines;
+	c.oversub = oversub;
+	c.routing = routing;
+	return c;
+}
+
+static void test_leafspine_routes(void)
+{
+	struct fabric_config c = leafspine_cfg(16, 4, 2, 1, TOPO_ROUTING_DEFAULT);
+	struct sim *s = sim_new(1);
+	g_autoptr(GError) err = NULL;
+	struct fabric *f = fabric_new(s, &c, &err);
+	g_autoptr(GArray) r = g_array_new(FALSE, FALSE, sizeof(int));
+
+	g_assert_no_error(err);
+	/* nodes: ranks 0..15, leaves 16..19, spines 20..21 */
+	g_assert_cmpint(fabric_channels(f), ==, 2 * 16 + 2 * 4 * 2);
+	g_assert_cmpint(fabric_degree(f, 16), ==, 4 + 2);
+	g_assert_cmpint(fabric_degree(f, 20), ==, 4);
+	g_assert_cmpint(fabric_diameter(f), ==, 4);
+	for (int a = 0; a < 16; a++)
+		for (int b = 0; b < 16; b++) {
+			if (a == b)
+				continue;
+			int h = fabric_route(f, a, b, ROUTE_SHORTEST, r);
+
+			if (a / 4 == b / 4) {
+				g_assert_cmpint(h, ==, 2);
+				g_assert_cmpint(g_array_index(r, int, 1), ==, 16 + a / 4);
+			} else {
+				g_assert_cmpint(h, ==, 4);
+				g_assert_cmpint(g_array_index(r, int, 1), ==, 16 + a / 4);
+				g_assert_cmpint(g_array_index(r, int, 2), >=, 20);
+				g_assert_cmpint(g_array_index(r, int, 3), ==, 16 + b / 4);
+			}
+		}
+	g_autofree char *leaf = fabric_node_name(f, 17), *spine = fabric_node_name(f, 21);
+
+	g_assert_cmpstr(leaf, ==, "leaf1");
+	g_assert_cmpstr(spine, ==, "spine1");
+	/* uplinks: 4 x 450 / (2 x 1) GB/s */
+	struct link_params p;
+
+	fabric_channel_params(f, fabric_channel_find(f, 16, 20), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, 900000000000ull);
+	fabric_channel_params(f, fabric_channel_find(f, 3, 16), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, 450000000000ull);
+	fabric_free(f);
+	sim_free(s);
+
+	/* defaults: 4 leaves of 4 (most nearly square), 4 spines */
+	c = leafspine_cfg(16, 0, 0, 0, TOPO_ROUTING_DEFAULT);
+	s = sim_new(1);
+	f = fabric_new(s, &c, NULL);
+	g_assert_cmpint(fabric_channels(f), ==, 2 * 16 + 2 * 4 * 4);
+	fabric_free(f);
+	sim_free(s);
+
+	static const struct { int n, leaves, spines; double r; const char *msg; } bad[] = {
+		{ 13, 0, 0, 1, "leafspine of 13 ranks needs explicit leaves: 13 is prime" },
+		{ 16, 3, 0, 1, "leafspine of 16 ranks needs a number of leaves that divides it, at least 2, got 3" },
+		{ 16, 1, 0, 1, "leafspine of 16 ranks needs a number of leaves that divides it, at least 2, got 1" },
+		{ 16, 4, 0, 0.5, "leafspine oversubscription must be between 1 and 64, got 0.5" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		c = leafspine_cfg(bad[i].n, bad[i].leaves, bad[i].spines, bad[i].r, TOPO_ROUTING_DEFAULT);
+		s = sim_new(1);
+		g_clear_error(&err);
+		g_assert_null(fabric_new(s, &c, &err));
+		g_assert_cmpstr(err->message, ==, bad[i].msg);
+		sim_free(s);
+	}
+}
+
+/* The spine a cross-leaf route of a leaf-spine takes. */
+static int spine_of(struct fabric *f, int a, int b)
+{
+	g_autoptr(GArray) r = g_array_new(FALSE, FALSE, sizeof(int));
+
+	g_assert_cmpint(fabric_route(f, a, b, ROUTE_SHORTEST, r), ==, 4);
+	return g_array_index(r, int, 2);
+}
+
+/* ECMP spreads the flows over the equal paths, the same way for the same
+ * seed and another way for another; dmodk takes spine = dst mod S. */
+static void test_leafspine_ecmp(void)
+{
+	enum { N = 64, L = 8, S = 8 };
+	struct fabric_config c = leafspine_cfg(N, L, S, 1, TOPO_ROUTING_ECMP);
+	struct sim *s1 = sim_new(7), *s2 = sim_new(7), *s3 = sim_new(8);
+	struct fabric *f1 = fabric_new(s1, &c, NULL), *f2 = fabric_new(s2, &c, NULL);
+	struct fabric *f3 = fabric_new(s3, &c, NULL);
+	int count[S] = { 0 }, flows = 0, differ = 0;
+
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++) {
+			if (a / (N / L) == b / (N / L))
+				continue;
+			int sp = spine_of(f1, a, b) - N - L;
+
+			g_assert_cmpint(sp, >=, 0);
+			g_assert_cmpint(sp, <, S);
+			count[sp]++;
+			flows++;
+			g_assert_cmpint(spine_of(f2, a, b), ==, sp + N + L);
+			differ += spine_of(f3, a, b) != sp + N + L;
+		}
+	/* 3584 flows, 448 a spine: each within 15 % */
+	for (int k = 0; k < S; k++) {
+		g_assert_cmpint(count[k], >, flows / S * 85 / 100);
+		g_assert_cmpint(count[k], <, flows / S * 115 / 100);
+	}
+	/* another seed: about 7 in 8 flows move */
+	g_assert_cmpint(differ, >, flows / 2);
+	fabric_free(f1);
+	fabric_free(f2);
+	fabric_free(f3);
+	sim_free(s1);
+	sim_free(s2);
+	sim_free(s3);
+
+	c.routing = TOPO_ROUTING_DMODK;
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, &c, NULL);
+
+	for (int a = 0; a < N; a += 3)
+		for (int b = 0; b < N; b++)
+			if (a / (N / L) != b / (N / L))
+				g_assert_cmpint(spine_of(f, a, b), ==, N + L + b % S);
+	fabric_free(f);
+	sim_free(s);
+}
+
+struct perm {
+	int left;
+	sim_time_t last;
+	struct sim *s;
+};
+
+static void perm_done(void *user, uint64_t bytes, bool done)
+{
+	struct perm *p = user;
+
+	(void)bytes;
+	if (done) {
+		p->left--;
+		p->last = sim_now(p->s);
+	}
+}
+
+/* Every rank i sends `bytes` to i + N/2: every flow crosses from one half
+ * of the leaves to the other. Returns the time the last one arrived and
+ * max/mean of the payload on the leaf -> spine channels. */
+static sim_time_t permutation(const struct fabric_config *c, uint64_t seed, uint64_t bytes,
+			      double *max_mean)
+{
+	int n = c->nranks, l = c->leaves, sp = c->spines;
+	struct perm p = { .left = n, .s = sim_new(seed) };
+	g_autoptr(GError) err = NULL;
+	struct fabric *f = fabric_new(p.s, c, &err);
+	uint64_t sum = 0, max = 0;
+
+	g_assert_no_error(err);
+	for (int i = 0; i < n; i++)
+		fabric_send(f, i, (i + n / 2) % n, bytes, ROUTE_SHORTEST, perm_done, &p);
+	sim_run(p.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpint(p.left, ==, 0);
+	for (int a = 0; a < l; a++)
+		for (int b = 0; b < sp; b++) {
+			struct channel_stats st;
+
+			fabric_channel_stats(f, fabric_channel_find(f, n + a, n + l + b), &st);
+			sum += st.payload_bytes;
+			max = MAX(max, st.payload_bytes);
+		}
+	*max_mean = (double)max / ((double)sum / (l * sp));
+	fabric_free(f);
+	sim_free(p.s);
+	return p.last;
+}
+
+/* Bisection bandwidth of a leaf-spine at 1:1 and 2:1, measured with the
+ * crossing permutation under dmodk routing (no two flows of a leaf share an
+ * uplink), against L/2 x h x B / r (payload rate: B x P / (P + H)). */
+static void test_leafspine_bisection(void)
+{
+	enum { N = 16, L = 4, S = 4, H = N / L };
+	const uint64_t bytes = 8 * 1024 * 1024;
+
+	for (int r = 1; r <= 2; r++) {
+		struct fabric_config c = leafspine_cfg(N, L, S, r, TOPO_ROUTING_DMODK);
+		double mm, mm_ecmp;
+
+		c.link.lat_ps = c.switch_link.lat_ps = SIM_NS(10);
+		sim_time_t t = permutation(&c, 1, bytes, &mm);
+		double b = (double)c.link.bw_bytes_per_s * c.link.max_payload_bytes /
+			   (c.link.max_payload_bytes + c.link.header_bytes);
+		double want = L / 2.0 * H * b / r;
+		double got = N / 2.0 * (double)bytes / ((double)t * 1e-12);
+
+		g_test_message("leafspine %d:1 bisection: measured %.2f GB/s, analytical %.2f GB/s "
+			       "(%+.3f %%)", r, got / 1e9, want / 1e9, (got / want - 1) * 100);
+		g_assert_cmpfloat(fabs(got / want - 1), <, 0.02);
+		g_assert_cmpfloat(mm, ==, 1.0);
+
+		c.routing = TOPO_ROUTING_ECMP;
+		sim_time_t te = permutation(&c, 1, bytes, &mm_ecmp);
+
+		g_test_message("leafspine %d:1 ECMP: %.2f GB/s, uplink load max/mean %.2f", r,
+			       N / 2.0 * (double)bytes / ((double)te * 1e-12) / 1e9, mm_ecmp);
+		g_assert_cmpuint(te, >=, t);
+	}
+}
+
+/* A switch with per-port bandwidth: rank i's link runs at ports[i] both
+ * ways, so a message is serialised at the slower of its two ports. */
+static void test_switch_ports(void)
+{
+	static const uint64_t ports[] = { 450000000000ull, 450000000000ull, 100000000000ull,
+					  450000000000ull };
+	struct fabric_config c = cfg_of(&topo_switch_ops, 4);
+
+	c.ports = ports;
+	c.nports = 4;
+	for (int dst = 1; dst <= 2; dst++) {
+		struct sim *s = sim_new(1);
+		struct fabric *f = fabric_new(s, &c, NULL);
+		bool done = false;
+		struct link_params p;
+
+		fabric_channel_params(f, fabric_channel_find(f, 4, 2), &p);
+		g_assert_cmpuint(p.bw_bytes_per_s, ==, 100000000000ull);
+		fabric_channel_params(f, fabric_channel_find(f, 2, 4), &p);
+		g_assert_cmpuint(p.bw_bytes_per_s, ==, 100000000000ull);
+		/* one packet, two hops: 0 -> sw at 450, sw -> dst at its port */
+		fabric_send(f, 0, dst, 4096, ROUTE_SHORTEST, done_at, &done);
+		sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_true(done);
+		g_assert_cmpuint(sim_now(s), ==,
+				 link_wire_ps(4128, 450000000000ull) + link_wire_ps(4128, ports[dst]) +
+				 2 * c.link.lat_ps);
+		fabric_free(f);
+		sim_free(s);
+	}
+	c.nports = 3;
+	g_autoptr(GError) err = NULL;
+	struct sim *s = sim_new(1);
+
+	g_assert_null(fabric_new(s, &c, &err));
+	g_assert_cmpstr(err->message, ==, "switch of 4 ranks needs one port bandwidth per rank, got 3");
+	sim_free(s);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/topo/registry/find", test_registry);
+	g_test_add_func("/topo/registry/routes-are-paths", test_routes_are_paths);
+	g_test_add_func("/topo/edges/two-switch", test_two_switch);
+	g_test_add_func("/topo/edges/switch-ids-anywhere", test_switch_ids_anywhere);
+	g_test_add_func("/topo/edges/switch-errors", test_switch_errors);
+	g_test_add_func("/topo/edges/switch-timing", test_switch_timing);
+	g_test_add_func("/topo/switch/ports", test_switch_ports);
+	g_test_add_func("/topo/leafspine/routes", test_leafspine_routes);
+	g_test_add_func("/topo/leafspine/ecmp", test_leafspine_ecmp);
+	g_test_add_func("/topo/leafspine/bisection", test_leafspine_bisection);
+	return g_test_run();
+}
