@@ -348,7 +348,7 @@ static void test_stream_window_exact(void)
 			if (k + 1 == n)
 				t[k] += s + p.lat_ps; /* its delivery */
 		}
-		struct fabric_config cfg = { .kind = TOPO_RING, .nranks = 2, .link = p };
+		struct fabric_config cfg = { .topo = &topo_ring_ops, .nranks = 2, .link = p };
 		struct world wd;
 
 		world_init(&wd, &cfg, 1);
