@@ -236,6 +236,16 @@ int topo_route(const struct topo *t, int src, int dst, enum route_hint hint,
 	return t->ops->route(t, src, dst, hint, nodes, vcs);
 }
 
+int topo_near_square(int n)
+{
+	int best = 1;
+
+	for (int a = 1; (long)a * a <= n; a++)
+		if (n % a == 0)
+			best = a;
+	return best;
+}
+
 int topo_ring_step(int a, int b, int n, int src_coord)
 {
 	int fwd = ((b - a) % n + n) % n;

@@ -109,6 +109,10 @@ char *topo_node_name(const struct topo *t, int u);
 /* Appends the channel u -> v (nothing when u = v). */
 void topo_add_chan(GArray *chans, int u, int v, bool to_switch, uint64_t bw, sim_time_t lat);
 
+/* The largest divisor of n that is <= sqrt(n): a torus's first dimension,
+ * a leaf-spine's default leaves. */
+int topo_near_square(int n);
+
 /* The step (+1 or -1) that takes coordinate a to b on a ring of n the short
  * way; at an exact half (even n) even sources (src_coord) step +1, odd -1. */
 int topo_ring_step(int a, int b, int n, int src_coord);

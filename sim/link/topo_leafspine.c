@@ -22,20 +22,9 @@
 
 #define MAX_OVERSUB 64.0
 
-/* The largest divisor of n that is <= sqrt(n). */
-static int near_square(int n)
-{
-	int best = 1;
-
-	for (int a = 1; (long)a * a <= n; a++)
-		if (n % a == 0)
-			best = a;
-	return best;
-}
-
 static int leaves_of(const struct fabric_config *cfg)
 {
-	return cfg->leaves ? cfg->leaves : near_square(cfg->nranks);
+	return cfg->leaves ? cfg->leaves : topo_near_square(cfg->nranks);
 }
 
 static int spines_of(const struct fabric_config *cfg)

@@ -6,23 +6,12 @@
 #include "sim/link/topo.h"
 #include "sim/link/topos.h"
 
-/* The largest divisor of n that is <= sqrt(n). */
-static int near_square(int n)
-{
-	int best = 1;
-
-	for (int a = 1; (long)a * a <= n; a++)
-		if (n % a == 0)
-			best = a;
-	return best;
-}
-
 static bool torus_admit(const struct fabric_config *cfg, struct topo_shape *shape, GError **error)
 {
 	int n = cfg->nranks, dx = cfg->dims[0], dy = cfg->dims[1];
 
 	if (dx == 0 && dy == 0) {
-		dx = near_square(n);
+		dx = topo_near_square(n);
 		dy = n / dx;
 		if (dx == 1) {
 			g_set_error(error, LINK_ERROR, LINK_ERROR_RANKS,
