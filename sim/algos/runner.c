@@ -755,10 +755,8 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 				g_assert(dep < i);
 				rr->dep_first[dep + 1]++;
 			}
-			/* a copy-send's copy is work of its own only without an engine
-			 * (w is a send's engine progress otherwise) */
-			if (op->kind == SOP_COPY || op->kind == SOP_REDUCE ||
-			    (op->kind == SOP_COPY_SEND && !paxi_get_params(px)->engine))
+			/* w is a send's engine progress otherwise */
+			if (op_local_pass(o))
 				o->w.local_bytes = units_bytes(s, elems, elem_bytes, op->src_off, op->count);
 			if (is_send(op->kind)) {
 				uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;

@@ -1205,21 +1205,13 @@ static double run_chain(const struct platform *pl, uint64_t bytes, bool fuse)
 	return us;
 }
 
-/* copy_send (NCCL's copySend): the Broadcast root's copy into its output
- * travels with its send. On a GPU's engine it is one pass over the data at
- * the slower of the copy and the channels' rates, so the fused chain saves
- * the copy the plain chain runs after its send (256 MiB at 2150 GB/s: 124.9
- * us, plus the local op's round); on a platform without an engine the copy
- * runs on the reducer beside the send and costs nothing the send does not. */
+/* The latency of the one line `g5 sim ARGS --json` prints. */
 static double sim_us(const char *args)
 {
 	g_autofree char *out = NULL, *err = NULL;
 
 	g_assert_cmpint(g5(args, &out, &err), ==, 0);
-	const char *at = strstr(out, "\"latency_us\": ");
-
-	g_assert_nonnull(at);
-	return g_ascii_strtod(at + strlen("\"latency_us\": "), NULL);
+	return json_latency(out);
 }
 
 /* g5 sim -n N: the time of one call among N back to back, as g5x and
@@ -1246,6 +1238,12 @@ static void test_sim_iters(void)
 	g_assert_nonnull(strstr(out, ", \"iters\": 20}"));
 }
 
+/* copy_send (NCCL's copySend): the Broadcast root's copy into its output
+ * travels with its send. On a GPU's engine it is one pass over the data at
+ * the slower of the copy and the channels' rates, so the fused chain saves
+ * the copy the plain chain runs after its send (256 MiB at 2150 GB/s: 124.9
+ * us, plus the local op's round); on a platform without an engine the copy
+ * runs on the reducer beside the send and costs nothing the send does not. */
 static void test_copy_send(void)
 {
 	struct platform pl;
