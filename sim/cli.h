@@ -39,5 +39,6 @@ int cmd_plot(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_algos(int argc, char **argv);
+int cmd_workload(int argc, char **argv);
 
 #endif
