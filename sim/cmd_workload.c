@@ -8,14 +8,10 @@
 
 #include "sim/cli.h"
 #include "sim/config.h"
-#include "sim/util/quote.h"
-#include "sim/util/units.h"
 #include "sim/workload.h"
 
 static void summary(const struct workload *w)
 {
-	char a[32];
-
 	printf("workload %s: %d ranks, %d streams (", w->name, w->nranks, w->nstreams);
 	for (int i = 0; i < w->nstreams; i++)
 		printf("%s%s", i ? ", " : "", w->streams[i]);
@@ -23,13 +19,13 @@ static void summary(const struct workload *w)
 	for (int i = 0; i < w->ncomms; i++)
 		printf("communicator %s: %d group%s of %d\n", w->comms[i].name, w->comms[i].ngroups,
 		       w->comms[i].ngroups == 1 ? "" : "s", w->comms[i].group_size);
-	printf("# rank  ops  collectives  coll_bytes  compute_us\n");
+	printf("# rank  ops  collectives  coll_MiB  compute_us\n");
 	for (int r = 0; r < w->nranks; r++) {
 		struct wl_totals t;
 
 		workload_totals(w, r, &t);
-		printf("%6d %4u %12u %11s %11.3f\n", r, w->progs[r].nops, t.colls,
-		       units_format_size(t.coll_bytes, a, sizeof(a)), (double)t.compute_ps / 1e6);
+		printf("%6d %4u %12u %9.3f %11.3f\n", r, w->progs[r].nops, t.colls,
+		       (double)t.coll_bytes / (1 << 20), (double)t.compute_ps / 1e6);
 	}
 }
 
@@ -104,6 +100,8 @@ int cmd_workload(int argc, char **argv)
 		remove(out);
 		goto done;
 	}
+	fprintf(stderr, "%s: wrote %s (%d ranks, from %d trace%s)\n", prog, out, w->nranks,
+		argc - 1, argc == 2 ? "" : "s");
 	summary(w);
 	rc = 0;
 done:

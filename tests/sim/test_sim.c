@@ -658,7 +658,8 @@ static void test_cli_help_examples(void)
 {
 	static const char *const cmds[] = { "sim", "run", "plot", "bench", "bench engine", "bench fabric",
 					    "bench scale",
-					    "schedule", "verify", "algos", "compare", "calibrate" };
+					    "schedule", "verify", "algos", "compare", "calibrate",
+					    "workload" };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
 		g_autofree char *args = g_strdup_printf("%s --help", cmds[i]);
@@ -681,6 +682,75 @@ static void test_cli_help_examples(void)
 		g_assert_cmpuint(n, >=, 2);
 		g_assert_cmpuint(n, <=, 3);
 	}
+}
+
+/* `g5 workload`: --check prints what a file holds, a damaged file is named
+ * with its line and column (exit 2), --import writes the file, says so and
+ * reads it back; a failed import leaves no file; usage errors exit 2. */
+static void test_cli_workload(void)
+{
+	g_autofree char *d = g_dir_make_tmp("g5-wl-XXXXXX", NULL);
+	g_autofree char *w = g_build_filename(d, "w.yaml", NULL);
+	g_autofree char *bad = g_build_filename(d, "bad.yaml", NULL);
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("workload --check experiments/workloads/tp-dp-8.yaml", &out, &err), ==, 0);
+	g_assert_true(g_str_has_prefix(out, "workload tp-dp-8: 8 ranks, 2 streams (compute, comm)\n"
+					    "communicator tp: 4 groups of 2\n"
+					    "communicator dp: 2 groups of 4\n"));
+	/* every rank: 7 ops, 3 collectives (16 + 16 + 200 MiB), 6.2 ms of compute */
+	g_assert_nonnull(strstr(out, "\n     5    7            3   232.000    6200.000\n"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+
+	g_assert_true(g_file_set_contents(bad, "schema_version: 1\nranks: 2\nprogram:\n"
+					       "  - {allreduce: 1MiB, comm: tp}\n", -1, NULL));
+	g_autofree char *a1 = g_strdup_printf("workload --check %s", bad);
+
+	g_assert_cmpint(g5(a1, &out, &err), ==, 2);
+	g_autofree char *want = g_strdup_printf("g5 workload: %s:4:29: 'program[0]': unknown communicator 'tp'", bad);
+
+	g_assert_true(g_str_has_prefix(err, want));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+
+	g_autofree char *a2 = g_strdup_printf("workload --import tests/workload/data/torch-gloo-w2-rank0.json "
+					      "tests/workload/data/torch-gloo-w2-rank1.json -o %s", w);
+	g_autofree char *want2 = g_strdup_printf("g5 workload: wrote %s (2 ranks, from 2 traces)\n", w);
+
+	g_assert_cmpint(g5(a2, &out, &err), ==, 0);
+	g_assert_cmpstr(err, ==, want2);
+	g_assert_true(g_str_has_prefix(out, "workload torch-trace: 2 ranks"));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_autofree char *a3 = g_strdup_printf("workload --check %s", w);
+
+	g_assert_cmpint(g5(a3, &out, &err), ==, 0);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_remove(w);
+
+	g_autofree char *a4 = g_strdup_printf("workload --import tests/workload/data/torch-nccl-w1-rank0.json -o %s", w);
+
+	g_assert_cmpint(g5(a4, &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "a world of 1 rank"));
+	g_assert_false(g_file_test(w, G_FILE_TEST_EXISTS));
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+
+	static const char *const usage[] = {
+		"workload", "workload --check", "workload --check a.yaml b.yaml",
+		"workload --import x.json", "workload --check --import x.json -o y.yaml",
+		"workload --bogus",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(usage); i++) {
+		g_assert_cmpint(g5(usage[i], &out, &err), ==, 2);
+		g_assert_true(g_str_has_prefix(err, "g5 workload: "));
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+	}
+	g_remove(bad);
+	g_rmdir(d);
 }
 
 /* A file written on request is named on stderr (stdout keeps the results,
@@ -1499,6 +1569,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/nccl-tests", test_cli_nccl_tests);
 	g_test_add_func("/sim/cli/says-what-it-wrote", test_cli_says_what_it_wrote);
 	g_test_add_func("/sim/cli/help-examples", test_cli_help_examples);
+	g_test_add_func("/sim/cli/workload", test_cli_workload);
 	g_test_add_func("/sim/cli/verbose-table-first", test_cli_verbose_order);
 	g_test_add_func("/sim/cli/stdout-full", test_cli_stdout_full);
 	g_test_add_func("/sim/cli/schedule-verified", test_cli_schedule_verified);
