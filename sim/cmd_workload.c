@@ -1,14 +1,21 @@
 /* `g5 workload`: workload files (sim/workload.h, docs/workload.md).
+ *   g5 workload FILE --platform P.yaml [-o DIR]  run it: step time, exposed
+ *                                        communication, per collective its time
  *   g5 workload --check FILE             read and check FILE, print what it holds
  *   g5 workload --import TRACE... -o W   PyTorch profiler traces to a workload file
- * An import is written whole or not at all, then read back with the file
- * reader's checks. */
+ * Every file is written whole or not at all; an import is read back with the
+ * file reader's checks. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "sim/cli.h"
 #include "sim/config.h"
+#include "sim/util/files.h"
+#include "sim/util/quote.h"
 #include "sim/workload.h"
+#include "sim/workload_run.h"
 
 static void summary(const struct workload *w)
 {
@@ -29,27 +36,208 @@ static void summary(const struct workload *w)
 	}
 }
 
+static double us(sim_time_t ps)
+{
+	return (double)ps / 1e6;
+}
+
+/* Calls of the same collective, size, dtype, communicator and algorithm,
+ * in order of their first call. */
+struct kind {
+	const struct wl_call *first;
+	uint32_t n;
+	sim_time_t sum_ps, max_ps;
+};
+
+static GArray *kinds_of(const struct workload *w, const struct workload_result *res)
+{
+	GArray *k = g_array_new(FALSE, FALSE, sizeof(struct kind));
+
+	for (guint i = 0; i < res->calls->len; i++) {
+		const struct wl_call *c = &g_array_index(res->calls, struct wl_call, i);
+		sim_time_t t = c->end_ps - c->start_ps;
+		guint j;
+
+		for (j = 0; j < k->len; j++) {
+			const struct wl_call *f = g_array_index(k, struct kind, j).first;
+
+			if (f->op->coll == c->op->coll && f->op->bytes == c->op->bytes &&
+			    f->op->dtype == c->op->dtype && f->comm == c->comm && !strcmp(f->algo, c->algo))
+				break;
+		}
+		if (j == k->len) {
+			struct kind x = { .first = c };
+
+			g_array_append_val(k, x);
+		}
+		struct kind *x = &g_array_index(k, struct kind, j);
+
+		x->n++;
+		x->sum_ps += t;
+		x->max_ps = MAX(x->max_ps, t);
+	}
+	(void)w;
+	return k;
+}
+
+static void report(const struct workload *w, const char *platform, const char *mode,
+		   uint64_t seed, const struct workload_result *res)
+{
+	struct wl_rank_stats mx = { 0 };
+
+	for (int r = 0; r < res->nranks; r++) {
+		mx.compute_ps = MAX(mx.compute_ps, res->ranks[r].compute_ps);
+		mx.comm_ps = MAX(mx.comm_ps, res->ranks[r].comm_ps);
+		mx.exposed_ps = MAX(mx.exposed_ps, res->ranks[r].exposed_ps);
+	}
+	printf("# workload %s on %s: %d ranks, mode %s, seed %" G_GUINT64_FORMAT ", %u calls\n",
+	       w->name, platform, w->nranks, mode, seed, res->calls->len);
+	printf("step_us %.3f  compute_us %.3f  comm_us %.3f  exposed_us %.3f  (the most of any rank)\n",
+	       us(res->step_ps), us(mx.compute_ps), us(mx.comm_ps), us(mx.exposed_ps));
+	printf("# collective     comm        bytes  dtype  algo        calls   mean_us    max_us  share_%%\n");
+
+	g_autoptr(GArray) k = kinds_of(w, res);
+
+	for (guint i = 0; i < k->len; i++) {
+		const struct kind *x = &g_array_index(k, struct kind, i);
+		const struct wl_op *o = x->first->op;
+
+		printf("  %-14s %-8s %12" G_GUINT64_FORMAT "  %-5s  %-10s %6u %9.3f %9.3f %8.2f\n",
+		       coll_name(o->coll), w->comms[x->first->comm].name, o->bytes,
+		       dtype_name((enum dtype)o->dtype), x->first->algo, x->n,
+		       us(x->sum_ps) / x->n, us(x->max_ps),
+		       res->step_ps ? 100.0 * (double)x->sum_ps / (double)res->step_ps : 0);
+	}
+}
+
+/* DIR/calls.csv, DIR/ranks.csv and DIR/trace.json. */
+static bool write_outputs(const struct workload *w, const struct workload_result *res,
+			  const char *dir, GError **error)
+{
+	if (g_mkdir_with_parents(dir, 0755)) {
+		g_set_error(error, FILES_ERROR, FILES_ERROR_IO, "%s: %s", dir, g_strerror(errno));
+		return false;
+	}
+	GString *c = g_string_new("call,comm,group,k,collective,bytes,dtype,algo,start_us,end_us,"
+				  "time_us,share\n");
+
+	for (guint i = 0; i < res->calls->len; i++) {
+		const struct wl_call *x = &g_array_index(res->calls, struct wl_call, i);
+
+		g_string_append_printf(c, "%u,%s,%d,%u,%s,%" G_GUINT64_FORMAT ",%s,%s,%.6f,%.6f,%.6f,%.6f\n",
+				       i, w->comms[x->comm].name, x->group, x->k, coll_name(x->op->coll),
+				       x->op->bytes, dtype_name((enum dtype)x->op->dtype), x->algo,
+				       us(x->start_ps), us(x->end_ps), us(x->end_ps - x->start_ps),
+				       res->step_ps ? (double)(x->end_ps - x->start_ps) / (double)res->step_ps : 0);
+	}
+	GString *r = g_string_new("rank,end_us,compute_us,comm_us,exposed_us\n");
+
+	for (int i = 0; i < res->nranks; i++)
+		g_string_append_printf(r, "%d,%.6f,%.6f,%.6f,%.6f\n", i, us(res->ranks[i].end_ps),
+				       us(res->ranks[i].compute_ps), us(res->ranks[i].comm_ps),
+				       us(res->ranks[i].exposed_ps));
+	g_autofree char *pc = g_build_filename(dir, "calls.csv", NULL);
+	g_autofree char *pr = g_build_filename(dir, "ranks.csv", NULL);
+	g_autofree char *pt = g_build_filename(dir, "trace.json", NULL);
+	bool ok = files_write(pc, c->str, c->len, error) && files_write(pr, r->str, r->len, error) &&
+		  workload_trace_write(w, res, pt, error);
+
+	g_string_free(c, TRUE);
+	g_string_free(r, TRUE);
+	return ok;
+}
+
+static int run_file(const char *prog, const char *file, const char *platform, char **set,
+		    const char *mode_name, gint64 seed, const char *dir)
+{
+	struct platform pl;
+	struct workload_run_opts ro = { .plat = &pl, .seed = (uint64_t)seed };
+	struct workload_result res = { 0 };
+	GError *err = NULL;
+	struct workload *w = NULL;
+	int rc = 2;
+
+	if (!config_platform_load(platform, &pl, &err)) {
+		fprintf(stderr, "%s: %s\n", prog, err->message);
+		g_error_free(err);
+		return 2;
+	}
+	for (char **kv = set; kv && *kv; kv++) {
+		g_auto(GStrv) parts = g_strsplit(*kv, "=", 2);
+
+		if (!parts[0] || !parts[1]) {
+			cli_usage_error(prog, "--set must look like KEY=VALUE, got '%s'", quote_text(*kv).s);
+			goto out;
+		}
+		if (!config_platform_set(&pl, parts[0], parts[1], &err)) {
+			cli_usage_error(prog, "--set %s", err->message);
+			goto out;
+		}
+	}
+	if (mode_name && !platform_mode_parse(mode_name, &ro.mode)) {
+		cli_usage_error(prog, "--mode must be single or mpi, got '%s'", quote_text(mode_name).s);
+		goto out;
+	}
+	if (seed < 0) {
+		cli_usage_error(prog, "--seed must be 0 or more, got %" G_GINT64_FORMAT, seed);
+		goto out;
+	}
+	w = workload_load(file, &err);
+	if (!w) {
+		fprintf(stderr, "%s: %s\n", prog, err->message);
+		goto out;
+	}
+	rc = 1;
+	if (!workload_run(w, &ro, &res, &err)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, file, err->message);
+		goto out;
+	}
+	if (dir && !write_outputs(w, &res, dir, &err)) {
+		fprintf(stderr, "%s: %s\n", prog, err->message);
+		goto out;
+	}
+	report(w, pl.name ? pl.name : platform, platform_mode_name(ro.mode), ro.seed, &res);
+	if (dir)
+		fprintf(stderr, "%s: wrote %s/calls.csv, ranks.csv and trace.json\n", prog, dir);
+	rc = 0;
+out:
+	if (err)
+		g_error_free(err);
+	workload_result_clear(&res);
+	workload_free(w);
+	platform_release(&pl);
+	return rc;
+}
+
 int cmd_workload(int argc, char **argv)
 {
 	gboolean check = FALSE, import = FALSE;
-	char *out = NULL;
+	char *out = NULL, *platform = NULL, *mode = NULL;
+	char **set = NULL;
+	gint64 seed = 1;
 	GOptionEntry entries[] = {
+		{ "platform", 'p', 0, G_OPTION_ARG_FILENAME, &platform, "run FILE on this platform", "P.yaml" },
+		{ "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &set, "override a platform key (repeatable)", "KEY=VALUE" },
+		{ "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "single (default) or mpi: the launch cost of each collective", "M" },
+		{ "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "RNG seed (1)", "N" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+		  "a run: the directory for calls.csv, ranks.csv, trace.json; --import: the workload file",
+		  "PATH" },
 		{ "check", 0, 0, G_OPTION_ARG_NONE, &check, "read and check a workload file", NULL },
 		{ "import", 0, 0, G_OPTION_ARG_NONE, &import,
 		  "import PyTorch profiler traces (one, or one per rank)", NULL },
-		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the workload file --import writes",
-		  "W.yaml" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	const char *prog = argv[0];
-	GOptionContext *ctx = g_option_context_new("FILE|TRACE... - workload files: check one, or "
-						   "import PyTorch traces into one");
+	GOptionContext *ctx = g_option_context_new("FILE|TRACE... - run a workload file on a "
+						   "platform, check one, or import PyTorch traces");
 	GError *err = NULL;
 	struct workload *w = NULL;
 	int rc = 2;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	g_option_context_set_description(ctx, "Examples:\n"
+					 "  g5 workload experiments/workloads/tp-dp-8.yaml --platform configs/platforms/seed-ring8.yaml\n"
 					 "  g5 workload --check experiments/workloads/fsdp-16.yaml\n"
 					 "  g5 workload --import trace-rank0.json -o step.yaml\n");
 	bool parsed = cli_parse(ctx, prog, &argc, &argv);
@@ -57,14 +245,30 @@ int cmd_workload(int argc, char **argv)
 	g_option_context_free(ctx);
 	if (!parsed)
 		goto done;
-	rc = 2;
-	if (check == import) {
-		cli_usage_error(prog, "give one of --check FILE or --import TRACE... -o W.yaml");
+	if (check && import) {
+		cli_usage_error(prog, "give one of --check FILE, --import TRACE... -o W.yaml or FILE --platform P.yaml");
 		goto done;
 	}
 	if (argc < 2) {
-		cli_usage_error(prog, "%s needs %s", check ? "--check" : "--import",
-				check ? "a workload file" : "at least one trace");
+		cli_usage_error(prog, "%s", check ? "--check needs a workload file"
+					  : import ? "--import needs at least one trace"
+						   : "give a workload file (and --platform P.yaml)");
+		goto done;
+	}
+	if (!check && !import) {
+		if (argc != 2) {
+			cli_usage_error(prog, "unexpected argument '%s'", quote_text(argv[2]).s);
+			goto done;
+		}
+		if (!platform) {
+			cli_usage_error(prog, "running a workload needs --platform P.yaml");
+			goto done;
+		}
+		rc = run_file(prog, argv[1], platform, set, mode, seed, out);
+		goto done;
+	}
+	if (platform || set || mode) {
+		cli_usage_error(prog, "--platform, --set and --mode are for running a workload");
 		goto done;
 	}
 	if (check) {
@@ -85,11 +289,9 @@ int cmd_workload(int argc, char **argv)
 		cli_usage_error(prog, "--import needs --output W.yaml");
 		goto done;
 	}
-	rc = 1;
 	w = workload_import_torch((const char *const *)argv + 1, argc - 1, &err);
 	if (!w || !workload_write(w, out, &err)) {
 		fprintf(stderr, "%s: %s\n", prog, err->message);
-		rc = 2;
 		goto done;
 	}
 	workload_free(w);
@@ -109,5 +311,8 @@ done:
 		g_error_free(err);
 	workload_free(w);
 	g_free(out);
+	g_free(platform);
+	g_free(mode);
+	g_strfreev(set);
 	return rc;
 }

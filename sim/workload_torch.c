@@ -698,6 +698,8 @@ static bool build_program(const struct trace *t, bool replicate, GPtrArray *comm
 
 			m->name = world ? g_strdup("world")
 					: g_strdup_printf("pg%s", e->pg_name ? e->pg_name : "");
+			/* a communicator's name is letters, digits, '-', '_' and '.' */
+			g_strcanon(m->name, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "-_.", '_');
 			for (guint k = 0; k < comms->len; k++)
 				if (!strcmp(((struct wl_comm *)comms->pdata[k])->name, m->name)) {
 					g_free(m->name);

@@ -74,7 +74,16 @@ struct runner {
 	uint32_t calls;       /* back-to-back calls simulated, >= 1 */
 	sim_time_t overhead_ps, issue_ps;
 	sim_time_t *call_end; /* per call: the end of its last op, any rank */
+	const int *node_of;   /* a job's: the fabric node of each schedule rank; NULL: the same */
+	void (*rank_done)(void *user, int rank); /* a job's: a rank's ops are all done */
+	void *user;
 };
+
+/* The fabric node that schedule rank `rank` runs on. */
+static int node(const struct runner *r, int rank)
+{
+	return r->node_of ? r->node_of[rank] : rank;
+}
 
 static void launch_next(struct runner *r, int rank, uint32_t call);
 
@@ -151,7 +160,7 @@ static void op_process(struct run_op *o)
 		if (!o->reducing && o->usable > o->processed) {
 			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
-			paxi_engine_work(o->r->px, o->rank, o->op->lane, o->processed, o->usable,
+			paxi_engine_work(o->r->px, node(o->r, o->rank), o->op->lane, o->processed, o->usable,
 					 is_reducing(k), o->in, o->out,
 					 o->out ? on_forward : NULL, on_reduced, o);
 			return;
@@ -192,7 +201,7 @@ static void send_move(struct run_op *o)
 	if (o->w.send.moved == total)
 		return;
 	o->w.send.moving = round ? o->w.send.moved + MIN(round, total - o->w.send.moved) : total;
-	paxi_engine_work(o->r->px, o->rank, o->op->lane, o->w.send.moved, o->w.send.moving, false, NULL, o->out,
+	paxi_engine_work(o->r->px, node(o->r, o->rank), o->op->lane, o->w.send.moved, o->w.send.moving, false, NULL, o->out,
 			 on_moving, on_moved, o);
 }
 
@@ -219,7 +228,7 @@ static void op_start(struct run_op *o)
 
 	o->t_start = sim_now(r->sim);
 	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
-		paxi_unit_setup(r->px, o->rank, o->op->lane, on_op_setup, o);
+		paxi_unit_setup(r->px, node(r, o->rank), o->op->lane, on_op_setup, o);
 		return;
 	}
 	op_begin(o);
@@ -252,7 +261,7 @@ static void op_begin(struct run_op *o)
 			paxi_txn_supply(o->out, 0);
 	}
 	if (op_local_pass(o)) {
-		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, o->rank, o->op->lane,
+		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, node(r, o->rank), o->op->lane,
 							    o->w.local_bytes, on_local_done, o);
 		return;
 	}
@@ -283,8 +292,11 @@ static void op_try_finish(struct run_op *o)
 	r->t_end = MAX(r->t_end, o->t_end);
 	r->call_end[o->call] = MAX(r->call_end[o->call], o->t_end);
 	r->left--;
-	if (--r->ranks[o->rank].call_left[o->call] == 0)
+	if (--r->ranks[o->rank].call_left[o->call] == 0) {
 		launch_next(r, o->rank, o->call);
+		if (r->rank_done)
+			r->rank_done(r->user, o->rank);
+	}
 	struct run_rank *rr = &r->ranks[o->rank];
 
 	for (uint32_t i = rr->dep_first[o->idx]; i < rr->dep_first[o->idx + 1]; i++) {
@@ -693,50 +705,36 @@ static bool match(struct runner *r, GError **error)
 	return ok;
 }
 
-static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
-		sim_time_t overhead_ps, uint64_t max_events, const struct runner_launches *bb,
-		struct runner_result *res, bool spans, GError **error)
+/* Builds r's ranks and ops for its schedule r->s and matches them; the
+ * transactions are created on r->px. */
+static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError **error)
 {
-	struct sim *sim = paxi_sim(px);
-	uint32_t timed = bb && bb->calls > 1 ? bb->calls : 1;
-	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1),
-			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED),
-			    .overhead_ps = overhead_ps, .issue_ps = bb ? bb->issue_ps : 0 };
+	const struct sched *s = r->s;
+	struct paxi *px = r->px;
 	uint64_t elems = bytes / elem_bytes;
-	bool ok = false;
 
-	memset(res, 0, sizeof(*res));
-	res->steps = g_array_new(FALSE, TRUE, sizeof(struct runner_step));
-	/* a match key, peer x nlanes + lane, holds every rank and lane */
-	G_STATIC_ASSERT((uint64_t)SCHED_MAX_RANKS * SCHED_MAX_LANES <= UINT32_MAX);
-	g_assert(s->nranks <= SCHED_MAX_RANKS && r.nlanes <= SCHED_MAX_LANES);
-	if (s->nunits == 0) {
-		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
-			    "schedule has no units to run");
-		return false;
-	}
-	r.ranks = g_new0(struct run_rank, s->nranks);
-	r.call_end = g_new0(sim_time_t, r.calls);
+	r->ranks = g_new0(struct run_rank, s->nranks);
+	r->call_end = g_new0(sim_time_t, r->calls);
 
 	for (int rank = 0; rank < s->nranks; rank++) {
-		struct run_rank *rr = &r.ranks[rank];
+		struct run_rank *rr = &r->ranks[rank];
 		const struct sched_rank *sr = &s->ranks[rank];
 
 		uint32_t per = sr->ops->len; /* ops of one call */
 
-		rr->nops = per * r.calls;
+		rr->nops = per * r->calls;
 		rr->ops = g_new0(struct run_op, rr->nops ? rr->nops : 1);
-		rr->lane_next = g_new0(uint32_t, r.nlanes);
-		rr->lane_ops = g_new0(GArray *, r.nlanes);
-		rr->call_left = g_new0(uint32_t, r.calls);
+		rr->lane_next = g_new0(uint32_t, r->nlanes);
+		rr->lane_ops = g_new0(GArray *, r->nlanes);
+		rr->call_left = g_new0(uint32_t, r->calls);
 		rr->dep_first = g_new0(uint32_t, (gsize)rr->nops + 1);
-		for (uint32_t l = 0; l < r.nlanes; l++)
+		for (uint32_t l = 0; l < r->nlanes; l++)
 			rr->lane_ops[l] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 		for (uint32_t i = 0; i < rr->nops; i++) {
 			struct run_op *o = &rr->ops[i];
 			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
 
-			o->r = &r;
+			o->r = r;
 			o->op = op;
 			o->rank = rank;
 			o->idx = i;
@@ -761,11 +759,12 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			if (is_send(op->kind)) {
 				uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
 
-				o->out = paxi_txn_new(px, op->paxi, rank, op->send_peer, op->lane,
+				o->out = paxi_txn_new(px, op->paxi, node(r, rank), node(r, op->send_peer),
+						      op->lane,
 						      units_bytes(s, elems, elem_bytes, sb, op->count),
 						      &txn_ops, o, NULL);
 			}
-			r.left++;
+			r->left++;
 		}
 		/* dep_first holds each op's count of dependents at [op + 1]: made
 		 * offsets, then filled in list order */
@@ -782,7 +781,52 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 						 rr->ops[i].call * per]++] = i;
 		}
 	}
-	if (!match(&r, error))
+	return match(r, error);
+}
+
+/* Frees what setup() made (also after a setup that failed part way). */
+static void teardown(struct runner *r)
+{
+	for (int rank = 0; r->ranks && rank < r->s->nranks; rank++) {
+		struct run_rank *rr = &r->ranks[rank];
+
+		g_free(rr->dep_first);
+		g_free(rr->dep_ops);
+		for (uint32_t l = 0; rr->lane_ops && l < r->nlanes; l++)
+			g_array_unref(rr->lane_ops[l]);
+		g_free(rr->lane_ops);
+		g_free(rr->lane_next);
+		g_free(rr->call_left);
+		g_free(rr->ops);
+	}
+	g_free(r->ranks);
+	g_free(r->call_end);
+	r->ranks = NULL;
+	r->call_end = NULL;
+}
+
+static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,
+		sim_time_t overhead_ps, uint64_t max_events, const struct runner_launches *bb,
+		struct runner_result *res, bool spans, GError **error)
+{
+	struct sim *sim = paxi_sim(px);
+	uint32_t timed = bb && bb->calls > 1 ? bb->calls : 1;
+	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1),
+			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED),
+			    .overhead_ps = overhead_ps, .issue_ps = bb ? bb->issue_ps : 0 };
+	bool ok = false;
+
+	memset(res, 0, sizeof(*res));
+	res->steps = g_array_new(FALSE, TRUE, sizeof(struct runner_step));
+	/* a match key, peer x nlanes + lane, holds every rank and lane */
+	G_STATIC_ASSERT((uint64_t)SCHED_MAX_RANKS * SCHED_MAX_LANES <= UINT32_MAX);
+	g_assert(s->nranks <= SCHED_MAX_RANKS && r.nlanes <= SCHED_MAX_LANES);
+	if (s->nunits == 0) {
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
+			    "schedule has no units to run");
+		return false;
+	}
+	if (!setup(&r, bytes, elem_bytes, error))
 		goto out;
 	sim_component_init(sim, &r.c, "runner", runner_handler);
 	r.t0 = sim_now(sim);
@@ -863,20 +907,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	}
 	ok = true;
 out:
-	for (int rank = 0; rank < s->nranks; rank++) {
-		struct run_rank *rr = &r.ranks[rank];
-
-		g_free(rr->dep_first);
-		g_free(rr->dep_ops);
-		for (uint32_t l = 0; l < r.nlanes; l++)
-			g_array_unref(rr->lane_ops[l]);
-		g_free(rr->lane_ops);
-		g_free(rr->lane_next);
-		g_free(rr->call_left);
-		g_free(rr->ops);
-	}
-	g_free(r.ranks);
-	g_free(r.call_end);
+	teardown(&r);
 	return ok;
 }
 
@@ -920,4 +951,61 @@ bool runner_run_launches(struct paxi *px, const struct sched *s, uint64_t bytes,
 			 const struct runner_launches *bb, struct runner_result *res, GError **error)
 {
 	return run(px, s, bytes, elem_bytes, overhead_ps, max_events, bb, res, false, error);
+}
+
+/* ---- jobs ---- */
+
+struct runner_job {
+	struct runner r;
+	char *name;          /* its component's name, unique in the sim */
+	int *node_of;
+};
+
+struct runner_job *runner_job_new(struct paxi *px, uint64_t id, const struct sched *s,
+				  const int *node_of, uint64_t bytes, uint32_t elem_bytes,
+				  void (*rank_done)(void *user, int rank), void *user, GError **error)
+{
+	struct sim *sim = paxi_sim(px);
+	struct runner_job *j;
+
+	if (s->nunits == 0) {
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
+			    "schedule has no units to run");
+		return NULL;
+	}
+	j = g_new0(struct runner_job, 1);
+	j->node_of = g_memdup2(node_of, sizeof(int) * (gsize)s->nranks);
+	j->r = (struct runner){ .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1),
+				.calls = 1, .node_of = j->node_of, .rank_done = rank_done,
+				.user = user };
+	if (!setup(&j->r, bytes, elem_bytes, error)) {
+		runner_job_free(j);
+		return NULL;
+	}
+	j->name = g_strdup_printf("runner.job%" G_GUINT64_FORMAT, id);
+	sim_component_init(sim, &j->r.c, j->name, runner_handler);
+	j->r.t0 = j->r.t_end = sim_now(sim);
+	return j;
+}
+
+void runner_job_launch(struct runner_job *j, int rank, sim_time_t delay_ps)
+{
+	struct sim_event *ev = sim_schedule(j->r.sim, delay_ps, &j->r.c, RUN_LAUNCH);
+
+	ev->data[0].u = (uint64_t)rank;
+}
+
+uint64_t runner_job_left(const struct runner_job *j)
+{
+	return j->r.left;
+}
+
+void runner_job_free(struct runner_job *j)
+{
+	if (!j)
+		return;
+	teardown(&j->r);
+	g_free(j->node_of);
+	g_free(j->name);
+	g_free(j);
 }

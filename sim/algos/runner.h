@@ -115,4 +115,22 @@ bool runner_run_launches(struct paxi *px, const struct sched *s, uint64_t bytes,
 			 GError **error);
 void runner_result_clear(struct runner_result *res);
 
+/* A job: one call of schedule s among others on the same PAXI, for a
+ * workload (sim/workload.h) whose collectives run concurrently and share the
+ * fabric. Schedule rank i runs on fabric node node_of[i] (borrowed, s->nranks
+ * distinct nodes); each rank's part starts when runner_job_launch says, and
+ * rank_done(user, i) is called once all of rank i's ops are done. The caller
+ * runs the sim; the job must outlive it (free it after sim_free). `id`
+ * names its component ("runner.jobID"): distinct per job of one sim. NULL with
+ * error set when the schedule cannot run (no units, unmatched sends). */
+struct runner_job;
+struct runner_job *runner_job_new(struct paxi *px, uint64_t id, const struct sched *s,
+				  const int *node_of, uint64_t bytes, uint32_t elem_bytes,
+				  void (*rank_done)(void *user, int rank), void *user, GError **error);
+/* Rank i's part starts delay_ps from now (its launch cost). Once per rank. */
+void runner_job_launch(struct runner_job *j, int rank, sim_time_t delay_ps);
+/* Its ops not done yet. */
+uint64_t runner_job_left(const struct runner_job *j);
+void runner_job_free(struct runner_job *j);
+
 #endif
