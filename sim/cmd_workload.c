@@ -12,6 +12,7 @@
 
 #include "sim/cli.h"
 #include "sim/config.h"
+#include "sim/results.h"
 #include "sim/util/files.h"
 #include "sim/util/quote.h"
 #include "sim/workload.h"
@@ -110,40 +111,109 @@ static void report(const struct workload *w, const char *platform, const char *m
 	}
 }
 
-/* DIR/calls.csv, DIR/ranks.csv and DIR/trace.json. */
+static void add_i(struct rtable *t, const char *col, int64_t v)
+{
+	g_array_append_val(rtable_col(t, col)->v, v);
+}
+
+static void add_f(struct rtable *t, const char *col, double v)
+{
+	g_array_append_val(rtable_col(t, col)->v, v);
+}
+
+static void add_s(struct rtable *t, const char *col, const char *v)
+{
+	g_ptr_array_add(rtable_col(t, col)->s, g_strdup(v));
+}
+
+/* The tables "calls" (one row per call) and "ranks" (one per rank). */
+static void tables(const struct workload *w, const struct workload_result *res,
+		   struct rtable **calls, struct rtable **ranks)
+{
+	struct rtable *c = rtable_new("calls"), *r = rtable_new("ranks");
+	static const char *const cstr[] = { "comm", "collective", "dtype", "algo" };
+	static const char *const cint[] = { "call", "group", "k", "bytes" };
+	static const char *const cnum[] = { "start_us", "end_us", "time_us", "share" };
+	static const char *const rnum[] = { "end_us", "compute_us", "comm_us", "exposed_us" };
+
+	rtable_add(c, "call", RC_I64);
+	rtable_add(c, "comm", RC_STR);
+	rtable_add(c, "group", RC_I64);
+	rtable_add(c, "k", RC_I64);
+	rtable_add(c, "collective", RC_STR);
+	rtable_add(c, "bytes", RC_I64);
+	rtable_add(c, "dtype", RC_STR);
+	rtable_add(c, "algo", RC_STR);
+	for (size_t i = 0; i < G_N_ELEMENTS(cnum); i++)
+		rtable_add(c, cnum[i], RC_F64);
+	for (guint i = 0; i < res->calls->len; i++) {
+		const struct wl_call *x = &g_array_index(res->calls, struct wl_call, i);
+		const char *sv[] = { w->comms[x->comm].name, coll_name(x->op->coll),
+				     dtype_name((enum dtype)x->op->dtype), x->algo };
+		int64_t iv[] = { i, x->group, x->k, (int64_t)x->op->bytes };
+		double nv[] = { us(x->start_ps), us(x->end_ps), us(x->end_ps - x->start_ps),
+				res->step_ps ? (double)(x->end_ps - x->start_ps) / (double)res->step_ps : 0 };
+
+		for (size_t k = 0; k < 4; k++) {
+			add_s(c, cstr[k], sv[k]);
+			add_i(c, cint[k], iv[k]);
+			add_f(c, cnum[k], nv[k]);
+		}
+	}
+	c->nrows = res->calls->len;
+	rtable_add(r, "rank", RC_I64);
+	for (size_t i = 0; i < G_N_ELEMENTS(rnum); i++)
+		rtable_add(r, rnum[i], RC_F64);
+	for (int i = 0; i < res->nranks; i++) {
+		const struct wl_rank_stats *st = &res->ranks[i];
+		double nv[] = { us(st->end_ps), us(st->compute_ps), us(st->comm_ps), us(st->exposed_ps) };
+
+		add_i(r, "rank", i);
+		for (size_t k = 0; k < G_N_ELEMENTS(rnum); k++)
+			add_f(r, rnum[k], nv[k]);
+	}
+	r->nrows = (guint)res->nranks;
+	*calls = c;
+	*ranks = r;
+}
+
+/* DIR/workload.h5 (the tables and the run's inputs), DIR/calls.csv,
+ * DIR/ranks.csv and DIR/trace.json. */
 static bool write_outputs(const struct workload *w, const struct workload_result *res,
+			  const char *file, const char *platform, const char *mode, uint64_t seed,
 			  const char *dir, GError **error)
 {
 	if (g_mkdir_with_parents(dir, 0755)) {
 		g_set_error(error, FILES_ERROR, FILES_ERROR_IO, "%s: %s", dir, g_strerror(errno));
 		return false;
 	}
-	GString *c = g_string_new("call,comm,group,k,collective,bytes,dtype,algo,start_us,end_us,"
-				  "time_us,share\n");
+	struct rtable *calls, *ranks;
+	g_autofree char *wtext = NULL, *ptext = NULL;
+	g_autofree char *seed_s = g_strdup_printf("%" G_GUINT64_FORMAT, seed);
+	g_autofree char *step_s = g_strdup_printf("%.6f", us(res->step_ps));
 
-	for (guint i = 0; i < res->calls->len; i++) {
-		const struct wl_call *x = &g_array_index(res->calls, struct wl_call, i);
-
-		g_string_append_printf(c, "%u,%s,%d,%u,%s,%" G_GUINT64_FORMAT ",%s,%s,%.6f,%.6f,%.6f,%.6f\n",
-				       i, w->comms[x->comm].name, x->group, x->k, coll_name(x->op->coll),
-				       x->op->bytes, dtype_name((enum dtype)x->op->dtype), x->algo,
-				       us(x->start_ps), us(x->end_ps), us(x->end_ps - x->start_ps),
-				       res->step_ps ? (double)(x->end_ps - x->start_ps) / (double)res->step_ps : 0);
-	}
-	GString *r = g_string_new("rank,end_us,compute_us,comm_us,exposed_us\n");
-
-	for (int i = 0; i < res->nranks; i++)
-		g_string_append_printf(r, "%d,%.6f,%.6f,%.6f,%.6f\n", i, us(res->ranks[i].end_ps),
-				       us(res->ranks[i].compute_ps), us(res->ranks[i].comm_ps),
-				       us(res->ranks[i].exposed_ps));
+	if (!g_file_get_contents(file, &wtext, NULL, error) ||
+	    !g_file_get_contents(platform, &ptext, NULL, error))
+		return false;
+	tables(w, res, &calls, &ranks);
+	const char *const attrs[][2] = {
+		{ "workload", w->name },        { "workload_path", file },
+		{ "workload_yaml", wtext },     { "platform_path", platform },
+		{ "platform_yaml", ptext },     { "mode", mode },
+		{ "seed", seed_s },             { "step_us", step_s },
+	};
+	const struct rtable *const tabs[] = { calls, ranks };
+	g_autofree char *ph = g_build_filename(dir, "workload.h5", NULL);
 	g_autofree char *pc = g_build_filename(dir, "calls.csv", NULL);
 	g_autofree char *pr = g_build_filename(dir, "ranks.csv", NULL);
 	g_autofree char *pt = g_build_filename(dir, "trace.json", NULL);
-	bool ok = files_write(pc, c->str, c->len, error) && files_write(pr, r->str, r->len, error) &&
+	bool ok = results_write_tables_h5(ph, attrs, G_N_ELEMENTS(attrs), tabs, G_N_ELEMENTS(tabs),
+					  error) &&
+		  rtable_write_csv(calls, pc, error) && rtable_write_csv(ranks, pr, error) &&
 		  workload_trace_write(w, res, pt, error);
 
-	g_string_free(c, TRUE);
-	g_string_free(r, TRUE);
+	rtable_free(calls);
+	rtable_free(ranks);
 	return ok;
 }
 
@@ -192,13 +262,15 @@ static int run_file(const char *prog, const char *file, const char *platform, ch
 		fprintf(stderr, "%s: %s: %s\n", prog, file, err->message);
 		goto out;
 	}
-	if (dir && !write_outputs(w, &res, dir, &err)) {
+	if (dir && !write_outputs(w, &res, file, platform, platform_mode_name(ro.mode), ro.seed, dir,
+				  &err)) {
 		fprintf(stderr, "%s: %s\n", prog, err->message);
 		goto out;
 	}
 	report(w, pl.name ? pl.name : platform, platform_mode_name(ro.mode), ro.seed, &res);
 	if (dir)
-		fprintf(stderr, "%s: wrote %s/calls.csv, ranks.csv and trace.json\n", prog, dir);
+		fprintf(stderr, "%s: wrote %s/workload.h5, calls.csv, ranks.csv and trace.json\n", prog,
+			dir);
 	rc = 0;
 out:
 	if (err)
@@ -221,7 +293,8 @@ int cmd_workload(int argc, char **argv)
 		{ "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "single (default) or mpi: the launch cost of each collective", "M" },
 		{ "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "RNG seed (1)", "N" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
-		  "a run: the directory for calls.csv, ranks.csv, trace.json; --import: the workload file",
+		  "a run: the directory for workload.h5, calls.csv, ranks.csv, trace.json; "
+		  "--import: the workload file",
 		  "PATH" },
 		{ "check", 0, 0, G_OPTION_ARG_NONE, &check, "read and check a workload file", NULL },
 		{ "import", 0, 0, G_OPTION_ARG_NONE, &import,

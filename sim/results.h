@@ -96,9 +96,18 @@ void exp_results_free(struct exp_results *r);
 /* The results table as CSV: header line, one line per row, wall-clock
  * columns left out so that the file is byte-identical across runs. */
 bool results_write_csv(const struct exp_results *r, const char *path, GError **error);
+/* The same for any table. */
+bool rtable_write_csv(const struct rtable *t, const char *path, GError **error);
 
 /* The whole results file (docs/results.md). */
 bool results_write_h5(const struct exp_results *r, const char *path, GError **error);
+
+/* An HDF5 file of `tabs` (NULL entries skipped) and the root's string
+ * attributes g5_version, g5_commit and attrs[i] = {name, value}, written
+ * under a temporary name and renamed: the writer of results_write_h5 and
+ * of `g5 workload`'s results. */
+bool results_write_tables_h5(const char *path, const char *const (*attrs)[2], size_t nattrs,
+			     const struct rtable *const *tabs, size_t ntabs, GError **error);
 
 /* What the reader takes from a results file, checked before it reads: a
  * damaged file may declare anything. */

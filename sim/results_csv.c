@@ -45,7 +45,11 @@ static void fmt_double(GString *g, double v)
 
 bool results_write_csv(const struct exp_results *r, const char *path, GError **error)
 {
-	const struct rtable *t = r->results;
+	return rtable_write_csv(r->results, path, error);
+}
+
+bool rtable_write_csv(const struct rtable *t, const char *path, GError **error)
+{
 	GString *g = g_string_new(NULL);
 	bool first = true, ok;
 

@@ -145,12 +145,10 @@ static char *baselines_text(const struct experiment *e)
 	return g_string_free(g, FALSE);
 }
 
-bool results_write_h5(const struct exp_results *r, const char *path, GError **error)
+bool results_write_tables_h5(const char *path, const char *const (*attrs)[2], size_t nattrs,
+			     const struct rtable *const *tabs, size_t ntabs, GError **error)
 {
-	const struct experiment *e = r->e;
 	g_autofree char *tmp = results_tmp_name(path);
-	g_autofree char *base = baselines_text(e);
-	GString *seeds = g_string_new(NULL), *sweeps = g_string_new(NULL);
 	hid_t fcpl = -1, file = -1;
 	bool ok = false;
 	const char *version = cli_version();
@@ -177,12 +175,6 @@ bool results_write_h5(const struct exp_results *r, const char *path, GError **er
 		if (close)
 			*close = '\0';
 	}
-	for (guint i = 0; i < e->seeds->len; i++)
-		g_string_append_printf(seeds, "%s%" G_GUINT64_FORMAT, i ? "," : "",
-				       g_array_index(e->seeds, uint64_t, i));
-	for (guint i = 0; i < e->sweeps->len; i++)
-		g_string_append_printf(sweeps, "%s%s", i ? "," : "",
-				       ((struct config_sweep *)e->sweeps->pdata[i])->key);
 	/* HDF5 says only that H5Fcreate failed: the system's reason first */
 	int probe = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
@@ -194,29 +186,13 @@ bool results_write_h5(const struct exp_results *r, const char *path, GError **er
 	close(probe);
 	H5_CHECK(fcpl = H5Pcreate(H5P_FILE_CREATE));
 	H5_CHECK(file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT));
-	{
-		const char *attrs[][2] = {
-			{ "g5_version", ver },
-			{ "g5_commit", commit },
-			{ "experiment", e->name },
-			{ "experiment_path", e->path },
-			{ "experiment_yaml", e->text },
-			{ "platform", e->plat.name ? e->plat.name : "" },
-			{ "platform_path", e->platform_path },
-			{ "platform_yaml", e->platform_text },
-			{ "seeds", seeds->str },
-			{ "sweep", sweeps->str },
-			{ "baseline", base },
-			{ "host", r->host },
-			{ "date", r->date },
-		};
-		for (size_t i = 0; i < G_N_ELEMENTS(attrs); i++)
-			if (!h5_attr_str(file, attrs[i][0], attrs[i][1], path, error))
-				goto fail;
-	}
-	const struct rtable *tabs[] = { r->results, r->steps, r->channels, r->summary };
-
-	for (size_t i = 0; i < G_N_ELEMENTS(tabs); i++)
+	if (!h5_attr_str(file, "g5_version", ver, path, error) ||
+	    !h5_attr_str(file, "g5_commit", commit, path, error))
+		goto fail;
+	for (size_t i = 0; i < nattrs; i++)
+		if (!h5_attr_str(file, attrs[i][0], attrs[i][1], path, error))
+			goto fail;
+	for (size_t i = 0; i < ntabs; i++)
 		if (tabs[i] && !h5_write_table(file, tabs[i], path, error))
 			goto fail;
 	H5_CHECK(H5Fclose(file));
@@ -234,6 +210,38 @@ fail:
 		H5Pclose(fcpl);
 	if (!ok)
 		unlink(tmp);
+	return ok;
+}
+
+bool results_write_h5(const struct exp_results *r, const char *path, GError **error)
+{
+	const struct experiment *e = r->e;
+	g_autofree char *base = baselines_text(e);
+	GString *seeds = g_string_new(NULL), *sweeps = g_string_new(NULL);
+
+	for (guint i = 0; i < e->seeds->len; i++)
+		g_string_append_printf(seeds, "%s%" G_GUINT64_FORMAT, i ? "," : "",
+				       g_array_index(e->seeds, uint64_t, i));
+	for (guint i = 0; i < e->sweeps->len; i++)
+		g_string_append_printf(sweeps, "%s%s", i ? "," : "",
+				       ((struct config_sweep *)e->sweeps->pdata[i])->key);
+	const char *const attrs[][2] = {
+		{ "experiment", e->name },
+		{ "experiment_path", e->path },
+		{ "experiment_yaml", e->text },
+		{ "platform", e->plat.name ? e->plat.name : "" },
+		{ "platform_path", e->platform_path },
+		{ "platform_yaml", e->platform_text },
+		{ "seeds", seeds->str },
+		{ "sweep", sweeps->str },
+		{ "baseline", base },
+		{ "host", r->host },
+		{ "date", r->date },
+	};
+	const struct rtable *const tabs[] = { r->results, r->steps, r->channels, r->summary };
+	bool ok = results_write_tables_h5(path, attrs, G_N_ELEMENTS(attrs), tabs,
+					  G_N_ELEMENTS(tabs), error);
+
 	g_string_free(seeds, TRUE);
 	g_string_free(sweeps, TRUE);
 	return ok;

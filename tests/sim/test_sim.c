@@ -686,7 +686,9 @@ static void test_cli_help_examples(void)
 
 /* `g5 workload`: --check prints what a file holds, a damaged file is named
  * with its line and column (exit 2), --import writes the file, says so and
- * reads it back; a failed import leaves no file; usage errors exit 2. */
+ * reads it back; a failed import leaves no file; a run prints its report
+ * and writes its files, a run that cannot finish exits 1 with the reason;
+ * usage errors exit 2. */
 static void test_cli_workload(void)
 {
 	g_autofree char *d = g_dir_make_tmp("g5-wl-XXXXXX", NULL);
@@ -738,10 +740,48 @@ static void test_cli_workload(void)
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
 
+	/* a run: the report, and the files under -o */
+	g_autofree char *o = g_build_filename(d, "run", NULL);
+	g_autofree char *a5 = g_strdup_printf("workload experiments/workloads/tp-dp-8.yaml "
+					      "--platform configs/platforms/seed-ring8.yaml -o %s", o);
+
+	g_assert_cmpint(g5(a5, &out, &err), ==, 0);
+	g_assert_true(g_str_has_prefix(out, "# workload tp-dp-8 on seed-ring8: 8 ranks, mode single, "
+					    "seed 1, 10 calls\nstep_us "));
+	g_assert_nonnull(strstr(out, "\n  allreduce      dp          209715200  bf16   ring            2 "));
+	static const char *const files[] = { "workload.h5", "calls.csv", "ranks.csv", "trace.json" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		g_autofree char *f = g_build_filename(o, files[i], NULL);
+
+		g_assert_true(g_file_test(f, G_FILE_TEST_IS_REGULAR));
+		g_remove(f);
+	}
+	g_rmdir(o);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	/* waits in opposite orders: a failure of the run, named */
+	g_assert_true(g_file_set_contents(bad, "schema_version: 1\nranks: 2\n"
+					       "communicators: {a: [[0, 1]], b: [[0, 1]]}\nprograms:\n"
+					       "  - {ranks: 0, ops: [{allreduce: 1MiB, comm: a}, {allreduce: 1MiB, comm: b}]}\n"
+					       "  - {ranks: 1, ops: [{allreduce: 1MiB, comm: b}, {allreduce: 1MiB, comm: a}]}\n",
+					  -1, NULL));
+	g_autofree char *a6 = g_strdup_printf("workload %s --platform configs/platforms/seed-ring8.yaml", bad);
+
+	g_assert_cmpint(g5(a6, &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "ops never finished"));
+	g_assert_cmpstr(out, ==, "");
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+
 	static const char *const usage[] = {
 		"workload", "workload --check", "workload --check a.yaml b.yaml",
 		"workload --import x.json", "workload --check --import x.json -o y.yaml",
-		"workload --bogus",
+		"workload --bogus", "workload experiments/workloads/tp-dp-8.yaml",
+		"workload --check experiments/workloads/tp-dp-8.yaml --platform configs/platforms/seed-ring8.yaml",
+		"workload experiments/workloads/tp-dp-8.yaml --platform configs/platforms/seed-ring8.yaml --mode fast",
+		"workload experiments/workloads/tp-dp-8.yaml --platform configs/platforms/seed-ring8.yaml --set link.bandwidth=x",
+		"workload experiments/workloads/tp-dp-8.yaml --platform configs/platforms/nope.yaml",
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(usage); i++) {
 		g_assert_cmpint(g5(usage[i], &out, &err), ==, 2);
