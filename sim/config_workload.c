@@ -292,7 +292,7 @@ static bool read_comm(struct build *b, const struct ynode *k, const struct ynode
 
 /* ---- Ops. ---- */
 
-static const char *const op_keys = "id, stream, after, dtype, comm, algo, root";
+static const char *const op_keys = "id, stream, after, dtype, comm, algo, root, peer, nchunks, repeat";
 
 /* Reads one op (mapping) for every rank in ranks[0..n): the ops are built
  * once and copied. */
@@ -300,9 +300,10 @@ static bool read_op(struct build *b, const struct ynode *m, const char *where, c
 		    int n, uint32_t index)
 {
 	const struct ctx *c = b->c;
-	struct wl_op o = { .stream = -1, .comm = -1 };
+	struct wl_op o = { .stream = -1, .comm = -1, .nchunks = 1, .peer = 1 };
 	const struct ynode *kind_key = NULL, *kind_val = NULL, *after = NULL, *comm = NULL,
-			   *root = NULL, *dtype_at = NULL;
+			   *root = NULL, *dtype_at = NULL, *peer = NULL, *nchunks = NULL, *repeat = NULL;
+	int64_t copies = 1;
 	const char *stream = NULL;
 	bool ok = false;
 
@@ -364,10 +365,23 @@ static bool read_op(struct build *b, const struct ynode *m, const char *where, c
 			o.algo = g_strdup(v->text);
 		} else if (!strcmp(k->text, "root")) {
 			root = v;
+		} else if (!strcmp(k->text, "peer")) {
+			peer = v;
+		} else if (!strcmp(k->text, "nchunks")) {
+			int64_t x;
+
+			if (!read_int_node(c, v, full, 1, SCHED_MAX_NCHUNKS, &x))
+				goto out;
+			o.nchunks = (uint32_t)x;
+			nchunks = v;
+		} else if (!strcmp(k->text, "repeat")) {
+			if (!read_int_node(c, v, full, 1, WORKLOAD_MAX_OPS, &copies))
+				goto out;
+			repeat = v;
 		} else {
 			g_autofree char *known = g_strdup_printf("compute, allreduce, allgather, "
 								 "reducescatter, alltoall, broadcast, "
-								 "reduce, %s", op_keys);
+								 "reduce, p2p, %s", op_keys);
 			g_autofree char *hint = spell_hint(k->text, known);
 
 			g_free(o.id);
@@ -394,20 +408,21 @@ static bool read_op(struct build *b, const struct ynode *m, const char *where, c
 			goto out;
 		}
 		o.dur_ps = (sim_time_t)ps;
-		if (comm || root || o.algo || dtype_at) {
-			cfg_fail(c, comm ? comm : root ? root : dtype_at ? dtype_at : m,
+		if (comm || root || o.algo || dtype_at || peer || nchunks) {
+			cfg_fail(c, comm ? comm : root ? root : dtype_at ? dtype_at : peer ? peer : nchunks ? nchunks : m,
 				 CONFIG_ERROR_SCHEMA,
-				 "'%s': a compute interval takes no comm, root, algo or dtype", where);
+				 "'%s': a compute interval takes no comm, root, peer, algo, nchunks or dtype",
+				 where);
 			goto out;
 		}
 		o.dtype = 0;
 	} else {
 		o.kind = WL_COLLECTIVE;
 		coll_parse(kind_key->text, &o.coll);
-		if (o.coll == COLL_P2P || o.coll == COLL_ALLGATHERV) {
+		if (o.coll == COLL_ALLGATHERV) {
 			cfg_fail(c, kind_key, CONFIG_ERROR_VALUE,
 				 "'%s': %s is not a workload collective (known: allreduce, allgather, "
-				 "reducescatter, alltoall, broadcast, reduce)", where, kind_key->text);
+				 "reducescatter, alltoall, broadcast, reduce, p2p)", where, kind_key->text);
 			goto out;
 		}
 		if (!units_parse_size(kind_val->text, &o.bytes, &e)) {
@@ -426,18 +441,40 @@ static bool read_op(struct build *b, const struct ynode *m, const char *where, c
 				 comm ? quote_text(comm->text).s : "world", known, hint);
 			goto out;
 		}
+		int gs = ((struct wl_comm *)b->comms->pdata[o.comm])->group_size;
+
 		if (root) {
 			int64_t rt;
 
-			if (o.coll != COLL_BROADCAST && o.coll != COLL_REDUCE) {
+			if (o.coll != COLL_BROADCAST && o.coll != COLL_REDUCE && o.coll != COLL_P2P) {
 				cfg_fail(c, root, CONFIG_ERROR_SCHEMA,
-					 "'%s': only broadcast and reduce take a root", where);
+					 "'%s': only broadcast, reduce and p2p take a root", where);
 				goto out;
 			}
-			if (!read_int_node(c, root, "root", 0,
-					   ((struct wl_comm *)b->comms->pdata[o.comm])->group_size - 1, &rt))
+			g_autofree char *rk = g_strdup_printf("%s.root", where);
+
+			if (!read_int_node(c, root, rk, 0, gs - 1, &rt))
 				goto out;
 			o.root = (int)rt;
+		}
+		if (peer) {
+			int64_t pr;
+
+			if (o.coll != COLL_P2P) {
+				cfg_fail(c, peer, CONFIG_ERROR_SCHEMA, "'%s': only p2p takes a peer", where);
+				goto out;
+			}
+			g_autofree char *pk = g_strdup_printf("%s.peer", where);
+
+			if (!read_int_node(c, peer, pk, 0, gs - 1, &pr))
+				goto out;
+			o.peer = (int)pr;
+		}
+		if (o.coll == COLL_P2P && o.peer == o.root) {
+			cfg_fail(c, peer ? peer : m, CONFIG_ERROR_VALUE,
+				 "'%s': p2p's peer (%d) must differ from its root (%d)", where, o.peer,
+				 o.root);
+			goto out;
 		}
 		if (!o.algo)
 			o.algo = g_strdup("auto");
@@ -466,10 +503,20 @@ static bool read_op(struct build *b, const struct ynode *m, const char *where, c
 
 			if (!cfg_need_scalar(c, id, "after"))
 				goto out;
-			/* The same program for every listed rank: ids resolve alike. */
+			/* The same program for every listed rank: ids resolve alike;
+			 * a repeated op's id means its last copy. */
 			for (j = 0; j < a->len; j++)
 				if (!strcmp(g_array_index(a, struct wl_op, j).id, id->text))
 					break;
+			for (guint x = a->len; j == a->len && x-- > 0;) {
+				const struct wl_op *q = &g_array_index(a, struct wl_op, x);
+				size_t len = strlen(id->text);
+
+				if (q->repeated && !strncmp(q->id, id->text, len) && q->id[len] == '.') {
+					j = x;
+					break;
+				}
+			}
 			if (j == a->len) {
 				cfg_fail(c, id, CONFIG_ERROR_VALUE,
 					 "'%s.after': no earlier op '%s' in this program", where,
@@ -496,19 +543,22 @@ static bool read_op(struct build *b, const struct ynode *m, const char *where, c
 			goto out;
 		}
 	}
-	if (total_ops(b) + (uint32_t)n > WORKLOAD_MAX_OPS) {
-		cfg_fail(c, m, CONFIG_ERROR_VALUE, "more than %u ops over all ranks", WORKLOAD_MAX_OPS);
+	if ((uint64_t)total_ops(b) + (uint64_t)n * (uint64_t)copies > WORKLOAD_MAX_OPS) {
+		cfg_fail(c, repeat ? repeat : m, CONFIG_ERROR_VALUE, "more than %u ops over all ranks",
+			 WORKLOAD_MAX_OPS);
 		goto out;
 	}
-	for (int i = 0; i < n; i++) {
-		struct wl_op cp = o;
+	for (int64_t k = 0; k < copies; k++)
+		for (int i = 0; i < n; i++) {
+			struct wl_op cp = o;
 
-		cp.id = g_strdup(o.id);
-		cp.algo = g_strdup(o.algo);
-		cp.after = o.nafter ? g_memdup2(o.after, o.nafter * sizeof(uint32_t)) : NULL;
-		if (!push_op(b, m, ranks[i], &cp))
-			goto out;
-	}
+			cp.id = repeat ? g_strdup_printf("%s.%" G_GINT64_FORMAT, o.id, k) : g_strdup(o.id);
+			cp.repeated = repeat != NULL;
+			cp.algo = g_strdup(o.algo);
+			cp.after = o.nafter ? g_memdup2(o.after, o.nafter * sizeof(uint32_t)) : NULL;
+			if (!push_op(b, m, ranks[i], &cp))
+				goto out;
+		}
 	ok = true;
 out:
 	wl_op_clear(&o);
@@ -643,7 +693,7 @@ static bool gen_push(struct gen *g, struct wl_op *o, const char *id, const char 
 static bool gen_compute(struct gen *g, const char *id, double seconds, const uint32_t *after,
 			uint32_t nafter)
 {
-	struct wl_op o = { .kind = WL_COMPUTE, .comm = -1 };
+	struct wl_op o = { .kind = WL_COMPUTE, .comm = -1, .nchunks = 1, .peer = 1 };
 
 	o.dur_ps = (sim_time_t)llround(seconds * 1e12);
 	return gen_push(g, &o, id, "compute", after, nafter);
@@ -653,7 +703,7 @@ static bool gen_coll(struct gen *g, const char *id, enum coll c, uint64_t bytes,
 		     enum ir_dtype dt, const uint32_t *after, uint32_t nafter)
 {
 	struct wl_op o = { .kind = WL_COLLECTIVE, .coll = c, .bytes = bytes, .comm = comm,
-			   .dtype = dt };
+			   .dtype = dt, .nchunks = 1, .peer = 1 };
 
 	return gen_push(g, &o, id, "comm", after, nafter);
 }
@@ -904,7 +954,7 @@ static bool read_generate(struct build *b, const struct ynode *m)
 /* ---- Checks across ranks. ---- */
 
 /* The k-th collective of every member of a group is one call: the same
- * collective, size, dtype and root. */
+ * collective, size, dtype, root, peer, algorithm and nchunks. */
 static bool check_calls(struct build *b, const struct ynode *at)
 {
 	struct workload *w = b->w;
@@ -941,7 +991,9 @@ static bool check_calls(struct build *b, const struct ynode *at)
 					const struct wl_op *x = &p0->ops[a], *y = &p->ops[k];
 
 					if (x->coll != y->coll || x->bytes != y->bytes ||
-					    x->dtype != y->dtype || x->root != y->root)
+					    x->dtype != y->dtype || x->root != y->root ||
+					    x->peer != y->peer || x->nchunks != y->nchunks ||
+					    strcmp(x->algo, y->algo))
 						return cfg_fail(b->c, at, CONFIG_ERROR_VALUE,
 								"call %u on a group of '%s' differs between "
 								"rank %d (op '%s': %s) and rank %d (op '%s': "
@@ -1212,8 +1264,12 @@ bool workload_write(const struct workload *w, const char *path, GError **error)
 				g_string_append_printf(s, "      - {%s: %" G_GUINT64_FORMAT ", dtype: %s, comm: %s, algo: %s",
 						       coll_name(o->coll), o->bytes, dtype_name((enum dtype)o->dtype),
 						       w->comms[o->comm].name, o->algo);
-				if (o->coll == COLL_BROADCAST || o->coll == COLL_REDUCE)
+				if (o->coll == COLL_BROADCAST || o->coll == COLL_REDUCE || o->coll == COLL_P2P)
 					g_string_append_printf(s, ", root: %d", o->root);
+				if (o->coll == COLL_P2P)
+					g_string_append_printf(s, ", peer: %d", o->peer);
+				if (o->nchunks != 1)
+					g_string_append_printf(s, ", nchunks: %u", o->nchunks);
 			}
 			g_string_append_printf(s, ", id: %s, stream: %s", o->id, w->streams[o->stream]);
 			if (o->nafter) {

@@ -57,8 +57,11 @@ struct wl_op {
 	uint64_t bytes;   /* the collective's size as nccl-tests counts it */
 	enum ir_dtype dtype;
 	int comm;         /* index into workload.comms */
-	int root;         /* Broadcast, Reduce: member index within the group */
+	int root;         /* Broadcast, Reduce: member index within the group; P2P: the sender's */
+	int peer;         /* P2P: the receiver's member index */
+	uint32_t nchunks; /* the schedule's, >= 1 */
 	char *algo;       /* owned: an algorithm name, or "auto" */
+	bool repeated;    /* one of the copies of a `repeat` (its id ends in .K) */
 };
 
 struct wl_program {

@@ -55,6 +55,8 @@ const char *workload_auto_algo(enum coll c)
 	case COLL_BROADCAST:
 	case COLL_REDUCE:
 		return "chain";
+	case COLL_P2P:
+		return "direct";
 	default:
 		return "ring";
 	}
@@ -194,7 +196,8 @@ static void build_waits(struct drv *d, int r)
 static const struct sched *sched_for(struct drv *d, const struct wl_op *o, int n, GError **error)
 {
 	const char *algo = strcmp(o->algo, "auto") ? o->algo : workload_auto_algo(o->coll);
-	g_autofree char *key = g_strdup_printf("%d/%s/%d/%d", (int)o->coll, algo, n, o->root);
+	g_autofree char *key = g_strdup_printf("%d/%s/%d/%d/%d/%u", (int)o->coll, algo, n, o->root,
+					       o->peer, o->nchunks);
 	struct sched *s = g_hash_table_lookup(d->scheds, key);
 
 	if (s)
@@ -206,7 +209,8 @@ static const struct sched *sched_for(struct drv *d, const struct wl_op *o, int n
 		return NULL;
 	}
 	const struct algo_ops *a = algo_find(o->coll, algo, error);
-	struct algo_params p = { .nranks = n, .nchunks = 1, .root = o->root, .peer = 1 };
+	struct algo_params p = { .nranks = n, .nchunks = o->nchunks, .root = o->root,
+				 .peer = o->coll == COLL_P2P ? o->peer : 1 };
 
 	if (!a || !(s = algo_build(a, o->coll, &p, error)))
 		return NULL;

@@ -630,7 +630,7 @@ static bool build_program(const struct trace *t, bool replicate, GPtrArray *comm
 	for (guint i = 0; i <= t->comms->len; i++) {
 		const struct tev *e = i < t->comms->len ? &g_array_index(t->comms, struct tev, i) : NULL;
 		double start = e ? e->ts : t->t1;
-		struct wl_op c = { .kind = WL_COMPUTE, .comm = -1, .stream = 0 };
+		struct wl_op c = { .kind = WL_COMPUTE, .comm = -1, .stream = 0, .nchunks = 1, .peer = 1 };
 		double gap = start - prev_end;
 
 		c.dur_ps = gap > 0 ? (sim_time_t)llround(gap * 1e6) : 0;
@@ -716,7 +716,7 @@ static bool build_program(const struct trace *t, bool replicate, GPtrArray *comm
 		g_free(ranks);
 
 		struct wl_op o = { .kind = WL_COLLECTIVE, .coll = cl, .dtype = dt, .comm = ci,
-				   .stream = 1 };
+				   .stream = 1, .nchunks = 1, .peer = 1 };
 
 		o.bytes = (uint64_t)nel * esize;
 		o.id = g_strdup_printf("%s%u", coll_name(cl), i);

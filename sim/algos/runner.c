@@ -343,6 +343,9 @@ static void runner_handler(struct sim *s, struct sim_component *self, struct sim
 		break;
 	case RUN_LAUNCH:
 		rank_launch(r, (int)ev->data[0].u);
+		/* a job's rank with nothing to do (a P2P's bystander) is done at once */
+		if (r->rank_done && !r->ranks[ev->data[0].u].nops)
+			r->rank_done(r->user, (int)ev->data[0].u);
 		break;
 	default:
 		g_error("runner: unknown event type %u", ev->type);

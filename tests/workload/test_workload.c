@@ -128,6 +128,29 @@ static void test_programs(void)
 	workload_free(w);
 }
 
+/* `repeat` makes copies X.0..X.N-1 on the op's stream; `after: X` waits
+ * for the last; p2p takes a root and a peer within its group. */
+static void test_repeat_p2p(void)
+{
+	struct workload *w = parse_ok("schema_version: 1\nranks: 4\n"
+				      "communicators: {pair: [[0, 3], [1, 2]]}\n"
+				      "program:\n"
+				      "  - {p2p: 1MiB, comm: pair, root: 1, peer: 0, repeat: 3, id: bg, stream: bg}\n"
+				      "  - {allreduce: 2MiB, nchunks: 4, after: bg}\n");
+	const struct wl_program *p = &w->progs[2];
+
+	g_assert_cmpuint(p->nops, ==, 4);
+	g_assert_cmpstr(p->ops[0].id, ==, "bg.0");
+	g_assert_cmpstr(p->ops[2].id, ==, "bg.2");
+	g_assert_cmpint(p->ops[1].coll, ==, COLL_P2P);
+	g_assert_cmpint(p->ops[1].root, ==, 1);
+	g_assert_cmpint(p->ops[1].peer, ==, 0);
+	g_assert_cmpuint(p->ops[3].nafter, ==, 1);
+	g_assert_cmpuint(p->ops[3].after[0], ==, 2);
+	g_assert_cmpuint(p->ops[3].nchunks, ==, 4);
+	workload_free(w);
+}
+
 static void test_errors(void)
 {
 	const char *head = "schema_version: 1\nranks: 4\n";
@@ -142,8 +165,16 @@ static void test_errors(void)
 		{ "program: [{compute: 1us, after: [x]}]\n", "no earlier op 'x'" },
 		{ "program: [{compute: 1us, allreduce: 1MiB}]\n", "not both" },
 		{ "program: [{id: a, compute: 1us}, {id: a, compute: 1us}]\n", "op id 'a' is used twice" },
-		{ "program: [{p2p: 1MiB}]\n", "not a workload collective" },
-		{ "program: [{allreduce: 1MiB, root: 0}]\n", "only broadcast and reduce take a root" },
+		{ "program: [{allgatherv: 1MiB}]\n", "not a workload collective" },
+		{ "program: [{allreduce: 1MiB, root: 0}]\n", "only broadcast, reduce and p2p take a root" },
+		{ "program: [{allreduce: 1MiB, peer: 2}]\n", "only p2p takes a peer" },
+		{ "program: [{p2p: 1MiB, root: 1}]\n", "p2p's peer (1) must differ from its root (1)" },
+		{ "program: [{p2p: 1MiB, peer: 4}]\n", "w.yaml:3:29: 'program[0].peer': must be between 0 and 3" },
+		{ "program: [{allreduce: 1MiB, nchunks: 0}]\n", "'program[0].nchunks'" },
+		{ "program: [{allreduce: 1MiB, repeat: 0}]\n", "'program[0].repeat'" },
+		{ "program: [{compute: 1us, nchunks: 2}]\n", "a compute interval takes no" },
+		{ "programs:\n  - ranks: 0\n    ops: [{allreduce: 1MiB, algo: hd}]\n"
+		  "  - ranks: 1..3\n    ops: [{allreduce: 1MiB}]\n", "the job would hang" },
 		{ "program: [{broadcast: 1MiB, root: 4}]\n", "w.yaml:3:35:" },
 		{ "program: [{compute: 1us, comm: world}]\n", "takes no comm" },
 		{ "program: [{dtype: fp64, allreduce: 1MiB}]\n", "'program[0].dtype' must be one of" },
@@ -278,6 +309,8 @@ static void assert_same(const struct workload *a, const struct workload *b)
 				g_assert_cmpint(x->coll, ==, y->coll);
 				g_assert_cmpstr(a->comms[x->comm].name, ==, b->comms[y->comm].name);
 				g_assert_cmpint(x->root, ==, y->root);
+				g_assert_cmpint(x->peer, ==, y->peer);
+				g_assert_cmpuint(x->nchunks, ==, y->nchunks);
 				g_assert_cmpstr(x->algo, ==, y->algo);
 			}
 		}
@@ -307,7 +340,8 @@ static void test_write_roundtrip(void)
 				      "program:\n"
 				      "  - {compute: 2us, id: a}\n"
 				      "  - {broadcast: 3MiB, comm: pairs, root: 1, after: a, algo: chain}\n"
-				      "  - {alltoall: 1KiB, dtype: fp16, stream: s2, after: [a, op1]}\n");
+				      "  - {alltoall: 1KiB, dtype: fp16, stream: s2, after: [a, op1]}\n"
+				      "  - {p2p: 1MiB, comm: pairs, root: 1, peer: 0, nchunks: 2, repeat: 2}\n");
 	struct workload *back = roundtrip(w);
 
 	assert_same(w, back);
@@ -501,6 +535,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/workload/program", test_program);
 	g_test_add_func("/workload/programs", test_programs);
 	g_test_add_func("/workload/errors", test_errors);
+	g_test_add_func("/workload/repeat-p2p", test_repeat_p2p);
 	g_test_add_func("/workload/generate/dp", test_generate_dp);
 	g_test_add_func("/workload/generate/fsdp-tp-moe", test_generate_fsdp_tp_moe);
 	g_test_add_func("/workload/write/roundtrip", test_write_roundtrip);

@@ -74,6 +74,7 @@ static void test_one_collective_is_g5_sim(void)
 		{ "{allgather: 8MiB, dtype: fp32}", COLL_ALLGATHER, "ring", 8u << 20, 4 },
 		{ "{alltoall: 4MiB, dtype: fp32}", COLL_ALLTOALL, "pairwise", 4u << 20, 4 },
 		{ "{broadcast: 16MiB, dtype: fp16}", COLL_BROADCAST, "chain", 16u << 20, 2 },
+		{ "{p2p: 8MiB, dtype: fp32}", COLL_P2P, "direct", 8u << 20, 4 },
 	};
 
 	platform(&pl, 8);
@@ -89,7 +90,7 @@ static void test_one_collective_is_g5_sim(void)
 		/* the launch cost, then the schedule: to the picosecond */
 		g_assert_cmpuint(res.step_ps, ==, sim_alone(&pl, rows[i].c, rows[i].algo,
 							     rows[i].bytes, rows[i].esize));
-		g_assert_cmpuint(res.ranks[3].exposed_ps, ==, res.ranks[3].comm_ps);
+		g_assert_cmpuint(res.ranks[1].exposed_ps, ==, res.ranks[1].comm_ps);
 		workload_result_clear(&res);
 		workload_free(w);
 	}
@@ -140,6 +141,62 @@ static void test_contention(void)
 	workload_result_clear(&two);
 	workload_free(w1);
 	workload_free(w2);
+	platform_release(&pl);
+}
+
+/* The two halves of a full mesh share no link and no node: an AllReduce on
+ * each at once takes what each takes alone, so the step is max(a, b). A
+ * P2P's bystanders finish at their launch. */
+static void test_disjoint_halves(void)
+{
+	struct platform pl;
+	struct workload_result a, b, both;
+	GError *err = NULL;
+
+	if (!config_platform_load("configs/platforms/fullmesh8.yaml", &pl, &err))
+		g_error("%s", err->message);
+	const char *head = "schema_version: 1\nranks: 8\n"
+			   "communicators: {lo: [[0, 1, 2, 3]], hi: [[4, 5, 6, 7]]}\n"
+			   "programs:\n";
+	g_autofree char *ta = g_strconcat(head, "  - {ranks: 0..3, ops: [{allreduce: 16MiB, comm: lo}]}\n"
+					  "  - {ranks: 4..7, ops: []}\n", NULL);
+	g_autofree char *tb = g_strconcat(head, "  - {ranks: 0..3, ops: []}\n"
+					  "  - {ranks: 4..7, ops: [{allreduce: 64MiB, comm: hi, algo: direct}]}\n", NULL);
+	g_autofree char *tboth = g_strconcat(head, "  - {ranks: 0..3, ops: [{allreduce: 16MiB, comm: lo}]}\n"
+					     "  - {ranks: 4..7, ops: [{allreduce: 64MiB, comm: hi, algo: direct}]}\n",
+					     NULL);
+	struct workload *wa = load(ta), *wb = load(tb), *wboth = load(tboth);
+
+	run_ok(wa, &pl, &a);
+	run_ok(wb, &pl, &b);
+	run_ok(wboth, &pl, &both);
+	g_assert_cmpuint(a.step_ps, !=, b.step_ps);
+	g_assert_cmpuint(both.step_ps, ==, MAX(a.step_ps, b.step_ps));
+	g_assert_cmpuint(both.ranks[1].end_ps, ==, a.step_ps);
+	g_assert_cmpuint(both.ranks[6].end_ps, ==, b.step_ps);
+	workload_result_clear(&a);
+	workload_result_clear(&b);
+	workload_result_clear(&both);
+	workload_free(wa);
+	workload_free(wb);
+	workload_free(wboth);
+
+	struct workload *w = load("schema_version: 1\nranks: 8\n"
+				  "communicators: {three: [[0, 5, 7]]}\n"
+				  "programs:\n"
+				  "  - {ranks: [0, 5, 7], ops: [{p2p: 4MiB, comm: three, root: 2, peer: 0}]}\n"
+				  "  - {ranks: [1, 2, 3, 4, 6], ops: []}\n");
+	struct workload_result r;
+
+	run_ok(w, &pl, &r);
+	/* rank 5 (member 1) moves nothing: done after its launch cost alone */
+	g_assert_cmpuint(r.ranks[5].end_ps, ==, pl.overhead_ps);
+	/* the sender (rank 7) sees its completion after the data has landed */
+	g_assert_cmpuint(r.ranks[7].end_ps, ==, r.step_ps);
+	g_assert_cmpuint(r.ranks[0].end_ps, >, pl.overhead_ps);
+	g_assert_cmpuint(r.ranks[0].end_ps, <=, r.step_ps);
+	workload_result_clear(&r);
+	workload_free(w);
 	platform_release(&pl);
 }
 
@@ -252,6 +309,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/workload/run/one-collective", test_one_collective_is_g5_sim);
 	g_test_add_func("/workload/run/contention", test_contention);
+	g_test_add_func("/workload/run/disjoint-halves", test_disjoint_halves);
 	g_test_add_func("/workload/run/overlap-waits", test_overlap_and_waits);
 	g_test_add_func("/workload/run/errors", test_errors);
 	g_test_add_func("/workload/run/deterministic-trace", test_deterministic_and_trace);
