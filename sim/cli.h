@@ -40,5 +40,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_algos(int argc, char **argv);
 int cmd_workload(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 #endif

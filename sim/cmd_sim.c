@@ -97,16 +97,6 @@ static bool apply_platform(const struct sim_opts *o, struct platform *pl, GError
 
 /* "64MiB", "1KiB,1MiB", "1KiB..512MiB" or "1KiB..1GiB x4": a comma list of
  * the experiment files' size entries (config_size_range). */
-static bool parse_sizes(const char *text, GArray *out, GError **error)
-{
-	g_auto(GStrv) items = g_strsplit(text, ",", -1);
-
-	for (int i = 0; items[i]; i++)
-		if (!config_size_range("--size", items[i], out, error))
-			return false;
-	return true;
-}
-
 /* -b/-e/-f as nccl-tests takes them: sizes from -b to -e (either alone: that
  * one size), each -f times the one before (2 when not given). */
 static bool nccl_sizes(const struct sim_opts *o, GArray *out, GError **error)
@@ -358,7 +348,7 @@ int cmd_sim(int argc, char **argv)
 	if (o.minbytes || o.maxbytes) {
 		if (!nccl_sizes(&o, sizes, &err))
 			goto usage;
-	} else if (!parse_sizes(o.size ? o.size : "64MiB", sizes, &err))
+	} else if (!config_size_list("--size", o.size ? o.size : "64MiB", sizes, &err))
 		goto usage;
 	enum dtype dt = DTYPE_FP32;
 

@@ -13,6 +13,7 @@
 #include "sim/cli.h"
 #include "sim/config.h"
 #include "sim/results.h"
+#include "sim/tune.h"
 #include "sim/util/files.h"
 #include "sim/util/quote.h"
 #include "sim/workload.h"
@@ -63,7 +64,8 @@ static GArray *kinds_of(const struct workload *w, const struct workload_result *
 			const struct wl_call *f = g_array_index(k, struct kind, j).first;
 
 			if (f->op->coll == c->op->coll && f->op->bytes == c->op->bytes &&
-			    f->op->dtype == c->op->dtype && f->comm == c->comm && !strcmp(f->algo, c->algo))
+			    f->op->dtype == c->op->dtype && f->comm == c->comm && !strcmp(f->algo, c->algo) &&
+			    f->nchunks == c->nchunks)
 				break;
 		}
 		if (j == k->len) {
@@ -95,7 +97,7 @@ static void report(const struct workload *w, const char *platform, const char *m
 	       w->name, platform, w->nranks, mode, seed, res->calls->len);
 	printf("step_us %.3f  compute_us %.3f  comm_us %.3f  exposed_us %.3f  (the most of any rank)\n",
 	       us(res->step_ps), us(mx.compute_ps), us(mx.comm_ps), us(mx.exposed_ps));
-	printf("# collective     comm        bytes  dtype  algo        calls   mean_us    max_us  share_%%\n");
+	printf("# collective     comm        bytes  dtype  algo/nchunks  calls   mean_us    max_us  share_%%\n");
 
 	g_autoptr(GArray) k = kinds_of(w, res);
 
@@ -103,9 +105,11 @@ static void report(const struct workload *w, const char *platform, const char *m
 		const struct kind *x = &g_array_index(k, struct kind, i);
 		const struct wl_op *o = x->first->op;
 
-		printf("  %-14s %-8s %12" G_GUINT64_FORMAT "  %-5s  %-10s %6u %9.3f %9.3f %8.2f\n",
+		g_autofree char *an = g_strdup_printf("%s/%u", x->first->algo, x->first->nchunks);
+
+		printf("  %-14s %-8s %12" G_GUINT64_FORMAT "  %-5s  %-12s %5u %9.3f %9.3f %8.2f\n",
 		       coll_name(o->coll), w->comms[x->first->comm].name, o->bytes,
-		       dtype_name((enum dtype)o->dtype), x->first->algo, x->n,
+		       dtype_name((enum dtype)o->dtype), an, x->n,
 		       us(x->sum_ps) / x->n, us(x->max_ps),
 		       res->step_ps ? 100.0 * (double)x->sum_ps / (double)res->step_ps : 0);
 	}
@@ -132,7 +136,7 @@ static void tables(const struct workload *w, const struct workload_result *res,
 {
 	struct rtable *c = rtable_new("calls"), *r = rtable_new("ranks");
 	static const char *const cstr[] = { "comm", "collective", "dtype", "algo" };
-	static const char *const cint[] = { "call", "group", "k", "bytes" };
+	static const char *const cint[] = { "call", "group", "k", "bytes", "nchunks" };
 	static const char *const cnum[] = { "start_us", "end_us", "time_us", "share" };
 	static const char *const rnum[] = { "end_us", "compute_us", "comm_us", "exposed_us" };
 
@@ -144,21 +148,23 @@ static void tables(const struct workload *w, const struct workload_result *res,
 	rtable_add(c, "bytes", RC_I64);
 	rtable_add(c, "dtype", RC_STR);
 	rtable_add(c, "algo", RC_STR);
+	rtable_add(c, "nchunks", RC_I64);
 	for (size_t i = 0; i < G_N_ELEMENTS(cnum); i++)
 		rtable_add(c, cnum[i], RC_F64);
 	for (guint i = 0; i < res->calls->len; i++) {
 		const struct wl_call *x = &g_array_index(res->calls, struct wl_call, i);
 		const char *sv[] = { w->comms[x->comm].name, coll_name(x->op->coll),
 				     dtype_name((enum dtype)x->op->dtype), x->algo };
-		int64_t iv[] = { i, x->group, x->k, (int64_t)x->op->bytes };
+		int64_t iv[] = { i, x->group, x->k, (int64_t)x->op->bytes, x->nchunks };
 		double nv[] = { us(x->start_ps), us(x->end_ps), us(x->end_ps - x->start_ps),
 				res->step_ps ? (double)(x->end_ps - x->start_ps) / (double)res->step_ps : 0 };
 
 		for (size_t k = 0; k < 4; k++) {
 			add_s(c, cstr[k], sv[k]);
-			add_i(c, cint[k], iv[k]);
 			add_f(c, cnum[k], nv[k]);
 		}
+		for (size_t k = 0; k < G_N_ELEMENTS(cint); k++)
+			add_i(c, cint[k], iv[k]);
 	}
 	c->nrows = res->calls->len;
 	rtable_add(r, "rank", RC_I64);
@@ -218,9 +224,10 @@ static bool write_outputs(const struct workload *w, const struct workload_result
 }
 
 static int run_file(const char *prog, const char *file, const char *platform, char **set,
-		    const char *mode_name, gint64 seed, const char *dir)
+		    const char *mode_name, gint64 seed, const char *tune, const char *dir)
 {
 	struct platform pl;
+	struct tune_profile *prof = NULL;
 	struct workload_run_opts ro = { .plat = &pl, .seed = (uint64_t)seed };
 	struct workload_result res = { 0 };
 	GError *err = NULL;
@@ -252,6 +259,11 @@ static int run_file(const char *prog, const char *file, const char *platform, ch
 		cli_usage_error(prog, "--seed must be 0 or more, got %" G_GINT64_FORMAT, seed);
 		goto out;
 	}
+	if (tune && !(prof = tune_profile_load(tune, &err))) {
+		fprintf(stderr, "%s: %s\n", prog, err->message);
+		goto out;
+	}
+	ro.tune = prof;
 	w = workload_load(file, &err);
 	if (!w) {
 		fprintf(stderr, "%s: %s\n", prog, err->message);
@@ -277,6 +289,7 @@ out:
 		g_error_free(err);
 	workload_result_clear(&res);
 	workload_free(w);
+	tune_profile_free(prof);
 	platform_release(&pl);
 	return rc;
 }
@@ -284,7 +297,7 @@ out:
 int cmd_workload(int argc, char **argv)
 {
 	gboolean check = FALSE, import = FALSE;
-	char *out = NULL, *platform = NULL, *mode = NULL;
+	char *out = NULL, *platform = NULL, *mode = NULL, *tune = NULL;
 	char **set = NULL;
 	gint64 seed = 1;
 	GOptionEntry entries[] = {
@@ -292,6 +305,8 @@ int cmd_workload(int argc, char **argv)
 		{ "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &set, "override a platform key (repeatable)", "KEY=VALUE" },
 		{ "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "single (default) or mpi: the launch cost of each collective", "M" },
 		{ "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "RNG seed (1)", "N" },
+		{ "tune", 0, 0, G_OPTION_ARG_FILENAME, &tune,
+		  "algo auto from this tuning profile (g5 tune -o); else the defaults", "PROFILE.yaml" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
 		  "a run: the directory for workload.h5, calls.csv, ranks.csv, trace.json; "
 		  "--import: the workload file",
@@ -337,11 +352,11 @@ int cmd_workload(int argc, char **argv)
 			cli_usage_error(prog, "running a workload needs --platform P.yaml");
 			goto done;
 		}
-		rc = run_file(prog, argv[1], platform, set, mode, seed, out);
+		rc = run_file(prog, argv[1], platform, set, mode, seed, tune, out);
 		goto done;
 	}
-	if (platform || set || mode) {
-		cli_usage_error(prog, "--platform, --set and --mode are for running a workload");
+	if (platform || set || mode || tune) {
+		cli_usage_error(prog, "--platform, --set, --mode and --tune are for running a workload");
 		goto done;
 	}
 	if (check) {
@@ -386,6 +401,7 @@ done:
 	g_free(out);
 	g_free(platform);
 	g_free(mode);
+	g_free(tune);
 	g_strfreev(set);
 	return rc;
 }

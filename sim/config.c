@@ -132,6 +132,16 @@ static bool size_range_error(const char *name, const char *text, const char *why
 	return false;
 }
 
+bool config_size_list(const char *name, const char *text, GArray *out, GError **error)
+{
+	g_auto(GStrv) items = g_strsplit(text, ",", -1);
+
+	for (int i = 0; items[i]; i++)
+		if (!config_size_range(name, items[i], out, error))
+			return false;
+	return true;
+}
+
 bool config_size_range(const char *name, const char *text, GArray *out, GError **error)
 {
 	const char *dots = strstr(text, "..");

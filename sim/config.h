@@ -205,5 +205,8 @@ const char *experiment_baseline(const struct experiment *e, enum coll c);
  * Appends to `out` (GArray of uint64_t); on error the message has no
  * location and starts with `name` as given ("'sizes'", "--size"). */
 bool config_size_range(const char *name, const char *text, GArray *out, GError **error);
+/* A comma-separated list of such entries (a flag's value: "1KiB,1MiB",
+ * "1KiB..1GiB x4"). */
+bool config_size_list(const char *name, const char *text, GArray *out, GError **error);
 
 #endif

@@ -1287,3 +1287,41 @@ bool workload_write(const struct workload *w, const char *path, GError **error)
 	g_string_free(s, TRUE);
 	return ok;
 }
+
+struct workload *workload_one(int nranks, const int *members, int n, const struct wl_op *op)
+{
+	struct workload *w = g_new0(struct workload, 1);
+	struct wl_comm *m;
+
+	w->name = g_strdup("one");
+	w->nranks = nranks;
+	w->ncomms = 1;
+	w->comms = m = g_new0(struct wl_comm, 1);
+	m->name = g_strdup("group");
+	m->ngroups = 1;
+	m->group_size = n;
+	m->members = g_memdup2(members, sizeof(int) * (gsize)n);
+	m->group_of = g_new(int, nranks);
+	for (int r = 0; r < nranks; r++)
+		m->group_of[r] = -1;
+	for (int i = 0; i < n; i++)
+		m->group_of[members[i]] = 0;
+	w->nstreams = 1;
+	w->streams = g_new0(char *, 2);
+	w->streams[0] = g_strdup("comm");
+	w->progs = g_new0(struct wl_program, nranks);
+	for (int i = 0; i < n; i++) {
+		struct wl_program *p = &w->progs[members[i]];
+
+		p->nops = 1;
+		p->ops = g_new0(struct wl_op, 1);
+		p->ops[0] = *op;
+		p->ops[0].id = g_strdup(op->id ? op->id : "op0");
+		p->ops[0].algo = g_strdup(op->algo ? op->algo : "auto");
+		p->ops[0].after = NULL;
+		p->ops[0].nafter = 0;
+		p->ops[0].comm = 0;
+		p->ops[0].stream = 0;
+	}
+	return w;
+}

@@ -18,7 +18,8 @@ static const struct cli_command commands[] = {
 	{ "algos", "the algorithms each collective accepts (from the registry)", cmd_algos },
 	{ "compare", "simulated against measured curves, with their errors", cmd_compare },
 	{ "calibrate", "fit platform keys to measured curves", cmd_calibrate },
-	{ "workload", "workload files: check one, import PyTorch traces", cmd_workload },
+	{ "workload", "run a training step's workload, check one, import PyTorch traces", cmd_workload },
+	{ "tune", "the best algorithm per collective, group and size; a tuning profile", cmd_tune },
 };
 
 /* Results printed to a full disk or a closed pipe are lost: a command that

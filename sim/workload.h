@@ -92,6 +92,11 @@ void workload_free(struct workload *w);
  * workload (one program per rank, communicators as explicit groups). */
 bool workload_write(const struct workload *w, const char *path, GError **error);
 
+/* A workload of one collective `op` (its kind, size, dtype, root, peer,
+ * algo and nchunks; the rest is ignored) on the group `members` of n ranks
+ * among nranks: what `g5 tune` times. */
+struct workload *workload_one(int nranks, const int *members, int n, const struct wl_op *op);
+
 /* Totals over the program of rank r: collectives, their bytes, compute time. */
 struct wl_totals {
 	uint32_t colls, computes;

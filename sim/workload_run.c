@@ -12,6 +12,7 @@
 #include "sim/link/link.h"
 #include "sim/paxi/paxi.h"
 #include "sim/simulate.h"
+#include "sim/tune.h"
 #include "sim/util/files.h"
 
 G_DEFINE_QUARK(g5-workload-run-error-quark, workload_run_error)
@@ -34,6 +35,7 @@ struct drv {
 	struct sim *sim;
 	struct paxi *px;
 	const struct workload *w;
+	const struct tune_profile *tune;
 	sim_time_t launch_ps;
 	GPtrArray *calls;        /* of struct call *, owned */
 	GHashTable *scheds;      /* "coll/algo/n/root" -> struct sched *, owned */
@@ -192,12 +194,30 @@ static void build_waits(struct drv *d, int r)
 	}
 }
 
-/* The schedule of op o on a group of n ranks (cached). */
-static const struct sched *sched_for(struct drv *d, const struct wl_op *o, int n, GError **error)
+/* The algorithm and nchunks of op o on the group `members`: its own, or
+ * for `auto` the profile's, else the default. */
+static void resolve(const struct drv *d, const struct wl_op *o, const int *members, int n,
+		    const char **algo, uint32_t *nchunks)
 {
-	const char *algo = strcmp(o->algo, "auto") ? o->algo : workload_auto_algo(o->coll);
+	const struct tune_entry *e = NULL;
+
+	*algo = o->algo;
+	*nchunks = o->nchunks;
+	if (strcmp(o->algo, "auto"))
+		return;
+	if (d->tune)
+		e = tune_lookup(d->tune, o->coll, n, tune_group_stride(members, n), o->bytes);
+	*algo = e ? e->algo : workload_auto_algo(o->coll);
+	if (e)
+		*nchunks = e->nchunks;
+}
+
+/* The schedule of op o on a group of n ranks with algo and nchunks (cached). */
+static const struct sched *sched_for(struct drv *d, const struct wl_op *o, int n,
+				     const char *algo, uint32_t nchunks, GError **error)
+{
 	g_autofree char *key = g_strdup_printf("%d/%s/%d/%d/%d/%u", (int)o->coll, algo, n, o->root,
-					       o->peer, o->nchunks);
+					       o->peer, nchunks);
 	struct sched *s = g_hash_table_lookup(d->scheds, key);
 
 	if (s)
@@ -209,7 +229,7 @@ static const struct sched *sched_for(struct drv *d, const struct wl_op *o, int n
 		return NULL;
 	}
 	const struct algo_ops *a = algo_find(o->coll, algo, error);
-	struct algo_params p = { .nranks = n, .nchunks = o->nchunks, .root = o->root,
+	struct algo_params p = { .nranks = n, .nchunks = nchunks, .root = o->root,
 				 .peer = o->coll == COLL_P2P ? o->peer : 1 };
 
 	if (!a || !(s = algo_build(a, o->coll, &p, error)))
@@ -269,13 +289,13 @@ static bool build_calls(struct drv *d, GError **error)
 				}
 				GError *e = NULL;
 
-				c->s = sched_for(d, o, cm->group_size, &e);
+				resolve(d, o, mem, cm->group_size, &c->out.algo, &c->out.nchunks);
+				c->s = sched_for(d, o, cm->group_size, c->out.algo, c->out.nchunks, &e);
 				if (!c->s) {
 					g_propagate_prefixed_error(error, e, "op '%s' of rank %d: ", o->id,
 								   mem[0]);
 					return false;
 				}
-				c->out.algo = strcmp(o->algo, "auto") ? o->algo : workload_auto_algo(o->coll);
 				for (int m = 0; m < cm->group_size; m++) {
 					c->ops[m] = at[m];
 					d->call_of[mem[m]][at[m]] = c->id;
@@ -379,7 +399,7 @@ bool workload_run(const struct workload *w, const struct workload_run_opts *o,
 		  struct workload_result *res, GError **error)
 {
 	const struct platform *pl = o->plat;
-	struct drv d = { .w = w };
+	struct drv d = { .w = w, .tune = o->tune };
 	struct impl_params impl;
 	bool ok = false;
 	int n = w->nranks;
@@ -470,6 +490,8 @@ bool workload_run(const struct workload *w, const struct workload_run_opts *o,
 	res->spans = g_array_new(FALSE, FALSE, sizeof(struct wl_span));
 	res->ranks = g_new0(struct wl_rank_stats, n);
 	for (int r = 0; r < n; r++) {
+		for (uint32_t i = 0; i < w->progs[r].nops; i++)
+			d.span[r][i].call = d.call_of[r][i] == UINT32_MAX ? -1 : (int32_t)d.call_of[r][i];
 		g_array_append_vals(res->spans, d.span[r], w->progs[r].nops);
 		rank_stats(w, r, d.span[r], &res->ranks[r]);
 		res->step_ps = MAX(res->step_ps, res->ranks[r].end_ps);
@@ -543,11 +565,13 @@ bool workload_trace_write(const struct workload *w, const struct workload_result
 				       o->kind == WL_COMPUTE ? "compute" : "collective", sp->rank,
 				       o->stream, (double)sp->start_ps / 1e6,
 				       (double)(sp->end_ps - sp->start_ps) / 1e6);
-		if (o->kind == WL_COLLECTIVE)
+		if (o->kind == WL_COLLECTIVE) {
+			const struct wl_call *c = &g_array_index(res->calls, struct wl_call, sp->call);
+
 			g_string_append_printf(j, ", \"args\": {\"op\": \"%s\", \"bytes\": %" G_GUINT64_FORMAT
-					       ", \"comm\": \"%s\", \"algo\": \"%s\"}",
-					       o->id, o->bytes, w->comms[o->comm].name,
-					       strcmp(o->algo, "auto") ? o->algo : workload_auto_algo(o->coll));
+					       ", \"comm\": \"%s\", \"algo\": \"%s\", \"nchunks\": %u}",
+					       o->id, o->bytes, w->comms[o->comm].name, c->algo, c->nchunks);
+		}
 		g_string_append(j, "},\n");
 	}
 	g_string_append_printf(j, "{\"ph\": \"M\", \"name\": \"g5\", \"pid\": 0, \"args\": "

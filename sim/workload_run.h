@@ -9,9 +9,11 @@
  * the platform's launch cost for the mode, and ends when its own ops of the
  * call's schedule are done (the runner's jobs, sim/algos/runner.h), so a
  * member that arrives early waits in the schedule for the data of its peers
- * as a GPU kernel waits for its flags. Algorithm `auto` is ring (AllReduce,
- * AllGather, ReduceScatter), pairwise (AllToAll) or chain (Broadcast,
- * Reduce); `nccl` is not run in workloads (its channel model applies to one
+ * as a GPU kernel waits for its flags. Algorithm `auto` is the tuning
+ * profile's choice for the call's collective, group shape and size, or
+ * where it has none the default: ring (AllReduce, AllGather,
+ * ReduceScatter), pairwise (AllToAll), chain (Broadcast, Reduce) or direct
+ * (P2P); `nccl` is not run in workloads (its channel model applies to one
  * collective alone). docs/workload.md, "Running a workload". */
 #ifndef G5_SIM_WORKLOAD_RUN_H
 #define G5_SIM_WORKLOAD_RUN_H
@@ -19,8 +21,12 @@
 #include "sim/platform.h"
 #include "sim/workload.h"
 
+struct tune_profile;
+
 struct workload_run_opts {
 	const struct platform *plat;
+	const struct tune_profile *tune; /* `auto` per call from this profile
+					  * (sim/tune.h), or NULL: the defaults */
 	uint64_t seed;
 	enum run_mode mode;     /* the launch cost of each collective */
 	uint64_t max_events;    /* 0: SIMULATE_MAX_EVENTS */
@@ -30,6 +36,7 @@ struct workload_run_opts {
 struct wl_span {
 	int rank;
 	uint32_t op;
+	int32_t call;            /* a collective's: its call (workload_result.calls); else -1 */
 	sim_time_t start_ps, end_ps;
 };
 
@@ -39,7 +46,8 @@ struct wl_call {
 	uint32_t k;              /* the group's k-th call */
 	const struct wl_op *op;  /* borrowed: the op of the group's first member */
 	const char *algo;        /* the algorithm that ran: borrowed from the
-				  * workload, or workload_auto_algo's */
+				  * workload, the profile or workload_auto_algo */
+	uint32_t nchunks;        /* and its nchunks */
 	sim_time_t start_ps;     /* the first member's arrival */
 	sim_time_t end_ps;       /* the last member's part done */
 };

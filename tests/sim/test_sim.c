@@ -659,7 +659,7 @@ static void test_cli_help_examples(void)
 	static const char *const cmds[] = { "sim", "run", "plot", "bench", "bench engine", "bench fabric",
 					    "bench scale",
 					    "schedule", "verify", "algos", "compare", "calibrate",
-					    "workload" };
+					    "workload", "tune" };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
 		g_autofree char *args = g_strdup_printf("%s --help", cmds[i]);
@@ -748,7 +748,7 @@ static void test_cli_workload(void)
 	g_assert_cmpint(g5(a5, &out, &err), ==, 0);
 	g_assert_true(g_str_has_prefix(out, "# workload tp-dp-8 on seed-ring8: 8 ranks, mode single, "
 					    "seed 1, 10 calls\nstep_us "));
-	g_assert_nonnull(strstr(out, "\n  allreduce      dp          209715200  bf16   ring            2 "));
+	g_assert_nonnull(strstr(out, "\n  allreduce      dp          209715200  bf16   ring/1           2 "));
 	static const char *const files[] = { "workload.h5", "calls.csv", "ranks.csv", "trace.json" };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
@@ -790,6 +790,82 @@ static void test_cli_workload(void)
 		g_clear_pointer(&err, g_free);
 	}
 	g_remove(bad);
+	g_rmdir(d);
+}
+
+/* `g5 tune`: its table's best and default times are the times `g5 workload`
+ * gives that call with the profile it wrote and without one; usage errors
+ * exit 2 naming the flag. */
+static void test_cli_tune(void)
+{
+	g_autofree char *d = g_dir_make_tmp("g5-tune-XXXXXX", NULL);
+	g_autofree char *prof = g_build_filename(d, "p.yaml", NULL);
+	g_autofree char *wl = g_build_filename(d, "w.yaml", NULL);
+	g_autofree char *out = NULL, *err = NULL;
+	g_autofree char *a1 = g_strdup_printf("tune -p configs/platforms/seed-ring8.yaml -c allreduce "
+					      "-s 4KiB,32MiB --jobs 2 -o %s", prof);
+
+	g_assert_cmpint(g5(a1, &out, &err), ==, 0);
+	g_autofree char *want = g_strdup_printf("g5 tune: wrote %s (", prof);
+
+	g_assert_true(g_str_has_prefix(err, want));
+	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+	/* the 32MiB row: collective ranks stride bytes best best_us runner_up
+	 * margin default default_us loses */
+	const char *row = NULL;
+
+	for (int i = 0; lines[i]; i++)
+		if (g_str_has_prefix(lines[i], "  allreduce           8      1     33554432 "))
+			row = lines[i];
+	g_assert_nonnull(row);
+	g_auto(GStrv) f = g_strsplit_set(row, " ", -1);
+	GPtrArray *col = g_ptr_array_new();
+
+	for (int i = 0; f[i]; i++)
+		if (*f[i])
+			g_ptr_array_add(col, f[i]);
+	g_assert_cmpuint(col->len, ==, 11);
+	const char *best_us = col->pdata[5], *default_us = col->pdata[9];
+
+	g_assert_cmpstr(col->pdata[8], ==, "ring/1");
+	g_assert_cmpfloat(g_ascii_strtod(col->pdata[10], NULL), >=, 0);
+
+	g_assert_true(g_file_set_contents(wl, "schema_version: 1\nranks: 8\nprogram: [{allreduce: 32MiB}]\n",
+					  -1, NULL));
+	g_autofree char *a2 = g_strdup_printf("workload %s -p configs/platforms/seed-ring8.yaml --tune %s",
+					      wl, prof);
+	g_autofree char *a3 = g_strdup_printf("workload %s -p configs/platforms/seed-ring8.yaml", wl);
+	g_autofree char *o2 = NULL, *o3 = NULL, *e2 = NULL, *e3 = NULL;
+
+	g_assert_cmpint(g5(a2, &o2, &e2), ==, 0);
+	g_assert_cmpint(g5(a3, &o3, &e3), ==, 0);
+	g_autofree char *s2 = g_strdup_printf("\nstep_us %s ", best_us);
+	g_autofree char *s3 = g_strdup_printf("\nstep_us %s ", default_us);
+
+	g_assert_nonnull(strstr(o2, s2));
+	g_assert_nonnull(strstr(o3, s3));
+	g_autofree char *best = g_strdup_printf(" %s ", (char *)col->pdata[4]);
+
+	g_assert_nonnull(strstr(o2, best));
+	g_ptr_array_free(col, TRUE);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+
+	static const char *const usage[] = {
+		"tune", "tune -p configs/platforms/seed-ring8.yaml -c allredux",
+		"tune -p configs/platforms/seed-ring8.yaml -n 9", "tune -p configs/platforms/seed-ring8.yaml --stride 8",
+		"tune -p configs/platforms/seed-ring8.yaml -n 8 --stride 2",
+		"tune -p configs/platforms/seed-ring8.yaml --nchunks 0", "tune -p configs/platforms/seed-ring8.yaml -s 4KB..1",
+		"tune -p configs/platforms/seed-ring8.yaml --mode fast", "tune -p configs/platforms/seed-ring8.yaml extra",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(usage); i++) {
+		g_assert_cmpint(g5(usage[i], &out, &err), ==, 2);
+		g_assert_true(g_str_has_prefix(err, "g5 tune: "));
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+	}
+	g_remove(prof);
+	g_remove(wl);
 	g_rmdir(d);
 }
 
@@ -1610,6 +1686,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/says-what-it-wrote", test_cli_says_what_it_wrote);
 	g_test_add_func("/sim/cli/help-examples", test_cli_help_examples);
 	g_test_add_func("/sim/cli/workload", test_cli_workload);
+	g_test_add_func("/sim/cli/tune", test_cli_tune);
 	g_test_add_func("/sim/cli/verbose-table-first", test_cli_verbose_order);
 	g_test_add_func("/sim/cli/stdout-full", test_cli_stdout_full);
 	g_test_add_func("/sim/cli/schedule-verified", test_cli_schedule_verified);
