@@ -121,18 +121,22 @@ static void test_determinism(void)
 	platform_release(&pl);
 }
 
-/* Every algorithm of every collective runs to completion on a leaf-spine
- * with switch nodes and ECMP (config/platforms/leafspine16.yaml, at 1:1 and
- * 2:1, both fidelities); the same seed gives the same run, and 2:1 is never
- * faster than 1:1. */
-static void test_leafspine_all_algorithms(void)
+/* Every algorithm of every collective runs to completion on the platform
+ * of `path` (at `nranks` ranks, 0: its own), as it is and at 2:1
+ * oversubscription, both fidelities; the same seed gives the same run, and
+ * 2:1 is never faster. */
+static void all_algorithms(const char *path, int nranks)
 {
 	struct platform pl[2];
 	g_autoptr(GError) err = NULL;
 	int ran = 0;
 
-	g_assert_true(config_platform_load("configs/platforms/leafspine16.yaml", &pl[0], &err));
-	g_assert_true(config_platform_load("configs/platforms/leafspine16.yaml", &pl[1], &err));
+	for (int k = 0; k < 2; k++) {
+		g_assert_true(config_platform_load(path, &pl[k], &err));
+		if (nranks)
+			pl[k].fabric.nranks = nranks;
+	}
+	g_assert_cmpfloat(pl[0].fabric.oversub, <=, 1);
 	pl[1].fabric.oversub = 2;
 	for (int ci = 0; ci < 8; ci++) {
 		enum coll c = (enum coll)(1u << ci);
@@ -174,6 +178,19 @@ static void test_leafspine_all_algorithms(void)
 	g_assert_cmpint(ran, >=, 40);
 	platform_release(&pl[0]);
 	platform_release(&pl[1]);
+}
+
+/* ... on a leaf-spine with switch nodes and ECMP (leafspine16.yaml) */
+static void test_leafspine_all_algorithms(void)
+{
+	all_algorithms("configs/platforms/leafspine16.yaml", 0);
+}
+
+/* ... on two tiers: 2 DGX H200 on 400 Gb/s rails (the 16-node platform at
+ * 16 ranks), whose routes cross a node switch, a rail's leaf or a spine */
+static void test_tiers_all_algorithms(void)
+{
+	all_algorithms("configs/platforms/dgx-h200x16-rails-1to1.yaml", 16);
 }
 
 static void test_metrics(void)
@@ -781,7 +798,7 @@ static void test_cli_errors(void)
 		{ "sim -d float8", "unknown dtype 'float8'" },
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
-		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges, leafspine), got 'donut'" },
+		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges, leafspine, tiers), got 'donut'" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sim --ranks 1", "--ranks must be between 2 and 4096, got '1'" },
 		{ "sim --nchunks 0", "--nchunks must be at least 1, got 0" },
@@ -1489,6 +1506,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/ring2p/both-directions", test_ring2p_both_directions);
 	g_test_add_func("/sim/determinism", test_determinism);
 	g_test_add_func("/sim/leafspine/all-algorithms", test_leafspine_all_algorithms);
+	g_test_add_func("/sim/tiers/all-algorithms", test_tiers_all_algorithms);
 	g_test_add_func("/sim/metrics", test_metrics);
 	g_test_add_func("/sim/seed/cross-primitive", test_cross_primitive);
 	g_test_add_func("/sim/breakdown/sums-to-latency", test_breakdown_sums);
