@@ -329,36 +329,36 @@ static int spine_of(struct fabric *f, int a, int b)
 	return g_array_index(r, int, 2);
 }
 
-/* ECMP spreads the flows over the equal paths, the same way for the same
- * seed and another way for another; dmodk takes spine = dst mod S. */
-static void test_leafspine_ecmp(void)
+/* ECMP over the flows a -> b of c's ranks that `crosses` (a spine): each
+ * takes one of the `spines` spines from node spine0, the same for the same
+ * seed and mostly another for another (about 1 - 1/spines of them move),
+ * and every spine carries the mean within tol_pct %. */
+static void ecmp_spread(const struct fabric_config *c, bool (*crosses)(int a, int b), int spine0,
+			int spines, int tol_pct)
 {
-	enum { N = 64, L = 8, S = 8 };
-	struct fabric_config c = leafspine_cfg(N, L, S, 1, TOPO_ROUTING_ECMP);
 	struct sim *s1 = sim_new(7), *s2 = sim_new(7), *s3 = sim_new(8);
-	struct fabric *f1 = fabric_new(s1, &c, NULL), *f2 = fabric_new(s2, &c, NULL);
-	struct fabric *f3 = fabric_new(s3, &c, NULL);
-	int count[S] = { 0 }, flows = 0, differ = 0;
+	struct fabric *f1 = fabric_new(s1, c, NULL), *f2 = fabric_new(s2, c, NULL);
+	struct fabric *f3 = fabric_new(s3, c, NULL);
+	g_autofree int *count = g_new0(int, spines);
+	int flows = 0, differ = 0;
 
-	for (int a = 0; a < N; a++)
-		for (int b = 0; b < N; b++) {
-			if (a / (N / L) == b / (N / L))
+	for (int a = 0; a < c->nranks; a++)
+		for (int b = 0; b < c->nranks; b++) {
+			if (a == b || !crosses(a, b))
 				continue;
-			int sp = spine_of(f1, a, b) - N - L;
+			int sp = spine_of(f1, a, b) - spine0;
 
 			g_assert_cmpint(sp, >=, 0);
-			g_assert_cmpint(sp, <, S);
+			g_assert_cmpint(sp, <, spines);
 			count[sp]++;
 			flows++;
-			g_assert_cmpint(spine_of(f2, a, b), ==, sp + N + L);
-			differ += spine_of(f3, a, b) != sp + N + L;
+			g_assert_cmpint(spine_of(f2, a, b), ==, sp + spine0);
+			differ += spine_of(f3, a, b) != sp + spine0;
 		}
-	/* 3584 flows, 448 a spine: each within 15 % */
-	for (int k = 0; k < S; k++) {
-		g_assert_cmpint(count[k], >, flows / S * 85 / 100);
-		g_assert_cmpint(count[k], <, flows / S * 115 / 100);
+	for (int k = 0; k < spines; k++) {
+		g_assert_cmpint(count[k], >, flows / spines * (100 - tol_pct) / 100);
+		g_assert_cmpint(count[k], <, flows / spines * (100 + tol_pct) / 100);
 	}
-	/* another seed: about 7 in 8 flows move */
 	g_assert_cmpint(differ, >, flows / 2);
 	fabric_free(f1);
 	fabric_free(f2);
@@ -366,6 +366,23 @@ static void test_leafspine_ecmp(void)
 	sim_free(s1);
 	sim_free(s2);
 	sim_free(s3);
+}
+
+/* 64 ranks on 8 leaves: leaf of rank i = i / 8 */
+static bool leafspine64_crosses(int a, int b)
+{
+	return a / 8 != b / 8;
+}
+
+/* ECMP spreads the flows over the equal paths, the same way for the same
+ * seed and another way for another (3584 flows, 448 a spine: each within
+ * 15 %); dmodk takes spine = dst mod S. */
+static void test_leafspine_ecmp(void)
+{
+	enum { N = 64, L = 8, S = 8 };
+	struct fabric_config c = leafspine_cfg(N, L, S, 1, TOPO_ROUTING_ECMP);
+
+	ecmp_spread(&c, leafspine64_crosses, N + L, S, 15);
 
 	c.routing = TOPO_ROUTING_DMODK;
 	struct sim *s = sim_new(1);
@@ -427,6 +444,30 @@ static sim_time_t permutation(const struct fabric_config *c, uint64_t seed, uint
 	return p.last;
 }
 
+/* Runs the crossing permutation dst under c (dmodk: no two flows of a
+ * leaf share an uplink) and checks the bisection it measures (N/2 flows of
+ * `bytes` each way) against L/2 x h x B / r, within 2 %, B the payload rate
+ * B x P / (P + H) of the downlinks' parameters `down`, h ranks below each
+ * of c->leaves leaves from node leaf0; every uplink carries the same.
+ * Returns the permutation's time. */
+static sim_time_t bisection_check(const char *what, const struct fabric_config *c,
+				  const struct link_params *down, const int *dst, int leaf0, int h,
+				  uint64_t bytes)
+{
+	double r = c->oversub, mm;
+	sim_time_t t = permutation(c, 1, bytes, dst, leaf0, &mm);
+	double b = (double)down->bw_bytes_per_s * down->max_payload_bytes /
+		   (down->max_payload_bytes + down->header_bytes);
+	double want = c->leaves / 2.0 * h * b / r;
+	double got = c->nranks / 2.0 * (double)bytes / ((double)t * 1e-12);
+
+	g_test_message("%s %g:1 bisection: measured %.2f GB/s, analytical %.2f GB/s (%+.3f %%)",
+		       what, r, got / 1e9, want / 1e9, (got / want - 1) * 100);
+	g_assert_cmpfloat(fabs(got / want - 1), <, 0.02);
+	g_assert_cmpfloat(mm, ==, 1.0);
+	return t;
+}
+
 /* Bisection bandwidth of a leaf-spine at 1:1 and 2:1, measured with the
  * crossing permutation i -> i + N/2 under dmodk routing (no two flows of a
  * leaf share an uplink), against L/2 x h x B / r (payload rate: B x P /
@@ -441,19 +482,10 @@ static void test_leafspine_bisection(void)
 		dst[i] = (i + N / 2) % N;
 	for (int r = 1; r <= 2; r++) {
 		struct fabric_config c = leafspine_cfg(N, L, S, r, TOPO_ROUTING_DMODK);
-		double mm, mm_ecmp;
+		double mm_ecmp;
 
 		c.link.lat_ps = c.switch_link.lat_ps = SIM_NS(10);
-		sim_time_t t = permutation(&c, 1, bytes, dst, N, &mm);
-		double b = (double)c.link.bw_bytes_per_s * c.link.max_payload_bytes /
-			   (c.link.max_payload_bytes + c.link.header_bytes);
-		double want = L / 2.0 * H * b / r;
-		double got = N / 2.0 * (double)bytes / ((double)t * 1e-12);
-
-		g_test_message("leafspine %d:1 bisection: measured %.2f GB/s, analytical %.2f GB/s "
-			       "(%+.3f %%)", r, got / 1e9, want / 1e9, (got / want - 1) * 100);
-		g_assert_cmpfloat(fabs(got / want - 1), <, 0.02);
-		g_assert_cmpfloat(mm, ==, 1.0);
+		sim_time_t t = bisection_check("leafspine", &c, &c.switch_link, dst, N, H, bytes);
 
 		c.routing = TOPO_ROUTING_ECMP;
 		sim_time_t te = permutation(&c, 1, bytes, dst, N, &mm_ecmp);
@@ -604,42 +636,20 @@ static void test_tiers_routes(void)
 	sim_free(s);
 }
 
-/* ECMP: the same seed takes the same spines, another seed others, and the
- * cross-leaf flows spread over the spines. */
+/* 16 nodes of 8, one leaf per rail: another node and another rail cross */
+static bool tiers128_crosses(int a, int b)
+{
+	return a / 8 != b / 8 && a % 8 != b % 8;
+}
+
+/* ECMP on tiers as on a leaf-spine (13440 cross-leaf flows, 840 a spine:
+ * each within 10 %). */
 static void test_tiers_ecmp(void)
 {
 	enum { N = 128, G = 8, L = 8, S = 16 };
 	struct fabric_config c = tiers_cfg(N, G, L, S, 1, TOPO_ROUTING_ECMP);
-	struct sim *s1 = sim_new(7), *s2 = sim_new(7), *s3 = sim_new(8);
-	struct fabric *f1 = fabric_new(s1, &c, NULL), *f2 = fabric_new(s2, &c, NULL);
-	struct fabric *f3 = fabric_new(s3, &c, NULL);
-	int count[S] = { 0 }, flows = 0, differ = 0, spine0 = N + N / G + L;
 
-	for (int a = 0; a < N; a++)
-		for (int b = 0; b < N; b++) {
-			if (a / G == b / G || a % G == b % G)
-				continue;
-			int sp = spine_of(f1, a, b) - spine0;
-
-			g_assert_cmpint(sp, >=, 0);
-			g_assert_cmpint(sp, <, S);
-			count[sp]++;
-			flows++;
-			g_assert_cmpint(spine_of(f2, a, b), ==, sp + spine0);
-			differ += spine_of(f3, a, b) != sp + spine0;
-		}
-	/* 13440 flows, 840 a spine: each within 10 % */
-	for (int k = 0; k < S; k++) {
-		g_assert_cmpint(count[k], >, flows / S * 90 / 100);
-		g_assert_cmpint(count[k], <, flows / S * 110 / 100);
-	}
-	g_assert_cmpint(differ, >, flows / 2);
-	fabric_free(f1);
-	fabric_free(f2);
-	fabric_free(f3);
-	sim_free(s1);
-	sim_free(s2);
-	sim_free(s3);
+	ecmp_spread(&c, tiers128_crosses, N + N / G + L, S, 10);
 }
 
 /* Bisection bandwidth of the scale-out tier of 16 nodes of 8 (one leaf
@@ -659,19 +669,9 @@ static void test_tiers_bisection(void)
 		dst[i] = (i / G + 1) % M * G + (i % G + G / 2) % G;
 	for (int r = 1; r <= 2; r++) {
 		struct fabric_config c = tiers_cfg(N, G, L, 16 / r, r, TOPO_ROUTING_DMODK);
-		double mm, mm_ecmp;
-		sim_time_t t = permutation(&c, 1, bytes, dst, N + M, &mm);
-		const struct link_params *so = &c.scaleout_link;
-		double b = (double)so->bw_bytes_per_s * so->max_payload_bytes /
-			   (so->max_payload_bytes + so->header_bytes);
-		double want = L / 2.0 * H * b / r;
-		double got = N / 2.0 * (double)bytes / ((double)t * 1e-12);
-
-		g_test_message("tiers %d:1 bisection: measured %.2f GB/s, analytical %.2f GB/s "
-			       "(%+.3f %%)", r, got / 1e9, want / 1e9, (got / want - 1) * 100);
-		g_assert_cmpfloat(fabs(got / want - 1), <, 0.02);
-		/* dmodk: every uplink carries the same (1:1: one flow, 2:1: two) */
-		g_assert_cmpfloat(mm, ==, 1.0);
+		double mm_ecmp;
+		/* dmodk: one flow per uplink at 1:1, two at 2:1 */
+		sim_time_t t = bisection_check("tiers", &c, &c.scaleout_link, dst, N + M, H, bytes);
 
 		c.routing = TOPO_ROUTING_ECMP;
 		for (uint64_t seed = 1; seed <= 5; seed++) {
