@@ -187,7 +187,8 @@ struct fabric_config {
 	int nranks;                  /* ranks (a switch node is not a rank) */
 	int dims[2];                 /* torus only; {0, 0}: most nearly square */
 	struct link_params link;     /* every channel, unless an edge overrides */
-	struct link_params switch_link; /* channels that touch a switch node;
+	struct link_params switch_link; /* channels that touch a switch node (on a
+					  * tiered shape: the node tier's);
 					  * bw_bytes_per_s = 0: use `link` */
 	struct link_params scaleout_link; /* TOPO_PARAM_TIERS: the scale-out tier's
 					  * channels (NIC ports, leaf-spine links);

@@ -193,6 +193,43 @@ static void test_tiers_all_algorithms(void)
 	all_algorithms("configs/platforms/dgx-h200x16-rails-1to1.yaml", 16);
 }
 
+/* Ring AllReduce of 1 GiB on 16 DGX H200 (128 GPUs, flow fidelity), the
+ * ring in rank order: its slowest step is a node's GPU 7 to the next
+ * node's GPU 0, a cross-rail flow through a spine, 16 of them from leaf 7
+ * to leaf 0. Under dmodk they take 16 distinct uplinks at 1:1 (busbw
+ * within 10 % of a NIC's payload rate, 50 x 4096 / 4122 GB/s) and share 8
+ * two by two at 2:1 (half that); ECMP is never faster, and the routes
+ * inside a node (NVLink at 376 GB/s) are not what binds. */
+static void test_tiers_ring_128(void)
+{
+	const double nic = 50.0 * 4096 / 4122;
+	double dmodk[2];
+
+	for (int r = 1; r <= 2; r++) {
+		g_autofree char *path = g_strdup_printf("configs/platforms/dgx-h200x16-rails-%dto1.yaml", r);
+		struct platform pl;
+		struct simulate_outcome o[2];
+		g_autoptr(GError) err = NULL;
+
+		g_assert_true(config_platform_load(path, &pl, &err));
+		pl.fabric.fidelity = LINK_FIDELITY_FLOW;
+		for (int k = 0; k < 2; k++) {
+			pl.fabric.routing = k ? TOPO_ROUTING_ECMP : TOPO_ROUTING_DMODK;
+			g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 1ull << 30, 1, &o[k]));
+		}
+		g_test_message("ring AllReduce 1 GiB, 128 GPUs, %d:1: busbw %.2f GB/s (dmodk), "
+			       "%.2f GB/s (ecmp, seed 1)", r, o[0].busbw_gbps, o[1].busbw_gbps);
+		dmodk[r - 1] = o[0].busbw_gbps;
+		g_assert_cmpfloat(o[0].busbw_gbps, <=, nic / r);
+		g_assert_cmpfloat(o[0].busbw_gbps, >=, 0.9 * nic / r);
+		g_assert_cmpuint(o[1].run.latency_ps, >=, o[0].run.latency_ps);
+		simulate_outcome_clear(&o[0]);
+		simulate_outcome_clear(&o[1]);
+		platform_release(&pl);
+	}
+	g_assert_cmpfloat(fabs(dmodk[1] / dmodk[0] - 0.5), <, 0.05);
+}
+
 static void test_metrics(void)
 {
 	/* busbw = algbw x 2(n-1)/n for AllReduce; algbw = bytes / latency. */
@@ -1507,6 +1544,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/determinism", test_determinism);
 	g_test_add_func("/sim/leafspine/all-algorithms", test_leafspine_all_algorithms);
 	g_test_add_func("/sim/tiers/all-algorithms", test_tiers_all_algorithms);
+	g_test_add_func("/sim/tiers/ring-128", test_tiers_ring_128);
 	g_test_add_func("/sim/metrics", test_metrics);
 	g_test_add_func("/sim/seed/cross-primitive", test_cross_primitive);
 	g_test_add_func("/sim/breakdown/sums-to-latency", test_breakdown_sums);
