@@ -75,16 +75,16 @@ rails() {
 #    each of $2 spines at 400 Gb/s, which makes a leaf's uplinks $1:1.
 # scaleout_link.latency 600ns per hop, not measured: NVIDIA gives
 # "sub-600ns latency" for the ConnectX-6 VPI adapter (ConnectX-6 VPI user
-# manual, Introduction) and no figure for ConnectX-7, so the predecessor's
-# bound stands for a NIC's and a switch's share of each hop; a same-rail
-# path (GPU -> leaf -> GPU) then costs 1.2 us one way, a cross-rail one
-# (through a spine, four hops) 2.4 us. scaleout_link.packet 4KiB is the
-# InfiniBand MTU; scaleout_link.header 26B the headers of an RDMA write's
-# middle packet (LRH 8, BTH 12, ICRC 4, VCRC 2 bytes: InfiniBand
-# Architecture Specification, Volume 1). The other scaleout_link keys are
-# the node tier's (no link-level loss or credit limit modelled). PCIe
-# between a GPU and its NIC (Gen5 x16) is faster than the port and not
-# modelled. Written by scripts/derive-dgx.sh.
+# manual, Introduction) and no figure in that of ConnectX-7, so the
+# predecessor's bound stands for a NIC's and a switch's share of each hop;
+# a same-rail path (GPU -> leaf -> GPU) then costs 1.2 us one way, a
+# cross-rail one (through a spine, four hops) 2.4 us. scaleout_link.packet
+# 4KiB is the InfiniBand MTU; scaleout_link.header 26B the headers of an
+# RDMA write's middle packet (LRH 8, BTH 12, ICRC 4, VCRC 2 bytes:
+# InfiniBand Architecture Specification, Volume 1). The other
+# scaleout_link keys are the node tier's (no link-level loss or credit
+# limit modelled). PCIe between a GPU and its NIC (Gen5 x16) is faster than
+# the port and not modelled. Written by scripts/derive-dgx.sh.
 HEAD
 	sed -e "s/^name: .*/name: \"dgx-h200x16-rails-$1to1\"/" \
 	    -e 's/^topology\.kind: .*/topology.kind: tiers/' \
