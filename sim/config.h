@@ -135,7 +135,8 @@ struct experiment {
 	char *platform_path;   /* owned: resolved against the experiment's directory */
 	char *platform_text;   /* owned */
 	struct platform plat;  /* the platform with the experiment's overrides */
-	uint32_t explicit_switch; /* internal: switch_link keys set explicitly */
+	uint32_t explicit_switch; /* internal: switch_link and scaleout_link keys
+				   * set explicitly */
 	GArray *colls;         /* of enum coll, >= 1 */
 	GPtrArray *algos;      /* per collective (same index as colls): GPtrArray of char * */
 	char *baseline;        /* owned, or NULL: the first algorithm of each collective */

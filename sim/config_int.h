@@ -59,8 +59,9 @@ struct pkey; /* a row of the platform key table */
 /* The row of `key`, or NULL. */
 const struct pkey *cfg_pkey_find(const char *key);
 /* Sets key k of p from `value`; the message of an error has no key and no
- * location. `explicit_switch` (may be NULL) tracks the switch_link keys set
- * explicitly: a link key also sets its switch_link twin unless that was. */
+ * location. `explicit_switch` (may be NULL) tracks the switch_link and
+ * scaleout_link keys set explicitly: a link key also sets its twins in
+ * those sections unless they were. */
 bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 		  uint32_t *explicit_switch, GError **error);
 /* Whether key k is a scalar an experiment may set or sweep; the names of
@@ -87,8 +88,8 @@ bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const cha
 /* Shape checks that need several keys (fabric_shape_check, with locations). */
 bool cfg_check_platform(const struct ctx *c, struct platform *p, const struct plat_locs *loc);
 bool cfg_check_schema_version(const struct ctx *c, const struct ynode *root);
-/* Parses a platform file; *explicit_switch gets the switch_link keys the
- * file sets itself. */
+/* Parses a platform file; *explicit_switch gets the switch_link and
+ * scaleout_link keys the file sets itself. */
 bool cfg_platform_parse(const char *path, const char *text, size_t len, struct platform *out,
 			uint32_t *explicit_switch, GError **error);
 

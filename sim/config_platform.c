@@ -61,17 +61,22 @@ static const char *const routing_names[] = { "default", "lowest", "ecmp", "dmodk
 #define PF(member) offsetof(struct platform, member), sizeof(((struct platform *)0)->member)
 #define MAX_TIME_PS 1000000000000000ull   /* 1000 s */
 #define MAX_BW 1000000000000000ull        /* 1 PB/s */
-#define LINK_KEYS(sec, field, base)                                                        \
-	{ sec ".bandwidth", PK_BW, PF(field.bw_bytes_per_s), 1, MAX_BW, base + 0, NULL, 0 },          \
-	{ sec ".latency", PK_TIME, PF(field.lat_ps), 0, MAX_TIME_PS, base + 1, NULL, 0 },             \
-	{ sec ".header", PK_SIZE32, PF(field.header_bytes), 0, LINK_MAX_HEADER_BYTES, base + 2, NULL, 0 }, \
-	{ sec ".packet", PK_SIZE32, PF(field.max_payload_bytes), 1, LINK_MAX_PAYLOAD_BYTES, base + 3, NULL, 0 }, \
-	{ sec ".credits", PK_U32, PF(field.credits), 0, 1000000, base + 4, NULL, 0 },                 \
-	{ sec ".credit_return", PK_TIME, PF(field.credit_return_ps), 0, MAX_TIME_PS, base + 5, NULL, 0 }, \
-	{ sec ".window", PK_U32, PF(field.gbn_window), 1, 1000000, base + 6, NULL, 0 },               \
-	{ sec ".timeout", PK_TIME, PF(field.gbn_timeout_ps), 1, MAX_TIME_PS, base + 7, NULL, 0 },     \
-	{ sec ".error_rate", PK_PROB, PF(field.error_rate), 0, (uint64_t)(LINK_MAX_ERROR_RATE * 1e6), base + 8, NULL, 0 }
+#define LINK_KEYS(sec, field, param)                                                       \
+	{ sec ".bandwidth", PK_BW, PF(field.bw_bytes_per_s), 1, MAX_BW, 0, NULL, param },             \
+	{ sec ".latency", PK_TIME, PF(field.lat_ps), 0, MAX_TIME_PS, 1, NULL, param },                \
+	{ sec ".header", PK_SIZE32, PF(field.header_bytes), 0, LINK_MAX_HEADER_BYTES, 2, NULL, param }, \
+	{ sec ".packet", PK_SIZE32, PF(field.max_payload_bytes), 1, LINK_MAX_PAYLOAD_BYTES, 3, NULL, param }, \
+	{ sec ".credits", PK_U32, PF(field.credits), 0, 1000000, 4, NULL, param },                    \
+	{ sec ".credit_return", PK_TIME, PF(field.credit_return_ps), 0, MAX_TIME_PS, 5, NULL, param }, \
+	{ sec ".window", PK_U32, PF(field.gbn_window), 1, 1000000, 6, NULL, param },                  \
+	{ sec ".timeout", PK_TIME, PF(field.gbn_timeout_ps), 1, MAX_TIME_PS, 7, NULL, param },        \
+	{ sec ".error_rate", PK_PROB, PF(field.error_rate), 0, (uint64_t)(LINK_MAX_ERROR_RATE * 1e6), 8, NULL, param }
 #define NLINK_KEYS 9
+
+/* The sections of link keys, each a struct link_params: a key of `link`
+ * also sets its twins in the others unless they were set explicitly
+ * (bit link_index + NLINK_KEYS x (section - 1) of the explicit mask). */
+static const char *const link_sections[] = { "link", "switch_link", "scaleout_link" };
 
 /* Every limit below is the one its layer exports (LINK_MAX_*, PAXI_MAX_*,
  * SCHED_MAX_*); a platform runs schedules, so its rank limit is theirs. */
@@ -85,8 +90,10 @@ static const struct pkey pkeys[] = {
 	{ "topology.spines", PK_INT, PF(fabric.spines), 0, LINK_MAX_NODES, -1, NULL, TOPO_PARAM_CLOS },
 	{ "topology.oversubscription", PK_RATIO, PF(fabric.oversub), 1000000, 64000000, -1, NULL, TOPO_PARAM_CLOS },
 	{ "topology.routing", PK_CHOICE, PF(fabric.routing), 0, TOPO_ROUTING_DMODK, -1, routing_names, TOPO_PARAM_ROUTING },
+	{ "topology.node_ranks", PK_INT, PF(fabric.node_ranks), 0, LINK_MAX_RANKS, -1, NULL, TOPO_PARAM_TIERS },
 	LINK_KEYS("link", fabric.link, 0),
 	LINK_KEYS("switch_link", fabric.switch_link, 0),
+	LINK_KEYS("scaleout_link", fabric.scaleout_link, TOPO_PARAM_TIERS),
 	{ "node.inject", PK_BW0, PF(fabric.node.inject_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
 	{ "node.eject", PK_BW0, PF(fabric.node.eject_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
 	{ "paxi.cdma_units", PK_U32, PF(paxi.cdma_units), 1, PAXI_MAX_CDMA_UNITS, -1, NULL, 0 },
@@ -129,7 +136,8 @@ static const struct pkey pkeys[] = {
 };
 
 /* Sections and the keys of each, for "unknown key" messages. */
-static const char *const sections[] = { "topology", "link", "switch_link", "node", "paxi",
+static const char *const sections[] = { "topology", "link", "switch_link", "scaleout_link",
+					"node", "paxi",
 					"proto", "proto.simple", "proto.ll", "proto.ll128",
 					"channels", "nccl" };
 
@@ -230,9 +238,34 @@ static bool range_error(const struct pkey *k, const char *value, GError **error)
 	return false;
 }
 
+/* After link key k has been set: marks a switch_link or scaleout_link key
+ * explicit in *explicit_mask (may be NULL), or copies a link key to its
+ * twins that were not set explicitly (with a NULL mask: to all). */
+static void link_twins(struct platform *p, const struct pkey *k, uint32_t *explicit_mask)
+{
+	size_t len = strcspn(k->key, ".");
+
+	for (size_t s = 1; s < G_N_ELEMENTS(link_sections); s++)
+		if (strlen(link_sections[s]) == len && !strncmp(k->key, link_sections[s], len)) {
+			if (explicit_mask)
+				*explicit_mask |= 1u << (k->link_index + NLINK_KEYS * (s - 1));
+			return;
+		}
+	for (size_t s = 1; s < G_N_ELEMENTS(link_sections); s++) {
+		uint32_t bit = 1u << (k->link_index + NLINK_KEYS * (s - 1));
+		g_autofree char *twin = g_strdup_printf("%s%s", link_sections[s], k->key + len);
+		const struct pkey *t = cfg_pkey_find(twin);
+
+		g_assert(t && t->size == k->size);
+		if (!explicit_mask || !(*explicit_mask & bit))
+			memcpy((char *)p + t->off, (char *)p + k->off, k->size);
+	}
+}
+
 /* Sets key k of p from `value`. The message of an error has no key and no
- * location. `explicit_switch` (may be NULL) tracks the switch_link keys set
- * explicitly: a link key also sets its switch_link twin unless that was. */
+ * location. `explicit_switch` (may be NULL) tracks the switch_link and
+ * scaleout_link keys set explicitly: a link key also sets its twins unless
+ * they were. */
 bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 		     uint32_t *explicit_switch, GError **error)
 {
@@ -377,20 +410,8 @@ bool cfg_pkey_set(struct platform *p, const struct pkey *k, const char *value,
 	}
 	store(p, k, v);
 twin:
-	if (k->link_index >= 0) {
-		bool is_switch = !strncmp(k->key, "switch_link.", 12);
-
-		if (is_switch) {
-			if (explicit_switch)
-				*explicit_switch |= 1u << k->link_index;
-		} else if (!explicit_switch || !(*explicit_switch & (1u << k->link_index))) {
-			g_autofree char *twin = g_strdup_printf("switch_link.%s", k->key + 5);
-			const struct pkey *t = cfg_pkey_find(twin);
-
-			g_assert(t && t->size == k->size);
-			memcpy((char *)p + t->off, (char *)p + k->off, k->size);
-		}
-	}
+	if (k->link_index >= 0)
+		link_twins(p, k, explicit_switch);
 	return true;
 wrap:
 	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE, "%s", e->message);
@@ -492,12 +513,8 @@ bool config_platform_set_num(struct platform *p, const char *key, double value, 
 		return false;
 	}
 	store(p, k, (uint64_t)llround(value));
-	if (k->link_index >= 0 && strncmp(k->key, "switch_link.", 12)) {
-		g_autofree char *twin = g_strdup_printf("switch_link.%s", k->key + 5);
-		const struct pkey *t = cfg_pkey_find(twin);
-
-		memcpy((char *)p + t->off, (char *)p + k->off, k->size);
-	}
+	if (k->link_index >= 0 && !strncmp(k->key, "link.", 5))
+		link_twins(p, k, NULL);
 	return true;
 }
 

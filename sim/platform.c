@@ -15,6 +15,7 @@ void platform_init_default(struct platform *p)
 	p->fabric.nranks = 8;
 	link_params_default(&p->fabric.link);
 	p->fabric.switch_link = p->fabric.link;
+	p->fabric.scaleout_link = p->fabric.link;
 	/* The memory side feeds two ports at full rate with some margin. */
 	p->fabric.node.inject_bytes_per_s = 1000000000000ull;
 	p->fabric.node.eject_bytes_per_s = 1000000000000ull;
@@ -98,6 +99,11 @@ void platform_release(struct platform *p)
 	g_free((gpointer)p->fabric.switches);
 	g_free((gpointer)p->fabric.ports);
 	memset(p, 0, sizeof(*p));
+}
+
+int platform_node_ranks(const struct platform *p)
+{
+	return fabric_node_ranks(&p->fabric);
 }
 
 double platform_busbw_factor(enum coll c, int n)

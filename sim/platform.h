@@ -82,6 +82,12 @@ uint32_t platform_channels(const struct impl_params *impl, uint64_t bytes);
 void platform_init_default(struct platform *p);
 void platform_release(struct platform *p);
 
+/* The ranks of one node of a tiered platform (topology.kind tiers:
+ * topology.node_ranks, or its default for the rank count), 0 for a flat
+ * one. Hierarchical algorithms take it as their default node size. p's
+ * shape is admitted (a loaded platform's is). */
+int platform_node_ranks(const struct platform *p);
+
 /* Busbw factor of a collective on n ranks (docs/design.md "Sizes and metrics"). */
 double platform_busbw_factor(enum coll c, int nranks);
 

@@ -818,7 +818,8 @@ char *fabric_node_name(const struct fabric *f, int u)
 
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error)
 {
-	struct link_params swp = cfg->switch_link;
+	/* the parameters of each enum topo_tier */
+	struct link_params tier[3] = { cfg->link, cfg->switch_link, cfg->scaleout_link };
 
 	if (cfg->fidelity > LINK_FIDELITY_FLOW) {
 		g_set_error(error, LINK_ERROR, LINK_ERROR_PARAMS, "unknown fidelity %u", cfg->fidelity);
@@ -832,14 +833,17 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		g_free(f);
 		return NULL;
 	}
-	/* switch_link matters where a switch is */
-	if (swp.bw_bytes_per_s == 0) {
-		swp = cfg->link;
-	} else if (f->t.nnodes > f->t.nranks && !check_params(&swp, "switch link", error)) {
-		topo_release(&f->t);
-		g_free(f);
-		return NULL;
-	}
+	/* switch_link matters where a switch is, scaleout_link on a tiered shape */
+	if (tier[TOPO_TIER_SWITCH].bw_bytes_per_s == 0)
+		tier[TOPO_TIER_SWITCH] = cfg->link;
+	else if (f->t.nnodes > f->t.nranks &&
+		 !check_params(&tier[TOPO_TIER_SWITCH], "switch link", error))
+		goto bad_tier;
+	if (tier[TOPO_TIER_SCALEOUT].bw_bytes_per_s == 0)
+		tier[TOPO_TIER_SCALEOUT] = cfg->link;
+	else if (topo_takes(cfg->topo, TOPO_PARAM_TIERS) &&
+		 !check_params(&tier[TOPO_TIER_SCALEOUT], "scale-out link", error))
+		goto bad_tier;
 	f->s = s;
 	f->np = cfg->node;
 	f->nodes = g_new0(struct node, f->t.nnodes);
@@ -861,7 +865,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		c->src = tc->src;
 		c->dst = tc->dst;
 		c->in_index = tc->in_index;
-		c->p = tc->to_switch ? swp : cfg->link;
+		c->p = tier[tc->tier];
 		if (tc->bw_bytes_per_s)
 			c->p.bw_bytes_per_s = tc->bw_bytes_per_s;
 		if (tc->lat_ps != SIM_TIME_MAX)
@@ -892,6 +896,10 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		f->route_chans = g_new(int, f->t.nnodes);
 	}
 	return f;
+bad_tier:
+	topo_release(&f->t);
+	g_free(f);
+	return NULL;
 }
 
 void fabric_free(struct fabric *f)

@@ -383,6 +383,26 @@ static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 	ev->data[1].u = x;
 }
 
+/* Starts the messages waiting on channel FIFO q, in order, while it is
+ * idle: one with nothing to send (no payload, no header) only waits its
+ * tail, so it is delivered behind what was sent before it and the next
+ * one starts at once. */
+static void start_waiting(struct flow_net *n, struct chan_fifo *q)
+{
+	while (!q->busy && q->head) {
+		struct flow *next = q->head;
+
+		q->head = next->next;
+		if (!q->head)
+			q->tail = NULL;
+		next->next = NULL;
+		if (next->units > 0)
+			activate(n, next);
+		else
+			deliver_later(n, next, next->bytes);
+	}
+}
+
 /* The flow has sent its last byte: it leaves its resources, the next
  * message on its first channel starts, and the component shares again. */
 static void finish_sending(struct flow_net *n, struct flow *fl)
@@ -394,15 +414,7 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 	fl->ev_pending = false;
 	q->busy = false;
 	reshare(n, fl->use, fl->nuse);
-	if (q->head) {
-		struct flow *next = q->head;
-
-		q->head = next->next;
-		if (!q->head)
-			q->tail = NULL;
-		next->next = NULL;
-		activate(n, next);
-	}
+	start_waiting(n, q);
 }
 
 static void on_progress(struct flow_net *n, struct flow *fl)
@@ -524,20 +536,13 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	if (bytes == 0)
 		fl->next_x = 0;
 	n->in_flight++;
-	if (units <= 0) {
-		/* nothing to send (no payload, no header): only the tail */
-		deliver_later(n, fl, bytes);
-		return;
-	}
+
 	struct chan_fifo *q = &n->fifo[fl->chan0];
 
-	if (q->busy) {
-		if (q->tail)
-			q->tail->next = fl;
-		else
-			q->head = fl;
-		q->tail = fl;
-		return;
-	}
-	activate(n, fl);
+	if (q->tail)
+		q->tail->next = fl;
+	else
+		q->head = fl;
+	q->tail = fl;
+	start_waiting(n, q);
 }

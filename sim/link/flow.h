@@ -30,7 +30,9 @@
  *  - from one source to one destination, messages are delivered in the
  *    order they were sent: a delivery never falls before an earlier
  *    message's (a header-only message's shorter tail may not overtake the
- *    data ahead of it, as a packet cannot pass the one ahead of it);
+ *    data ahead of it, as a packet cannot pass the one ahead of it; a
+ *    message of no wire bytes at all, no payload and no header, waits in
+ *    its channel's order like the others, then takes only its tail);
  *  - delivery callbacks run at piece boundaries, not per packet: after the
  *    first `first_bytes`, then every `piece_bytes`, and on the last byte
  *    (done = true); piece_bytes = 0: once, on the last byte.

@@ -54,8 +54,8 @@
  *    channels of `credits` slots each; a packet moves to the second after
  *    crossing the dateline (the wrap-around link of its ring or torus
  *    dimension), so store-and-forward with finite credits cannot deadlock
- *    there. Hypercube (dimension order), full-mesh, switch and leaf-spine
- *    (up-down) routes have no cyclic dependency. An edge list may: fabric_in_flight() tells a caller
+ *    there. Hypercube (dimension order), full-mesh, switch, leaf-spine and
+ *    tiers (up-down) routes have no cyclic dependency. An edge list may: fabric_in_flight() tells a caller
  *    that the run ended with messages undelivered.
  *
  * Events: EV_TX (the wire is free: pick the next packet) and EV_ARRIVE per
@@ -64,7 +64,7 @@
  * ejection rate adds one event; losses add NAK/timer events.
  *
  * Channels are sim components named "link A->B" (a non-rank node by its
- * fabric_node_name: "sw" for the switch, "sw8", "leaf0", "spine1"),
+ * fabric_node_name: "sw" for the switch, "sw8", "leaf0", "spine1", "nsw0"),
  * whose names key their RNG streams: one fabric per sim. The sim borrows
  * those names, so after fabric_free the sim may not run or register more
  * components (free it next, or free the fabric after it).
@@ -100,7 +100,7 @@ enum link_error_code {
 
 /* A topology: a plug-in of sim/link (topo.h) named by its ops table. The
  * registry (topo.c) lists them: ring, ring-uni, fullmesh, hypercube, torus,
- * switch, edges. */
+ * switch, edges, leafspine, tiers. */
 struct topo_ops;
 
 /* The parameters a topology reads beyond the rank count (topo_takes). */
@@ -110,6 +110,7 @@ enum topo_param {
 	TOPO_PARAM_CLOS = 1u << 2,  /* fabric_config.leaves, .spines, .oversub */
 	TOPO_PARAM_ROUTING = 1u << 3, /* fabric_config.routing */
 	TOPO_PARAM_PORTS = 1u << 4, /* fabric_config.ports */
+	TOPO_PARAM_TIERS = 1u << 5, /* fabric_config.node_ranks, .scaleout_link */
 };
 
 /* Among equal shortest paths (edge lists and the shapes routed like them):
@@ -186,7 +187,11 @@ struct fabric_config {
 	int nranks;                  /* ranks (a switch node is not a rank) */
 	int dims[2];                 /* torus only; {0, 0}: most nearly square */
 	struct link_params link;     /* every channel, unless an edge overrides */
-	struct link_params switch_link; /* channels that touch a switch node;
+	struct link_params switch_link; /* channels that touch a switch node (on a
+					  * tiered shape: the node tier's);
+					  * bw_bytes_per_s = 0: use `link` */
+	struct link_params scaleout_link; /* TOPO_PARAM_TIERS: the scale-out tier's
+					  * channels (NIC ports, leaf-spine links);
 					  * bw_bytes_per_s = 0: use `link` */
 	struct node_params node;
 	const struct topo_edge *edges; /* TOPO_PARAM_EDGES: borrowed */
@@ -197,6 +202,8 @@ struct fabric_config {
 	int leaves, spines;          /* TOPO_PARAM_CLOS: 0: the topology's default */
 	double oversub;              /* TOPO_PARAM_CLOS: downlink / uplink capacity of
 				      * a leaf, >= 1; 0: 1 */
+	int node_ranks;              /* TOPO_PARAM_TIERS: ranks per node (on one node
+				      * switch); 0: the topology's default */
 	uint32_t routing;            /* TOPO_PARAM_ROUTING: enum topo_routing */
 	const uint64_t *ports;       /* TOPO_PARAM_PORTS: borrowed, nports bandwidths */
 	int nports;
@@ -222,9 +229,10 @@ enum route_hint {
  * direction (a unidirectional ring has only CW: any hint goes clockwise).
  * Hypercube: dimension order, lowest differing bit first. Torus: x then y,
  * each the short way, ties by the parity of the source's coordinate in that
- * dimension. Switch: rank -> switch -> rank. Edge list: fewest hops; at each
- * node the lowest-numbered neighbour on a shortest path (ranks number before
- * switches: see topo_edges.c). On every shape but
+ * dimension. Switch: rank -> switch -> rank. Tiers: within a node through its
+ * node switch, across nodes through the source's rail (topo_tiers.c). Edge
+ * list: fewest hops; at each node the lowest-numbered neighbour on a shortest
+ * path (ranks number before switches: see topo_edges.c). On every shape but
  * the rings, CW/CCW mean ROUTE_SHORTEST. */
 
 struct fabric;
@@ -237,6 +245,10 @@ struct fabric;
  * simple graph on its ranks and switches. False with error set (LINK_ERROR RANKS, DIMS
  * or EDGES) otherwise. */
 bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error);
+
+/* The ranks of one node of a tiered shape (kind tiers: node_ranks, or its
+ * default for the rank count), 0 for a flat one. cfg's shape is admitted. */
+int fabric_node_ranks(const struct fabric_config *cfg);
 
 /* Called at the destination for each delivered packet of a message: `bytes`
  * is the payload delivered so far (in order), `done` is true on the call for

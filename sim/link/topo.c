@@ -8,6 +8,7 @@
  * the destination mod their number (enum topo_routing). */
 #include "sim/link/topo.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ static const struct topo_ops *const registry[] = {
 	&topo_switch_ops,
 	&topo_edges_ops,
 	&topo_leafspine_ops,
+	&topo_tiers_ops,
 	NULL,
 };
 
@@ -88,10 +90,10 @@ bool topo_fixed_ranks(const struct topo_ops *o)
 	return o->fixed_ranks;
 }
 
-void topo_add_chan(GArray *a, int u, int v, bool to_switch, uint64_t bw, sim_time_t lat)
+void topo_add_chan(GArray *a, int u, int v, enum topo_tier tier, uint64_t bw, sim_time_t lat)
 {
 	struct topo_chan c = {
-		.src = u, .dst = v, .to_switch = to_switch, .bw_bytes_per_s = bw, .lat_ps = lat,
+		.src = u, .dst = v, .tier = tier, .bw_bytes_per_s = bw, .lat_ps = lat,
 	};
 
 	if (u != v)
@@ -134,6 +136,11 @@ bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError
 		dims_out[1] = shape.dims[1];
 	}
 	return true;
+}
+
+int fabric_node_ranks(const struct fabric_config *cfg)
+{
+	return cfg->topo && cfg->topo->node_ranks ? cfg->topo->node_ranks(cfg) : 0;
 }
 
 bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, GError **error)
@@ -246,6 +253,30 @@ int topo_near_square(int n)
 	return best;
 }
 
+double topo_oversub(const struct fabric_config *cfg)
+{
+	return cfg->oversub > 0 ? cfg->oversub : 1.0;
+}
+
+bool topo_oversub_check(const struct fabric_config *cfg, const char *kind, GError **error)
+{
+	double r = topo_oversub(cfg);
+
+	if (r >= 1 && r <= TOPO_MAX_OVERSUB)
+		return true;
+	g_set_error(error, LINK_ERROR, LINK_ERROR_PARAMS,
+		    "%s oversubscription must be between 1 and %g, got %g", kind, TOPO_MAX_OVERSUB,
+		    cfg->oversub);
+	return false;
+}
+
+uint64_t topo_uplink_bw(const struct fabric_config *cfg, int down, uint64_t down_bw, int spines)
+{
+	double up = (double)down_bw * down / (spines * topo_oversub(cfg));
+
+	return up < 1 ? 1 : (uint64_t)llround(up);
+}
+
 int topo_ring_step(int a, int b, int n, int src_coord)
 {
 	int fwd = ((b - a) % n + n) % n;
@@ -319,6 +350,19 @@ static uint64_t flow_hash(uint64_t seed, int src, int dst, int node)
 	return z ^ (z >> 31);
 }
 
+int topo_pick(const struct topo *t, int src, int dst, int node, int n, int dmodk_key)
+{
+	g_assert(n > 0);
+	switch (t->routing) {
+	case TOPO_ROUTING_DMODK:
+		return dmodk_key % n;
+	case TOPO_ROUTING_ECMP:
+		return (int)(flow_hash(t->seed, src, dst, node) % (uint64_t)n);
+	default:
+		return 0;
+	}
+}
+
 int topo_route_shortest(const struct topo *t, int src, int dst, enum route_hint hint,
 			int *nodes, uint8_t *vcs)
 {
@@ -332,11 +376,7 @@ int topo_route_shortest(const struct topo *t, int src, int dst, enum route_hint 
 		if (t->routing != TOPO_ROUTING_LOWEST) {
 			for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++)
 				nearer += dist[t->chans[k].dst] == dist[u] - 1;
-			g_assert(nearer > 0);
-			if (t->routing == TOPO_ROUTING_DMODK)
-				pick = dst % nearer;
-			else
-				pick = (int)(flow_hash(t->seed, src, dst, u) % (uint64_t)nearer);
+			pick = topo_pick(t, src, dst, u, nearer, dst);
 		}
 		for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++)
 			if (dist[t->chans[k].dst] == dist[u] - 1 && pick-- == 0) {

@@ -28,9 +28,16 @@
 
 #include "sim/link/link.h"
 
+/* Which link parameters of the fabric_config a channel takes. */
+enum topo_tier {
+	TOPO_TIER_LINK,         /* rank to rank: link */
+	TOPO_TIER_SWITCH,       /* touches a non-rank node: switch_link */
+	TOPO_TIER_SCALEOUT,     /* a tiered shape's scale-out network: scaleout_link */
+};
+
 struct topo_chan {
 	int src, dst;           /* node ids */
-	bool to_switch;         /* touches a non-rank node: switch_link params */
+	enum topo_tier tier;    /* its parameters */
 	uint64_t bw_bytes_per_s; /* 0: the default link's */
 	sim_time_t lat_ps;      /* SIM_TIME_MAX: the default link's */
 	int in_index;           /* its index among the channels entering dst */
@@ -38,14 +45,16 @@ struct topo_chan {
 
 /* What admit() learns from the parameters. */
 struct topo_shape {
-	int dims[2];            /* torus: x extent, y extent */
+	int dims[2];            /* torus: x extent, y extent; tiers: ranks per
+				 * node, leaves */
 	int nnodes;             /* ranks plus non-rank nodes */
 };
 
 struct topo {
 	const struct topo_ops *ops; /* borrowed: the registry's */
 	int nranks, nnodes;     /* nnodes = nranks + non-rank nodes */
-	int dims[2];            /* torus: x extent, y extent; rank = x + dims[0] * y */
+	int dims[2];            /* torus: x extent, y extent; rank = x + dims[0] * y;
+				 * tiers: ranks per node, leaves */
 	int nvc;                /* virtual channels per channel: 1 or 2 */
 	struct topo_chan *chans; /* owned, sorted by (src, dst) */
 	int nchans;
@@ -82,6 +91,9 @@ struct topo_ops {
 		     uint8_t *vcs);
 	/* The name of non-rank node u (newly allocated); NULL: topo_node_name's. */
 	char *(*node_name)(const struct topo *t, int u);
+	/* The ranks of one node of an admitted shape (fabric_node_ranks); NULL:
+	 * a flat shape, 0. */
+	int (*node_ranks)(const struct fabric_config *cfg);
 };
 
 /* Builds the shape described by cfg (its link parameters are checked by the
@@ -107,11 +119,23 @@ char *topo_node_name(const struct topo *t, int u);
 /* ---- helpers for the plug-ins ---- */
 
 /* Appends the channel u -> v (nothing when u = v). */
-void topo_add_chan(GArray *chans, int u, int v, bool to_switch, uint64_t bw, sim_time_t lat);
+void topo_add_chan(GArray *chans, int u, int v, enum topo_tier tier, uint64_t bw, sim_time_t lat);
 
 /* The largest divisor of n that is <= sqrt(n): a torus's first dimension,
  * a leaf-spine's default leaves. */
 int topo_near_square(int n);
+
+/* A leaf-spine's oversubscription (fabric_config.oversub, 0: 1), and
+ * whether it is admitted (1..TOPO_MAX_OVERSUB; false with LINK_ERROR PARAMS
+ * "KIND oversubscription must be ..." set otherwise). */
+#define TOPO_MAX_OVERSUB 64.0
+double topo_oversub(const struct fabric_config *cfg);
+bool topo_oversub_check(const struct fabric_config *cfg, const char *kind, GError **error);
+
+/* The bandwidth of each of a leaf's `spines` uplinks that gives the
+ * oversubscription of cfg with `down` downlinks of down_bw each:
+ * down x down_bw / (spines x ratio), rounded, at least 1 B/s. */
+uint64_t topo_uplink_bw(const struct fabric_config *cfg, int down, uint64_t down_bw, int spines);
 
 /* The step (+1 or -1) that takes coordinate a to b on a ring of n the short
  * way; at an exact half (even n) even sources (src_coord) step +1, odd -1. */
@@ -127,8 +151,14 @@ int topo_walk_ring(int from, int to, int n, int step, int base, int stride, int 
  * (symmetric) channel graph; false when some node is unreachable. */
 bool topo_bfs(struct topo *t);
 
+/* Which of n equal next hops (n >= 1) the flow src -> dst takes at `node`
+ * under t->routing: the first (lowest), dmodk_key mod n (dmodk), or a hash
+ * of the run's seed, src, dst and node mod n (ecmp). */
+int topo_pick(const struct topo *t, int src, int dst, int node, int n, int dmodk_key);
+
 /* The route along shortest paths (t->dist): at every node the next hop is
- * one of the neighbours one hop nearer, chosen by t->routing. */
+ * one of the neighbours one hop nearer, chosen by t->routing (topo_pick,
+ * dmodk on the destination rank). */
 int topo_route_shortest(const struct topo *t, int src, int dst, enum route_hint hint,
 			int *nodes, uint8_t *vcs);
 

@@ -117,7 +117,8 @@ static void edges_build(struct topo *t, const struct fabric_config *cfg, GArray 
 	for (int i = 0; i < cfg->nedges; i++) {
 		const struct topo_edge *e = &cfg->edges[i];
 		int a = id[e->a], b = id[e->b];
-		bool sw = is_switch[e->a] || is_switch[e->b];
+		enum topo_tier sw = is_switch[e->a] || is_switch[e->b] ? TOPO_TIER_SWITCH
+								       : TOPO_TIER_LINK;
 
 		topo_add_chan(chans, a, b, sw, e->bw_bytes_per_s, e->lat_ps);
 		topo_add_chan(chans, b, a, sw, e->bw_bytes_per_s, e->lat_ps);

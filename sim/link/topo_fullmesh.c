@@ -16,7 +16,7 @@ static void fullmesh_build(struct topo *t, const struct fabric_config *cfg, GArr
 	(void)cfg;
 	for (int i = 0; i < t->nranks; i++)
 		for (int j = 0; j < t->nranks; j++)
-			topo_add_chan(chans, i, j, false, 0, SIM_TIME_MAX);
+			topo_add_chan(chans, i, j, TOPO_TIER_LINK, 0, SIM_TIME_MAX);
 }
 
 static int fullmesh_route(const struct topo *t, int src, int dst, enum route_hint hint, int *nodes,

@@ -25,7 +25,7 @@ static void hypercube_build(struct topo *t, const struct fabric_config *cfg, GAr
 	(void)cfg;
 	for (int i = 0; i < n; i++)
 		for (int b = 1; b < n; b <<= 1)
-			topo_add_chan(chans, i, i ^ b, false, 0, SIM_TIME_MAX);
+			topo_add_chan(chans, i, i ^ b, TOPO_TIER_LINK, 0, SIM_TIME_MAX);
 }
 
 static int hypercube_route(const struct topo *t, int src, int dst, enum route_hint hint,

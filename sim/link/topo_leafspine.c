@@ -18,10 +18,6 @@
 #include "sim/link/topo.h"
 #include "sim/link/topos.h"
 
-#include <math.h>
-
-#define MAX_OVERSUB 64.0
-
 static int leaves_of(const struct fabric_config *cfg)
 {
 	return cfg->leaves ? cfg->leaves : topo_near_square(cfg->nranks);
@@ -32,18 +28,12 @@ static int spines_of(const struct fabric_config *cfg)
 	return cfg->spines ? cfg->spines : cfg->nranks / leaves_of(cfg);
 }
 
-static double oversub_of(const struct fabric_config *cfg)
-{
-	return cfg->oversub > 0 ? cfg->oversub : 1.0;
-}
-
 static uint64_t uplink_bw(const struct fabric_config *cfg, int h, int s)
 {
 	uint64_t down = cfg->switch_link.bw_bytes_per_s ? cfg->switch_link.bw_bytes_per_s
 							 : cfg->link.bw_bytes_per_s;
-	double up = (double)down * h / (s * oversub_of(cfg));
 
-	return up < 1 ? 1 : (uint64_t)llround(up);
+	return topo_uplink_bw(cfg, h, down, s);
 }
 
 static bool leafspine_admit(const struct fabric_config *cfg, struct topo_shape *shape,
@@ -67,12 +57,8 @@ static bool leafspine_admit(const struct fabric_config *cfg, struct topo_shape *
 			    "leafspine needs 1..%d spines, got %d", LINK_MAX_NODES - n - l, s);
 		return false;
 	}
-	if (!(oversub_of(cfg) >= 1 && oversub_of(cfg) <= MAX_OVERSUB)) {
-		g_set_error(error, LINK_ERROR, LINK_ERROR_PARAMS,
-			    "leafspine oversubscription must be between 1 and %g, got %g", MAX_OVERSUB,
-			    cfg->oversub);
+	if (!topo_oversub_check(cfg, "leafspine", error))
 		return false;
-	}
 	shape->nnodes = n + l + s;
 	return true;
 }
@@ -83,13 +69,13 @@ static void leafspine_build(struct topo *t, const struct fabric_config *cfg, GAr
 	uint64_t up = uplink_bw(cfg, h, s);
 
 	for (int i = 0; i < n; i++) {
-		topo_add_chan(chans, i, n + i / h, true, 0, SIM_TIME_MAX);
-		topo_add_chan(chans, n + i / h, i, true, 0, SIM_TIME_MAX);
+		topo_add_chan(chans, i, n + i / h, TOPO_TIER_SWITCH, 0, SIM_TIME_MAX);
+		topo_add_chan(chans, n + i / h, i, TOPO_TIER_SWITCH, 0, SIM_TIME_MAX);
 	}
 	for (int a = 0; a < l; a++)
 		for (int b = 0; b < s; b++) {
-			topo_add_chan(chans, n + a, n + l + b, true, up, SIM_TIME_MAX);
-			topo_add_chan(chans, n + l + b, n + a, true, up, SIM_TIME_MAX);
+			topo_add_chan(chans, n + a, n + l + b, TOPO_TIER_SWITCH, up, SIM_TIME_MAX);
+			topo_add_chan(chans, n + l + b, n + a, TOPO_TIER_SWITCH, up, SIM_TIME_MAX);
 		}
 	/* the leaf count, for the names */
 	t->label = g_new0(int, t->nnodes);

@@ -21,9 +21,9 @@ static void ring_build(struct topo *t, const struct fabric_config *cfg, GArray *
 
 	(void)cfg;
 	for (int i = 0; i < n; i++) {
-		topo_add_chan(chans, i, (i + 1) % n, false, 0, SIM_TIME_MAX);
+		topo_add_chan(chans, i, (i + 1) % n, TOPO_TIER_LINK, 0, SIM_TIME_MAX);
 		if (t->ops == &topo_ring_ops)
-			topo_add_chan(chans, (i + 1) % n, i, false, 0, SIM_TIME_MAX);
+			topo_add_chan(chans, (i + 1) % n, i, TOPO_TIER_LINK, 0, SIM_TIME_MAX);
 	}
 }
 

@@ -30,8 +30,8 @@ static void switch_build(struct topo *t, const struct fabric_config *cfg, GArray
 	for (int i = 0; i < n; i++) {
 		uint64_t bw = cfg->nports ? cfg->ports[i] : 0;
 
-		topo_add_chan(chans, i, n, true, bw, SIM_TIME_MAX);
-		topo_add_chan(chans, n, i, true, bw, SIM_TIME_MAX);
+		topo_add_chan(chans, i, n, TOPO_TIER_SWITCH, bw, SIM_TIME_MAX);
+		topo_add_chan(chans, n, i, TOPO_TIER_SWITCH, bw, SIM_TIME_MAX);
 	}
 }
 

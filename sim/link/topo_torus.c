@@ -39,10 +39,10 @@ static void torus_build(struct topo *t, const struct fabric_config *cfg, GArray 
 		for (int x = 0; x < dx; x++) {
 			int r = x + dx * y, rx = (x + 1) % dx + dx * y, ry = x + dx * ((y + 1) % dy);
 
-			topo_add_chan(chans, r, rx, false, 0, SIM_TIME_MAX);
-			topo_add_chan(chans, rx, r, false, 0, SIM_TIME_MAX);
-			topo_add_chan(chans, r, ry, false, 0, SIM_TIME_MAX);
-			topo_add_chan(chans, ry, r, false, 0, SIM_TIME_MAX);
+			topo_add_chan(chans, r, rx, TOPO_TIER_LINK, 0, SIM_TIME_MAX);
+			topo_add_chan(chans, rx, r, TOPO_TIER_LINK, 0, SIM_TIME_MAX);
+			topo_add_chan(chans, r, ry, TOPO_TIER_LINK, 0, SIM_TIME_MAX);
+			topo_add_chan(chans, ry, r, TOPO_TIER_LINK, 0, SIM_TIME_MAX);
 		}
 }
 

@@ -9,6 +9,7 @@
  *   topo_switch.c     switch
  *   topo_edges.c      edges
  *   topo_leafspine.c  leafspine
+ *   topo_tiers.c      tiers
  */
 #ifndef G5_SIM_LINK_TOPOS_H
 #define G5_SIM_LINK_TOPOS_H
@@ -23,5 +24,6 @@ extern const struct topo_ops topo_torus_ops;
 extern const struct topo_ops topo_switch_ops;
 extern const struct topo_ops topo_edges_ops;
 extern const struct topo_ops topo_leafspine_ops;
+extern const struct topo_ops topo_tiers_ops;
 
 #endif

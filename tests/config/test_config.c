@@ -169,9 +169,10 @@ static void test_examples(void)
 	}
 	platform_release(&p);
 
-	/* the leaf-spine and per-port keys, written and read back */
+	/* the leaf-spine, per-port and tier keys, written and read back */
 	static const char *const more[] = { "configs/platforms/leafspine16.yaml",
-					    "configs/platforms/switch8-ports.yaml" };
+					    "configs/platforms/switch8-ports.yaml",
+					    "configs/platforms/dgx-h200x16-rails-2to1.yaml" };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(more); i++) {
 		g_autofree char *dir = g_dir_make_tmp("g5-config-XXXXXX", NULL);
@@ -190,6 +191,11 @@ static void test_examples(void)
 		g_assert_cmpint(q.fabric.nports, ==, p.fabric.nports);
 		for (int k = 0; k < p.fabric.nports; k++)
 			g_assert_cmpuint(q.fabric.ports[k], ==, p.fabric.ports[k]);
+		g_assert_cmpint(q.fabric.node_ranks, ==, p.fabric.node_ranks);
+		g_assert_cmpint(memcmp(&q.fabric.scaleout_link, &p.fabric.scaleout_link,
+				       sizeof(struct link_params)), ==, 0);
+		g_assert_cmpint(memcmp(&q.fabric.switch_link, &p.fabric.switch_link,
+				       sizeof(struct link_params)), ==, 0);
 		platform_release(&q);
 		platform_release(&p);
 		g_unlink(path);
@@ -205,6 +211,37 @@ static void test_examples(void)
 	p = load_ok("configs/platforms/switch8-ports.yaml");
 	g_assert_cmpint(p.fabric.nports, ==, 8);
 	g_assert_cmpuint(p.fabric.ports[6], ==, 100000000000ull);
+	platform_release(&p);
+
+	/* two tiers: the DGX H200 node tier, 400 Gb/s rails */
+	for (int r = 1; r <= 2; r++) {
+		g_autofree char *path = g_strdup_printf("configs/platforms/dgx-h200x16-rails-%dto1.yaml", r);
+		struct platform node = load_ok("configs/platforms/dgx-h200.yaml");
+
+		p = load_ok(path);
+		g_assert_true(p.fabric.topo == &topo_tiers_ops);
+		g_assert_cmpint(p.fabric.nranks, ==, 128);
+		g_assert_cmpint(platform_node_ranks(&p), ==, 8);
+		g_assert_cmpint(p.fabric.leaves, ==, 8);
+		g_assert_cmpint(p.fabric.spines, ==, 16 / r);
+		g_assert_cmpfloat(p.fabric.oversub, ==, r);
+		g_assert_cmpuint(p.fabric.scaleout_link.bw_bytes_per_s, ==, 50000000000ull);
+		g_assert_cmpuint(p.fabric.scaleout_link.lat_ps, ==, 600000);
+		g_assert_cmpuint(p.fabric.scaleout_link.header_bytes, ==, 26);
+		g_assert_cmpuint(p.fabric.scaleout_link.max_payload_bytes, ==, 4096);
+		/* the node tier and everything global is the DGX H200's */
+		g_assert_cmpint(memcmp(&p.fabric.switch_link, &node.fabric.switch_link,
+				       sizeof(struct link_params)), ==, 0);
+		g_assert_cmpint(memcmp(&p.paxi, &node.paxi, sizeof(p.paxi)), ==, 0);
+		g_assert_cmpuint(p.overhead_ps, ==, node.overhead_ps);
+		g_assert_cmpint(platform_node_ranks(&node), ==, 0);
+		platform_release(&node);
+		platform_release(&p);
+	}
+	p = load_ok("configs/platforms/dgx-h100.yaml");
+	g_assert_true(p.fabric.topo == &topo_switch_ops);
+	g_assert_cmpint(p.fabric.nranks, ==, 8);
+	g_assert_cmpuint(p.paxi.reduce_bytes_per_s, ==, 1430000000000ull * 335 / 480);
 	platform_release(&p);
 
 	p = load_ok("configs/platforms/switch8.yaml");
@@ -254,6 +291,25 @@ static void test_switch_twin(void)
 	g_assert_cmpuint(p.fabric.switch_link.bw_bytes_per_s, ==, 800000000000ull);
 	platform_release(&p);
 	g_assert_no_error(err);
+
+	/* scaleout_link follows link the same way, apart from switch_link */
+	const char *tiers = "schema_version: 1\ntopology: {kind: tiers, ranks: 16}\n"
+			    "scaleout_link:\n  bandwidth: 50GB/s\n"
+			    "link:\n  bandwidth: 100GB/s\n  header: 16B\n";
+
+	g_assert_true(config_platform_parse("tiers.yaml", tiers, strlen(tiers), &p, &err));
+	g_assert_no_error(err);
+	g_assert_cmpuint(p.fabric.scaleout_link.bw_bytes_per_s, ==, 50000000000ull);
+	g_assert_cmpuint(p.fabric.scaleout_link.header_bytes, ==, 16);
+	g_assert_cmpuint(p.fabric.switch_link.bw_bytes_per_s, ==, 100000000000ull);
+	g_assert_cmpint(platform_node_ranks(&p), ==, 4);
+	/* a key set later (an override, a sweep, a flag) follows too */
+	g_assert_true(config_platform_set(&p, "link.latency", "1us", &err));
+	g_assert_cmpuint(p.fabric.scaleout_link.lat_ps, ==, 1000000);
+	g_assert_true(config_platform_set_num(&p, "link.packet", 2048, &err));
+	g_assert_cmpuint(p.fabric.scaleout_link.max_payload_bytes, ==, 2048);
+	g_assert_cmpuint(p.fabric.switch_link.max_payload_bytes, ==, 2048);
+	platform_release(&p);
 }
 
 static void test_platform_set(void)

@@ -329,36 +329,36 @@ static int spine_of(struct fabric *f, int a, int b)
 	return g_array_index(r, int, 2);
 }
 
-/* ECMP spreads the flows over the equal paths, the same way for the same
- * seed and another way for another; dmodk takes spine = dst mod S. */
-static void test_leafspine_ecmp(void)
+/* ECMP over the flows a -> b of c's ranks that `crosses` (a spine): each
+ * takes one of the `spines` spines from node spine0, the same for the same
+ * seed and mostly another for another (about 1 - 1/spines of them move),
+ * and every spine carries the mean within tol_pct %. */
+static void ecmp_spread(const struct fabric_config *c, bool (*crosses)(int a, int b), int spine0,
+			int spines, int tol_pct)
 {
-	enum { N = 64, L = 8, S = 8 };
-	struct fabric_config c = leafspine_cfg(N, L, S, 1, TOPO_ROUTING_ECMP);
 	struct sim *s1 = sim_new(7), *s2 = sim_new(7), *s3 = sim_new(8);
-	struct fabric *f1 = fabric_new(s1, &c, NULL), *f2 = fabric_new(s2, &c, NULL);
-	struct fabric *f3 = fabric_new(s3, &c, NULL);
-	int count[S] = { 0 }, flows = 0, differ = 0;
+	struct fabric *f1 = fabric_new(s1, c, NULL), *f2 = fabric_new(s2, c, NULL);
+	struct fabric *f3 = fabric_new(s3, c, NULL);
+	g_autofree int *count = g_new0(int, spines);
+	int flows = 0, differ = 0;
 
-	for (int a = 0; a < N; a++)
-		for (int b = 0; b < N; b++) {
-			if (a / (N / L) == b / (N / L))
+	for (int a = 0; a < c->nranks; a++)
+		for (int b = 0; b < c->nranks; b++) {
+			if (a == b || !crosses(a, b))
 				continue;
-			int sp = spine_of(f1, a, b) - N - L;
+			int sp = spine_of(f1, a, b) - spine0;
 
 			g_assert_cmpint(sp, >=, 0);
-			g_assert_cmpint(sp, <, S);
+			g_assert_cmpint(sp, <, spines);
 			count[sp]++;
 			flows++;
-			g_assert_cmpint(spine_of(f2, a, b), ==, sp + N + L);
-			differ += spine_of(f3, a, b) != sp + N + L;
+			g_assert_cmpint(spine_of(f2, a, b), ==, sp + spine0);
+			differ += spine_of(f3, a, b) != sp + spine0;
 		}
-	/* 3584 flows, 448 a spine: each within 15 % */
-	for (int k = 0; k < S; k++) {
-		g_assert_cmpint(count[k], >, flows / S * 85 / 100);
-		g_assert_cmpint(count[k], <, flows / S * 115 / 100);
+	for (int k = 0; k < spines; k++) {
+		g_assert_cmpint(count[k], >, flows / spines * (100 - tol_pct) / 100);
+		g_assert_cmpint(count[k], <, flows / spines * (100 + tol_pct) / 100);
 	}
-	/* another seed: about 7 in 8 flows move */
 	g_assert_cmpint(differ, >, flows / 2);
 	fabric_free(f1);
 	fabric_free(f2);
@@ -366,6 +366,23 @@ static void test_leafspine_ecmp(void)
 	sim_free(s1);
 	sim_free(s2);
 	sim_free(s3);
+}
+
+/* 64 ranks on 8 leaves: leaf of rank i = i / 8 */
+static bool leafspine64_crosses(int a, int b)
+{
+	return a / 8 != b / 8;
+}
+
+/* ECMP spreads the flows over the equal paths, the same way for the same
+ * seed and another way for another (3584 flows, 448 a spine: each within
+ * 15 %); dmodk takes spine = dst mod S. */
+static void test_leafspine_ecmp(void)
+{
+	enum { N = 64, L = 8, S = 8 };
+	struct fabric_config c = leafspine_cfg(N, L, S, 1, TOPO_ROUTING_ECMP);
+
+	ecmp_spread(&c, leafspine64_crosses, N + L, S, 15);
 
 	c.routing = TOPO_ROUTING_DMODK;
 	struct sim *s = sim_new(1);
@@ -396,11 +413,11 @@ static void perm_done(void *user, uint64_t bytes, bool done)
 	}
 }
 
-/* Every rank i sends `bytes` to i + N/2: every flow crosses from one half
- * of the leaves to the other. Returns the time the last one arrived and
- * max/mean of the payload on the leaf -> spine channels. */
+/* Every rank i sends `bytes` to dst[i] (a permutation). Returns the time
+ * the last one arrived and max/mean of the payload on the leaf -> spine
+ * channels: c->leaves leaves from node leaf0, c->spines spines after them. */
 static sim_time_t permutation(const struct fabric_config *c, uint64_t seed, uint64_t bytes,
-			      double *max_mean)
+			      const int *dst, int leaf0, double *max_mean)
 {
 	int n = c->nranks, l = c->leaves, sp = c->spines;
 	struct perm p = { .left = n, .s = sim_new(seed) };
@@ -410,14 +427,14 @@ static sim_time_t permutation(const struct fabric_config *c, uint64_t seed, uint
 
 	g_assert_no_error(err);
 	for (int i = 0; i < n; i++)
-		fabric_send(f, i, (i + n / 2) % n, bytes, ROUTE_SHORTEST, perm_done, &p);
+		fabric_send(f, i, dst[i], bytes, ROUTE_SHORTEST, perm_done, &p);
 	sim_run(p.s, SIM_TIME_MAX, UINT64_MAX);
 	g_assert_cmpint(p.left, ==, 0);
 	for (int a = 0; a < l; a++)
 		for (int b = 0; b < sp; b++) {
 			struct channel_stats st;
 
-			fabric_channel_stats(f, fabric_channel_find(f, n + a, n + l + b), &st);
+			fabric_channel_stats(f, fabric_channel_find(f, leaf0 + a, leaf0 + l + b), &st);
 			sum += st.payload_bytes;
 			max = MAX(max, st.payload_bytes);
 		}
@@ -427,36 +444,245 @@ static sim_time_t permutation(const struct fabric_config *c, uint64_t seed, uint
 	return p.last;
 }
 
+/* Runs the crossing permutation dst under c (dmodk: no two flows of a
+ * leaf share an uplink) and checks the bisection it measures (N/2 flows of
+ * `bytes` each way) against L/2 x h x B / r, within 2 %, B the payload rate
+ * B x P / (P + H) of the downlinks' parameters `down`, h ranks below each
+ * of c->leaves leaves from node leaf0; every uplink carries the same.
+ * Returns the permutation's time. */
+static sim_time_t bisection_check(const char *what, const struct fabric_config *c,
+				  const struct link_params *down, const int *dst, int leaf0, int h,
+				  uint64_t bytes)
+{
+	double r = c->oversub, mm;
+	sim_time_t t = permutation(c, 1, bytes, dst, leaf0, &mm);
+	double b = (double)down->bw_bytes_per_s * down->max_payload_bytes /
+		   (down->max_payload_bytes + down->header_bytes);
+	double want = c->leaves / 2.0 * h * b / r;
+	double got = c->nranks / 2.0 * (double)bytes / ((double)t * 1e-12);
+
+	g_test_message("%s %g:1 bisection: measured %.2f GB/s, analytical %.2f GB/s (%+.3f %%)",
+		       what, r, got / 1e9, want / 1e9, (got / want - 1) * 100);
+	g_assert_cmpfloat(fabs(got / want - 1), <, 0.02);
+	g_assert_cmpfloat(mm, ==, 1.0);
+	return t;
+}
+
 /* Bisection bandwidth of a leaf-spine at 1:1 and 2:1, measured with the
- * crossing permutation under dmodk routing (no two flows of a leaf share an
- * uplink), against L/2 x h x B / r (payload rate: B x P / (P + H)). */
+ * crossing permutation i -> i + N/2 under dmodk routing (no two flows of a
+ * leaf share an uplink), against L/2 x h x B / r (payload rate: B x P /
+ * (P + H)). */
 static void test_leafspine_bisection(void)
 {
 	enum { N = 16, L = 4, S = 4, H = N / L };
 	const uint64_t bytes = 8 * 1024 * 1024;
+	int dst[N];
 
+	for (int i = 0; i < N; i++)
+		dst[i] = (i + N / 2) % N;
 	for (int r = 1; r <= 2; r++) {
 		struct fabric_config c = leafspine_cfg(N, L, S, r, TOPO_ROUTING_DMODK);
-		double mm, mm_ecmp;
+		double mm_ecmp;
 
 		c.link.lat_ps = c.switch_link.lat_ps = SIM_NS(10);
-		sim_time_t t = permutation(&c, 1, bytes, &mm);
-		double b = (double)c.link.bw_bytes_per_s * c.link.max_payload_bytes /
-			   (c.link.max_payload_bytes + c.link.header_bytes);
-		double want = L / 2.0 * H * b / r;
-		double got = N / 2.0 * (double)bytes / ((double)t * 1e-12);
-
-		g_test_message("leafspine %d:1 bisection: measured %.2f GB/s, analytical %.2f GB/s "
-			       "(%+.3f %%)", r, got / 1e9, want / 1e9, (got / want - 1) * 100);
-		g_assert_cmpfloat(fabs(got / want - 1), <, 0.02);
-		g_assert_cmpfloat(mm, ==, 1.0);
+		sim_time_t t = bisection_check("leafspine", &c, &c.switch_link, dst, N, H, bytes);
 
 		c.routing = TOPO_ROUTING_ECMP;
-		sim_time_t te = permutation(&c, 1, bytes, &mm_ecmp);
+		sim_time_t te = permutation(&c, 1, bytes, dst, N, &mm_ecmp);
 
 		g_test_message("leafspine %d:1 ECMP: %.2f GB/s, uplink load max/mean %.2f", r,
 			       N / 2.0 * (double)bytes / ((double)te * 1e-12) / 1e9, mm_ecmp);
 		g_assert_cmpuint(te, >=, t);
+	}
+}
+
+/* ---- tiers ---- */
+
+/* A scale-out tier unlike the node tier: 50 GB/s, 26-byte headers, 4 KiB
+ * packets, 600 ns per hop (a 400 Gb/s NIC and InfiniBand switches). */
+static struct fabric_config tiers_cfg(int n, int node_ranks, int leaves, int spines,
+				      double oversub, enum topo_routing routing)
+{
+	struct fabric_config c = cfg_of(&topo_tiers_ops, n);
+
+	c.node_ranks = node_ranks;
+	c.leaves = leaves;
+	c.spines = spines;
+	c.oversub = oversub;
+	c.routing = routing;
+	c.scaleout_link = c.link;
+	c.scaleout_link.bw_bytes_per_s = 50000000000ull;
+	c.scaleout_link.header_bytes = 26;
+	c.scaleout_link.max_payload_bytes = 4096;
+	c.scaleout_link.lat_ps = SIM_NS(600);
+	return c;
+}
+
+/* 4 nodes of 8 ranks, rails grouped two to a leaf (4 leaves), 2 spines:
+ * the node ids, channel counts, names, each tier's parameters, and the
+ * route and its time for a same-node, a same-rail, a same-leaf and a
+ * cross-leaf pair, as docs/config.md gives them. */
+static void test_tiers_routes(void)
+{
+	enum { N = 32, G = 8, M = N / G, L = 4, S = 2, NSW = N, LEAF = N + M, SPINE = LEAF + L };
+	struct fabric_config c = tiers_cfg(N, G, L, S, 1, TOPO_ROUTING_DMODK);
+	struct sim *s = sim_new(1);
+	g_autoptr(GError) err = NULL;
+	struct fabric *f = fabric_new(s, &c, &err);
+	struct link_params p;
+
+	g_assert_no_error(err);
+	g_assert_cmpint(fabric_channels(f), ==, 4 * N + 2 * L * S);
+	g_assert_cmpint(fabric_degree(f, 0), ==, 2);
+	g_assert_cmpint(fabric_degree(f, NSW), ==, G);
+	g_assert_cmpint(fabric_degree(f, LEAF), ==, M * G / L + S);
+	g_assert_cmpint(fabric_degree(f, SPINE), ==, L);
+	g_assert_cmpint(fabric_diameter(f), ==, 4);
+	g_assert_cmpint(fabric_node_ranks(&c), ==, G);
+
+	/* same node: through its node switch */
+	assert_route(f, 0, 5, (const int[]){ 0, NSW, 5 }, 3);
+	assert_route(f, 13, 10, (const int[]){ 13, NSW + 1, 10 }, 3);
+	/* another rail of the same node never leaves the node */
+	assert_route(f, 0, 7, (const int[]){ 0, NSW, 7 }, 3);
+	/* another node, the same rail: through the rail's leaf */
+	assert_route(f, 0, 8, (const int[]){ 0, LEAF, 8 }, 3);
+	assert_route(f, 31, 7, (const int[]){ 31, LEAF + 3, 7 }, 3);
+	/* another node, another rail on the same leaf (rails 0 and 1 on leaf 0) */
+	assert_route(f, 0, 9, (const int[]){ 0, LEAF, 9 }, 3);
+	/* another node, another leaf: a spine, dmodk on the destination's port
+	 * on its leaf (rank 10: node 1, rail 2 -> port 1 x 2 + 0 = 2 -> spine 0;
+	 * rank 27: node 3, rail 3 -> port 3 x 2 + 1 = 7 -> spine 1) */
+	assert_route(f, 0, 10, (const int[]){ 0, LEAF, SPINE, LEAF + 1, 10 }, 5);
+	assert_route(f, 0, 27, (const int[]){ 0, LEAF, SPINE + 1, LEAF + 1, 27 }, 5);
+
+	g_autofree char *nsw = fabric_node_name(f, NSW + 1), *leaf = fabric_node_name(f, LEAF + 3);
+	g_autofree char *spine = fabric_node_name(f, SPINE + 1);
+
+	g_assert_cmpstr(nsw, ==, "nsw1");
+	g_assert_cmpstr(leaf, ==, "leaf3");
+	g_assert_cmpstr(spine, ==, "spine1");
+
+	/* the node tier: switch_link; the scale-out tier: scaleout_link, the
+	 * uplinks at 8 ranks x 50 GB/s / (2 spines x 1) */
+	fabric_channel_params(f, fabric_channel_find(f, 3, NSW), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, c.switch_link.bw_bytes_per_s);
+	g_assert_cmpuint(p.header_bytes, ==, 32);
+	fabric_channel_params(f, fabric_channel_find(f, LEAF + 1, 3), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, 50000000000ull);
+	g_assert_cmpuint(p.header_bytes, ==, 26);
+	g_assert_cmpuint(p.lat_ps, ==, SIM_NS(600));
+	fabric_channel_params(f, fabric_channel_find(f, LEAF + 2, SPINE + 1), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, 200000000000ull);
+	g_assert_cmpuint(p.max_payload_bytes, ==, 4096);
+	g_assert_cmpint(fabric_channel_find(f, NSW, LEAF), <, 0);
+	fabric_free(f);
+	sim_free(s);
+
+	/* one packet, two hops, each tier at its own rate, header and latency */
+	static const struct { int dst; uint64_t bw; uint32_t header; sim_time_t lat; } one[] = {
+		{ 5, 450000000000ull, 32, SIM_NS(100) },
+		{ 8, 50000000000ull, 26, SIM_NS(600) },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(one); i++) {
+		bool done = false;
+
+		s = sim_new(1);
+		f = fabric_new(s, &c, NULL);
+		fabric_send(f, 0, one[i].dst, 4096, ROUTE_SHORTEST, done_at, &done);
+		sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_true(done);
+		g_assert_cmpuint(sim_now(s), ==, 2 * (link_wire_ps(4096 + one[i].header, one[i].bw) +
+						     one[i].lat));
+		fabric_free(f);
+		sim_free(s);
+	}
+
+	/* defaults: 16 ranks are 4 nodes of 4, one leaf per rail (4), 4 spines */
+	c = tiers_cfg(16, 0, 0, 0, 0, TOPO_ROUTING_DEFAULT);
+	s = sim_new(1);
+	f = fabric_new(s, &c, NULL);
+	g_assert_cmpint(fabric_node_ranks(&c), ==, 4);
+	g_assert_cmpint(fabric_channels(f), ==, 4 * 16 + 2 * 4 * 4);
+	fabric_free(f);
+	sim_free(s);
+	c = cfg_of(&topo_leafspine_ops, 16);
+	g_assert_cmpint(fabric_node_ranks(&c), ==, 0);
+
+	static const struct { int n, g, leaves; double r; const char *msg; } bad[] = {
+		{ 13, 0, 0, 1, "tiers of 13 ranks needs explicit node_ranks: 13 is prime" },
+		{ 16, 3, 0, 1, "tiers of 16 ranks needs node_ranks that divides it into at least 2 nodes of at least 2 ranks, got 3" },
+		{ 16, 16, 0, 1, "tiers of 16 ranks needs node_ranks that divides it into at least 2 nodes of at least 2 ranks, got 16" },
+		{ 16, 1, 0, 1, "tiers of 16 ranks needs node_ranks that divides it into at least 2 nodes of at least 2 ranks, got 1" },
+		{ 32, 8, 3, 1, "tiers of 8 ranks per node needs a number of leaves that divides it, at least 2, got 3" },
+		{ 32, 8, 1, 1, "tiers of 8 ranks per node needs a number of leaves that divides it, at least 2, got 1" },
+		{ 32, 8, 0, 0.5, "tiers oversubscription must be between 1 and 64, got 0.5" },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		c = tiers_cfg(bad[i].n, bad[i].g, bad[i].leaves, 0, bad[i].r, TOPO_ROUTING_DEFAULT);
+		s = sim_new(1);
+		g_clear_error(&err);
+		g_assert_null(fabric_new(s, &c, &err));
+		g_assert_cmpstr(err->message, ==, bad[i].msg);
+		sim_free(s);
+	}
+	c = tiers_cfg(32, 8, 0, 0, 1, TOPO_ROUTING_DEFAULT);
+	c.scaleout_link.max_payload_bytes = 0;
+	s = sim_new(1);
+	g_clear_error(&err);
+	g_assert_null(fabric_new(s, &c, &err));
+	g_assert_cmpstr(err->message, ==,
+			"scale-out link: 'max_payload_bytes' must be in 1..1073741824, got 0");
+	sim_free(s);
+}
+
+/* 16 nodes of 8, one leaf per rail: another node and another rail cross */
+static bool tiers128_crosses(int a, int b)
+{
+	return a / 8 != b / 8 && a % 8 != b % 8;
+}
+
+/* ECMP on tiers as on a leaf-spine (13440 cross-leaf flows, 840 a spine:
+ * each within 10 %). */
+static void test_tiers_ecmp(void)
+{
+	enum { N = 128, G = 8, L = 8, S = 16 };
+	struct fabric_config c = tiers_cfg(N, G, L, S, 1, TOPO_ROUTING_ECMP);
+
+	ecmp_spread(&c, tiers128_crosses, N + N / G + L, S, 10);
+}
+
+/* Bisection bandwidth of the scale-out tier of 16 nodes of 8 (one leaf
+ * per rail, 16 spines at 1:1, 8 at 2:1), measured with a permutation whose
+ * every flow crosses from rails 0-3 to rails 4-7 or back (rank (m, q) to
+ * (m + 1, q + 4): another node and another rail, so every flow goes
+ * through a spine) under dmodk routing, against L/2 x h x B / r (payload
+ * rate: B x P / (P + H)); then ECMP's time and uplink load max/mean for
+ * seeds 1..5 (docs/systems.md). */
+static void test_tiers_bisection(void)
+{
+	enum { M = 16, G = 8, N = M * G, L = G, H = N / L };
+	const uint64_t bytes = 16 * 1024 * 1024;
+	int dst[N];
+
+	for (int i = 0; i < N; i++)
+		dst[i] = (i / G + 1) % M * G + (i % G + G / 2) % G;
+	for (int r = 1; r <= 2; r++) {
+		struct fabric_config c = tiers_cfg(N, G, L, 16 / r, r, TOPO_ROUTING_DMODK);
+		double mm_ecmp;
+		/* dmodk: one flow per uplink at 1:1, two at 2:1 */
+		sim_time_t t = bisection_check("tiers", &c, &c.scaleout_link, dst, N + M, H, bytes);
+
+		c.routing = TOPO_ROUTING_ECMP;
+		for (uint64_t seed = 1; seed <= 5; seed++) {
+			sim_time_t te = permutation(&c, seed, bytes, dst, N + M, &mm_ecmp);
+
+			g_test_message("tiers %d:1 ECMP (seed %" G_GUINT64_FORMAT "): %.2f GB/s, "
+				       "uplink load max/mean %.2f", r, seed,
+				       N / 2.0 * (double)bytes / ((double)te * 1e-12) / 1e9, mm_ecmp);
+			g_assert_cmpuint(te, >=, t);
+			g_assert_cmpfloat(mm_ecmp, >, 1.0);
+		}
 	}
 }
 
@@ -512,5 +738,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/topo/leafspine/routes", test_leafspine_routes);
 	g_test_add_func("/topo/leafspine/ecmp", test_leafspine_ecmp);
 	g_test_add_func("/topo/leafspine/bisection", test_leafspine_bisection);
+	g_test_add_func("/topo/tiers/routes", test_tiers_routes);
+	g_test_add_func("/topo/tiers/ecmp", test_tiers_ecmp);
+	g_test_add_func("/topo/tiers/bisection", test_tiers_bisection);
 	return g_test_run();
 }

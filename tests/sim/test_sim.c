@@ -121,18 +121,22 @@ static void test_determinism(void)
 	platform_release(&pl);
 }
 
-/* Every algorithm of every collective runs to completion on a leaf-spine
- * with switch nodes and ECMP (config/platforms/leafspine16.yaml, at 1:1 and
- * 2:1, both fidelities); the same seed gives the same run, and 2:1 is never
- * faster than 1:1. */
-static void test_leafspine_all_algorithms(void)
+/* Every algorithm of every collective runs to completion on the platform
+ * of `path` (at `nranks` ranks, 0: its own), as it is and at 2:1
+ * oversubscription, both fidelities; the same seed gives the same run, and
+ * 2:1 is never faster. */
+static void all_algorithms(const char *path, int nranks)
 {
 	struct platform pl[2];
 	g_autoptr(GError) err = NULL;
 	int ran = 0;
 
-	g_assert_true(config_platform_load("configs/platforms/leafspine16.yaml", &pl[0], &err));
-	g_assert_true(config_platform_load("configs/platforms/leafspine16.yaml", &pl[1], &err));
+	for (int k = 0; k < 2; k++) {
+		g_assert_true(config_platform_load(path, &pl[k], &err));
+		if (nranks)
+			pl[k].fabric.nranks = nranks;
+	}
+	g_assert_cmpfloat(pl[0].fabric.oversub, <=, 1);
 	pl[1].fabric.oversub = 2;
 	for (int ci = 0; ci < 8; ci++) {
 		enum coll c = (enum coll)(1u << ci);
@@ -174,6 +178,56 @@ static void test_leafspine_all_algorithms(void)
 	g_assert_cmpint(ran, >=, 40);
 	platform_release(&pl[0]);
 	platform_release(&pl[1]);
+}
+
+/* ... on a leaf-spine with switch nodes and ECMP (leafspine16.yaml) */
+static void test_leafspine_all_algorithms(void)
+{
+	all_algorithms("configs/platforms/leafspine16.yaml", 0);
+}
+
+/* ... on two tiers: 2 DGX H200 on 400 Gb/s rails (the 16-node platform at
+ * 16 ranks), whose routes cross a node switch, a rail's leaf or a spine */
+static void test_tiers_all_algorithms(void)
+{
+	all_algorithms("configs/platforms/dgx-h200x16-rails-1to1.yaml", 16);
+}
+
+/* Ring AllReduce of 1 GiB on 16 DGX H200 (128 GPUs, flow fidelity), the
+ * ring in rank order: its slowest step is a node's GPU 7 to the next
+ * node's GPU 0, a cross-rail flow through a spine, 16 of them from leaf 7
+ * to leaf 0. Under dmodk they take 16 distinct uplinks at 1:1 (busbw
+ * within 10 % of a NIC's payload rate, 50 x 4096 / 4122 GB/s) and share 8
+ * two by two at 2:1 (half that); ECMP is never faster, and the routes
+ * inside a node (NVLink at 376 GB/s) are not what binds. */
+static void test_tiers_ring_128(void)
+{
+	const double nic = 50.0 * 4096 / 4122;
+	double dmodk[2];
+
+	for (int r = 1; r <= 2; r++) {
+		g_autofree char *path = g_strdup_printf("configs/platforms/dgx-h200x16-rails-%dto1.yaml", r);
+		struct platform pl;
+		struct simulate_outcome o[2];
+		g_autoptr(GError) err = NULL;
+
+		g_assert_true(config_platform_load(path, &pl, &err));
+		pl.fabric.fidelity = LINK_FIDELITY_FLOW;
+		for (int k = 0; k < 2; k++) {
+			pl.fabric.routing = k ? TOPO_ROUTING_ECMP : TOPO_ROUTING_DMODK;
+			g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 1ull << 30, 1, &o[k]));
+		}
+		g_test_message("ring AllReduce 1 GiB, 128 GPUs, %d:1: busbw %.2f GB/s (dmodk), "
+			       "%.2f GB/s (ecmp, seed 1)", r, o[0].busbw_gbps, o[1].busbw_gbps);
+		dmodk[r - 1] = o[0].busbw_gbps;
+		g_assert_cmpfloat(o[0].busbw_gbps, <=, nic / r);
+		g_assert_cmpfloat(o[0].busbw_gbps, >=, 0.9 * nic / r);
+		g_assert_cmpuint(o[1].run.latency_ps, >=, o[0].run.latency_ps);
+		simulate_outcome_clear(&o[0]);
+		simulate_outcome_clear(&o[1]);
+		platform_release(&pl);
+	}
+	g_assert_cmpfloat(fabs(dmodk[1] / dmodk[0] - 0.5), <, 0.05);
 }
 
 static void test_metrics(void)
@@ -967,7 +1021,7 @@ static void test_cli_errors(void)
 		{ "sim -d float8", "unknown dtype 'float8'" },
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
-		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges, leafspine), got 'donut'" },
+		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges, leafspine, tiers), got 'donut'" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sim --ranks 1", "--ranks must be between 2 and 4096, got '1'" },
 		{ "sim --nchunks 0", "--nchunks must be at least 1, got 0" },
@@ -1675,6 +1729,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/ring2p/both-directions", test_ring2p_both_directions);
 	g_test_add_func("/sim/determinism", test_determinism);
 	g_test_add_func("/sim/leafspine/all-algorithms", test_leafspine_all_algorithms);
+	g_test_add_func("/sim/tiers/all-algorithms", test_tiers_all_algorithms);
+	g_test_add_func("/sim/tiers/ring-128", test_tiers_ring_128);
 	g_test_add_func("/sim/metrics", test_metrics);
 	g_test_add_func("/sim/seed/cross-primitive", test_cross_primitive);
 	g_test_add_func("/sim/breakdown/sums-to-latency", test_breakdown_sums);
