@@ -212,6 +212,32 @@ bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GErr
 	return true;
 }
 
+void simulate_channels(struct platform *pl, const struct impl_params *impl, enum paxi_proto proto,
+		       uint32_t nchannels)
+{
+	uint64_t chan_bw = impl->channel_bw_bytes_per_s ? impl->channel_bw_bytes_per_s
+							: pl->paxi.protos[proto].channel_bw_bytes_per_s;
+
+	pl->paxi.proto = proto;
+	if (nchannels && chan_bw && chan_bw < UINT64_MAX / 4 / nchannels) {
+		uint64_t data = chan_bw * nchannels;
+		uint64_t wire = paxi_proto_wire_bytes(proto, data);
+
+		pl->fabric.node.inject_bytes_per_s = cap_min(pl->fabric.node.inject_bytes_per_s, wire);
+		pl->fabric.node.eject_bytes_per_s = cap_min(pl->fabric.node.eject_bytes_per_s, wire);
+		if (pl->paxi.engine)
+			pl->paxi.engine_bytes_per_s = data;
+	}
+	if (pl->paxi.engine) {
+		pl->paxi.engine_lat_ps = impl->channel_lat_ps ? impl->channel_lat_ps
+							      : pl->paxi.protos[proto].lat_ps;
+		pl->paxi.engine_local_lat_ps = impl->local_lat_ps ? impl->local_lat_ps
+								  : pl->paxi.engine_lat_ps;
+	}
+	if (pl->paxi.engine && nchannels && pl->paxi.slice_bytes <= UINT64_MAX / nchannels)
+		pl->paxi.engine_round_bytes = pl->paxi.slice_bytes * nchannels;
+}
+
 static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto,
 			   struct simulate_outcome *out, GError **error)
 {
@@ -274,30 +300,9 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 			issue_ps += platform_issue(&g5, job->mode);
 		}
 	}
-	run_pl.paxi.proto = proto;
 	out->proto = proto;
 	out->nchannels = platform_channels(&impl, job->bytes);
-	uint64_t chan_bw = impl.channel_bw_bytes_per_s ? impl.channel_bw_bytes_per_s
-						       : pl->paxi.protos[proto].channel_bw_bytes_per_s;
-
-	if (out->nchannels && chan_bw && chan_bw < UINT64_MAX / 4 / out->nchannels) {
-		uint64_t data = chan_bw * out->nchannels;
-		uint64_t wire = paxi_proto_wire_bytes(proto, data);
-
-		run_pl.fabric.node.inject_bytes_per_s = cap_min(pl->fabric.node.inject_bytes_per_s, wire);
-		run_pl.fabric.node.eject_bytes_per_s = cap_min(pl->fabric.node.eject_bytes_per_s, wire);
-		if (pl->paxi.engine)
-			run_pl.paxi.engine_bytes_per_s = data;
-	}
-	if (pl->paxi.engine) {
-		run_pl.paxi.engine_lat_ps = impl.channel_lat_ps ? impl.channel_lat_ps
-								: pl->paxi.protos[proto].lat_ps;
-		run_pl.paxi.engine_local_lat_ps = impl.local_lat_ps ? impl.local_lat_ps
-								    : run_pl.paxi.engine_lat_ps;
-	}
-	if (pl->paxi.engine && out->nchannels &&
-	    pl->paxi.slice_bytes <= UINT64_MAX / out->nchannels)
-		run_pl.paxi.engine_round_bytes = pl->paxi.slice_bytes * out->nchannels;
+	simulate_channels(&run_pl, &impl, proto, out->nchannels);
 	if (s->nranks != pl->fabric.nranks) {
 		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_RANKS,
 			    "the schedule has %d ranks but the platform %d", s->nranks,

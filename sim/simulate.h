@@ -87,6 +87,14 @@ struct simulate_outcome {
 bool simulate_trace_write(const struct simulate_outcome *out, const char *collective,
 			  const char *algo, const char *path, GError **error);
 
+/* Applies to *pl (a shallow copy the run owns: only scalars change) what a
+ * run of `nchannels` channels of `proto` under impl sees: each node's
+ * injection and ejection capped at the channels' wire rate, and with
+ * paxi.engine the engine's rate, its latencies and its round (a slice per
+ * channel). nchannels 0: channels not modelled, only the protocol set. */
+void simulate_channels(struct platform *pl, const struct impl_params *impl, enum paxi_proto proto,
+		       uint32_t nchannels);
+
 /* Simulates the job into *out (cleared first; simulate_outcome_clear it).
  * Refused before it runs, SIMULATE_ERROR_CLOCK, when a lower bound of its
  * time is past the end of the clock (SIM_TIME_END): the launch cost plus

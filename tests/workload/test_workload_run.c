@@ -95,6 +95,20 @@ static void test_one_collective_is_g5_sim(void)
 		workload_free(w);
 	}
 	platform_release(&pl);
+
+	/* a platform with a channel model: a collective large enough to use
+	 * every channel sees what a workload's calls all see */
+	GError *err = NULL;
+	struct workload_result res;
+	struct workload *w = load("schema_version: 1\nranks: 8\nprogram: [{allreduce: 1GiB, dtype: fp32}]\n");
+
+	if (!config_platform_load("configs/platforms/dgx-h200.yaml", &pl, &err))
+		g_error("%s", err->message);
+	run_ok(w, &pl, &res);
+	g_assert_cmpuint(res.step_ps, ==, sim_alone(&pl, COLL_ALLREDUCE, "ring", 1u << 30, 4));
+	workload_result_clear(&res);
+	workload_free(w);
+	platform_release(&pl);
 }
 
 /* On the ring of 8, groups {0,1} and {2,3} use links 0-1 and 2-3 only:
