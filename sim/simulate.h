@@ -87,6 +87,12 @@ struct simulate_outcome {
 bool simulate_trace_write(const struct simulate_outcome *out, const char *collective,
 			  const char *algo, const char *path, GError **error);
 
+/* The parameters job's schedule is built with: job->params on the
+ * platform's rank count. The ranks per node (hierarchical algorithms) are
+ * the job's when given; the one place where a platform's default would
+ * resolve them (0: not given). */
+void simulate_params(const struct simulate_job *job, struct algo_params *out);
+
 /* Simulates the job into *out (cleared first; simulate_outcome_clear it).
  * Refused before it runs, SIMULATE_ERROR_CLOCK, when a lower bound of its
  * time is past the end of the clock (SIM_TIME_END): the launch cost plus
