@@ -113,4 +113,10 @@ enum algo_error_code {
  * registry order; g_free() it. */
 char *algo_known_names(enum coll c);
 
+/* The flat algorithms that can stand for tier `tier` (ALGO_TIER_*) of a
+ * hierarchical collective c (AllReduce's intra tier: those that build both
+ * ReduceScatter and AllGather), ", "-separated in registry order, "" for a
+ * collective no hierarchical algorithm builds; g_free() it. */
+char *algo_hier_tier_names(enum coll c, int tier);
+
 #endif

@@ -299,10 +299,8 @@ static void hier_theory(enum coll c, const struct algo_params *p, struct algo_th
 
 const struct algo_ops algo_hier_ops = {
 	.name = "hier",
-	.summary = "hierarchical: intra-node reduce-scatter, one inter-node allreduce per rail "
-		   "on 1/L of the data, intra-node allgather (AllGather: inter then intra; "
-		   "ReduceScatter: intra then inter); hier = hier-ring-ring, "
-		   "hier-INTRA-INTER picks each tier's algorithm; ranks per node: --node-ranks",
+	.summary = "hierarchical, hier-ring-ring: ring within a node, ring across nodes; "
+		   "hier-INTRA-INTER picks each tier's algorithm (below)",
 	.collectives = HIER_COLLS,
 	.default_paxi = PAXI_TRANSFER,
 	.build = hier_build,
@@ -310,9 +308,7 @@ const struct algo_ops algo_hier_ops = {
 	.tiers = { &algo_ring_ops, &algo_ring_ops },
 };
 
-/* The flat algorithms that can stand for tier `tier` of collective c,
- * ", "-separated in registry order; g_free() it. */
-static char *hier_tier_known(enum coll c, int tier)
+char *algo_hier_tier_names(enum coll c, int tier)
 {
 	GString *g = g_string_new(NULL);
 
@@ -337,7 +333,7 @@ static const struct algo_ops *hier_tier_find(enum coll c, const char *whole, con
 	for (const struct algo_ops *const *a = algo_all(); *a; a++)
 		if (!strcmp((*a)->name, name) && hier_tier_serves(*a, c, tier))
 			return *a;
-	g_autofree char *known = hier_tier_known(c, tier);
+	g_autofree char *known = algo_hier_tier_names(c, tier);
 	g_autofree char *hint = spell_hint(name, known);
 
 	g_set_error(error, ALGO_ERROR, ALGO_ERROR_UNKNOWN,
