@@ -576,6 +576,8 @@ int cmd_sim(int argc, char **argv)
 				printf(", \"iters\": %u", job.launches);
 			if (job.inplace)
 				printf(", \"inplace\": 1");
+			if (job.params.node_ranks)
+				printf(", \"node_ranks\": %d", job.params.node_ranks);
 			if (o.breakdown) {
 				printf(", \"breakdown_us\": {");
 				for (int c = 0; c < BD_NCAUSES; c++)
