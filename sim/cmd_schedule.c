@@ -44,8 +44,7 @@ int cmd_schedule(int argc, char **argv)
 	rc = cli_parse_entries("- write one schedule file",
 			       "Examples:\n"
 			       "  g5 schedule --collective allreduce --algo ring --ranks 8 -o ring8.g5s\n"
-			       "  g5 schedule -c allgather -a ring2p -n 16 -k 4 -o ag16.g5s\n"
-			       "  g5 schedule -c allreduce -a hier-ring-hd -n 32 --node-ranks 8 -o h32.g5s\n"
+			       "  g5 schedule -c allreduce -a hier-ring-hd -n 32 --node-ranks 8 -k 4 -o h32.g5s\n"
 			       "  g5 schedule -c allgatherv -a ring -n 4 --counts 1,0,5,2 | g5 verify -s -",
 			       entries, &argc, &argv);
 	if (rc)

@@ -236,8 +236,7 @@ int cmd_verify(int argc, char **argv)
 	rc = cli_parse_entries("- prove schedules compute their collective",
 			       "Examples:\n"
 			       "  g5 verify                         # every algorithm, collective, N and nchunks\n"
-			       "  g5 verify -c allreduce -a hd --max-ranks 16\n"
-			       "  g5 verify -a hier-ring-hd --node-ranks 4\n"
+			       "  g5 verify -c allreduce -a hier-ring-hd --node-ranks 4 --max-ranks 32\n"
 			       "  g5 verify --schedule ring8.g5s",
 			       entries, &argc, &argv);
 	if (rc)

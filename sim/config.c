@@ -541,52 +541,34 @@ static bool check_root_peer(const struct ctx *c, const struct experiment *e,
 	return true;
 }
 
-/* node_ranks: an integer that divides every rank count of the experiment;
- * without it no algorithm may be hierarchical (algo_build's rules, checked
- * here so that the error names the key or the algorithm). */
+/* node_ranks: an integer that divides every rank count of the experiment
+ * (algo_build's rule, checked here so that the error names the key);
+ * without it the platform's nodes (simulate_params). */
 static bool read_node_ranks(const struct ctx *c, struct experiment *e, const struct ynode *root)
 {
 	const struct ynode *n = cfg_map_get(root, "node_ranks");
+	int64_t v;
+	GError *err = NULL;
 
-	if (n) {
-		int64_t v;
-		GError *err = NULL;
-
-		if (!cfg_need_scalar(c, n, "node_ranks"))
-			return false;
-		if (!cfg_parse_int(n->text, 1, SCHED_MAX_RANKS, &v, &err)) {
-			cfg_fail(c, n, CONFIG_ERROR_VALUE, "'node_ranks' %s", err->message);
-			g_error_free(err);
-			return false;
-		}
-		e->node_ranks = (int)v;
-		guint nr = e->ranks->len ? e->ranks->len : 1;
-
-		for (guint j = 0; j < nr; j++) {
-			int r = e->ranks->len ? g_array_index(e->ranks, int, j) : e->plat.fabric.nranks;
-
-			if (r % e->node_ranks)
-				return cfg_fail(c, n, CONFIG_ERROR_VALUE,
-						"'node_ranks' must divide every rank count, got %d for %d ranks",
-						e->node_ranks, r);
-		}
+	if (!n)
 		return true;
+	if (!cfg_need_scalar(c, n, "node_ranks"))
+		return false;
+	if (!cfg_parse_int(n->text, 1, SCHED_MAX_RANKS, &v, &err)) {
+		cfg_fail(c, n, CONFIG_ERROR_VALUE, "'node_ranks' %s", err->message);
+		g_error_free(err);
+		return false;
 	}
-	const struct ynode *algos = cfg_map_get(root, "algorithms");
+	e->node_ranks = (int)v;
+	guint nr = e->ranks->len ? e->ranks->len : 1;
 
-	for (guint i = 0; i < e->algos->len; i++) {
-		const GPtrArray *names = e->algos->pdata[i];
-		enum coll cl = g_array_index(e->colls, enum coll, i);
+	for (guint j = 0; j < nr; j++) {
+		int r = e->ranks->len ? g_array_index(e->ranks, int, j) : e->plat.fabric.nranks;
 
-		for (guint j = 0; j < names->len; j++) {
-			const struct algo_ops *a = algo_find(cl, names->pdata[j], NULL);
-
-			if (a && a->tiers[0])
-				return cfg_fail(c, algos, CONFIG_ERROR_VALUE,
-						"'algorithms' '%s' is hierarchical: it needs 'node_ranks' "
-						"(the ranks per node)",
-						quote_text(a->name).s);
-		}
+		if (r % e->node_ranks)
+			return cfg_fail(c, n, CONFIG_ERROR_VALUE,
+					"'node_ranks' must divide every rank count, got %d for %d ranks",
+					e->node_ranks, r);
 	}
 	return true;
 }

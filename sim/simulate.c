@@ -216,6 +216,9 @@ void simulate_params(const struct simulate_job *job, struct algo_params *out)
 {
 	*out = job->params;
 	out->nranks = job->plat->fabric.nranks;
+	/* not given: the platform's nodes; a platform without tiers is one node */
+	if (out->node_ranks <= 0)
+		out->node_ranks = out->nranks;
 }
 
 static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto,

@@ -89,8 +89,9 @@ bool simulate_trace_write(const struct simulate_outcome *out, const char *collec
 
 /* The parameters job's schedule is built with: job->params on the
  * platform's rank count. The ranks per node (hierarchical algorithms) are
- * the job's when given; the one place where a platform's default would
- * resolve them (0: not given). */
+ * the job's when given (> 0), else the platform's: the one place where
+ * that default is resolved. A platform without tiers is one node (its rank
+ * count: a hierarchical algorithm runs its intra-node tier only). */
 void simulate_params(const struct simulate_job *job, struct algo_params *out);
 
 /* Simulates the job into *out (cleared first; simulate_outcome_clear it).

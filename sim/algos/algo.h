@@ -36,7 +36,8 @@ struct algo_params {
 	enum paxi_kind paxi;
 	int node_ranks;           /* ranks per node, for hierarchical algorithms: divides
 				   * nranks; 0: not given (a hierarchical algorithm then
-				   * refuses to build; simulate_params resolves a job's) */
+				   * refuses to build; simulate_params resolves a run's
+				   * from its platform) */
 	const struct algo_ops *const *tiers; /* set by algo_build and algo_theory from the
 				   * ops table: its `tiers`, NULL for a flat algorithm */
 };
