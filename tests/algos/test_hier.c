@@ -2,9 +2,12 @@
  * sub-schedule embedding they rest on (sched_embed): every admitted
  * combination of tier algorithms verifies, out of place and in place, over
  * N x ranks per node x nchunks; the names, their errors and the refusals
- * that name a tier; the stages' traffic per tier; the theory. */
+ * that name a tier; the stages' traffic per tier; the theory; the g5
+ * schedule / verify / sim commands with --node-ranks (binary in $G5). */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "sim/algos/algo.h"
 #include "sim/algos/families.h"
@@ -399,6 +402,118 @@ static void test_steps_equal_theory(void)
 		}
 }
 
+/* ---- the commands (binary in $G5) ---- */
+
+/* Runs `g5 ARGS`; its exit status, stdout and stderr. */
+static int g5(const char *args, char **out, char **err)
+{
+	const char *bin = g_getenv("G5");
+	g_autofree char *cmd = NULL;
+	int status = 0;
+
+	if (!bin)
+		g_error("G5 is not set: run through `make test`");
+	cmd = g_strdup_printf("%s %s", bin, args);
+	g_assert_true(g_spawn_command_line_sync(cmd, out, err, &status, NULL));
+	g_assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* Every mistake with --node-ranks names the flag and exits 2; a tier the
+ * inner algorithm does not admit exits 1 (g5 sim) or 2 (g5 schedule, bad
+ * usage), naming the tier. */
+static void test_e2e_usage(void)
+{
+	static const struct {
+		const char *args;
+		int rc;
+		const char *err;
+	} cases[] = {
+		{ "sim --algo hier --ranks 16 --node-ranks 3", 2,
+		  "g5 sim: --node-ranks 3 does not divide the 16 ranks" },
+		{ "sim --algo hier --ranks 16 --node-ranks 0", 2,
+		  "g5 sim: --node-ranks must be at least 1, got 0" },
+		{ "sim --algo hier-ring-rd --collective allgather --ranks 24 --node-ranks 4", 1,
+		  "g5 sim: the inter-node tier (6 nodes of 4 ranks) of 'hier-ring-rd': " },
+		{ "sim --algo hier-rnig-hd --ranks 16", 2,
+		  "g5 sim: unknown intra-node algorithm 'rnig' in 'hier-rnig-hd' for allreduce" },
+		{ "schedule -c allreduce -a hier -n 8", 2,
+		  "g5 schedule: 'hier' needs the ranks per node ('node_ranks', --node-ranks)" },
+		{ "schedule -c allreduce -a hier -n 8 --node-ranks 3", 2,
+		  "g5 schedule: --node-ranks must be at least 1 and divide --ranks 8, got 3" },
+		{ "verify --node-ranks 0", 2, "g5 verify: --node-ranks must be in 1..4096, got 0" },
+		{ "verify --schedule x.g5s --node-ranks 2", 2,
+		  "g5 verify: --schedule takes no --node-ranks" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		g_assert_cmpint(g5(cases[i].args, &out, &err), ==, cases[i].rc);
+		if (!g_str_has_prefix(err, cases[i].err))
+			g_error("g5 %s: got '%s', want '%s...'", cases[i].args, err, cases[i].err);
+		g_assert_cmpstr(out, ==, "");
+	}
+}
+
+/* The simulated part of a `g5 sim --json` line: latency to steps (no
+ * events, no wall clock); g_free() it. */
+static char *simulated(const char *line)
+{
+	const char *a = strstr(line, "\"latency_us\""), *b = a ? strstr(a, ", \"events\"") : NULL;
+
+	g_assert_nonnull(b);
+	return g_strndup(a, (gsize)(b - a));
+}
+
+/* g5 schedule writes what the registry builds, g5 verify proves it; g5 sim
+ * runs it with its theory, the same from the file as from the registry,
+ * and without --node-ranks takes the platform as one node. */
+static void test_e2e_sim(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("g5-hier-XXXXXX", NULL);
+	g_autofree char *file = g_build_filename(dir, "h.g5s", NULL);
+	g_autofree char *args = NULL, *out = NULL, *err = NULL;
+	g_autofree char *from_file = NULL, *one = NULL, *one_given = NULL;
+
+	args = g_strdup_printf("schedule -c allreduce -a hier-ring-hd -n 16 --node-ranks 4 -o %s", file);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_clear_pointer(&args, g_free);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	args = g_strdup_printf("verify --schedule %s", file);
+	g_assert_cmpint(g5(args, &out, &err), ==, 0);
+	g_assert_nonnull(strstr(out, "ok (hier-ring-hd allreduce, 16 ranks, nchunks 1, out of place "
+				     "and in place)"));
+	g_clear_pointer(&args, g_free);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --json --ranks 16 --algo hier-ring-hd --node-ranks 4 --size 1MiB",
+			   &out, &err), ==, 0);
+	g_assert_nonnull(strstr(out, "\"algo\": \"hier-ring-hd\""));
+	g_assert_nonnull(strstr(out, "\"node_ranks\": 4"));
+	g_assert_null(strstr(out, "\"theory_us\": null"));
+	g_clear_pointer(&args, g_free);
+	args = g_strdup_printf("sim --json --schedule %s --node-ranks 4 --size 1MiB", file);
+	g_assert_cmpint(g5(args, &from_file, &err), ==, 0);
+	/* the same results: the file is the registry's schedule, theory included */
+	g_autofree char *x = simulated(from_file), *y = simulated(out);
+
+	g_assert_cmpstr(x, ==, y);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	/* no --node-ranks: one node of 16, as --node-ranks 16 */
+	g_assert_cmpint(g5("sim --json --ranks 16 --algo hier --size 1MiB", &one, &err), ==, 0);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("sim --json --ranks 16 --algo hier --node-ranks 16 --size 1MiB", &one_given,
+			   &err), ==, 0);
+	g_autofree char *u = simulated(one), *v = simulated(one_given);
+
+	g_assert_cmpstr(u, ==, v);
+	g_remove(file);
+	g_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -411,5 +526,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/hier/params", test_params);
 	g_test_add_func("/hier/theory", test_theory);
 	g_test_add_func("/hier/steps-equal-theory", test_steps_equal_theory);
+	g_test_add_func("/hier/e2e/usage", test_e2e_usage);
+	g_test_add_func("/hier/e2e/schedule-verify-sim", test_e2e_sim);
 	return g_test_run();
 }
