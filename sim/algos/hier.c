@@ -80,10 +80,10 @@ static bool hier_tier_serves(const struct algo_ops *a, enum coll c, int tier)
 /* ---- Build ---- */
 
 struct hier_gen {
-	struct sched *s;
-	struct sched_hazards *h;
-	int n, l, nodes;
-	uint32_t k;
+	struct sched *s;         /* the host schedule, owned until returned */
+	struct sched_hazards *h; /* s's hazards, owned */
+	int n, l, nodes;         /* ranks, ranks per node, nodes: n = l x nodes */
+	uint32_t k;              /* nchunks */
 };
 
 /* Builds tier `tier`'s flat schedule of collective c on n ranks, or NULL
@@ -108,8 +108,12 @@ static struct sched *hier_sub(const struct algo_params *p, int tier, enum coll c
 	return s;
 }
 
-/* Embeds sub on the ranks of node `node` (intra) or of rail `rail` (inter),
- * its unit d at host unit base + units[d] (units NULL: d x span). */
+/* Embeds sub on the ranks of node `which` (intra: its local ranks 0..L-1)
+ * or of rail `which` (inter: local rank `which` of nodes 0..nodes-1), its
+ * unit d at host units base + units[d] (units NULL: base + d x span), span
+ * of them. Its input and output become host buffers `in` and `out`; one
+ * that is SCRATCH is scratch copy 0; its own scratch starts at copy
+ * scratch_copy. */
 static void hier_embed(struct hier_gen *g, const struct sched *sub, int tier, int which,
 		       const uint32_t *units, uint32_t base, uint32_t span, uint8_t in, uint8_t out,
 		       uint32_t scratch_copy, uint32_t step)
