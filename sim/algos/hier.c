@@ -103,8 +103,9 @@ static struct sched *hier_sub(const struct algo_params *p, int tier, enum coll c
 		g_prefix_error(error, "the intra-node tier (%d ranks) of 'hier-%s-%s': ", n,
 			       p->tiers[0]->name, p->tiers[1]->name);
 	else
-		g_prefix_error(error, "the inter-node tier (%d nodes of %d ranks) of 'hier-%s-%s': ",
-			       n, p->nranks / n, p->tiers[0]->name, p->tiers[1]->name);
+		g_prefix_error(error, "the inter-node tier (%d nodes of %d rank%s) of 'hier-%s-%s': ",
+			       n, p->nranks / n, p->nranks / n == 1 ? "" : "s", p->tiers[0]->name,
+			       p->tiers[1]->name);
 	return s;
 }
 
