@@ -2,7 +2,8 @@
 # Writes the golden outputs (tests/expected/README.md) into DIR (default
 # tests/expected); tests/goldens compares a fresh run with the committed ones.
 #   sim/TOPO-nN.jsonl   `g5 sim --json` of every algorithm registered for every
-#                       collective on TOPO of N ranks, at 4KiB, 1MiB and 64MiB
+#                       collective on TOPO of N ranks, at 4KiB, 1MiB and 64MiB;
+#                       the hierarchical one (hier) with 2 ranks per node
 #   sim/breakdown.jsonl `g5 sim --breakdown --json` of a few, default platform
 #   sim/large.jsonl     `g5 sim --json` of a few algorithms on the default ring
 #                       of 256 ranks at 4KiB: matching and memory at scale
@@ -92,8 +93,12 @@ for t in $topos; do
 		: >"$f"
 		while read -r c list; do
 			for a in $list; do
+				case $a in
+				hier*) set -- --node-ranks 2 ;;
+				*) set -- ;;
+				esac
 				sim "$f" "$t n=$n $c $a" --topo "$t" --ranks "$n" --collective "$c" \
-					--algo "$a" --size "$sizes"
+					--algo "$a" --size "$sizes" "$@"
 			done
 		done <"$tmp/algos"
 	done

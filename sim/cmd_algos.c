@@ -19,6 +19,8 @@ static const char *admitted_ranks(const struct algo_ops *a, enum coll c, char *b
 	bool all = true, pow2 = true;
 	int first = 0;
 
+	if (a->tiers[0]) /* the tiers' rules on nodes and node_ranks */
+		return "nodes x node_ranks";
 	for (int n = 2; n <= ALGOS_PROBE_N; n++) {
 		struct algo_params p = { .nranks = n, .nchunks = 1, .root = 0, .peer = 1 };
 		GError *err = NULL;
@@ -129,6 +131,44 @@ static void print_markdown(void)
 		printf("| `%s` | %s | %s | %s | %s |\n", (*a)->name, colls,
 		       paxi_kind_name((*a)->default_paxi), ranks, (*a)->summary);
 	}
+	printf("\n## Hierarchical algorithms\n\n"
+	       "`hier-INTRA-INTER` composes two flat algorithms over a machine of\n"
+	       "nodes of `node_ranks` ranks each (`--node-ranks K`, an experiment's\n"
+	       "`node_ranks: K`; it must divide the rank count): INTRA among the ranks\n"
+	       "of a node, INTER along each rail (local rank j of every node). `hier`\n"
+	       "is `hier-ring-ring`. Without `node_ranks`, `g5 sim` and `g5 run` take\n"
+	       "the platform's nodes (a platform without tiers is one node: the\n"
+	       "intra-node tier alone); `g5 schedule` needs it, and `g5 verify` sweeps\n"
+	       "every divisor of N. A tier of one rank has no stage. Each stage is the\n"
+	       "flat algorithm's own schedule on the tier's ranks, embedded in the\n"
+	       "whole (sim/algos/hier.c); a rank count a tier's algorithm does not\n"
+	       "admit (rd across 6 nodes) is refused with a message naming the tier.\n"
+	       "Each stage's ops keep their algorithm's PAXI kind.\n\n"
+	       "| collective | stages | INTRA | INTER |\n| --- | --- | --- | --- |\n");
+	static const char *const stages[] = {
+		"intra reduce-scatter, inter allreduce on 1/L of the data per rail, intra allgather",
+		"inter allgather per rail, then intra allgather per node row",
+		"intra reduce-scatter per node row, then inter reduce-scatter per rail",
+	};
+	static const enum coll hier[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(hier); i++) {
+		g_autofree char *intra = algo_hier_tier_names(hier[i], ALGO_TIER_INTRA);
+		g_autofree char *inter = algo_hier_tier_names(hier[i], ALGO_TIER_INTER);
+
+		printf("| %s | %s | %s | %s |\n", coll_name(hier[i]), stages[i], intra, inter);
+	}
+	printf("\nAllGather runs the inter tier first: each rank then sends only its own\n"
+	       "block over the slow tier, (nodes - 1) x M/N, the least any schedule\n"
+	       "can (a node must bring in the other nodes' data, and its L rails share\n"
+	       "it); intra first would send a whole node's data along every rail, L\n"
+	       "times more. ReduceScatter is its mirror.\n\n"
+	       "Theory: the stages' terms added, each on the part of M it moves\n"
+	       "(X_n: flat algorithm X on n ranks, L = node_ranks):\n\n"
+	       "| collective | steps and bandwidth coefficient |\n| --- | --- |\n"
+	       "| allreduce | RS_L(M) + AR_nodes(M/L) + AG_L(M) |\n"
+	       "| allgather | AG_nodes(M/L) + AG_L(M) (the node rows run side by side) |\n"
+	       "| reducescatter | RS_L(M) + RS_nodes(M/L) |\n");
 }
 
 int cmd_algos(int argc, char **argv)

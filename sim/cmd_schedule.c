@@ -14,7 +14,7 @@
 int cmd_schedule(int argc, char **argv)
 {
 	char *coll_s = NULL, *algo_s = NULL, *paxi_s = NULL, *out_s = NULL, *weights_s = NULL;
-	gint ranks = G_MININT, nchunks = 1, root = 0, peer = -1;
+	gint ranks = G_MININT, nchunks = 1, root = 0, peer = -1, node_ranks = G_MININT;
 	GOptionEntry entries[] = {
 		{ "collective", 'c', 0, G_OPTION_ARG_STRING, &coll_s,
 		  "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, p2p, allgatherv",
@@ -25,6 +25,8 @@ int cmd_schedule(int argc, char **argv)
 		  "K" },
 		{ "root", 0, 0, G_OPTION_ARG_INT, &root, "broadcast/reduce/p2p source (default 0)", "R" },
 		{ "peer", 0, 0, G_OPTION_ARG_INT, &peer, "p2p destination (default root + 1)", "P" },
+		{ "node-ranks", 0, 0, G_OPTION_ARG_INT, &node_ranks,
+		  "ranks per node, for the hierarchical algorithms (hier, hier-ring-hd, ...)", "K" },
 		{ "paxi", 0, 0, G_OPTION_ARG_STRING, &paxi_s,
 		  "override the PAXI kind: transfer or sendrecv", "KIND" },
 		{ "counts", 0, 0, G_OPTION_ARG_STRING, &weights_s, "allgatherv: per-rank relative counts (same as --weights)", "W,W,..." },
@@ -42,7 +44,7 @@ int cmd_schedule(int argc, char **argv)
 	rc = cli_parse_entries("- write one schedule file",
 			       "Examples:\n"
 			       "  g5 schedule --collective allreduce --algo ring --ranks 8 -o ring8.g5s\n"
-			       "  g5 schedule -c allgather -a ring2p -n 16 -k 4 -o ag16.g5s\n"
+			       "  g5 schedule -c allreduce -a hier-ring-hd -n 32 --node-ranks 8 -k 4 -o h32.g5s\n"
 			       "  g5 schedule -c allgatherv -a ring -n 4 --counts 1,0,5,2 | g5 verify -s -",
 			       entries, &argc, &argv);
 	if (rc)
@@ -74,6 +76,14 @@ int cmd_schedule(int argc, char **argv)
 		.peer = peer >= 0 ? peer : (ranks > 0 ? (root + 1) % ranks : 1),
 	};
 
+	if (node_ranks != G_MININT) {
+		if (node_ranks < 1 || (ranks > 0 && ranks % node_ranks)) {
+			rc = cli_usage_error(argv[0], "--node-ranks must be at least 1 and divide --ranks %d, got %d",
+					     ranks, node_ranks);
+			goto out;
+		}
+		p.node_ranks = node_ranks;
+	}
 	if (paxi_s) {
 		if (!paxi_kind_parse(paxi_s, &p.paxi)) {
 			rc = cli_usage_error(argv[0], "--paxi must be transfer or sendrecv, got '%s'",

@@ -28,7 +28,7 @@ struct sim_opts {
 	char *counts, *counts_dist, *platform, *mode, *proto;
 	char *minbytes, *maxbytes, *stepfactor, *fidelity;
 	char **set;
-	gint nchunks, root, peer;
+	gint nchunks, root, peer, node_ranks;
 	gint64 seed, max_events, iters;
 	gboolean json, verbose, breakdown, nccl_table, inplace;
 	char *trace;
@@ -215,6 +215,7 @@ static void print_verbose(const struct simulate_outcome *r, const struct platfor
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_opts o = { .seed = 1, .peer = -1, .nchunks = INT_MIN, /* INT_MIN: not given */
+				.node_ranks = INT_MIN,
 				.max_events = G_MININT64, .iters = 1 };
 	GOptionEntry entries[] = {
 		{ "platform", 0, 0, G_OPTION_ARG_FILENAME, &o.platform, "platform file (configs/platforms/NAME.yaml); flags below change it", "FILE" },
@@ -248,6 +249,7 @@ int cmd_sim(int argc, char **argv)
 		{ "nchunks", 0, 0, G_OPTION_ARG_INT, &o.nchunks, "pipelining pieces per chunk (1)", "K" },
 		{ "root", 0, 0, G_OPTION_ARG_INT, &o.root, "root rank (broadcast, reduce, p2p source)", "R" },
 		{ "peer", 0, 0, G_OPTION_ARG_INT, &o.peer, "p2p destination (1)", "P" },
+		{ "node-ranks", 0, 0, G_OPTION_ARG_INT, &o.node_ranks, "ranks per node, for the hierarchical algorithms (hier, hier-ring-hd, ...); divides --ranks", "K" },
 		{ "paxi", 0, 0, G_OPTION_ARG_STRING, &o.paxi, "override the PAXI kind: transfer or sendrecv", "K" },
 		{ "minbytes", 'b', 0, G_OPTION_ARG_STRING, &o.minbytes, "as nccl-tests: first size (4K, 1M, 1G or 4KiB), instead of --size", "SIZE" },
 		{ "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o.maxbytes, "as nccl-tests: last size", "SIZE" },
@@ -388,6 +390,11 @@ int cmd_sim(int argc, char **argv)
 	job.params.nchunks = o.nchunks != INT_MIN ? (uint32_t)o.nchunks : 1;
 	job.params.root = o.root;
 	job.params.peer = o.peer >= 0 ? o.peer : 1;
+	if (o.node_ranks != INT_MIN && o.node_ranks < 1) {
+		cli_usage_error(argv[0], "--node-ranks must be at least 1, got %d", o.node_ranks);
+		goto out;
+	}
+	job.params.node_ranks = o.node_ranks != INT_MIN ? o.node_ranks : 0;
 	if (o.paxi) {
 		job.params.paxi_set = true;
 		if (!paxi_kind_parse(o.paxi, &job.params.paxi)) {
@@ -482,11 +489,16 @@ int cmd_sim(int argc, char **argv)
 				job.schedule->nranks, pl.fabric.nranks);
 		goto out;
 	}
+	if (job.params.node_ranks && pl.fabric.nranks % job.params.node_ranks) {
+		cli_usage_error(argv[0], "--node-ranks %d does not divide the %d ranks",
+				job.params.node_ranks, pl.fabric.nranks);
+		goto out;
+	}
 	if (!job.schedule) {
-		struct algo_params p = job.params;
+		struct algo_params p;
 		struct sched *check;
 
-		p.nranks = pl.fabric.nranks;
+		simulate_params(&job, &p);
 		check = algo_build(algo_find(job.coll, job.algo, NULL), job.coll, &p, &err);
 		if (!check) {
 			if (g_error_matches(err, ALGO_ERROR, ALGO_ERROR_NOT_ADMITTED)) {
@@ -554,6 +566,8 @@ int cmd_sim(int argc, char **argv)
 				printf(", \"iters\": %u", job.launches);
 			if (job.inplace)
 				printf(", \"inplace\": 1");
+			if (job.params.node_ranks)
+				printf(", \"node_ranks\": %d", job.params.node_ranks);
 			if (o.breakdown) {
 				printf(", \"breakdown_us\": {");
 				for (int c = 0; c < BD_NCAUSES; c++)

@@ -38,8 +38,8 @@ static void sweep_one(struct sweep *sw, const struct algo_ops *a, enum coll c,
 		      const struct algo_params *p)
 {
 	GError *err = NULL;
-	char *what = g_strdup_printf("%s %s ranks=%d nchunks=%u root=%d", a->name, coll_name(c),
-				     p->nranks, p->nchunks, p->root);
+	char *what = g_strdup_printf("%s %s ranks=%d nchunks=%u root=%d node_ranks=%d", a->name,
+				     coll_name(c), p->nranks, p->nchunks, p->root, p->node_ranks);
 	struct sched *s = algo_build(a, c, p, &err);
 
 	if (!s) {
@@ -78,7 +78,25 @@ static bool sweep_wants(const struct algo_ops *a, unsigned bit, const char *algo
 	       (!have_coll || (enum coll)bit == only);
 }
 
-static int verify_sweep(const char *algo, bool have_coll, enum coll only, int max_ranks)
+/* The ranks per node a sweep builds hierarchical algorithm a on n ranks
+ * with: the one given (0: every divisor of n), those that divide n; for a
+ * flat algorithm, one build (0). Fills ls, returns how many. */
+static int sweep_node_ranks(const struct algo_ops *a, int n, int given, int *ls)
+{
+	int m = 0;
+
+	if (!a->tiers[0]) {
+		ls[m++] = 0;
+		return m;
+	}
+	for (int l = 1; l <= n; l++)
+		if (n % l == 0 && (!given || l == given))
+			ls[m++] = l;
+	return m;
+}
+
+static int verify_sweep(const char *algo, bool have_coll, enum coll only, int max_ranks,
+			int node_ranks)
 {
 	struct sweep sw = { 0 };
 	static const uint32_t chunks[] = { 1, 2, 4 };
@@ -87,11 +105,23 @@ static int verify_sweep(const char *algo, bool have_coll, enum coll only, int ma
 	unsigned pairs = 0, pair = 0;
 	gint64 t0 = g_get_monotonic_time();
 	GString *refused = g_string_new(NULL);
+	/* the registry, and a hierarchical name's own table (not in it) */
+	GPtrArray *list = g_ptr_array_new();
 
 	for (const struct algo_ops *const *ap = algo_all(); *ap; ap++)
+		g_ptr_array_add(list, (gpointer)*ap);
+	if (algo && g_str_has_prefix(algo, "hier-"))
+		for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1) {
+			const struct algo_ops *h = algo_find((enum coll)bit, algo, NULL);
+
+			if (h && !g_ptr_array_find(list, h, NULL))
+				g_ptr_array_add(list, (gpointer)h);
+		}
+	g_ptr_array_add(list, NULL);
+	for (const struct algo_ops *const *ap = (const void *)list->pdata; *ap; ap++)
 		for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1)
 			pairs += sweep_wants(*ap, bit, algo, have_coll, only);
-	for (const struct algo_ops *const *ap = algo_all(); *ap; ap++) {
+	for (const struct algo_ops *const *ap = (const void *)list->pdata; *ap; ap++) {
 		const struct algo_ops *a = *ap;
 
 		if (algo && strcmp(algo, a->name))
@@ -113,17 +143,21 @@ static int verify_sweep(const char *algo, bool have_coll, enum coll only, int ma
 				for (size_t k = 0; k < G_N_ELEMENTS(chunks); k++) {
 					bool rooted = c == COLL_BROADCAST || c == COLL_REDUCE || c == COLL_P2P;
 
-					for (int root = 0; root < n; root += rooted ? n - 1 : n) {
-						struct algo_params p = {
-							.nranks = n,
-							.nchunks = chunks[k],
-							.root = root,
-							.peer = (root + n / 2) % n,
-							.weights = c == COLL_ALLGATHERV ? w : NULL,
-						};
+					int ls[SCHED_MAX_RANKS], nl = sweep_node_ranks(a, n, node_ranks, ls);
 
-						sweep_one(&sw, a, c, &p);
-					}
+					for (int root = 0; root < n; root += rooted ? n - 1 : n)
+						for (int li = 0; li < nl; li++) {
+							struct algo_params p = {
+								.nranks = n,
+								.nchunks = chunks[k],
+								.root = root,
+								.peer = (root + n / 2) % n,
+								.weights = c == COLL_ALLGATHERV ? w : NULL,
+								.node_ranks = ls[li],
+							};
+
+							sweep_one(&sw, a, c, &p);
+						}
 				}
 				g_free(w);
 			}
@@ -133,6 +167,7 @@ static int verify_sweep(const char *algo, bool have_coll, enum coll only, int ma
 					       sw.first_refusal);
 		g_clear_pointer(&sw.first_refusal, g_free);
 	}
+	g_ptr_array_free(list, TRUE);
 	if (progress && pairs)
 		fprintf(stderr, "\r%*s\r", 60, "");
 	if (!any) {
@@ -183,13 +218,16 @@ static int verify_file(const char *path)
 int cmd_verify(int argc, char **argv)
 {
 	char *algo = NULL, *coll_s = NULL, *file = NULL;
-	gint max_ranks = 64;
+	gint max_ranks = 64, node_ranks = G_MININT; /* G_MININT: not given */
 	GOptionEntry entries[] = {
 		{ "algo", 'a', 0, G_OPTION_ARG_STRING, &algo, "only this algorithm", "A" },
 		{ "collective", 'c', 0, G_OPTION_ARG_STRING, &coll_s, "only this collective", "C" },
 		{ "schedule", 's', 0, G_OPTION_ARG_FILENAME, &file,
 		  "verify this schedule file ('-': stdin) instead of the registry", "FILE" },
 		{ "max-ranks", 0, 0, G_OPTION_ARG_INT, &max_ranks, "sweep N in 2..N (default 64)", "N" },
+		{ "node-ranks", 0, 0, G_OPTION_ARG_INT, &node_ranks,
+		  "hierarchical algorithms: only this many ranks per node (default: every divisor of N)",
+		  "K" },
 		{ NULL }
 	};
 	int rc = 2;
@@ -198,7 +236,7 @@ int cmd_verify(int argc, char **argv)
 	rc = cli_parse_entries("- prove schedules compute their collective",
 			       "Examples:\n"
 			       "  g5 verify                         # every algorithm, collective, N and nchunks\n"
-			       "  g5 verify -c allreduce -a hd --max-ranks 16\n"
+			       "  g5 verify -c allreduce -a hier-ring-hd --node-ranks 4 --max-ranks 32\n"
 			       "  g5 verify --schedule ring8.g5s",
 			       entries, &argc, &argv);
 	if (rc)
@@ -206,6 +244,15 @@ int cmd_verify(int argc, char **argv)
 	rc = 2;
 	if (file && (algo || coll_s)) {
 		rc = cli_usage_error(argv[0], "--schedule takes no --algo or --collective");
+		goto out;
+	}
+	if (file && node_ranks != G_MININT) {
+		rc = cli_usage_error(argv[0], "--schedule takes no --node-ranks: the file's ops say it");
+		goto out;
+	}
+	if (node_ranks != G_MININT && (node_ranks < 1 || node_ranks > SCHED_MAX_RANKS)) {
+		rc = cli_usage_error(argv[0], "--node-ranks must be in 1..%d, got %d", SCHED_MAX_RANKS,
+				     node_ranks);
 		goto out;
 	}
 	if (coll_s && !coll_parse(coll_s, &c)) {
@@ -222,10 +269,14 @@ int cmd_verify(int argc, char **argv)
 
 		for (const struct algo_ops *const *ap = algo_all(); *ap; ap++)
 			known |= !strcmp((*ap)->name, algo) && (!coll_s || ((*ap)->collectives & c));
+		/* a hierarchical name: known for a collective it builds */
+		for (unsigned bit = 1; bit <= COLL_ALLGATHERV; bit <<= 1)
+			known |= g_str_has_prefix(algo, "hier-") && (!coll_s || bit == (unsigned)c) &&
+				 algo_find((enum coll)bit, algo, NULL);
 		if (!known) {
 			GError *err = NULL;
 
-			if (coll_s) {
+			if (coll_s || g_str_has_prefix(algo, "hier-")) {
 				algo_find(c, algo, &err);
 				rc = cli_usage_error(argv[0], "%s", err->message);
 				g_error_free(err);
@@ -235,7 +286,8 @@ int cmd_verify(int argc, char **argv)
 			goto out;
 		}
 	}
-	rc = file ? verify_file(file) : verify_sweep(algo, coll_s != NULL, c, max_ranks);
+	rc = file ? verify_file(file) : verify_sweep(algo, coll_s != NULL, c, max_ranks,
+							    node_ranks == G_MININT ? 0 : node_ranks);
 out:
 	g_free(algo);
 	g_free(coll_s);

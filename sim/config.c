@@ -214,8 +214,8 @@ wrap:
 
 static const char *const exp_keys[] = {
 	"schema_version", "name", "platform", "overrides", "collectives", "algorithms",
-	"baseline", "sizes", "ranks", "dtypes", "nchunks", "paxi", "root", "peer", "counts",
-	"counts_seed", "seeds", "outputs", "sweep", NULL,
+	"baseline", "sizes", "ranks", "dtypes", "nchunks", "paxi", "root", "peer", "node_ranks",
+	"counts", "counts_seed", "seeds", "outputs", "sweep", NULL,
 };
 
 static char *coll_known(void)
@@ -551,6 +551,38 @@ static bool check_root_peer(const struct ctx *c, const struct experiment *e,
 	return true;
 }
 
+/* node_ranks: an integer that divides every rank count of the experiment
+ * (algo_build's rule, checked here so that the error names the key);
+ * without it the platform's nodes (simulate_params). */
+static bool read_node_ranks(const struct ctx *c, struct experiment *e, const struct ynode *root)
+{
+	const struct ynode *n = cfg_map_get(root, "node_ranks");
+	int64_t v;
+	GError *err = NULL;
+
+	if (!n)
+		return true;
+	if (!cfg_need_scalar(c, n, "node_ranks"))
+		return false;
+	if (!cfg_parse_int(n->text, 1, SCHED_MAX_RANKS, &v, &err)) {
+		cfg_fail(c, n, CONFIG_ERROR_VALUE, "'node_ranks' %s", err->message);
+		g_error_free(err);
+		return false;
+	}
+	e->node_ranks = (int)v;
+	guint nr = e->ranks->len ? e->ranks->len : 1;
+
+	for (guint j = 0; j < nr; j++) {
+		int r = e->ranks->len ? g_array_index(e->ranks, int, j) : e->plat.fabric.nranks;
+
+		if (r % e->node_ranks)
+			return cfg_fail(c, n, CONFIG_ERROR_VALUE,
+					"'node_ranks' must divide every rank count, got %d for %d ranks",
+					e->node_ranks, r);
+	}
+	return true;
+}
+
 static bool read_experiment(const struct ctx *c, struct experiment *e, const struct ynode *root)
 {
 	static const char *const required[] = { "platform", "sizes", "algorithms", NULL };
@@ -798,7 +830,7 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		}
 		*(i ? &e->peer : &e->root) = (int)v;
 	}
-	if (!check_root_peer(c, e, root, rp_node))
+	if (!check_root_peer(c, e, root, rp_node) || !read_node_ranks(c, e, root))
 		return false;
 
 	/* seeds */

@@ -147,6 +147,7 @@ struct experiment {
 	bool paxi_set;
 	enum paxi_kind paxi;
 	int root, peer;
+	int node_ranks;        /* ranks per node (hierarchical algorithms); 0: not given */
 	enum counts_kind counts;
 	GArray *weights;       /* of uint64_t (COUNTS_LIST) */
 	double zipf_s;         /* COUNTS_ZIPF exponent, > 0 */

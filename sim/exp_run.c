@@ -70,6 +70,7 @@ static bool run_point(const struct experiment *e, const struct exp_point *pt,
 	job.params.nchunks = pt->nchunks;
 	job.params.root = e->root;
 	job.params.peer = e->peer;
+	job.params.node_ranks = e->node_ranks;
 	if (pt->coll == COLL_ALLGATHERV)
 		weights = experiment_weights(e, pl.fabric.nranks);
 	job.params.weights = weights;

@@ -77,12 +77,12 @@ static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_
 /* The registered algorithm whose schedule s is, op for op, with its own
  * parameters; NULL for any other (its `algo` line is informative: a name
  * alone says nothing of what the ops do). */
-static const struct algo_ops *theory_of(const struct sched *s)
+static const struct algo_ops *theory_of(const struct sched *s, int node_ranks)
 {
 	const struct algo_ops *a = s->algo ? algo_find(s->coll, s->algo, NULL) : NULL;
 	struct algo_params p = {
 		.nranks = s->nranks, .nchunks = s->nchunks, .root = s->root, .peer = s->peer,
-		.weights = s->weights,
+		.weights = s->weights, .node_ranks = node_ranks,
 	};
 	struct sched *built = a ? algo_build(a, s->coll, &p, NULL) : NULL;
 	bool same = built && sched_equal(built, s);
@@ -238,6 +238,17 @@ void simulate_channels(struct platform *pl, const struct impl_params *impl, enum
 		pl->paxi.engine_round_bytes = pl->paxi.slice_bytes * nchannels;
 }
 
+void simulate_params(const struct simulate_job *job, struct algo_params *out)
+{
+	*out = job->params;
+	out->nranks = job->plat->fabric.nranks;
+	/* not given: the platform's nodes; a platform without tiers is one node */
+	if (out->node_ranks <= 0)
+		out->node_ranks = platform_node_ranks(job->plat);
+	if (out->node_ranks <= 0)
+		out->node_ranks = out->nranks;
+}
+
 static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto,
 			   struct simulate_outcome *out, GError **error)
 {
@@ -248,7 +259,9 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 	struct sched *built = NULL;
 	const struct sched *s = job->schedule;
 	bool ok = false;
+	struct algo_params p;
 
+	simulate_params(job, &p);
 	memset(out, 0, sizeof(*out));
 	if (job->elem_bytes == 0 || job->bytes % job->elem_bytes) {
 		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_SIZE,
@@ -257,19 +270,16 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		return false;
 	}
 	if (!s) {
-		struct algo_params p = job->params;
-
 		a = algo_find(job->coll, job->algo, error);
 		if (!a)
 			return false;
-		p.nranks = pl->fabric.nranks;
 		built = algo_build(a, job->coll, &p, error);
 		if (!built)
 			return false;
 		s = built;
 	}
 	if (!a) /* a given schedule: the theory of the algorithm it is, if any */
-		a = theory_of(s);
+		a = theory_of(s, p.node_ranks);
 	platform_impl(job->plat, s->algo && !strcmp(s->algo, "nccl"), &impl);
 	run_pl.overhead_ps = platform_overhead(&impl, job->mode);
 	uint64_t copy_rate = paxi_copy_rate(&pl->paxi);
@@ -345,7 +355,8 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		out->latency_us = lat_s * 1e6;
 		out->algbw_gbps = lat_s > 0 ? (double)job->bytes / lat_s / 1e9 : 0;
 		out->busbw_gbps = out->algbw_gbps * platform_busbw_factor(s->coll, n);
-		out->theory_us = a ? algo_theory_us(a, s->coll, n, job->bytes,
+		p.nranks = n;
+		out->theory_us = a ? algo_theory_us(a, s->coll, &p, job->bytes,
 						    (double)pl->overhead_ps / 1e6,
 						    (double)pl->alpha_ps / 1e6, (double)beta)
 				   : NAN;
@@ -383,10 +394,10 @@ bool simulate_check(const struct simulate_job *job, GError **error)
 	bool ok = false;
 
 	if (!s) {
-		struct algo_params p = job->params;
+		struct algo_params p;
 		const struct algo_ops *a = algo_find(job->coll, job->algo, error);
 
-		p.nranks = job->plat->fabric.nranks;
+		simulate_params(job, &p);
 		built = a ? algo_build(a, job->coll, &p, error) : NULL;
 		if (!built)
 			return false;

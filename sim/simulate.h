@@ -95,6 +95,13 @@ bool simulate_trace_write(const struct simulate_outcome *out, const char *collec
 void simulate_channels(struct platform *pl, const struct impl_params *impl, enum paxi_proto proto,
 		       uint32_t nchannels);
 
+/* The parameters job's schedule is built with: job->params on the
+ * platform's rank count. The ranks per node (hierarchical algorithms) are
+ * the job's when given (> 0), else the platform's: the one place where
+ * that default is resolved. A platform without tiers is one node (its rank
+ * count: a hierarchical algorithm runs its intra-node tier only). */
+void simulate_params(const struct simulate_job *job, struct algo_params *out);
+
 /* Simulates the job into *out (cleared first; simulate_outcome_clear it).
  * Refused before it runs, SIMULATE_ERROR_CLOCK, when a lower bound of its
  * time is past the end of the clock (SIM_TIME_END): the launch cost plus

@@ -6,6 +6,11 @@
  * ("ring" builds AllReduce, AllGather, ReduceScatter; the AllToAll "ring" is
  * its own entry). An unknown name is an error that lists the known ones.
  *
+ * A hierarchical algorithm (hier.c) composes two flat ones, one per tier of
+ * a machine of nodes: its ops table names them in `tiers`, and algo_find
+ * returns one table per combination ("hier-ring-hd"), made on first use and
+ * kept for the life of the process.
+ *
  * The alpha-beta model of each algorithm:
  *   theory_us = overhead_us + steps x alpha_us + coef x M / beta
  * with M the collective's size in bytes (nccl-tests' definition). */
@@ -29,6 +34,12 @@ struct algo_params {
 				   * copySend) where the generator has one */
 	bool paxi_set;            /* override the algorithm's default PAXI kind */
 	enum paxi_kind paxi;
+	int node_ranks;           /* ranks per node, for hierarchical algorithms: divides
+				   * nranks; 0: not given (a hierarchical algorithm then
+				   * refuses to build; simulate_params resolves a run's
+				   * from its platform) */
+	const struct algo_ops *const *tiers; /* set by algo_build and algo_theory from the
+				   * ops table: its `tiers`, NULL for a flat algorithm */
 };
 
 struct algo_theory {
@@ -46,12 +57,22 @@ struct algo_ops {
 	 * with error set (ALGO_ERROR_NOT_ADMITTED) only for a rule of the
 	 * algorithm's own (rd on 6 ranks). PAXI kinds: default_paxi. */
 	struct sched *(*build)(enum coll c, const struct algo_params *p, GError **error);
-	/* The alpha-beta terms for collective c on nranks. */
-	void (*theory)(enum coll c, int nranks, struct algo_theory *out);
+	/* The alpha-beta terms for collective c with parameters p (nranks;
+	 * node_ranks and tiers for a hierarchical algorithm). Called through
+	 * algo_theory. */
+	void (*theory)(enum coll c, const struct algo_params *p, struct algo_theory *out);
+	/* Hierarchical algorithms: the flat algorithm of the intra-node tier
+	 * and of the inter-node tier; NULL for a flat algorithm. */
+	const struct algo_ops *tiers[2];
 };
 
+/* The tiers of a hierarchical algorithm, index into algo_ops.tiers. */
+enum { ALGO_TIER_INTRA, ALGO_TIER_INTER };
+
 /* The algorithm `name` for collective c, or NULL with error set naming the
- * known ones for that collective. */
+ * known ones for that collective. A hierarchical name "hier-INTRA-INTER"
+ * names the flat algorithm of each tier (hier.c); its table lives as long
+ * as the process. */
 const struct algo_ops *algo_find(enum coll c, const char *name, GError **error);
 
 /* Every registered algorithm, NULL-terminated. */
@@ -71,8 +92,14 @@ struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct alg
 bool algo_root_peer_check(enum coll c, int nranks, int root, int peer, bool *bad_peer,
 			  GError **error);
 
-double algo_theory_us(const struct algo_ops *a, enum coll c, int nranks, uint64_t bytes,
-		      double overhead_us, double alpha_us, double beta_bytes_per_s);
+/* The alpha-beta terms of algorithm a for collective c with parameters p
+ * (nranks, and node_ranks for a hierarchical algorithm); tiers come from a. */
+void algo_theory(const struct algo_ops *a, enum coll c, const struct algo_params *p,
+		 struct algo_theory *out);
+
+double algo_theory_us(const struct algo_ops *a, enum coll c, const struct algo_params *p,
+		      uint64_t bytes, double overhead_us, double alpha_us,
+		      double beta_bytes_per_s);
 
 /* Error domain of algo_find and algo_build. */
 #define ALGO_ERROR (algo_error_quark())
@@ -86,5 +113,11 @@ enum algo_error_code {
 /* The names of the algorithms that build collective c, ", "-separated, in
  * registry order; g_free() it. */
 char *algo_known_names(enum coll c);
+
+/* The flat algorithms that can stand for tier `tier` (ALGO_TIER_*) of a
+ * hierarchical collective c (AllReduce's intra tier: those that build both
+ * ReduceScatter and AllGather), ", "-separated in registry order, "" for a
+ * collective no hierarchical algorithm builds; g_free() it. */
+char *algo_hier_tier_names(enum coll c, int tier);
 
 #endif

@@ -145,16 +145,16 @@ static struct sched *agv_direct_build(enum coll c, const struct algo_params *p, 
 	return s;
 }
 
-static void agv_ring_theory(enum coll c, int nranks, struct algo_theory *out)
+static void agv_ring_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	out->steps = nranks - 1;
-	out->coef = (double)(nranks - 1) / nranks;
+	out->steps = p->nranks - 1;
+	out->coef = (double)(p->nranks - 1) / p->nranks;
 }
 
-static void agv_direct_theory(enum coll c, int nranks, struct algo_theory *out)
+static void agv_direct_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
 	out->steps = 1;
-	out->coef = (double)(nranks - 1) / nranks;
+	out->coef = (double)(p->nranks - 1) / p->nranks;
 }
 
 const struct algo_ops algo_agv_ring_ops = {

@@ -166,10 +166,10 @@ static struct sched *a2ar_build(enum coll c, const struct algo_params *p, GError
 	return g.s;
 }
 
-static void a2ar_theory(enum coll c, int nranks, struct algo_theory *out)
+static void a2ar_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	out->steps = nranks - 1;
-	out->coef = (nranks - 1) / 2.0;
+	out->steps = p->nranks - 1;
+	out->coef = (p->nranks - 1) / 2.0;
 }
 
 const struct algo_ops algo_ring_a2a_ops = {
@@ -453,13 +453,13 @@ static struct sched *a2a2_build(enum coll c, const struct algo_params *p, GError
 	return g.s;
 }
 
-static void a2a2_theory(enum coll c, int nranks, struct algo_theory *out)
+static void a2a2_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	double n = nranks;
+	double n = p->nranks;
 
 	(void)c;
-	out->steps = nranks / 2;
-	out->coef = nranks % 2 ? (n * n - 1) / (8 * n) : n / 8;
+	out->steps = p->nranks / 2;
+	out->coef = p->nranks % 2 ? (n * n - 1) / (8 * n) : n / 8;
 }
 
 const struct algo_ops algo_ring2p_a2a_ops = {

@@ -219,17 +219,17 @@ static struct sched *bruck_build(enum coll c, const struct algo_params *p, GErro
 	return g.s;
 }
 
-static void bruck_theory(enum coll c, int nranks, struct algo_theory *out)
+static void bruck_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	out->steps = bruck_ceil_log2(nranks);
+	out->steps = bruck_ceil_log2(p->nranks);
 	if (c == COLL_ALLTOALL) {
 		uint32_t blocks = 0;
 
-		for (int k = 0; k < bruck_ceil_log2(nranks); k++)
-			blocks += bruck_npos(nranks, k);
-		out->coef = (double)blocks / nranks;
+		for (int k = 0; k < bruck_ceil_log2(p->nranks); k++)
+			blocks += bruck_npos(p->nranks, k);
+		out->coef = (double)blocks / p->nranks;
 	} else {
-		out->coef = (double)(nranks - 1) / nranks;
+		out->coef = (double)(p->nranks - 1) / p->nranks;
 	}
 }
 

@@ -234,9 +234,9 @@ static struct sched *dbt_build(enum coll coll, const struct algo_params *p, GErr
 	return s;
 }
 
-static void dbt_theory(enum coll c, int nranks, struct algo_theory *out)
+static void dbt_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	int d = dbt_ceil_log2(nranks);
+	int d = dbt_ceil_log2(p->nranks);
 
 	out->steps = 2.0 * d;
 	out->coef = d;

@@ -112,9 +112,9 @@ static struct sched *direct_build(enum coll c, const struct algo_params *p, GErr
 	return s;
 }
 
-static void direct_theory(enum coll c, int nranks, struct algo_theory *out)
+static void direct_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	double half = (double)(nranks - 1) / nranks;
+	double half = (double)(p->nranks - 1) / p->nranks;
 
 	out->steps = c == COLL_ALLREDUCE ? 2 : 1;
 	out->coef = c == COLL_ALLREDUCE ? 2 * half : half;

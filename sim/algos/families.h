@@ -13,6 +13,7 @@
  *   tree_bcast.c     binomial, chain         (Broadcast, Reduce)
  *   p2p.c            p2p_direct, named "direct" for P2P
  *   allgatherv.c     agv_ring, agv_direct, named "ring" / "direct" for AllGatherV
+ *   hier.c           hier, and hier-INTRA-INTER through algo_hier_find
  */
 #ifndef G5_SIM_ALGOS_FAMILIES_H
 #define G5_SIM_ALGOS_FAMILIES_H
@@ -38,5 +39,11 @@ extern const struct algo_ops algo_p2p_direct_ops;
 extern const struct algo_ops algo_agv_ring_ops;
 extern const struct algo_ops algo_agv_direct_ops;
 extern const struct algo_ops algo_nccl_ops;
+extern const struct algo_ops algo_hier_ops;
+
+/* algo_find for a name that starts with "hier-": the ops table of that
+ * combination of tiers (made once, kept for the life of the process), or
+ * NULL with error set (ALGO_ERROR_UNKNOWN) naming the tier at fault. */
+const struct algo_ops *algo_hier_find(enum coll c, const char *name, GError **error);
 
 #endif

@@ -182,13 +182,13 @@ static struct sched *hd_build(enum coll c, const struct algo_params *p, GError *
 	return s;
 }
 
-static void hd_theory(enum coll c, int nranks, struct algo_theory *out)
+static void hd_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	int m, np = hd_pow2_floor(nranks, &m);
+	int m, np = hd_pow2_floor(p->nranks, &m);
 
-	if (np == nranks) {
+	if (np == p->nranks) {
 		out->steps = 2.0 * m;
-		out->coef = 2.0 * (nranks - 1) / nranks;
+		out->coef = 2.0 * (p->nranks - 1) / p->nranks;
 	} else {
 		out->steps = 2.0 * m + 2;
 		out->coef = 2.0 * (np - 1) / np + 2.0;

@@ -49,9 +49,9 @@ static struct sched *nccl_build(enum coll c, const struct algo_params *p, GError
 	return s;
 }
 
-static void nccl_theory(enum coll c, int nranks, struct algo_theory *out)
+static void nccl_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	nccl_family(c)->theory(c, nranks, out);
+	nccl_family(c)->theory(c, p, out);
 }
 
 const struct algo_ops algo_nccl_ops = {

@@ -32,7 +32,7 @@ static struct sched *p2p_build(enum coll c, const struct algo_params *p, GError 
 	return s;
 }
 
-static void p2p_theory(enum coll c, int nranks, struct algo_theory *out)
+static void p2p_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
 	out->steps = 1;
 	out->coef = 1;

@@ -82,10 +82,10 @@ static struct sched *pw_build(enum coll c, const struct algo_params *p, GError *
 	return s;
 }
 
-static void pw_theory(enum coll c, int nranks, struct algo_theory *out)
+static void pw_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	out->steps = nranks - 1;
-	out->coef = (double)(nranks - 1) / nranks;
+	out->steps = p->nranks - 1;
+	out->coef = (double)(p->nranks - 1) / p->nranks;
 }
 
 const struct algo_ops algo_pairwise_ops = {

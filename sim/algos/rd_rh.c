@@ -163,14 +163,14 @@ static struct sched *rh_build(enum coll c, const struct algo_params *p, GError *
 	return s;
 }
 
-static void rdrh_theory(enum coll c, int nranks, struct algo_theory *out)
+static void rdrh_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
 	int m = 0;
 
-	while ((1 << m) < nranks)
+	while ((1 << m) < p->nranks)
 		m++;
 	out->steps = m;
-	out->coef = (double)(nranks - 1) / nranks;
+	out->coef = (double)(p->nranks - 1) / p->nranks;
 }
 
 const struct algo_ops algo_rd_ops = {

@@ -33,6 +33,7 @@ static const struct algo_ops *const registry[] = {
 	&algo_p2p_direct_ops,
 	&algo_agv_ring_ops,
 	&algo_agv_direct_ops,
+	&algo_hier_ops,
 	&algo_nccl_ops,
 	NULL,
 };
@@ -59,6 +60,8 @@ char *algo_known_names(enum coll c)
 
 const struct algo_ops *algo_find(enum coll c, const char *name, GError **error)
 {
+	if (g_str_has_prefix(name, "hier-"))
+		return algo_hier_find(c, name, error);
 	for (const struct algo_ops *const *a = registry; *a; a++)
 		if (((*a)->collectives & c) && !strcmp((*a)->name, name))
 			return *a;
@@ -145,11 +148,27 @@ struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct alg
 	}
 	if (c != COLL_ALLGATHERV)
 		q.weights = NULL;
+	q.tiers = a->tiers[0] ? a->tiers : NULL;
+	if (q.tiers && q.node_ranks <= 0) {
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+			    "'%s' needs the ranks per node ('node_ranks', --node-ranks)", a->name);
+		return NULL;
+	}
+	if (q.tiers && q.nranks % q.node_ranks) {
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_PARAMS,
+			    "'node_ranks' must divide 'ranks' (%d), got %d", q.nranks, q.node_ranks);
+		return NULL;
+	}
 
 	struct sched *s = a->build(c, &q, error);
 
 	if (!s)
 		return NULL;
+	if (q.tiers) {
+		/* the name it was asked by: "hier" or "hier-INTRA-INTER" */
+		g_free(s->algo);
+		s->algo = g_strdup(a->name);
+	}
 	g_assert(s->coll == c);
 	g_assert_cmpint(s->nranks, ==, q.nranks);
 	g_assert_cmpuint(s->nchunks, ==, q.nchunks);
@@ -169,12 +188,22 @@ struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct alg
 	return s;
 }
 
-double algo_theory_us(const struct algo_ops *a, enum coll c, int nranks, uint64_t bytes,
-		      double overhead_us, double alpha_us, double beta_bytes_per_s)
+void algo_theory(const struct algo_ops *a, enum coll c, const struct algo_params *p,
+		 struct algo_theory *out)
+{
+	struct algo_params q = *p;
+
+	q.tiers = a->tiers[0] ? a->tiers : NULL;
+	a->theory(c, &q, out);
+}
+
+double algo_theory_us(const struct algo_ops *a, enum coll c, const struct algo_params *p,
+		      uint64_t bytes, double overhead_us, double alpha_us,
+		      double beta_bytes_per_s)
 {
 	struct algo_theory t = { 0 };
 
 	g_assert(beta_bytes_per_s > 0);
-	a->theory(c, nranks, &t);
+	algo_theory(a, c, p, &t);
 	return overhead_us + t.steps * alpha_us + t.coef * (double)bytes / beta_bytes_per_s * 1e6;
 }

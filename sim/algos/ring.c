@@ -204,9 +204,9 @@ static struct sched *sendrecv_build(enum coll c, const struct algo_params *p, GE
 	return ring1_build(c, p, "sendrecv", PAXI_SENDRECV);
 }
 
-static void ring_theory(enum coll c, int nranks, struct algo_theory *out)
+static void ring_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	double n = nranks;
+	double n = p->nranks;
 
 	if (c == COLL_ALLREDUCE) {
 		out->steps = 2 * (n - 1);
@@ -369,9 +369,9 @@ static struct sched *ring2p_build(enum coll c, const struct algo_params *p, GErr
 	return ring_done(&g);
 }
 
-static void ring2p_theory(enum coll c, int nranks, struct algo_theory *out)
+static void ring2p_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	double n = nranks, f = nranks / 2;
+	double n = p->nranks, f = p->nranks / 2;
 
 	if (c == COLL_ALLREDUCE) {
 		out->steps = 2 * f;

@@ -373,3 +373,115 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 	}
 	return sched_add(s, r, op, (const uint32_t *)deps->data, n);
 }
+
+/* ---- Embedding (schedule.h): a sub-schedule's ops, remapped into a host
+ * schedule. ---- */
+
+uint32_t sched_embed_scratch_copies(const struct sched *sub)
+{
+	return (sub->scratch_units + sub->nunits - 1) / sub->nunits;
+}
+
+/* The host buffer and unit of unit `off` of sub buffer `buf`. */
+static uint32_t embed_unit(const struct sched *s, const struct sched *sub,
+			   const struct sched_embedding *e, uint8_t buf, uint32_t off, uint8_t *hbuf)
+{
+	if (buf == SBUF_SCRATCH) {
+		*hbuf = SBUF_SCRATCH;
+		return (e->copy[SBUF_SCRATCH] + off / sub->nunits) * s->nunits +
+		       e->units[off % sub->nunits];
+	}
+	g_assert_cmpuint(off, <, sub->nunits);
+	*hbuf = e->buf[buf];
+	return (*hbuf == SBUF_SCRATCH ? e->copy[buf] * s->nunits : 0) + e->units[off];
+}
+
+/* True when unit i of the op's range (i >= 1) does not follow unit i - 1 in
+ * the host buffer. */
+static bool embed_jump(const struct sched *s, const struct sched *sub,
+		       const struct sched_embedding *e, uint8_t buf, uint32_t off, uint32_t i)
+{
+	uint8_t b;
+
+	return embed_unit(s, sub, e, buf, off + i, &b) !=
+	       embed_unit(s, sub, e, buf, off + i - 1, &b) + e->span;
+}
+
+void sched_embed(struct sched *s, struct sched_hazards *h, const struct sched *sub,
+		 const struct sched_embedding *e)
+{
+	g_assert(e->span >= 1);
+	for (int sr = 0; sr < sub->nranks; sr++) {
+		int r = e->ranks[sr];
+		guint nops = sub->ranks[sr].ops->len;
+		/* the host ops that stand for each sub op: its pieces, or for a
+		 * copy left out, what its deps stand for */
+		GPtrArray *stand = g_ptr_array_new_full(nops, (GDestroyNotify)g_array_unref);
+		GArray *extra = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+
+		g_assert(r >= 0 && r < s->nranks);
+		for (guint i = 0; i < nops; i++) {
+			const struct sched_op *so = sched_op_at(sub, sr, i);
+			const uint32_t *deps = sched_op_deps(sub, sr, i);
+			unsigned f = sched_op_kind_flags((enum sched_op_kind)so->kind);
+			GArray *mine = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+
+			g_array_set_size(extra, 0);
+			for (uint32_t d = 0; d < so->ndeps; d++) {
+				GArray *dep = g_ptr_array_index(stand, deps[d]);
+
+				g_array_append_vals(extra, dep->data, dep->len);
+			}
+			struct sched_op o = *so;
+			uint8_t sb = SBUF_NONE, db = SBUF_NONE;
+
+			o.step += e->step;
+			o.recv_peer = so->recv_peer >= 0 ? e->ranks[so->recv_peer] : -1;
+			o.send_peer = so->send_peer >= 0 ? e->ranks[so->send_peer] : -1;
+			if (f & SOPF_SRC)
+				o.src_off = embed_unit(s, sub, e, so->src_buf, so->src_off, &sb);
+			if (f & SOPF_DST)
+				o.dst_off = embed_unit(s, sub, e, so->dst_buf, so->dst_off, &db);
+			o.src_buf = sb;
+			o.dst_buf = db;
+			bool same = (f & SOPF_SRC) && (f & SOPF_DST) && sb == db &&
+				    o.src_off == o.dst_off;
+
+			if (same && so->kind == SOP_COPY) {
+				g_array_append_vals(mine, extra->data, extra->len);
+				g_ptr_array_add(stand, mine);
+				continue;
+			}
+			if (same && so->kind == SOP_COPY_SEND) {
+				o.kind = SOP_SEND;
+				o.dst_buf = SBUF_NONE;
+				o.dst_off = 0;
+				f = sched_op_kind_flags(SOP_SEND);
+			}
+			uint32_t from = 0;
+
+			for (uint32_t k = 1; k <= so->count; k++) {
+				if (k < so->count &&
+				    !((f & SOPF_SRC) && embed_jump(s, sub, e, so->src_buf, so->src_off, k)) &&
+				    !((f & SOPF_DST) && embed_jump(s, sub, e, so->dst_buf, so->dst_off, k)))
+					continue;
+				struct sched_op piece = o;
+				uint8_t b;
+
+				if (f & SOPF_SRC)
+					piece.src_off = embed_unit(s, sub, e, so->src_buf, so->src_off + from, &b);
+				if (f & SOPF_DST)
+					piece.dst_off = embed_unit(s, sub, e, so->dst_buf, so->dst_off + from, &b);
+				piece.count = (k - from) * e->span;
+				uint32_t idx = sched_add_tracked(s, h, r, &piece, (const uint32_t *)extra->data,
+								 extra->len);
+
+				g_array_append_val(mine, idx);
+				from = k;
+			}
+			g_ptr_array_add(stand, mine);
+		}
+		g_array_unref(extra);
+		g_ptr_array_unref(stand);
+	}
+}

@@ -149,4 +149,43 @@ void sched_hazards_free(struct sched_hazards *h);
 uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			   const struct sched_op *op, const uint32_t *extra, uint32_t nextra);
 
+/* Embedding a schedule in another: a flat collective on a sub-communicator
+ * (the ranks of one node, or the same local rank of every node) becomes ops
+ * of the host schedule. Sub rank i is host rank ranks[i]; sub data unit d
+ * (< sub->nunits) is the `span` host units from units[d]; the sub's input
+ * and output are the host buffers buf[SBUF_IN] and buf[SBUF_OUT] (IN, OUT
+ * or SCRATCH; a SCRATCH target is host scratch copy copy[b], i.e. host
+ * scratch units copy[b] x nunits + host unit); the sub's scratch unit
+ * k x sub->nunits + d is host scratch unit (copy[SBUF_SCRATCH] + k) x
+ * nunits + units[d], so a scratch unit keeps the size of the data unit it
+ * holds. Steps move up by `step`; lanes, kinds, PAXI kinds and peers (mapped)
+ * stay. */
+struct sched_embedding {
+	const int *ranks;          /* sub->nranks host ranks, distinct */
+	const uint32_t *units;     /* sub->nunits host units, each the first of `span` */
+	uint32_t span;             /* >= 1 */
+	uint8_t buf[SBUF_NBUFS];   /* host buffer of the sub's IN and OUT; [SBUF_SCRATCH]
+				    * unused (sub scratch stays scratch) */
+	uint32_t copy[SBUF_NBUFS]; /* first host scratch copy of each sub buffer that
+				    * lands in scratch */
+	uint32_t step;             /* added to every step */
+};
+
+/* The host scratch copies (of nunits units each) that embedding sub with
+ * copy[SBUF_SCRATCH] = 0 uses: ceil(sub->scratch_units / sub->nunits). */
+uint32_t sched_embed_scratch_copies(const struct sched *sub);
+
+/* Appends the ops of sub to host s through e, rank by rank in sub order,
+ * each through sched_add_tracked (h: s's hazards), so that they also wait
+ * for the host ops before them that touch the same cells. An op whose range
+ * maps to host units that are not contiguous is cut where they jump, at the
+ * same relative places on both sides of each transfer (the map keeps the
+ * order of the units), so sends and receives still pair in FIFO order. A
+ * copy whose source and destination become the same host cells is left out
+ * (a copy-send becomes a send): an op that depended on it depends on its
+ * deps. The host's scratch_units must already hold what the embedding
+ * uses. */
+void sched_embed(struct sched *s, struct sched_hazards *h, const struct sched *sub,
+		 const struct sched_embedding *e);
+
 #endif

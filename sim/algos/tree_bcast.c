@@ -219,15 +219,15 @@ static struct sched *chain_build(enum coll c, const struct algo_params *p, GErro
 	return tb_build("chain", c, p, algo_chain_ops.default_paxi, chain_bcast, chain_reduce, error);
 }
 
-static void binomial_theory(enum coll c, int nranks, struct algo_theory *out)
+static void binomial_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	out->steps = tb_ceil_log2(nranks);
-	out->coef = tb_ceil_log2(nranks);
+	out->steps = tb_ceil_log2(p->nranks);
+	out->coef = tb_ceil_log2(p->nranks);
 }
 
-static void chain_theory(enum coll c, int nranks, struct algo_theory *out)
+static void chain_theory(enum coll c, const struct algo_params *p, struct algo_theory *out)
 {
-	out->steps = nranks - 1;
+	out->steps = p->nranks - 1;
 	out->coef = 1;
 }
 

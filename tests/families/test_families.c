@@ -138,7 +138,7 @@ static bool run_case(const struct case_def *c, int n, uint32_t nchunks, int root
 	if (!s)
 		return fail_case(what, err->message);
 	g_assert_cmpint(s->inplace_ok, ==, c->inplace);
-	a->theory(c->coll, n, &t);
+	algo_theory(a, c->coll, &(struct algo_params){ .nranks = n }, &t);
 	if (!verified(s, what) || !paxi_is(s, a->default_paxi, what)) {
 		sched_free(s);
 		return false;
@@ -464,7 +464,7 @@ static void test_theory(void)
 		const struct algo_ops *a = algo_find(c, t[i].name, NULL);
 
 		g_assert_nonnull(a);
-		a->theory(c, t[i].n, &th);
+		algo_theory(a, c, &(struct algo_params){ .nranks = t[i].n }, &th);
 		g_assert_cmpfloat_with_epsilon(th.steps, t[i].steps, 1e-12);
 		g_assert_cmpfloat_with_epsilon(th.coef, t[i].coef, 1e-12);
 	}
@@ -519,7 +519,7 @@ static void test_ring2p_a2a_links(void)
 			struct algo_theory t = { 0 };
 			bool exact = n % 2 || k % 2 == 0 || n % 4 == 0;
 
-			a->theory(COLL_ALLTOALL, n, &t);
+			algo_theory(a, COLL_ALLTOALL, &(struct algo_params){ .nranks = n }, &t);
 			double want = t.coef * n * k;
 
 			g_assert_cmpuint(s->nlanes, ==, 2);

@@ -5,7 +5,9 @@
  *     gx_sched_parse(), gives the same schedule field for field, and its
  *     chunking rule gives the same element ranges as sched_unit_range();
  *   - the interpreter: every algorithm x collective the registry admits for
- *     N in {2, 3, 4, 5, 8, 16} and nchunks {1, 2, 4}, every dtype, in place
+ *     N in {2, 3, 4, 5, 8, 16} and nchunks {1, 2, 4} (hierarchical ones, and
+ *     a few hier-INTRA-INTER pairs, on nodes of 4, 2 or 1 ranks: both tiers
+ *     where N allows), every dtype, in place
  *     and out of place, several sizes (fewer elements than units, odd
  *     sizes), run on threads and compared with the host reference; flags run
  *     on over several iterations;
@@ -185,11 +187,14 @@ static void test_algo(gconstpointer data)
 	for (size_t i = 0; i < G_N_ELEMENTS(test_ranks); i++)
 		for (size_t j = 0; j < G_N_ELEMENTS(test_chunks); j++) {
 			uint64_t weights[16];
+			int n = test_ranks[i];
 			struct algo_params p = {
-				.nranks = test_ranks[i],
+				.nranks = n,
 				.nchunks = test_chunks[j],
 				.root = 0,
 				.peer = 1,
+				/* hierarchical: nodes of 4 ranks, else 2, else 1 */
+				.node_ranks = !tc->a->tiers[0] ? 0 : n % 4 == 0 && n > 4 ? 4 : n % 2 ? 1 : 2,
 			};
 			GError *error = NULL;
 
@@ -715,6 +720,30 @@ int main(int argc, char **argv)
 			g_test_add_data_func_full(path, tc, test_algo, g_free);
 			g_free(path);
 		}
+	/* hierarchical pairs beside the registry's hier (ring, ring) */
+	static const struct {
+		enum coll c;
+		const char *name;
+	} hier[] = {
+		{ COLL_ALLREDUCE, "hier-ring-hd" },
+		{ COLL_ALLREDUCE, "hier-ring2p-dbtree" },
+		{ COLL_ALLREDUCE, "hier-direct-sendrecv" },
+		{ COLL_ALLGATHER, "hier-ring-bruck" },
+		{ COLL_ALLGATHER, "hier-ring2p-direct" },
+		{ COLL_REDUCESCATTER, "hier-direct-ring2p" },
+		{ COLL_REDUCESCATTER, "hier-sendrecv-direct" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(hier); i++) {
+		struct algo_case *tc = g_new0(struct algo_case, 1);
+		char *path = g_strdup_printf("/gpu/host/algo/%s/%s", coll_name(hier[i].c), hier[i].name);
+
+		tc->a = algo_find(hier[i].c, hier[i].name, NULL);
+		tc->c = hier[i].c;
+		g_assert_nonnull(tc->a);
+		g_test_add_data_func_full(path, tc, test_algo, g_free);
+		g_free(path);
+	}
 	g_test_add_func("/gpu/host/g5-files", test_g5_files);
 	g_test_add_func("/gpu/host/busbw-factor", test_busbw_factor);
 	g_test_add_func("/gpu/host/dtype-names", test_dtype_names);

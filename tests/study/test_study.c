@@ -147,8 +147,8 @@ static void test_study4(void)
 	struct platform pl = seed(16);
 	const struct algo_ops *r1 = algo_find(COLL_ALLGATHER, "ring", NULL);
 	const struct algo_ops *r2 = algo_find(COLL_ALLGATHER, "ring2p", NULL);
-	double predicted = algo_theory_us(r1, COLL_ALLGATHER, 16, 16 * MiB, 26, 2, 450e9) /
-			   algo_theory_us(r2, COLL_ALLGATHER, 16, 16 * MiB, 26, 2, 450e9);
+	double predicted = algo_theory_us(r1, COLL_ALLGATHER, &(struct algo_params){ .nranks = 16 }, 16 * MiB, 26, 2, 450e9) /
+			   algo_theory_us(r2, COLL_ALLGATHER, &(struct algo_params){ .nranks = 16 }, 16 * MiB, 26, 2, 450e9);
 
 	g_assert_cmpfloat(s_ag[1], >, predicted);
 	platform_release(&pl);
@@ -203,7 +203,7 @@ static void test_study7(void)
 			g_assert_cmpfloat(pw / r2, >, 1.5);
 	}
 	const struct algo_ops *a = algo_find(COLL_ALLTOALL, "ring2p", NULL);
-	double theory = algo_theory_us(a, COLL_ALLTOALL, 8, 64 * MiB, 26, 2, 450e9);
+	double theory = algo_theory_us(a, COLL_ALLTOALL, &(struct algo_params){ .nranks = 8 }, 64 * MiB, 26, 2, 450e9);
 
 	g_assert_cmpfloat(fabs(lat(&pl, COLL_ALLTOALL, "ring2p", 64 * MiB, 2) / theory - 1), <,
 			  0.05);
