@@ -3,7 +3,9 @@
  * loses, and the tuning profile that `g5 workload` takes (sim/tune.h,
  * docs/workload.md "g5 tune"). Every point is one call alone on the
  * machine, run as `g5 workload` runs it, on a pool of threads (each point
- * owns its simulation: the table does not depend on --jobs). */
+ * owns its simulation: the table does not depend on --jobs). On a two-tier
+ * platform the candidates are the flat algorithms and every hierarchical
+ * pair (hier-INTRA-INTER) the registry builds. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,6 +90,39 @@ static struct verdict judge(const struct tpoint *pts, size_t lo, size_t hi)
 	return v;
 }
 
+/* The algorithms tried for collective c: every registered one but NCCL's
+ * model, and on a two-tier platform (`tiers`) every hier-INTRA-INTER the
+ * registry builds (their names kept in `keep`). */
+static GPtrArray *candidates(enum coll c, bool tiers, GPtrArray *keep)
+{
+	GPtrArray *names = g_ptr_array_new();
+
+	for (const struct algo_ops *const *a = algo_all(); *a; a++)
+		if (((*a)->collectives & c) && strcmp((*a)->name, "nccl") &&
+		    (!tiers || !(*a)->tiers[0]))
+			g_ptr_array_add(names, (gpointer)(*a)->name);
+	if (!tiers)
+		return names;
+	for (const struct algo_ops *const *a = algo_all(); *a; a++)
+		for (const struct algo_ops *const *b = algo_all(); *b; b++) {
+			if ((*a)->tiers[0] || (*b)->tiers[0] || !strcmp((*a)->name, "nccl") ||
+			    !strcmp((*b)->name, "nccl"))
+				continue;
+			char *n = g_strdup_printf("hier-%s-%s", (*a)->name, (*b)->name);
+			bool seen = false;
+
+			for (guint i = 0; i < keep->len && !seen; i++)
+				seen = !strcmp(keep->pdata[i], n);
+			if (seen || !algo_find(c, n, NULL)) {
+				g_free(n);
+				continue;
+			}
+			g_ptr_array_add(keep, n);
+			g_ptr_array_add(names, n);
+		}
+	return names;
+}
+
 static double us(sim_time_t ps)
 {
 	return (double)ps / 1e6;
@@ -125,6 +160,7 @@ int cmd_tune(int argc, char **argv)
 	g_autoptr(GArray) groups = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) chunks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	g_autoptr(GArray) cl = g_array_new(FALSE, FALSE, sizeof(enum coll));
+	g_autoptr(GPtrArray) hier_names = g_ptr_array_new_with_free_func(g_free);
 	struct tctx x = { .seed = 1, .dtype = IR_DTYPE_BF16 };
 	int rc = 2;
 
@@ -249,26 +285,25 @@ int cmd_tune(int argc, char **argv)
 	}
 	x.plat = &pl;
 	/* the points: collective x group x size x algorithm x nchunks */
-	for (guint ci = 0; ci < cl->len; ci++)
+	for (guint ci = 0; ci < cl->len; ci++) {
+		enum coll c = g_array_index(cl, enum coll, ci);
+		g_autoptr(GPtrArray) names = candidates(c, platform_node_ranks(&pl) > 0, hier_names);
+
 		for (guint gi = 0; gi < groups->len; gi++)
 			for (guint si = 0; si < sizes->len; si++)
-				for (const struct algo_ops *const *a = algo_all(); *a; a++) {
-					enum coll c = g_array_index(cl, enum coll, ci);
-
-					if (!((*a)->collectives & c) || !strcmp((*a)->name, "nccl"))
-						continue;
+				for (guint ai = 0; ai < names->len; ai++)
 					for (guint ki = 0; ki < chunks->len; ki++) {
 						struct tpoint p = {
 							.coll = c, .ranks = g_array_index(groups, int, gi),
 							.stride = (int)stride,
 							.bytes = g_array_index(sizes, uint64_t, si),
-							.algo = (*a)->name,
+							.algo = names->pdata[ai],
 							.nchunks = g_array_index(chunks, uint32_t, ki),
 						};
 
 						g_array_append_val(pts, p);
 					}
-				}
+	}
 	{
 		GThreadPool *pool = g_thread_pool_new(run_point, &x,
 						      jobs ? (int)jobs : (int)g_get_num_processors(),
@@ -294,8 +329,8 @@ int cmd_tune(int argc, char **argv)
 	       "other algorithm, and the default\n",
 	       pl.name ? pl.name : platform, pl.fabric.nranks, platform_mode_name(x.mode),
 	       dtype_name((enum dtype)x.dtype), x.seed);
-	printf("# collective     ranks stride        bytes  best         best_us  runner_up    margin_%%  "
-	       "default      default_us  loses_%%\n");
+	printf("# collective     ranks stride        bytes  %-24s %10s  %-24s %8s  %-12s %10s %8s\n",
+	       "best", "best_us", "runner_up", "margin_%", "default", "default_us", "loses_%");
 
 	struct tune_profile prof = { .platform = pl.name,
 				     .entries = g_array_new(FALSE, TRUE, sizeof(struct tune_entry)) };
@@ -316,7 +351,7 @@ int cmd_tune(int argc, char **argv)
 			snprintf(s, sizeof(s), "%s/%u", v.second->algo, v.second->nchunks);
 		if (v.dflt)
 			snprintf(d, sizeof(d), "%s/%u", v.dflt->algo, v.dflt->nchunks);
-		printf("  %-14s %6d %6d %12" G_GUINT64_FORMAT "  %-12s %8.3f  %-12s %8.2f  %-12s %10.3f %8.2f\n",
+		printf("  %-14s %6d %6d %12" G_GUINT64_FORMAT "  %-24s %10.3f  %-24s %8.2f  %-12s %10.3f %8.2f\n",
 		       coll_name(all[lo].coll), all[lo].ranks, all[lo].stride, all[lo].bytes, b,
 		       v.best ? us(v.best->t_ps) : NAN, s,
 		       v.best && v.second ? 100.0 * ((double)v.second->t_ps / (double)v.best->t_ps - 1) : NAN,
@@ -357,7 +392,7 @@ int cmd_tune(int argc, char **argv)
 			fprintf(stderr, "%s: wrote %s (%u entries)\n", prog, out, prof.entries->len);
 		}
 	}
-	g_array_unref(prof.entries); /* the algo names are the registry's */
+	g_array_unref(prof.entries); /* the algo names are the registry's or hier_names' */
 done:
 	for (guint i = 0; i < pts->len; i++)
 		g_free(g_array_index(pts, struct tpoint, i).why);

@@ -36,6 +36,7 @@ struct drv {
 	struct paxi *px;
 	const struct workload *w;
 	const struct tune_profile *tune;
+	int node_ranks;          /* the platform's (0: no tiers) */
 	sim_time_t launch_ps;
 	GPtrArray *calls;        /* of struct call *, owned */
 	GHashTable *scheds;      /* "coll/algo/n/root" -> struct sched *, owned */
@@ -212,12 +213,39 @@ static void resolve(const struct drv *d, const struct wl_op *o, const int *membe
 		*nchunks = e->nchunks;
 }
 
-/* The schedule of op o on a group of n ranks with algo and nchunks (cached). */
-static const struct sched *sched_for(struct drv *d, const struct wl_op *o, int n,
-				     const char *algo, uint32_t nchunks, GError **error)
+/* The group's ranks per node for a hierarchical algorithm: on a two-tier
+ * platform the members each node holds, when every node of the group holds
+ * as many and they come node by node; else 0 (refused by the algorithm).
+ * A platform without tiers is one node. */
+static int group_node_ranks(const struct drv *d, const int *members, int n)
 {
-	g_autofree char *key = g_strdup_printf("%d/%s/%d/%d/%d/%u", (int)o->coll, algo, n, o->root,
-					       o->peer, nchunks);
+	int L = d->node_ranks, per = 0, i = 0;
+
+	if (L <= 0)
+		return n;
+	while (i < n) {
+		int node = members[i] / L, k = 0;
+
+		for (; i < n && members[i] / L == node; i++)
+			k++;
+		for (int j = i; j < n; j++)
+			if (members[j] / L == node)
+				return 0; /* the node's members are not together */
+		if (per && k != per)
+			return 0;
+		per = k;
+	}
+	return per;
+}
+
+/* The schedule of op o on the group `members` of n ranks with algo and
+ * nchunks (cached). */
+static const struct sched *sched_for(struct drv *d, const struct wl_op *o, const int *members,
+				     int n, const char *algo, uint32_t nchunks, GError **error)
+{
+	int nr = group_node_ranks(d, members, n);
+	g_autofree char *key = g_strdup_printf("%d/%s/%d/%d/%d/%u/%d", (int)o->coll, algo, n, o->root,
+					       o->peer, nchunks, nr);
 	struct sched *s = g_hash_table_lookup(d->scheds, key);
 
 	if (s)
@@ -230,7 +258,7 @@ static const struct sched *sched_for(struct drv *d, const struct wl_op *o, int n
 	}
 	const struct algo_ops *a = algo_find(o->coll, algo, error);
 	struct algo_params p = { .nranks = n, .nchunks = nchunks, .root = o->root,
-				 .peer = o->coll == COLL_P2P ? o->peer : 1 };
+				 .peer = o->coll == COLL_P2P ? o->peer : 1, .node_ranks = nr };
 
 	if (!a || !(s = algo_build(a, o->coll, &p, error)))
 		return NULL;
@@ -290,7 +318,7 @@ static bool build_calls(struct drv *d, GError **error)
 				GError *e = NULL;
 
 				resolve(d, o, mem, cm->group_size, &c->out.algo, &c->out.nchunks);
-				c->s = sched_for(d, o, cm->group_size, c->out.algo, c->out.nchunks, &e);
+				c->s = sched_for(d, o, mem, cm->group_size, c->out.algo, c->out.nchunks, &e);
 				if (!c->s) {
 					g_propagate_prefixed_error(error, e, "op '%s' of rank %d: ", o->id,
 								   mem[0]);
@@ -399,7 +427,7 @@ bool workload_run(const struct workload *w, const struct workload_run_opts *o,
 		  struct workload_result *res, GError **error)
 {
 	const struct platform *pl = o->plat;
-	struct drv d = { .w = w, .tune = o->tune };
+	struct drv d = { .w = w, .tune = o->tune, .node_ranks = platform_node_ranks(o->plat) };
 	struct impl_params impl;
 	bool ok = false;
 	int n = w->nranks;

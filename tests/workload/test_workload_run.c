@@ -109,6 +109,18 @@ static void test_one_collective_is_g5_sim(void)
 	workload_result_clear(&res);
 	workload_free(w);
 	platform_release(&pl);
+
+	/* a two-tier platform: a hierarchical call takes its ranks per node
+	 * from the platform, as g5 sim does */
+	w = load("schema_version: 1\nranks: 128\nprogram: [{allreduce: 64MiB, dtype: fp32, algo: hier-ring-hd}]\n");
+	if (!config_platform_load("configs/platforms/dgx-h200x16-rails-1to1.yaml", &pl, &err) ||
+	    !config_platform_set(&pl, "fidelity", "flow", &err))
+		g_error("%s", err->message);
+	run_ok(w, &pl, &res);
+	g_assert_cmpuint(res.step_ps, ==, sim_alone(&pl, COLL_ALLREDUCE, "hier-ring-hd", 64u << 20, 4));
+	workload_result_clear(&res);
+	workload_free(w);
+	platform_release(&pl);
 }
 
 /* On the ring of 8, groups {0,1} and {2,3} use links 0-1 and 2-3 only:
