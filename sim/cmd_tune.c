@@ -90,6 +90,39 @@ static struct verdict judge(const struct tpoint *pts, size_t lo, size_t hi)
 	return v;
 }
 
+static gint u64_cmp(gconstpointer a, gconstpointer b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static gint int_cmp(gconstpointer a, gconstpointer b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static gint u32_cmp(gconstpointer a, gconstpointer b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Drops repeats from a sorted array. */
+static void uniq(GArray *a)
+{
+	guint k = 0;
+	size_t sz = g_array_get_element_size(a);
+
+	for (guint i = 0; i < a->len; i++)
+		if (!k || memcmp(a->data + (size_t)i * sz, a->data + (size_t)(k - 1) * sz, sz))
+			memmove(a->data + (size_t)k++ * sz, a->data + (size_t)i * sz, sz);
+	g_array_set_size(a, k);
+}
+
 /* The algorithms tried for collective c: every registered one but NCCL's
  * model, and on a two-tier platform (`tiers`) every hier-INTRA-INTER the
  * registry builds (their names kept in `keep`). */
@@ -283,6 +316,13 @@ int cmd_tune(int argc, char **argv)
 			g_array_append_val(chunks, ku);
 		}
 	}
+	/* sizes ascending (the profile's ranges need it), repeats dropped */
+	g_array_sort(sizes, u64_cmp);
+	uniq(sizes);
+	g_array_sort(groups, int_cmp);
+	uniq(groups);
+	g_array_sort(chunks, u32_cmp);
+	uniq(chunks);
 	x.plat = &pl;
 	/* the points: collective x group x size x algorithm x nchunks */
 	for (guint ci = 0; ci < cl->len; ci++) {
