@@ -856,14 +856,18 @@ static void test_cli_tune(void)
 	g_autofree char *prof = g_build_filename(d, "p.yaml", NULL);
 	g_autofree char *wl = g_build_filename(d, "w.yaml", NULL);
 	g_autofree char *out = NULL, *err = NULL;
+	/* sizes out of order and repeated: the profile's ranges still ascend */
 	g_autofree char *a1 = g_strdup_printf("tune -p configs/platforms/seed-ring8.yaml -c allreduce "
-					      "-s 4KiB,32MiB --jobs 2 -o %s", prof);
+					      "-s 32MiB,4KiB,4KiB -n 8,8 --jobs 2 -o %s", prof);
 
 	g_assert_cmpint(g5(a1, &out, &err), ==, 0);
 	g_autofree char *want = g_strdup_printf("g5 tune: wrote %s (", prof);
 
 	g_assert_true(g_str_has_prefix(err, want));
 	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+
+	g_assert_cmpuint(g_strv_length(lines), ==, 2 + 2 + 1); /* two heads, two rows, "" */
+	g_assert_true(g_str_has_prefix(lines[2], "  allreduce           8      1         4096 "));
 	/* the 32MiB row: collective ranks stride bytes best best_us runner_up
 	 * margin default default_us loses */
 	const char *row = NULL;
