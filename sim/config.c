@@ -3,6 +3,7 @@
  * cartesian product is the experiment's points (config_points.c). Also the
  * one size grammar and the one dtype parser that flags use too. */
 #include "sim/config_int.h"
+#include "sim/tune.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +75,8 @@ void experiment_free(struct experiment *e)
 	g_array_unref(e->seeds);
 	g_free(e->out_dir);
 	g_ptr_array_unref(e->sweeps);
+	g_free(e->tune_path);
+	tune_profile_free(e->tune);
 	g_free(e);
 }
 
@@ -214,7 +217,7 @@ wrap:
 
 static const char *const exp_keys[] = {
 	"schema_version", "name", "platform", "overrides", "collectives", "algorithms",
-	"baseline", "sizes", "ranks", "dtypes", "nchunks", "paxi", "root", "peer", "node_ranks",
+	"baseline", "sizes", "ranks", "dtypes", "nchunks", "paxi", "root", "peer", "node_ranks", "tune",
 	"counts", "counts_seed", "seeds", "outputs", "sweep", NULL,
 };
 
@@ -328,7 +331,8 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 			const struct ynode *it = items->pdata[i];
 			GError *err = NULL;
 
-			if (!algo_find(cl, it->text, &err)) {
+			/* auto: the tuning profile's choice per point, else the default */
+			if (strcmp(it->text, "auto") && !algo_find(cl, it->text, &err)) {
 				cfg_fail(c, it, CONFIG_ERROR_VALUE, "'%s' %s", key, err->message);
 				g_error_free(err);
 				return false;
@@ -652,6 +656,22 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 		if (!cfg_platform_parse(e->platform_path, e->platform_text, len, &e->plat,
 				    &e->explicit_switch, c->error)) {
 			platform_init_default(&e->plat);
+			return false;
+		}
+	}
+	if ((n = cfg_map_get(root, "tune"))) {
+		g_autofree char *dir = g_path_get_dirname(e->path);
+		GError *err = NULL;
+
+		if (!cfg_need_scalar(c, n, "tune"))
+			return false;
+		e->tune_path = g_path_is_absolute(n->text) ? g_strdup(n->text)
+							   : g_build_filename(dir, n->text, NULL);
+		e->tune = tune_profile_load(e->tune_path, &err);
+		if (!e->tune) {
+			cfg_fail(c, n, err->code == CONFIG_ERROR_IO ? CONFIG_ERROR_IO : CONFIG_ERROR_VALUE,
+				 "'tune': %s", err->message);
+			g_error_free(err);
 			return false;
 		}
 	}

@@ -25,6 +25,8 @@
 #include "sim/algos/schedule.h"
 #include "sim/platform.h"
 
+struct tune_profile;
+
 #define CONFIG_MAX_FILE_BYTES (1 << 20)
 #define CONFIG_MAX_NODES 100000
 #define CONFIG_MAX_DEPTH 32
@@ -156,6 +158,8 @@ struct experiment {
 	char *out_dir;         /* owned: outputs.dir, relative to the working directory */
 	unsigned formats;      /* OUT_* mask */
 	GPtrArray *sweeps;     /* of struct config_sweep *, owned; at most CONFIG_MAX_SWEEPS */
+	char *tune_path;       /* owned: 'tune', resolved like 'platform', or NULL */
+	struct tune_profile *tune; /* owned: its profile (algorithm 'auto'), or NULL */
 };
 
 struct experiment *config_experiment_load(const char *path, GError **error);

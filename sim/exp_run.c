@@ -5,6 +5,8 @@
  * when. Tables are then built serially in point order, and, with several
  * seeds, the summary over seeds. */
 #include "sim/results.h"
+#include "sim/workload_run.h"
+#include "sim/tune.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +39,8 @@ struct point_out {
 	struct simulate_outcome out;
 	const char *topology;
 	int ranks;
+	const char *algo;     /* the algorithm that ran ('auto' resolved) */
+	uint32_t nchunks;     /* and its nchunks */
 };
 
 struct pool_state {
@@ -68,6 +72,18 @@ static bool run_point(const struct experiment *e, const struct exp_point *pt,
 	job.elem_bytes = dtype_elem_bytes(pt->dtype);
 	job.params.nranks = pl.fabric.nranks;
 	job.params.nchunks = pt->nchunks;
+	if (!strcmp(pt->algo, "auto")) {
+		/* the profile's choice for the whole platform (stride 1), else the
+		 * default (docs/workload.md, "g5 tune") */
+		const struct tune_entry *t = tune_lookup(e->tune, pt->coll, pl.fabric.nranks, 1,
+							 pt->bytes);
+
+		job.algo = t ? t->algo : workload_auto_algo(pt->coll);
+		if (t)
+			job.params.nchunks = t->nchunks;
+	}
+	o->algo = job.algo;
+	o->nchunks = job.params.nchunks;
 	job.params.root = e->root;
 	job.params.peer = e->peer;
 	job.params.node_ranks = e->node_ranks;
@@ -170,6 +186,14 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 	struct rcol *c_dtype = rtable_add(t, "dtype", RC_STR);
 	struct rcol *c_nch = rtable_add(t, "nchunks", RC_I64);
 	struct rcol *c_seed = rtable_add(t, "seed", RC_I64);
+	struct rcol *c_aalgo = NULL, *c_anch = NULL;
+
+	/* an experiment that lists 'auto': what each point ran */
+	for (guint i = 0; i < n && !c_aalgo; i++)
+		if (!strcmp(pts[i].algo, "auto")) {
+			c_aalgo = rtable_add(t, "auto_algo", RC_STR);
+			c_anch = rtable_add(t, "auto_nchunks", RC_I64);
+		}
 	struct rcol *c_sw[CONFIG_MAX_SWEEPS];
 	bool sw_num[CONFIG_MAX_SWEEPS];
 
@@ -241,6 +265,10 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 		put_s(c_dtype, dtype_name(p->dtype));
 		put_i(c_nch, p->nchunks);
 		put_i(c_seed, (int64_t)p->seed);
+		if (c_aalgo) {
+			put_s(c_aalgo, o->algo ? o->algo : "");
+			put_i(c_anch, o->nchunks);
+		}
 		for (guint s = 0; s < e->sweeps->len; s++) {
 			const char *text = ((struct config_sweep *)e->sweeps->pdata[s])->values->pdata[p->sweep[s]];
 			bool num;

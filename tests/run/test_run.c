@@ -1208,6 +1208,87 @@ static void test_readme_python(void)
 	rm_rf(d);
 }
 
+/* Algorithm 'auto': with 'tune', the profile's algorithm and nchunks for the
+ * platform's rank count and the point's size (in the columns auto_algo and
+ * auto_nchunks, and in the latency: the same as the named algorithm's row);
+ * without, the default. A missing or damaged profile is the experiment's
+ * error, at its 'tune' key. */
+static void test_auto_tune(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *prof = g_build_filename(d, "prof.yaml", NULL);
+	g_autofree char *exp = g_build_filename(d, "auto.yaml", NULL);
+	g_autofree char *out = g_build_filename(d, "out", NULL);
+	g_autofree char *cwd = g_get_current_dir();
+	struct run r = { 0 };
+
+	g_assert_true(g_file_set_contents(prof, "schema_version: 1\nentries:\n"
+					  "  - {collective: allreduce, ranks: 8, stride: 1, up_to: 1MiB, algo: ring2p}\n"
+					  "  - {collective: allreduce, ranks: 8, stride: 1, algo: ring2p, nchunks: 4}\n",
+					  -1, NULL));
+	g_autofree char *text = g_strdup_printf("schema_version: 1\nname: auto\n"
+						"platform: %s/configs/platforms/seed-ring8.yaml\n"
+						"tune: prof.yaml\ncollectives: [allreduce, alltoall]\n"
+						"algorithms: {allreduce: [ring2p, auto], alltoall: [auto]}\n"
+						"sizes: [4KiB, 32MiB]\n", cwd);
+
+	g_assert_true(g_file_set_contents(exp, text, -1, NULL));
+	if (!g5(&r, "run", exp, "-o", out, "--no-plots", "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	g_autofree char *csv_path = g_build_filename(out, "auto.csv", NULL);
+	g_autofree char *csv = slurp(csv_path);
+	g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+
+	g_assert_true(g_str_has_prefix(lines[0], "point,experiment,platform,collective,algo,topology,"
+					       "ranks,bytes,dtype,nchunks,seed,auto_algo,auto_nchunks,latency_us,"));
+	/* rows: ring2p 4KiB, ring2p 32MiB, auto 4KiB, auto 32MiB, alltoall auto 4KiB, 32MiB */
+	g_auto(GStrv) r0 = g_strsplit(lines[1], ",", -1);
+	g_auto(GStrv) r1 = g_strsplit(lines[2], ",", -1);
+	g_auto(GStrv) r2 = g_strsplit(lines[3], ",", -1);
+	g_auto(GStrv) r3 = g_strsplit(lines[4], ",", -1);
+	g_auto(GStrv) r4 = g_strsplit(lines[5], ",", -1);
+
+	g_assert_cmpstr(r2[4], ==, "auto");
+	g_assert_cmpstr(r2[11], ==, "ring2p");
+	g_assert_cmpstr(r2[12], ==, "1");
+	g_assert_cmpstr(r2[13], ==, r0[13]);  /* ring2p/1 at 4KiB, to the bit */
+	g_assert_cmpstr(r3[11], ==, "ring2p");
+	g_assert_cmpstr(r3[12], ==, "4");
+	g_assert_cmpfloat(g_ascii_strtod(r3[13], NULL), <, g_ascii_strtod(r1[13], NULL));
+	g_assert_cmpstr(r4[11], ==, "pairwise"); /* not in the profile: the default */
+	run_clear(&r);
+
+	/* without 'tune': the defaults */
+	g_autofree char *plain = g_strdup_printf("schema_version: 1\nname: plain\n"
+						 "platform: %s/configs/platforms/seed-ring8.yaml\n"
+						 "collectives: [allreduce]\nalgorithms: [auto]\nsizes: [4KiB]\n", cwd);
+
+	g_assert_true(g_file_set_contents(exp, plain, -1, NULL));
+	g5(&r, "run", exp, "-o", out, "--no-plots", "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	g_autofree char *csv2_path = g_build_filename(out, "plain.csv", NULL);
+	g_autofree char *csv2 = slurp(csv2_path);
+
+	g_assert_nonnull(strstr(csv2, ",auto,ring,8,4096,fp32,1,1,ring,1,"));
+	run_clear(&r);
+
+	/* a damaged profile: the experiment's error at 'tune', then the profile's */
+	g_assert_true(g_file_set_contents(prof, "schema_version: 1\nentries: [{collective: x}]\n", -1, NULL));
+	g_assert_true(g_file_set_contents(exp, text, -1, NULL));
+	g5(&r, "run", exp, "-o", out, "--no-plots", "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 2);
+	g_assert_nonnull(strstr(r.err, "auto.yaml:4:7: 'tune': "));
+	g_assert_nonnull(strstr(r.err, "prof.yaml:2:24: 'entries[0].collective': unknown collective 'x'"));
+	run_clear(&r);
+	g_remove(prof);
+	g5(&r, "run", exp, "-o", out, "--no-plots", "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 2);
+	g_assert_nonnull(strstr(r.err, "auto.yaml:4:7: 'tune': "));
+	run_clear(&r);
+	rm_rf(d);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -1230,5 +1311,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/readme/python-snippet", test_readme_python);
 	g_test_add_func("/run/errors/failed-point-kept", test_failed_point);
 	g_test_add_func("/run/plot/damaged-files", test_plot_damaged);
+	g_test_add_func("/run/auto-tune", test_auto_tune);
 	return g_test_run();
 }
