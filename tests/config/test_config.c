@@ -553,7 +553,8 @@ static void test_sweep_count(void)
 /* The systems study (experiments/10-systems-*.yaml, docs/systems.md) loads
  * as the doc describes it: 128 GPUs in 16 nodes of 8 at flow fidelity, at
  * 1:1 (16 spines) and 2:1 (8), five algorithms, 23 sizes up to 4 GiB, three
- * seeds, and each point's platform routes as its sweep value says. */
+ * seeds, and each point's platform routes as its sweep value says; its
+ * check (10-systems-packet.yaml) at packet fidelity. */
 static void test_experiment_systems(void)
 {
 	static const struct {
@@ -600,6 +601,16 @@ static void test_experiment_systems(void)
 		}
 		experiment_free(e);
 	}
+
+	/* its check at packet fidelity: three algorithms, 11 sizes up to 1 GiB */
+	GError *err = NULL;
+	struct experiment *e = config_experiment_load("experiments/10-systems-packet.yaml", &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpint(e->plat.fabric.spines, ==, 8);
+	g_assert_cmpuint(e->plat.fabric.fidelity, ==, LINK_FIDELITY_PACKET);
+	g_assert_cmpuint(experiment_npoints(e), ==, 2 * 3 * 11);
+	experiment_free(e);
 }
 
 static void test_anchor_without_alias(void)
