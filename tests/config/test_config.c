@@ -554,7 +554,7 @@ static void test_sweep_count(void)
  * as the doc describes it: 128 GPUs in 16 nodes of 8 at flow fidelity, at
  * 1:1 (16 spines) and 2:1 (8), five algorithms, 23 sizes up to 4 GiB, three
  * seeds, and each point's platform routes as its sweep value says; its
- * check (10-systems-packet.yaml) at packet fidelity. */
+ * check (systems-packet.yaml) at packet fidelity. */
 static void test_experiment_systems(void)
 {
 	static const struct {
@@ -604,7 +604,7 @@ static void test_experiment_systems(void)
 
 	/* its check at packet fidelity: three algorithms, 11 sizes up to 1 GiB */
 	GError *err = NULL;
-	struct experiment *e = config_experiment_load("experiments/10-systems-packet.yaml", &err);
+	struct experiment *e = config_experiment_load("experiments/systems-packet.yaml", &err);
 
 	g_assert_no_error(err);
 	g_assert_cmpint(e->plat.fabric.spines, ==, 8);
