@@ -1,7 +1,7 @@
 #!/bin/sh
-# Runs the numbered studies (the seed study's 01..09, the systems study's
-# 10): all of them, or those whose numbers are given (experiments/run_all.sh
-# 1 5 7). Results and plots go to results/.
+# Runs the numbered studies (the seed study's 01..09, the systems study's 10):
+# all of them, or those whose numbers are
+# given (experiments/run_all.sh 1 5 7). Results and plots go to results/.
 set -eu
 here=$(dirname "$0")
 g5=${G5:-$here/../build/g5}
