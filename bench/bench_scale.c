@@ -1,6 +1,7 @@
 /* `g5 bench scale`: how far one machine goes. A fixed table of large runs
  * (collective, algorithm, size, ranks and fidelity, on the default platform
- * with topology.ranks changed), each run `--repeat` times; a row prints the
+ * with topology.ranks changed, or on a platform file of configs/platforms/),
+ * each run `--repeat` times; a row prints the
  * run's events, the median wall time of the repeats and the median CPU time
  * (user and system: what a machine shared with other work inflates least),
  * the peak resident memory of the largest repeat and the simulated latency (which must not move when
@@ -20,6 +21,7 @@
 #include "sim/cli.h"
 #include "sim/config.h"
 #include "sim/simulate.h"
+#include "sim/util/files.h"
 
 struct scale_row {
 	const char *fidelity; /* "packet" or "flow" (the platform key) */
@@ -28,22 +30,42 @@ struct scale_row {
 	uint64_t bytes;
 	int ranks;
 	bool full;            /* minutes per run today: only with --full */
+	const char *platform; /* NULL: the default platform; else a file of
+			       * configs/platforms/, without .yaml */
 };
 
 static const struct scale_row rows[] = {
-	{ "packet", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false },
-	{ "packet", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false },
-	{ "packet", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false },
-	{ "packet", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false },
-	{ "packet", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true },
-	{ "flow", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false },
-	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false },
-	{ "flow", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false },
-	{ "flow", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false },
-	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 256, false },
-	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true },
-	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 4096, true },
+	{ "packet", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL },
+	{ "packet", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL },
+	{ "packet", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL },
+	{ "packet", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL },
+	{ "packet", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL },
+	{ "flow", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL },
+	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL },
+	{ "flow", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL },
+	{ "flow", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL },
+	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 256, false, NULL },
+	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL },
+	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 4096, true, NULL },
+	/* the two-tier 128-GPU machine (docs/systems.md): the hierarchical ring */
+	{ "flow", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1" },
+	{ "packet", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1" },
 };
+
+/* The platform of a row, loaded into *pl: the default, or the row's file
+ * beside the binary (build/g5 -> configs/platforms/NAME.yaml), else in
+ * configs/platforms/ of the working directory. */
+static bool scale_platform(const struct scale_row *row, struct platform *pl, GError **error)
+{
+	if (!row->platform) {
+		platform_init_default(pl);
+		return true;
+	}
+	g_autofree char *rel = g_strdup_printf("configs/platforms/%s.yaml", row->platform);
+	g_autofree char *path = files_in_tree(rel);
+
+	return config_platform_load(path ? path : rel, pl, error);
+}
 
 /* What a child sends back through its pipe. */
 struct scale_res {
@@ -62,7 +84,10 @@ static void scale_child(const struct scale_row *row, struct scale_res *res)
 	g_autoptr(GError) err = NULL;
 	g_autofree char *n = g_strdup_printf("%d", row->ranks);
 
-	platform_init_default(&pl);
+	if (!scale_platform(row, &pl, &err)) {
+		g_strlcpy(res->msg, err->message, sizeof(res->msg));
+		return;
+	}
 	if (config_platform_set(&pl, "topology.ranks", n, &err) &&
 	    config_platform_set(&pl, "fidelity", row->fidelity, &err)) {
 		struct simulate_job job = {
@@ -226,18 +251,22 @@ int bench_scale(int argc, char **argv)
 		char size[32];
 
 		size_label(row->bytes, size, sizeof(size));
+		/* "ring allreduce 64 MiB", and " on PLATFORM" for a row of a file */
+		g_autofree char *what = g_strdup_printf("%s %s %s%s%s", row->algo, coll_name(row->coll),
+							size, row->platform ? " on " : "",
+							row->platform ? row->platform : "");
+
 		for (int k = 0; k < repeat; k++) {
 			if (!scale_once(row, &res)) {
-				fprintf(stderr, "%s: %s %s %s, %d ranks: %s\n", argv[0], row->algo,
-					coll_name(row->coll), size, row->ranks, res.msg);
+				fprintf(stderr, "%s: %s, %d ranks: %s\n", argv[0], what, row->ranks,
+					res.msg);
 				return 1;
 			}
 			/* the same run each time: same events, same result */
 			if (k && (res.events != first.events || res.latency_us != first.latency_us)) {
-				fprintf(stderr, "%s: %s %s %s, %d ranks: repeat %d differs from the first "
+				fprintf(stderr, "%s: %s, %d ranks: repeat %d differs from the first "
 					"(%" G_GUINT64_FORMAT " events, %.6f us against %" G_GUINT64_FORMAT
-					", %.6f us)\n", argv[0], row->algo, coll_name(row->coll), size,
-					row->ranks, k + 1, res.events, res.latency_us, first.events,
+					", %.6f us)\n", argv[0], what, row->ranks, k + 1, res.events, res.latency_us, first.events,
 					first.latency_us);
 				return 1;
 			}
@@ -250,16 +279,18 @@ int bench_scale(int argc, char **argv)
 		double wall = median(walls, repeat), cpu = median(cpus, repeat);
 
 		if (json)
-			printf("{\"bench\": \"scale\", \"fidelity\": \"%s\", \"collective\": \"%s\", "
+			printf("{\"bench\": \"scale\", \"fidelity\": \"%s\", \"platform\": \"%s\", "
+			       "\"collective\": \"%s\", "
 			       "\"algo\": \"%s\", \"bytes\": %" G_GUINT64_FORMAT ", \"ranks\": %d, "
 			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.3f, \"cpu_s\": %.3f, \"repeat\": %d, "
 			       "\"peak_rss_mb\": %.1f, \"latency_us\": %.6f, \"engine_events_per_s\": %.0f}\n",
-			       row->fidelity, coll_name(row->coll), row->algo, row->bytes, row->ranks,
+			       row->fidelity, row->platform ? row->platform : "default", coll_name(row->coll),
+			       row->algo, row->bytes, row->ranks,
 			       first.events, wall, cpu, repeat, (double)rss_kb / 1024, first.latency_us,
 			       hold.events_per_s);
 		else
-			printf("| %s | %s %s %s | %d | %" G_GUINT64_FORMAT " | %.2f | %.2f | %.0f | %.6f |\n",
-			       row->fidelity, row->algo, coll_name(row->coll), size, row->ranks,
+			printf("| %s | %s | %d | %" G_GUINT64_FORMAT " | %.2f | %.2f | %.0f | %.6f |\n",
+			       row->fidelity, what, row->ranks,
 			       first.events, wall, cpu, (double)rss_kb / 1024, first.latency_us);
 		fflush(stdout);
 	}

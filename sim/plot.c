@@ -23,19 +23,9 @@ char *plot_templates_dir(void)
 
 	if (env && *env)
 		return g_strdup(env);
-	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+	g_autofree char *size_gp = files_in_tree("plots/size.gp");
 
-	if (exe) {
-		g_autofree char *dir = g_path_get_dirname(exe);
-		char *cand = g_build_filename(dir, "..", "plots", "size.gp", NULL);
-
-		if (g_file_test(cand, G_FILE_TEST_IS_REGULAR)) {
-			g_free(cand);
-			return g_build_filename(dir, "..", "plots", NULL);
-		}
-		g_free(cand);
-	}
-	return g_strdup("plots");
+	return size_gp ? g_path_get_dirname(size_gp) : g_strdup("plots");
 }
 
 /* A parameter column that may vary. */

@@ -10,6 +10,21 @@
 
 G_DEFINE_QUARK(g5-files-error-quark, files_error)
 
+char *files_in_tree(const char *rel)
+{
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+
+	if (!exe)
+		return NULL;
+	g_autofree char *dir = g_path_get_dirname(exe);
+	char *cand = g_build_filename(dir, "..", rel, NULL);
+
+	if (g_file_test(cand, G_FILE_TEST_IS_REGULAR))
+		return cand;
+	g_free(cand);
+	return NULL;
+}
+
 char *files_tmp_name(const char *path)
 {
 	g_autofree char *dir = g_path_get_dirname(path);

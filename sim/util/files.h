@@ -7,7 +7,8 @@
  * FIFO) is written through, never replaced: renaming over it would turn the
  * device into a regular file. Either way every write and the close are
  * checked (/dev/full fails). A directory is refused. Errors are FILES_ERROR
- * and name the path. */
+ * and name the path. files_in_tree finds the data files of the source tree
+ * (plots/, configs/) from the g5 binary's place in it. */
 #ifndef G5_SIM_UTIL_FILES_H
 #define G5_SIM_UTIL_FILES_H
 
@@ -41,5 +42,10 @@ bool files_write_via(const char *path, const char *tmp, const char *text, gsize 
 /* The temporary name files_write uses beside path (g_free() it):
  * DIR/.BASE.tmp.PID. */
 char *files_tmp_name(const char *path);
+
+/* The path of `rel` (a file of the source tree: "plots/size.gp") beside the
+ * running binary's parent directory (build/g5 -> build/../plots/size.gp)
+ * when a regular file is there, else NULL. g_free() it. */
+char *files_in_tree(const char *rel);
 
 #endif

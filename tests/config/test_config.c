@@ -550,6 +550,69 @@ static void test_sweep_count(void)
 	experiment_free(e);
 }
 
+/* The systems study (experiments/10-systems-*.yaml, docs/systems.md) loads
+ * as the doc describes it: 128 GPUs in 16 nodes of 8 at flow fidelity, at
+ * 1:1 (16 spines) and 2:1 (8), five algorithms, 23 sizes up to 4 GiB, three
+ * seeds, and each point's platform routes as its sweep value says; its
+ * check (systems-packet.yaml) at packet fidelity. */
+static void test_experiment_systems(void)
+{
+	static const struct {
+		const char *path;
+		int spines;
+	} files[] = {
+		{ "experiments/10-systems-1to1.yaml", 16 },
+		{ "experiments/10-systems-2to1.yaml", 8 },
+	};
+
+	for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+		GError *err = NULL;
+		struct experiment *e = config_experiment_load(files[f].path, &err);
+
+		g_assert_no_error(err);
+		g_assert_true(e->plat.fabric.topo == &topo_tiers_ops);
+		g_assert_cmpint(e->plat.fabric.nranks, ==, 128);
+		g_assert_cmpint(platform_node_ranks(&e->plat), ==, 8);
+		g_assert_cmpint(e->plat.fabric.spines, ==, files[f].spines);
+		g_assert_cmpuint(e->plat.fabric.fidelity, ==, LINK_FIDELITY_FLOW);
+		g_assert_cmpuint(e->colls->len, ==, 1);
+		g_assert_cmpint(g_array_index(e->colls, enum coll, 0), ==, COLL_ALLREDUCE);
+		GPtrArray *algos = e->algos->pdata[0];
+
+		g_assert_cmpuint(algos->len, ==, 5);
+		g_assert_cmpstr(algos->pdata[3], ==, "hier-ring-ring");
+		g_assert_cmpstr(algos->pdata[4], ==, "hier-ring-hd");
+		g_assert_cmpuint(e->sizes->len, ==, 23);
+		g_assert_cmpuint(g_array_index(e->sizes, uint64_t, 22), ==, 4ull << 30);
+		g_assert_cmpuint(e->seeds->len, ==, 3);
+		g_assert_cmpuint(experiment_npoints(e), ==, 2 * 5 * 23 * 3);
+		g_autoptr(GArray) pts = experiment_expand(e);
+
+		for (guint i = 0; i < pts->len; i++) {
+			const struct exp_point *pt = &g_array_index(pts, struct exp_point, i);
+			struct platform pp;
+
+			g_assert_true(experiment_point_platform(e, pt, &pp, &err));
+			g_assert_no_error(err);
+			g_assert_cmpuint(pp.fabric.routing, ==,
+					 pt->sweep[0] ? TOPO_ROUTING_DMODK : TOPO_ROUTING_ECMP);
+			g_assert_cmpuint(pp.fabric.fidelity, ==, LINK_FIDELITY_FLOW);
+			platform_release(&pp);
+		}
+		experiment_free(e);
+	}
+
+	/* its check at packet fidelity: three algorithms, 11 sizes up to 1 GiB */
+	GError *err = NULL;
+	struct experiment *e = config_experiment_load("experiments/systems-packet.yaml", &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpint(e->plat.fabric.spines, ==, 8);
+	g_assert_cmpuint(e->plat.fabric.fidelity, ==, LINK_FIDELITY_PACKET);
+	g_assert_cmpuint(experiment_npoints(e), ==, 2 * 3 * 11);
+	experiment_free(e);
+}
+
 static void test_anchor_without_alias(void)
 {
 	/* An anchor alone is harmless and accepted. */
@@ -589,5 +652,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/config/experiment/full", test_experiment_full);
 	g_test_add_func("/config/experiment/minimal", test_experiment_minimal);
 	g_test_add_func("/config/experiment/sweep-count", test_sweep_count);
+	g_test_add_func("/config/experiment/systems", test_experiment_systems);
 	return g_test_run();
 }

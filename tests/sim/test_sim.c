@@ -1036,8 +1036,8 @@ static void test_cli_errors(void)
 		{ "bench engine --events -1", "--events must be in 1..100000000000, got -1" },
 		{ "bench scale --repeat 0", "--repeat must be in 1..99, got 0" },
 		{ "bench scale --repeat 100", "--repeat must be in 1..99, got 100" },
-		{ "bench scale --row 13", "--row must be in 1..12, got 13" },
-		{ "bench scale --row 0", "--row must be in 1..12, got 0" },
+		{ "bench scale --row 15", "--row must be in 1..14, got 15" },
+		{ "bench scale --row 0", "--row must be in 1..14, got 0" },
 		{ "schedule -n 0 --collective allreduce --algo ring", "'ranks' must be in 2..4096, got 0" },
 		{ "schedule --collective allreduce --algo ring", "--collective, --algo and --ranks are required" },
 		{ "sim --collective allgatherv --counts 1000000000000,1,1,1,1,1,1,1",
@@ -1725,6 +1725,33 @@ static void test_platform_write_roundtrip(void)
 	g_free(dir);
 }
 
+/* `g5 bench scale`'s two-tier rows run the hierarchical ring on the
+ * 128-GPU platform file (found beside the binary, so from any working
+ * directory): row 13 at flow fidelity gives g5 sim's events and latency on
+ * that file to the picosecond. */
+static void test_bench_scale_tiers(void)
+{
+	g_autofree char *bin = g5_path();
+	g_autofree char *abs = g_canonicalize_filename(bin, NULL);
+	g_autofree char *cmd = g_strdup_printf("%s bench scale --row 13 --repeat 1 --json", abs);
+	g_autofree char *out = NULL, *err = NULL, *sim = NULL, *serr = NULL;
+	int status = 0;
+	GError *e = NULL;
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+	g_assert_true(g_spawn_sync("/", argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &e));
+	g_assert_no_error(e);
+	if (!g_spawn_check_wait_status(status, NULL))
+		g_error("g5 bench scale --row 13 from /: %s", err);
+	g_assert_nonnull(strstr(out, "\"fidelity\": \"flow\", \"platform\": \"dgx-h200x16-rails-1to1\", "
+				"\"collective\": \"allreduce\", \"algo\": \"hier-ring-ring\", "
+				"\"bytes\": 1073741824, \"ranks\": 128, "));
+	g_assert_cmpint(g5("sim --platform configs/platforms/dgx-h200x16-rails-1to1.yaml --fidelity flow "
+			   "--algo hier-ring-ring --size 1GiB --json", &sim, &serr), ==, 0);
+	g_assert_cmpfloat(json_num(out, "events"), ==, json_num(sim, "events"));
+	g_assert_cmpfloat(json_num(out, "latency_us"), ==, json_num(sim, "latency_us"));
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -1753,6 +1780,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/schedule-refused-classes", test_cli_schedule_refused);
 	g_test_add_func("/sim/cli/schedule-theory", test_cli_schedule_theory);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
+	g_test_add_func("/sim/bench/scale-tiers", test_bench_scale_tiers);
 	g_test_add_func("/sim/runner/unmatched", test_runner_unmatched);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
 	g_test_add_func("/sim/limits/memory", test_memory_limit);
