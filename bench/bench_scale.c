@@ -22,6 +22,7 @@
 #include "sim/config.h"
 #include "sim/simulate.h"
 #include "sim/util/files.h"
+#include "sim/workload_run.h"
 
 struct scale_row {
 	const char *fidelity; /* "packet" or "flow" (the platform key) */
@@ -32,24 +33,30 @@ struct scale_row {
 	bool full;            /* minutes per run today: only with --full */
 	const char *platform; /* NULL: the default platform; else a file of
 			       * configs/platforms/, without .yaml */
+	const char *workload; /* NULL: the collective; else a file of
+			       * experiments/workloads/, without .yaml, run on the
+			       * platform (g5 workload; coll, algo and bytes unused) */
 };
 
 static const struct scale_row rows[] = {
-	{ "packet", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL },
-	{ "packet", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL },
-	{ "packet", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL },
-	{ "packet", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL },
-	{ "packet", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL },
-	{ "flow", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL },
-	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL },
-	{ "flow", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL },
-	{ "flow", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL },
-	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 256, false, NULL },
-	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL },
-	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 4096, true, NULL },
+	{ "packet", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL, NULL },
+	{ "packet", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL, NULL },
+	{ "packet", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL, NULL },
+	{ "packet", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL, NULL },
+	{ "packet", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL, NULL },
+	{ "flow", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL, NULL },
+	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL, NULL },
+	{ "flow", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL, NULL },
+	{ "flow", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL, NULL },
+	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 256, false, NULL, NULL },
+	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL, NULL },
+	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 4096, true, NULL, NULL },
 	/* the two-tier 128-GPU machine (docs/systems.md): the hierarchical ring */
-	{ "flow", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1" },
-	{ "packet", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1" },
+	{ "flow", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1", NULL },
+	{ "packet", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1", NULL },
+	/* a training step (docs/workload.md): FSDP of a 7B model on 8 x 8 H200 */
+	{ "flow", 0, NULL, 0, 64, false, "dgx-h200x16-rails-1to1", "fsdp-7b-64" },
+	{ "packet", 0, NULL, 0, 64, true, "dgx-h200x16-rails-1to1", "fsdp-7b-64" },
 };
 
 /* The platform of a row, loaded into *pl: the default, or the row's file
@@ -88,8 +95,28 @@ static void scale_child(const struct scale_row *row, struct scale_res *res)
 		g_strlcpy(res->msg, err->message, sizeof(res->msg));
 		return;
 	}
-	if (config_platform_set(&pl, "topology.ranks", n, &err) &&
-	    config_platform_set(&pl, "fidelity", row->fidelity, &err)) {
+	if (row->workload) {
+		/* a workload: its platform keys as for the collectives, then g5
+		 * workload's run */
+		g_autofree char *rel = g_strdup_printf("experiments/workloads/%s.yaml", row->workload);
+		g_autofree char *path = files_in_tree(rel);
+		struct workload *w = NULL;
+		struct workload_result wr;
+		struct workload_run_opts o = { .plat = &pl, .seed = 1, .max_events = UINT64_MAX };
+		double t0 = bench_now_s();
+
+		if (config_platform_set(&pl, "topology.ranks", n, &err) &&
+		    config_platform_set(&pl, "fidelity", row->fidelity, &err) &&
+		    (w = workload_load(path ? path : rel, &err)) && workload_run(w, &o, &wr, &err)) {
+			res->ok = true;
+			res->events = wr.events;
+			res->latency_us = (double)wr.step_ps / 1e6;
+			workload_result_clear(&wr);
+		}
+		res->wall_s = bench_now_s() - t0;
+		workload_free(w);
+	} else if (config_platform_set(&pl, "topology.ranks", n, &err) &&
+		   config_platform_set(&pl, "fidelity", row->fidelity, &err)) {
 		struct simulate_job job = {
 			.plat = &pl, .coll = row->coll, .algo = row->algo, .bytes = row->bytes,
 			.elem_bytes = 4, .params = { .nchunks = 1, .peer = 1 }, .seed = 1,
@@ -252,9 +279,10 @@ int bench_scale(int argc, char **argv)
 
 		size_label(row->bytes, size, sizeof(size));
 		/* "ring allreduce 64 MiB", and " on PLATFORM" for a row of a file */
-		g_autofree char *what = g_strdup_printf("%s %s %s%s%s", row->algo, coll_name(row->coll),
-							size, row->platform ? " on " : "",
-							row->platform ? row->platform : "");
+		g_autofree char *what = row->workload
+			? g_strdup_printf("workload %s on %s", row->workload, row->platform)
+			: g_strdup_printf("%s %s %s%s%s", row->algo, coll_name(row->coll), size,
+					  row->platform ? " on " : "", row->platform ? row->platform : "");
 
 		for (int k = 0; k < repeat; k++) {
 			if (!scale_once(row, &res)) {
@@ -284,8 +312,9 @@ int bench_scale(int argc, char **argv)
 			       "\"algo\": \"%s\", \"bytes\": %" G_GUINT64_FORMAT ", \"ranks\": %d, "
 			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.3f, \"cpu_s\": %.3f, \"repeat\": %d, "
 			       "\"peak_rss_mb\": %.1f, \"latency_us\": %.6f, \"engine_events_per_s\": %.0f}\n",
-			       row->fidelity, row->platform ? row->platform : "default", coll_name(row->coll),
-			       row->algo, row->bytes, row->ranks,
+			       row->fidelity, row->platform ? row->platform : "default",
+			       row->workload ? "workload" : coll_name(row->coll),
+			       row->workload ? row->workload : row->algo, row->bytes, row->ranks,
 			       first.events, wall, cpu, repeat, (double)rss_kb / 1024, first.latency_us,
 			       hold.events_per_s);
 		else

@@ -1036,8 +1036,8 @@ static void test_cli_errors(void)
 		{ "bench engine --events -1", "--events must be in 1..100000000000, got -1" },
 		{ "bench scale --repeat 0", "--repeat must be in 1..99, got 0" },
 		{ "bench scale --repeat 100", "--repeat must be in 1..99, got 100" },
-		{ "bench scale --row 15", "--row must be in 1..14, got 15" },
-		{ "bench scale --row 0", "--row must be in 1..14, got 0" },
+		{ "bench scale --row 17", "--row must be in 1..16, got 17" },
+		{ "bench scale --row 0", "--row must be in 1..16, got 0" },
 		{ "schedule -n 0 --collective allreduce --algo ring", "'ranks' must be in 2..4096, got 0" },
 		{ "schedule --collective allreduce --algo ring", "--collective, --algo and --ranks are required" },
 		{ "sim --collective allgatherv --counts 1000000000000,1,1,1,1,1,1,1",
@@ -1752,6 +1752,32 @@ static void test_bench_scale_tiers(void)
 	g_assert_cmpfloat(json_num(out, "latency_us"), ==, json_num(sim, "latency_us"));
 }
 
+/* Row 15 of g5 bench scale, the FSDP step on 8 x 8 H200 at flow fidelity,
+ * runs from any directory and gives g5 workload's step time. */
+static void test_bench_scale_workload(void)
+{
+	g_autofree char *bin = g5_path();
+	g_autofree char *abs = g_canonicalize_filename(bin, NULL);
+	g_autofree char *cmd = g_strdup_printf("%s bench scale --row 15 --repeat 1 --json", abs);
+	g_autofree char *out = NULL, *err = NULL, *wl = NULL, *werr = NULL;
+	int status = 0;
+	GError *e = NULL;
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+	g_assert_true(g_spawn_sync("/", argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &e));
+	g_assert_no_error(e);
+	if (!g_spawn_check_wait_status(status, NULL))
+		g_error("g5 bench scale --row 15 from /: %s", err);
+	g_assert_nonnull(strstr(out, "\"fidelity\": \"flow\", \"platform\": \"dgx-h200x16-rails-1to1\", "
+				"\"collective\": \"workload\", \"algo\": \"fsdp-7b-64\", "));
+	g_assert_cmpint(g5("workload experiments/workloads/fsdp-7b-64.yaml "
+			   "-p configs/platforms/dgx-h200x16-rails-1to1.yaml --set topology.ranks=64 "
+			   "--set fidelity=flow", &wl, &werr), ==, 0);
+	g_autofree char *step = g_strdup_printf("\nstep_us %.3f ", json_num(out, "latency_us"));
+
+	g_assert_nonnull(strstr(wl, step));
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -1781,6 +1807,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/schedule-theory", test_cli_schedule_theory);
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	g_test_add_func("/sim/bench/scale-tiers", test_bench_scale_tiers);
+	g_test_add_func("/sim/bench/scale-workload", test_bench_scale_workload);
 	g_test_add_func("/sim/runner/unmatched", test_runner_unmatched);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
 	g_test_add_func("/sim/limits/memory", test_memory_limit);
