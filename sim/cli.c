@@ -1,6 +1,7 @@
 /* Helpers shared by the g5 subcommands: option parsing with one-line usage
  * errors, and the version string. */
 #include "sim/cli.h"
+#include "sim/config.h"
 #include "sim/util/quote.h"
 
 #include <stdarg.h>
@@ -64,4 +65,28 @@ int cli_parse_entries(const char *summary, const char *examples, GOptionEntry *e
 	if (*argc > 1)
 		return cli_usage_error(prog, "unexpected argument '%s'", quote_text((*argv)[1]).s);
 	return 0;
+}
+
+bool cli_platform_flags(const char *prog, struct platform *p, char **set, const char *mode_name,
+			enum run_mode *mode)
+{
+	for (char **kv = set; kv && *kv; kv++) {
+		g_auto(GStrv) parts = g_strsplit(*kv, "=", 2);
+		GError *err = NULL;
+
+		if (!parts[0] || !parts[1]) {
+			cli_usage_error(prog, "--set must look like KEY=VALUE, got '%s'", quote_text(*kv).s);
+			return false;
+		}
+		if (!config_platform_set(p, parts[0], parts[1], &err)) {
+			cli_usage_error(prog, "--set %s", err->message);
+			g_error_free(err);
+			return false;
+		}
+	}
+	if (mode_name && !platform_mode_parse(mode_name, mode)) {
+		cli_usage_error(prog, "--mode must be single or mpi, got '%s'", quote_text(mode_name).s);
+		return false;
+	}
+	return true;
 }

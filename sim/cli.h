@@ -27,6 +27,16 @@ int cli_parse_entries(const char *summary, const char *examples, GOptionEntry *e
 /* Prints "PROG: MESSAGE (see 'PROG --help')" on stderr and returns 2. */
 int cli_usage_error(const char *prog, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
+struct platform;
+enum run_mode;
+
+/* The front ends' platform flags: --set KEY=VALUE overrides (NULL-terminated,
+ * may be NULL) applied to p, and --mode (may be NULL) parsed into *mode.
+ * On a mistake prints the usage error naming the flag and returns false
+ * (the caller exits with 2). */
+bool cli_platform_flags(const char *prog, struct platform *p, char **set, const char *mode_name,
+			enum run_mode *mode);
+
 /* The version string: "MAJOR.MINOR.PATCH (COMMIT)" when the commit is known. */
 const char *cli_version(void);
 

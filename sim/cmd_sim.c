@@ -304,22 +304,8 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (!apply_platform(&o, &pl, &err))
 		goto usage;
-	for (char **kv = o.set; kv && *kv; kv++) {
-		g_auto(GStrv) parts = g_strsplit(*kv, "=", 2);
-
-		if (!parts[0] || !parts[1]) {
-			cli_usage_error(argv[0], "--set must look like KEY=VALUE, got '%s'", quote_text(*kv).s);
-			goto out;
-		}
-		if (!config_platform_set(&pl, parts[0], parts[1], &err)) {
-			g_prefix_error(&err, "--set ");
-			goto usage;
-		}
-	}
-	if (o.mode && !platform_mode_parse(o.mode, &job.mode)) {
-		cli_usage_error(argv[0], "--mode must be single or mpi, got '%s'", quote_text(o.mode).s);
+	if (!cli_platform_flags(argv[0], &pl, o.set, o.mode, &job.mode))
 		goto out;
-	}
 	job.proto = SIMULATE_PROTO_AUTO;
 	if (o.proto && strcmp(o.proto, "auto")) {
 		enum paxi_proto pp;

@@ -220,22 +220,8 @@ int cmd_tune(int argc, char **argv)
 		goto done;
 	}
 	have_pl = true;
-	for (char **kv = set; kv && *kv; kv++) {
-		g_auto(GStrv) parts = g_strsplit(*kv, "=", 2);
-
-		if (!parts[0] || !parts[1]) {
-			cli_usage_error(prog, "--set must look like KEY=VALUE, got '%s'", quote_text(*kv).s);
-			goto done;
-		}
-		if (!config_platform_set(&pl, parts[0], parts[1], &err)) {
-			cli_usage_error(prog, "--set %s", err->message);
-			goto done;
-		}
-	}
-	if (mode_s && !platform_mode_parse(mode_s, &x.mode)) {
-		cli_usage_error(prog, "--mode must be single or mpi, got '%s'", quote_text(mode_s).s);
+	if (!cli_platform_flags(prog, &pl, set, mode_s, &x.mode))
 		goto done;
-	}
 	if (dtype_s) {
 		enum dtype d;
 

@@ -239,22 +239,8 @@ static int run_file(const char *prog, const char *file, const char *platform, ch
 		g_error_free(err);
 		return 2;
 	}
-	for (char **kv = set; kv && *kv; kv++) {
-		g_auto(GStrv) parts = g_strsplit(*kv, "=", 2);
-
-		if (!parts[0] || !parts[1]) {
-			cli_usage_error(prog, "--set must look like KEY=VALUE, got '%s'", quote_text(*kv).s);
-			goto out;
-		}
-		if (!config_platform_set(&pl, parts[0], parts[1], &err)) {
-			cli_usage_error(prog, "--set %s", err->message);
-			goto out;
-		}
-	}
-	if (mode_name && !platform_mode_parse(mode_name, &ro.mode)) {
-		cli_usage_error(prog, "--mode must be single or mpi, got '%s'", quote_text(mode_name).s);
+	if (!cli_platform_flags(prog, &pl, set, mode_name, &ro.mode))
 		goto out;
-	}
 	if (seed < 0) {
 		cli_usage_error(prog, "--seed must be 0 or more, got %" G_GINT64_FORMAT, seed);
 		goto out;

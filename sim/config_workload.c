@@ -292,6 +292,18 @@ static bool read_comm(struct build *b, const struct ynode *k, const struct ynode
 
 /* ---- Ops. ---- */
 
+/* A scalar that names something: letters, digits, '-', '_' and '.'. */
+static bool need_name(const struct ctx *c, const struct ynode *v, const char *key)
+{
+	if (!cfg_need_scalar(c, v, key))
+		return false;
+	if (!config_name_ok(v->text))
+		return cfg_fail(c, v, CONFIG_ERROR_VALUE,
+				"'%s' must be letters, digits, '-', '_' or '.', got '%s'", key,
+				quote_text(v->text).s);
+	return true;
+}
+
 static const char *const op_keys = "id, stream, after, dtype, comm, algo, root, peer, nchunks, repeat";
 
 /* Reads one op (mapping) for every rank in ranks[0..n): the ops are built
@@ -325,21 +337,13 @@ static bool read_op(struct build *b, const struct ynode *m, const char *where, c
 			if (!cfg_need_scalar(c, v, full))
 				return false;
 		} else if (!strcmp(k->text, "id")) {
-			if (!cfg_need_scalar(c, v, full))
+			if (!need_name(c, v, full))
 				return false;
-			if (!config_name_ok(v->text))
-				return cfg_fail(c, v, CONFIG_ERROR_VALUE,
-						"'%s' must be letters, digits, '-', '_' or '.', got '%s'",
-						full, quote_text(v->text).s);
 			g_free(o.id);
 			o.id = g_strdup(v->text);
 		} else if (!strcmp(k->text, "stream")) {
-			if (!cfg_need_scalar(c, v, full))
+			if (!need_name(c, v, full))
 				return false;
-			if (!config_name_ok(v->text))
-				return cfg_fail(c, v, CONFIG_ERROR_VALUE,
-						"'%s' must be letters, digits, '-', '_' or '.', got '%s'",
-						full, quote_text(v->text).s);
 			stream = v->text;
 		} else if (!strcmp(k->text, "after")) {
 			after = v;
@@ -1097,14 +1101,8 @@ struct workload *workload_parse(const char *path, const char *text, size_t len, 
 		}
 	}
 	if ((n = cfg_map_get(root, "name"))) {
-		if (!cfg_need_scalar(&c, n, "name"))
+		if (!need_name(&c, n, "name"))
 			goto out;
-		if (!config_name_ok(n->text)) {
-			cfg_fail(&c, n, CONFIG_ERROR_VALUE,
-				 "'name' must be letters, digits, '-', '_' or '.', got '%s'",
-				 quote_text(n->text).s);
-			goto out;
-		}
 		b.w->name = g_strdup(n->text);
 	} else {
 		b.w->name = g_strdup("workload");

@@ -59,6 +59,27 @@ static bool jr_next(struct jr *j)
 	return true;
 }
 
+/* The next entry of the mapping being read: 1 with *key (g_free it) and the
+ * current event the start of its value, 0 at the mapping's end, -1 on an
+ * error (`what` names the keys in its message). */
+static int jr_entry(struct jr *j, char **key, const char *what)
+{
+	if (!jr_next(j))
+		return -1;
+	if (j->ev.type == YAML_MAPPING_END_EVENT)
+		return 0;
+	if (j->ev.type != YAML_SCALAR_EVENT) {
+		jr_fail(j, &j->ev.start_mark, "%s keys must be strings", what);
+		return -1;
+	}
+	*key = g_strdup((const char *)j->ev.data.scalar.value);
+	if (!jr_next(j)) {
+		g_clear_pointer(key, g_free);
+		return -1;
+	}
+	return 1;
+}
+
 /* Skips the node whose first event is the current one. */
 static bool jr_skip(struct jr *j)
 {
@@ -192,30 +213,26 @@ static bool read_event(struct jr *j, struct tev *e, bool *complete)
 	bool have_ts = false, have_dur = false;
 
 	for (;;) {
-		if (!jr_next(j))
-			return false;
-		if (j->ev.type == YAML_MAPPING_END_EVENT)
-			break;
-		g_autofree char *key = g_strdup(jr_scalar(j));
+		g_autofree char *key = NULL;
+		int got = jr_entry(j, &key, "an event's");
 
-		if (!key)
-			return jr_fail(j, &j->ev.start_mark, "an event's keys must be strings");
-		if (!jr_next(j))
-			return false;
+		if (got <= 0) {
+			if (got < 0)
+				return false;
+			break;
+		}
 		const char *v = jr_scalar(j);
 
 		if (!strcmp(key, "args") && j->ev.type == YAML_MAPPING_START_EVENT) {
 			for (;;) {
-				if (!jr_next(j))
-					return false;
-				if (j->ev.type == YAML_MAPPING_END_EVENT)
-					break;
-				g_autofree char *ak = g_strdup(jr_scalar(j));
+				g_autofree char *ak = NULL;
+				int a = jr_entry(j, &ak, "an arg's");
 
-				if (!ak)
-					return jr_fail(j, &j->ev.start_mark, "an arg's keys must be strings");
-				if (!jr_next(j))
-					return false;
+				if (a <= 0) {
+					if (a < 0)
+						return false;
+					break;
+				}
 				const char *av = jr_scalar(j);
 
 				if (!strcmp(ak, "Input Dims") && j->ev.type == YAML_SEQUENCE_START_EVENT) {
@@ -293,22 +310,19 @@ static bool read_event(struct jr *j, struct tev *e, bool *complete)
 static bool read_dist_info(struct jr *j, struct trace *t)
 {
 	for (;;) {
-		if (!jr_next(j))
-			return false;
-		if (j->ev.type == YAML_MAPPING_END_EVENT)
-			return true;
-		g_autofree char *key = g_strdup(jr_scalar(j));
+		g_autofree char *key = NULL;
+		int got = jr_entry(j, &key, "distributedInfo's");
 
-		if (!jr_next(j))
-			return false;
+		if (got <= 0)
+			return got == 0;
 		const char *v = jr_scalar(j);
 		double d;
 
-		if (key && v && !strcmp(key, "rank") && num(v, &d))
+		if (v && !strcmp(key, "rank") && num(v, &d))
 			t->rank = (int)d;
-		else if (key && v && !strcmp(key, "world_size") && num(v, &d))
+		else if (v && !strcmp(key, "world_size") && num(v, &d))
 			t->world = (int)d;
-		else if (key && v && !strcmp(key, "pg_count") && num(v, &d))
+		else if (v && !strcmp(key, "pg_count") && num(v, &d))
 			t->pg_count = (int)d;
 		else if (!v && !jr_skip(j))
 			return false;
@@ -426,15 +440,14 @@ static bool read_trace(const char *path, struct trace *t, GError **error)
 		goto out;
 	}
 	for (;;) {
-		if (!jr_next(&j))
-			goto out;
-		if (j.ev.type == YAML_MAPPING_END_EVENT)
-			break;
-		g_autofree char *key = g_strdup(jr_scalar(&j));
+		g_autofree char *key = NULL;
+		int got = jr_entry(&j, &key, "the trace's");
 
-		if (!jr_next(&j))
+		if (got < 0)
 			goto out;
-		if (key && !strcmp(key, "traceEvents") && j.ev.type == YAML_SEQUENCE_START_EVENT) {
+		if (!got)
+			break;
+		if (!strcmp(key, "traceEvents") && j.ev.type == YAML_SEQUENCE_START_EVENT) {
 			seen_events = true;
 			for (;;) {
 				if (!jr_next(&j))
@@ -466,7 +479,7 @@ static bool read_trace(const char *path, struct trace *t, GError **error)
 				else
 					tev_clear(&e);
 			}
-		} else if (key && !strcmp(key, "distributedInfo") &&
+		} else if (!strcmp(key, "distributedInfo") &&
 			   j.ev.type == YAML_MAPPING_START_EVENT) {
 			if (!read_dist_info(&j, t))
 				goto out;

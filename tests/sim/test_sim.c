@@ -738,6 +738,18 @@ static void test_cli_help_examples(void)
 	}
 }
 
+/* Each command line of `cmds` exits 2 with a message starting `prefix`. */
+static void usage_errors(const char *const *cmds, size_t n, const char *prefix)
+{
+	for (size_t i = 0; i < n; i++) {
+		g_autofree char *out = NULL, *err = NULL;
+
+		g_assert_cmpint(g5(cmds[i], &out, &err), ==, 2);
+		if (!g_str_has_prefix(err, prefix))
+			g_error("'g5 %s' said '%s'", cmds[i], err);
+	}
+}
+
 /* `g5 workload`: --check prints what a file holds, a damaged file is named
  * with its line and column (exit 2), --import writes the file, says so and
  * reads it back; a failed import leaves no file; a run prints its report
@@ -837,12 +849,7 @@ static void test_cli_workload(void)
 		"workload experiments/workloads/tp-dp-8.yaml --platform configs/platforms/seed-ring8.yaml --set link.bandwidth=x",
 		"workload experiments/workloads/tp-dp-8.yaml --platform configs/platforms/nope.yaml",
 	};
-	for (size_t i = 0; i < G_N_ELEMENTS(usage); i++) {
-		g_assert_cmpint(g5(usage[i], &out, &err), ==, 2);
-		g_assert_true(g_str_has_prefix(err, "g5 workload: "));
-		g_clear_pointer(&out, g_free);
-		g_clear_pointer(&err, g_free);
-	}
+	usage_errors(usage, G_N_ELEMENTS(usage), "g5 workload: ");
 	g_remove(bad);
 	g_rmdir(d);
 }
@@ -916,12 +923,7 @@ static void test_cli_tune(void)
 		"tune -p configs/platforms/seed-ring8.yaml --nchunks 0", "tune -p configs/platforms/seed-ring8.yaml -s 4KB..1",
 		"tune -p configs/platforms/seed-ring8.yaml --mode fast", "tune -p configs/platforms/seed-ring8.yaml extra",
 	};
-	for (size_t i = 0; i < G_N_ELEMENTS(usage); i++) {
-		g_assert_cmpint(g5(usage[i], &out, &err), ==, 2);
-		g_assert_true(g_str_has_prefix(err, "g5 tune: "));
-		g_clear_pointer(&out, g_free);
-		g_clear_pointer(&err, g_free);
-	}
+	usage_errors(usage, G_N_ELEMENTS(usage), "g5 tune: ");
 	g_remove(prof);
 	g_remove(wl);
 	g_rmdir(d);
@@ -1729,12 +1731,15 @@ static void test_platform_write_roundtrip(void)
  * 128-GPU platform file (found beside the binary, so from any working
  * directory): row 13 at flow fidelity gives g5 sim's events and latency on
  * that file to the picosecond. */
-static void test_bench_scale_tiers(void)
+/* `g5 bench scale --row ROW --repeat 1 --json`, run from / (a row's files
+ * are found beside the binary): its output. */
+static char *bench_row_from_root(int row)
 {
 	g_autofree char *bin = g5_path();
 	g_autofree char *abs = g_canonicalize_filename(bin, NULL);
-	g_autofree char *cmd = g_strdup_printf("%s bench scale --row 13 --repeat 1 --json", abs);
-	g_autofree char *out = NULL, *err = NULL, *sim = NULL, *serr = NULL;
+	g_autofree char *cmd = g_strdup_printf("%s bench scale --row %d --repeat 1 --json", abs, row);
+	g_autofree char *err = NULL;
+	char *out = NULL;
 	int status = 0;
 	GError *e = NULL;
 	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
@@ -1742,7 +1747,13 @@ static void test_bench_scale_tiers(void)
 	g_assert_true(g_spawn_sync("/", argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &e));
 	g_assert_no_error(e);
 	if (!g_spawn_check_wait_status(status, NULL))
-		g_error("g5 bench scale --row 13 from /: %s", err);
+		g_error("g5 bench scale --row %d from /: %s", row, err);
+	return out;
+}
+
+static void test_bench_scale_tiers(void)
+{
+	g_autofree char *out = bench_row_from_root(13), *sim = NULL, *serr = NULL;
 	g_assert_nonnull(strstr(out, "\"fidelity\": \"flow\", \"platform\": \"dgx-h200x16-rails-1to1\", "
 				"\"collective\": \"allreduce\", \"algo\": \"hier-ring-ring\", "
 				"\"bytes\": 1073741824, \"ranks\": 128, "));
@@ -1756,18 +1767,7 @@ static void test_bench_scale_tiers(void)
  * runs from any directory and gives g5 workload's step time. */
 static void test_bench_scale_workload(void)
 {
-	g_autofree char *bin = g5_path();
-	g_autofree char *abs = g_canonicalize_filename(bin, NULL);
-	g_autofree char *cmd = g_strdup_printf("%s bench scale --row 15 --repeat 1 --json", abs);
-	g_autofree char *out = NULL, *err = NULL, *wl = NULL, *werr = NULL;
-	int status = 0;
-	GError *e = NULL;
-	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-
-	g_assert_true(g_spawn_sync("/", argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &e));
-	g_assert_no_error(e);
-	if (!g_spawn_check_wait_status(status, NULL))
-		g_error("g5 bench scale --row 15 from /: %s", err);
+	g_autofree char *out = bench_row_from_root(15), *wl = NULL, *werr = NULL;
 	g_assert_nonnull(strstr(out, "\"fidelity\": \"flow\", \"platform\": \"dgx-h200x16-rails-1to1\", "
 				"\"collective\": \"workload\", \"algo\": \"fsdp-7b-64\", "));
 	g_assert_cmpint(g5("workload experiments/workloads/fsdp-7b-64.yaml "
