@@ -143,10 +143,16 @@ static void print_markdown(void)
 	       "flat algorithm's own schedule on the tier's ranks, embedded in the\n"
 	       "whole (sim/algos/hier.c); a rank count a tier's algorithm does not\n"
 	       "admit (rd across 6 nodes) is refused with a message naming the tier.\n"
-	       "Each stage's ops keep their algorithm's PAXI kind.\n\n"
+	       "Each stage's ops keep their algorithm's PAXI kind. An AllReduce whose\n"
+	       "INTRA builds Reduce and Broadcast but not ReduceScatter and AllGather\n"
+	       "(binomial, chain) is rooted, as NCCL's tree with intra-node chains:\n"
+	       "intra Reduce to local rank 0, one inter AllReduce of the whole buffer\n"
+	       "among the local ranks 0, intra Broadcast from local rank 0\n"
+	       "(`hier-chain-dbtree`: NCCL's double binary tree across nodes).\n\n"
 	       "| collective | stages | INTRA | INTER |\n| --- | --- | --- | --- |\n");
 	static const char *const stages[] = {
-		"intra reduce-scatter, inter allreduce on 1/L of the data per rail, intra allgather",
+		"intra reduce-scatter, inter allreduce on 1/L of the data per rail, intra allgather "
+		"(rooted: intra reduce, inter allreduce of all on rail 0, intra broadcast)",
 		"inter allgather per rail, then intra allgather per node row",
 		"intra reduce-scatter per node row, then inter reduce-scatter per rail",
 	};

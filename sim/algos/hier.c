@@ -24,6 +24,13 @@
  *   ReduceScatter: the mirror: one intra ReduceScatter per node row m into
  *     scratch (local rank j holds host block m L + j summed over its node),
  *     then an inter ReduceScatter per rail that leaves block r at rank r.
+ *   AllReduce with an intra-node algorithm that builds Reduce and Broadcast
+ *     but not ReduceScatter and AllGather (chain, binomial): rooted, as
+ *     NCCL's tree with intra-node chains: intra Reduce to local rank 0, one
+ *     inter AllReduce of the whole buffer among the local ranks 0 (rail 0;
+ *     hier-chain-dbtree is NCCL's double binary tree across nodes), intra
+ *     Broadcast from local rank 0. The host's units are a common multiple
+ *     of the three stages', so that each stage's unit is whole host units.
  * The intermediate results stay in the output buffer (AllReduce,
  * AllGather) or in scratch copy 0 (ReduceScatter, whose output is one
  * block), so every stage runs in place; the host is in place when every
@@ -39,6 +46,7 @@
  *
  * The alpha-beta terms add the stages', each on the part of M it moves:
  *   AllReduce      RS_L(M) + AR_nodes(M / L) + AG_L(M)
+ *   rooted         Reduce_L(M) + AR_nodes(M) + Broadcast_L(M)
  *   AllGather      AG_nodes(M / L) + AG_L(M)      (the node rows run together)
  *   ReduceScatter  RS_L(M) + RS_nodes(M / L)
  * where X_n(S) is flat algorithm X's steps and coefficient on n ranks, the
@@ -64,6 +72,18 @@ static void hier_tier_colls(enum coll c, enum coll *intra_first, enum coll *intr
 	}
 }
 
+/* Whether an AllReduce with intra-node algorithm a is rooted (NCCL's tree
+ * with chains): a builds Reduce and Broadcast but not ReduceScatter and
+ * AllGather, so a node reduces to its local rank 0, the local ranks 0 of
+ * all nodes (rail 0) AllReduce the whole buffer, and each node broadcasts
+ * it from its local rank 0. */
+static bool hier_rooted(const struct algo_ops *a, enum coll c)
+{
+	return c == COLL_ALLREDUCE &&
+	       !((a->collectives & COLL_REDUCESCATTER) && (a->collectives & COLL_ALLGATHER)) &&
+	       (a->collectives & COLL_REDUCE) && (a->collectives & COLL_BROADCAST);
+}
+
 /* True when flat algorithm a can stand for tier `tier` of collective c. */
 static bool hier_tier_serves(const struct algo_ops *a, enum coll c, int tier)
 {
@@ -74,7 +94,7 @@ static bool hier_tier_serves(const struct algo_ops *a, enum coll c, int tier)
 		return false;
 	if (tier == ALGO_TIER_INTER)
 		return (a->collectives & inter) != 0;
-	return (a->collectives & first) && (a->collectives & last);
+	return ((a->collectives & first) && (a->collectives & last)) || hier_rooted(a, c);
 }
 
 /* ---- Build ---- */
@@ -162,6 +182,19 @@ static void hier_start(struct hier_gen *g, enum coll c, const struct algo_params
 	g->h = sched_hazards_new(g->s);
 }
 
+static uint32_t lcm_u32(uint32_t a, uint32_t b)
+{
+	uint32_t x = a, y = b;
+
+	while (y) {
+		uint32_t t = x % y;
+
+		x = y;
+		y = t;
+	}
+	return a / x * b;
+}
+
 static uint32_t hier_copies(const struct sched *sub)
 {
 	return sub ? sched_embed_scratch_copies(sub) : 0;
@@ -180,7 +213,40 @@ static struct sched *hier_build(enum coll c, const struct algo_params *p, GError
 	hier_tier_colls(c, &first, &last, &inter);
 	bool intra = g.l > 1, across = g.nodes > 1;
 
-	if (c == COLL_ALLREDUCE) {
+	if (c == COLL_ALLREDUCE && hier_rooted(p->tiers[ALGO_TIER_INTRA], c)) {
+		/* rooted: Reduce to local rank 0, AllReduce on rail 0, Broadcast;
+		 * host units: a common multiple of the stages', each stage's unit
+		 * spanning as many host units as the host has per unit of its own */
+		if ((intra && !(sa = hier_sub(p, ALGO_TIER_INTRA, COLL_REDUCE, g.l, error))) ||
+		    (across && !(sb = hier_sub(p, ALGO_TIER_INTER, inter, g.nodes, error))) ||
+		    (intra && !(sc = hier_sub(p, ALGO_TIER_INTRA, COLL_BROADCAST, g.l, error))))
+			goto out;
+		const struct sched *subs[] = { sa, sb, sc };
+		uint32_t units = g.k;
+
+		for (int i = 0; i < 3; i++)
+			if (subs[i])
+				units = lcm_u32(units, subs[i]->nunits);
+		hier_start(&g, c, p, units / g.k,
+			   MAX(hier_copies(sa), MAX(hier_copies(sb), hier_copies(sc))), subs, 3);
+		uint32_t step = 0;
+
+		if (sa) {
+			for (int node = 0; node < g.nodes; node++)
+				hier_embed(&g, sa, ALGO_TIER_INTRA, node, NULL, 0, units / sa->nunits,
+					   SBUF_IN, SBUF_OUT, 0, step);
+			step += sa->nsteps;
+		}
+		if (sb) {
+			hier_embed(&g, sb, ALGO_TIER_INTER, 0, NULL, 0, units / sb->nunits,
+				   sa ? SBUF_OUT : SBUF_IN, SBUF_OUT, 0, step);
+			step += sb->nsteps;
+		}
+		if (sc)
+			for (int node = 0; node < g.nodes; node++)
+				hier_embed(&g, sc, ALGO_TIER_INTRA, node, NULL, 0, units / sc->nunits,
+					   SBUF_OUT, SBUF_OUT, 0, step);
+	} else if (c == COLL_ALLREDUCE) {
 		if ((intra && !(sa = hier_sub(p, ALGO_TIER_INTRA, first, g.l, error))) ||
 		    (across && !(sb = hier_sub(p, ALGO_TIER_INTER, inter, g.nodes, error))) ||
 		    (intra && !(sc = hier_sub(p, ALGO_TIER_INTRA, last, g.l, error))))
@@ -293,6 +359,12 @@ static void hier_theory(enum coll c, const struct algo_params *p, struct algo_th
 	hier_tier_colls(c, &first, &last, &inter);
 	int nodes = p->nranks / l;
 
+	if (hier_rooted(p->tiers[ALGO_TIER_INTRA], c)) {
+		hier_add(p->tiers[ALGO_TIER_INTRA], COLL_REDUCE, l, 1, out);
+		hier_add(p->tiers[ALGO_TIER_INTER], inter, nodes, 1, out);
+		hier_add(p->tiers[ALGO_TIER_INTRA], COLL_BROADCAST, l, 1, out);
+		return;
+	}
 	if (c != COLL_ALLGATHER)
 		hier_add(p->tiers[ALGO_TIER_INTRA], first, l, 1, out);
 	hier_add(p->tiers[ALGO_TIER_INTER], inter, nodes, 1.0 / l, out);

@@ -123,7 +123,8 @@ static GPtrArray *flat_names(enum coll c)
 }
 
 /* Every combination the registry offers (intra: the flat algorithms that
- * build both of the tier's collectives; inter: those of the collective),
+ * build both of the tier's collectives, and for AllReduce also those of
+ * Reduce and Broadcast, the rooted form; inter: those of the collective),
  * on N in {4, 8, 12, 16, 24, 32, 64} x ranks per node in {2, 4, 8} (those
  * that divide N) x nchunks in {1, 4}: built and verified out of place and
  * in place, or refused as not admitted with a message that names the tier
@@ -139,6 +140,16 @@ static void test_verify_matrix(void)
 		enum coll c = hier_colls[ci];
 		g_autoptr(GPtrArray) intra =
 			flat_names(c == COLL_ALLREDUCE ? COLL_REDUCESCATTER : c);
+
+		/* AllReduce's rooted form: intra algorithms of Reduce and Broadcast */
+		if (c == COLL_ALLREDUCE) {
+			g_autoptr(GPtrArray) rooted = flat_names(COLL_BROADCAST);
+
+			for (guint i = 0; i < rooted->len; i++)
+				if (!g_ptr_array_find_with_equal_func(intra, rooted->pdata[i], g_str_equal,
+								      NULL))
+					g_ptr_array_add(intra, rooted->pdata[i]);
+		}
 		g_autoptr(GPtrArray) inter = flat_names(c);
 
 		for (guint i = 0; i < intra->len; i++) {
@@ -284,7 +295,7 @@ static void test_names(void)
 	} bad[] = {
 		{ COLL_ALLREDUCE, "hier-rnig-hd",
 		  "unknown intra-node algorithm 'rnig' in 'hier-rnig-hd' for allreduce (known: ring, "
-		  "ring2p, sendrecv, direct, nccl); did you mean 'ring'?" },
+		  "ring2p, sendrecv, direct, binomial, chain, nccl); did you mean 'ring'?" },
 		{ COLL_ALLREDUCE, "hier-ring-hdd",
 		  "unknown inter-node algorithm 'hdd' in 'hier-ring-hdd' for allreduce (known: ring, "
 		  "ring2p, sendrecv, hd, dbtree, direct, nccl); did you mean 'hd'?" },
@@ -293,10 +304,10 @@ static void test_names(void)
 		  "ring2p, sendrecv, direct, rd, bruck, nccl); did you mean 'rd'?" },
 		{ COLL_ALLREDUCE, "hier-hd-ring",
 		  "unknown intra-node algorithm 'hd' in 'hier-hd-ring' for allreduce (known: ring, "
-		  "ring2p, sendrecv, direct, nccl)" },
+		  "ring2p, sendrecv, direct, binomial, chain, nccl)" },
 		{ COLL_ALLREDUCE, "hier-hier-ring",
 		  "unknown intra-node algorithm 'hier' in 'hier-hier-ring' for allreduce (known: ring, "
-		  "ring2p, sendrecv, direct, nccl)" },
+		  "ring2p, sendrecv, direct, binomial, chain, nccl)" },
 		{ COLL_ALLREDUCE, "hier-ring",
 		  "unknown algorithm 'hier-ring' for allreduce (a hierarchical algorithm is "
 		  "hier-INTRA-INTER, e.g. hier-ring-hd)" },
@@ -380,6 +391,19 @@ static void test_theory(void)
 	algo_theory(&algo_ring_ops, COLL_ALLREDUCE, &(struct algo_params){ .nranks = 8 }, &ar);
 	g_assert_cmpfloat(t.steps, ==, ar.steps);
 	g_assert_cmpfloat_with_epsilon(t.coef, ar.coef, 1e-12);
+
+	/* rooted (intra chain): Reduce_L(M) + AR_nodes(M) + Broadcast_L(M), the
+	 * inter AllReduce on the whole buffer, not M / L */
+	struct algo_theory red = { 0 }, bc = { 0 }, tree = { 0 }, rooted = { 0 };
+	const struct algo_ops *chain = algo_find(COLL_BROADCAST, "chain", NULL);
+
+	algo_theory(algo_find(COLL_ALLREDUCE, "hier-chain-dbtree", NULL), COLL_ALLREDUCE,
+		    &(struct algo_params){ .nranks = 32, .node_ranks = 8 }, &rooted);
+	algo_theory(chain, COLL_REDUCE, &(struct algo_params){ .nranks = 8 }, &red);
+	algo_theory(chain, COLL_BROADCAST, &(struct algo_params){ .nranks = 8 }, &bc);
+	algo_theory(&algo_dbtree_ops, COLL_ALLREDUCE, &(struct algo_params){ .nranks = 4 }, &tree);
+	g_assert_cmpfloat(rooted.steps, ==, red.steps + tree.steps + bc.steps);
+	g_assert_cmpfloat_with_epsilon(rooted.coef, red.coef + tree.coef + bc.coef, 1e-12);
 }
 
 /* The steps of a built schedule are the stages' steps in sequence, as the

@@ -728,6 +728,8 @@ int main(int argc, char **argv)
 		{ COLL_ALLREDUCE, "hier-ring-hd" },
 		{ COLL_ALLREDUCE, "hier-ring2p-dbtree" },
 		{ COLL_ALLREDUCE, "hier-direct-sendrecv" },
+		{ COLL_ALLREDUCE, "hier-chain-dbtree" },
+		{ COLL_ALLREDUCE, "hier-binomial-ring" },
 		{ COLL_ALLGATHER, "hier-ring-bruck" },
 		{ COLL_ALLGATHER, "hier-ring2p-direct" },
 		{ COLL_REDUCESCATTER, "hier-direct-ring2p" },
