@@ -88,7 +88,7 @@ static const struct pkey pkeys[] = {
 	{ "topology.ranks", PK_INT, PF(fabric.nranks), 2, LINK_MAX_RANKS, -1, NULL, 0 },
 	{ "topology.leaves", PK_INT, PF(fabric.leaves), 0, LINK_MAX_RANKS, -1, NULL, TOPO_PARAM_CLOS },
 	{ "topology.spines", PK_INT, PF(fabric.spines), 0, LINK_MAX_NODES, -1, NULL, TOPO_PARAM_CLOS },
-	{ "topology.oversubscription", PK_RATIO, PF(fabric.oversub), 1000000, 64000000, -1, NULL, TOPO_PARAM_CLOS },
+	{ "topology.oversubscription", PK_RATIO, PF(fabric.oversub), 1000000, 64000000, -1, NULL, TOPO_PARAM_OVERSUB },
 	{ "topology.routing", PK_CHOICE, PF(fabric.routing), 0, TOPO_ROUTING_DMODK, -1, routing_names, TOPO_PARAM_ROUTING },
 	{ "topology.node_ranks", PK_INT, PF(fabric.node_ranks), 0, LINK_MAX_RANKS, -1, NULL, TOPO_PARAM_TIERS },
 	LINK_KEYS("link", fabric.link, 0),

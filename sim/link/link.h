@@ -100,17 +100,18 @@ enum link_error_code {
 
 /* A topology: a plug-in of sim/link (topo.h) named by its ops table. The
  * registry (topo.c) lists them: ring, ring-uni, fullmesh, hypercube, torus,
- * switch, edges, leafspine, tiers. */
+ * switch, edges, leafspine, fattree, tiers. */
 struct topo_ops;
 
 /* The parameters a topology reads beyond the rank count (topo_takes). */
 enum topo_param {
 	TOPO_PARAM_DIMS = 1u << 0,  /* fabric_config.dims */
 	TOPO_PARAM_EDGES = 1u << 1, /* fabric_config.edges, .switches */
-	TOPO_PARAM_CLOS = 1u << 2,  /* fabric_config.leaves, .spines, .oversub */
+	TOPO_PARAM_CLOS = 1u << 2,  /* fabric_config.leaves, .spines */
 	TOPO_PARAM_ROUTING = 1u << 3, /* fabric_config.routing */
 	TOPO_PARAM_PORTS = 1u << 4, /* fabric_config.ports */
 	TOPO_PARAM_TIERS = 1u << 5, /* fabric_config.node_ranks, .scaleout_link */
+	TOPO_PARAM_OVERSUB = 1u << 7, /* fabric_config.oversub */
 };
 
 /* Among equal shortest paths (edge lists and the shapes routed like them):
@@ -200,7 +201,7 @@ struct fabric_config {
 				      * edge list that forward but run no ranks */
 	int nswitches;
 	int leaves, spines;          /* TOPO_PARAM_CLOS: 0: the topology's default */
-	double oversub;              /* TOPO_PARAM_CLOS: downlink / uplink capacity of
+	double oversub;              /* TOPO_PARAM_OVERSUB: downlink / uplink capacity of
 				      * a leaf, >= 1; 0: 1 */
 	int node_ranks;              /* TOPO_PARAM_TIERS: ranks per node (on one node
 				      * switch); 0: the topology's default */

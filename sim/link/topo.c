@@ -29,6 +29,7 @@ static const struct topo_ops *const registry[] = {
 	&topo_switch_ops,
 	&topo_edges_ops,
 	&topo_leafspine_ops,
+	&topo_fattree_ops,
 	&topo_tiers_ops,
 	NULL,
 };

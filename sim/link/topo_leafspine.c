@@ -95,7 +95,7 @@ const struct topo_ops topo_leafspine_ops = {
 	.name = "leafspine",
 	.summary = "two-level fat-tree: ranks on leaves, every leaf on every spine, "
 		   "oversubscription ratio, ECMP",
-	.params = TOPO_PARAM_CLOS | TOPO_PARAM_ROUTING,
+	.params = TOPO_PARAM_CLOS | TOPO_PARAM_OVERSUB | TOPO_PARAM_ROUTING,
 	.nvc = 1,
 	.routing = TOPO_ROUTING_ECMP,
 	.admit = leafspine_admit, .build = leafspine_build, .route = topo_route_shortest,

@@ -9,6 +9,7 @@
  *   topo_switch.c     switch
  *   topo_edges.c      edges
  *   topo_leafspine.c  leafspine
+ *   topo_fattree.c    fattree
  *   topo_tiers.c      tiers
  */
 #ifndef G5_SIM_LINK_TOPOS_H
@@ -24,6 +25,7 @@ extern const struct topo_ops topo_torus_ops;
 extern const struct topo_ops topo_switch_ops;
 extern const struct topo_ops topo_edges_ops;
 extern const struct topo_ops topo_leafspine_ops;
+extern const struct topo_ops topo_fattree_ops;
 extern const struct topo_ops topo_tiers_ops;
 
 #endif

@@ -57,14 +57,18 @@ static void test_registry(void)
 	g_assert_false(topo_fixed_ranks(&topo_ring_ops));
 }
 
-/* Every route of every parameter-free topology at N = 8 and 16 runs from
- * src to dst over existing channels and visits no node twice. */
+/* Every route of every parameter-free topology at N = 8 and 16 (a
+ * fat-tree: 16 and 54, k = 4 and 6) runs from src to dst over existing
+ * channels and visits no node twice. */
 static void test_routes_are_paths(void)
 {
 	for (const struct topo_ops *const *o = topo_all(); *o; o++) {
 		if (topo_takes(*o, TOPO_PARAM_EDGES))
 			continue;
-		for (int n = 8; n <= 16; n += 8) {
+		bool ft = *o == &topo_fattree_ops;
+
+		for (int i = 0; i < 2; i++) {
+			int n = ft ? (i ? 54 : 16) : (i ? 16 : 8);
 			struct fabric_config c = cfg_of(*o, n);
 			struct sim *s = sim_new(1);
 			g_autoptr(GError) err = NULL;
@@ -496,6 +500,223 @@ static void test_leafspine_bisection(void)
 	}
 }
 
+/* ---- fat-tree ---- */
+
+static struct fabric_config fattree_cfg(int n, double oversub, enum topo_routing routing)
+{
+	struct fabric_config c = cfg_of(&topo_fattree_ops, n);
+
+	c.oversub = oversub;
+	c.routing = routing;
+	return c;
+}
+
+/* k = 4: 16 ranks, 8 edges (nodes 16..23), 8 aggregation switches
+ * (24..31), 4 cores (32..35); routes are up-down and as long as the
+ * nearest common level; the rank count must be k^3/4 for an even k. */
+static void test_fattree_routes(void)
+{
+	enum { N = 16, H = 2, E0 = 16, A0 = 24, C0 = 32 };
+	struct fabric_config c = fattree_cfg(N, 1, TOPO_ROUTING_ECMP);
+	struct sim *s = sim_new(1);
+	g_autoptr(GError) err = NULL;
+	struct fabric *f = fabric_new(s, &c, &err);
+	g_autoptr(GArray) r = g_array_new(FALSE, FALSE, sizeof(int));
+
+	g_assert_no_error(err);
+	/* rank links, edge-agg (4 pods x 2 x 2), agg-core (4 pods x 2 x 2), both ways */
+	g_assert_cmpint(fabric_channels(f), ==, 2 * (16 + 16 + 16));
+	g_assert_cmpint(fabric_degree(f, E0), ==, H + H);
+	g_assert_cmpint(fabric_degree(f, A0), ==, H + H);
+	g_assert_cmpint(fabric_degree(f, C0), ==, 4);
+	g_assert_cmpint(fabric_diameter(f), ==, 6);
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++) {
+			if (a == b)
+				continue;
+			int h = fabric_route(f, a, b, ROUTE_SHORTEST, r);
+			int want = a / H == b / H ? 2 : a / (H * H) == b / (H * H) ? 4 : 6;
+
+			g_assert_cmpint(h, ==, want);
+			g_assert_cmpint(g_array_index(r, int, 1), ==, E0 + a / H);
+			g_assert_cmpint(g_array_index(r, int, h - 1), ==, E0 + b / H);
+			if (h == 6) {
+				int up = g_array_index(r, int, 2) - A0, core = g_array_index(r, int, 3) - C0;
+				int down = g_array_index(r, int, 4) - A0;
+
+				/* the same aggregation index on both pods, a core above it */
+				g_assert_cmpint(up / H, ==, a / (H * H));
+				g_assert_cmpint(down / H, ==, b / (H * H));
+				g_assert_cmpint(up % H, ==, down % H);
+				g_assert_cmpint(core / H, ==, up % H);
+			}
+		}
+	g_autofree char *edge = fabric_node_name(f, E0 + 3), *agg = fabric_node_name(f, A0 + 5);
+	g_autofree char *core = fabric_node_name(f, C0 + 2);
+
+	g_assert_cmpstr(edge, ==, "edge3");
+	g_assert_cmpstr(agg, ==, "agg5");
+	g_assert_cmpstr(core, ==, "core2");
+	fabric_free(f);
+	sim_free(s);
+
+	/* ECMP: the same paths for the same seed, other paths for another;
+	 * dmodk: aggregation index dst mod h, core dst / h mod h */
+	struct sim *s7 = sim_new(7), *s7b = sim_new(7), *s8 = sim_new(8);
+	struct fabric *f7 = fabric_new(s7, &c, NULL), *f7b = fabric_new(s7b, &c, NULL);
+	struct fabric *f8 = fabric_new(s8, &c, NULL);
+	g_autoptr(GArray) r2 = g_array_new(FALSE, FALSE, sizeof(int));
+	int differ = 0, cross = 0;
+
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++) {
+			if (a / (H * H) == b / (H * H))
+				continue;
+			fabric_route(f7, a, b, ROUTE_SHORTEST, r);
+			fabric_route(f7b, a, b, ROUTE_SHORTEST, r2);
+			g_assert_cmpint(g_array_index(r, int, 3), ==, g_array_index(r2, int, 3));
+			fabric_route(f8, a, b, ROUTE_SHORTEST, r2);
+			differ += g_array_index(r, int, 3) != g_array_index(r2, int, 3);
+			cross++;
+		}
+	g_assert_cmpint(differ, >, cross / 2);
+	fabric_free(f7);
+	fabric_free(f7b);
+	fabric_free(f8);
+	sim_free(s7);
+	sim_free(s7b);
+	sim_free(s8);
+	c.routing = TOPO_ROUTING_DMODK;
+	s = sim_new(1);
+	f = fabric_new(s, &c, NULL);
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++)
+			if (a / (H * H) != b / (H * H)) {
+				g_assert_cmpint(fabric_route(f, a, b, ROUTE_SHORTEST, r), ==, 6);
+				g_assert_cmpint(g_array_index(r, int, 3), ==, C0 + b % H * H + b / H % H);
+			}
+	fabric_free(f);
+	sim_free(s);
+
+	/* 2:1: every switch-switch link at B / 2 */
+	c = fattree_cfg(N, 2, TOPO_ROUTING_ECMP);
+	s = sim_new(1);
+	f = fabric_new(s, &c, NULL);
+	struct link_params p;
+
+	fabric_channel_params(f, fabric_channel_find(f, E0, A0), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, c.switch_link.bw_bytes_per_s / 2);
+	fabric_channel_params(f, fabric_channel_find(f, A0, C0), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, c.switch_link.bw_bytes_per_s / 2);
+	fabric_channel_params(f, fabric_channel_find(f, 0, E0), &p);
+	g_assert_cmpuint(p.bw_bytes_per_s, ==, c.switch_link.bw_bytes_per_s);
+	fabric_free(f);
+	sim_free(s);
+
+	static const struct { int n; double r; const char *msg; } bad[] = {
+		{ 15, 1, "fattree needs k^3/4 ranks for an even k (the switches' ports), got 15; "
+			 "nearest: 2 (k = 2) or 16 (k = 4)" },
+		{ 100, 1, "fattree needs k^3/4 ranks for an even k (the switches' ports), got 100; "
+			  "nearest: 54 (k = 6) or 128 (k = 8)" },
+		{ 16, 0.5, "fattree oversubscription must be between 1 and 64, got 0.5" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		c = fattree_cfg(bad[i].n, bad[i].r, TOPO_ROUTING_DEFAULT);
+		s = sim_new(1);
+		g_clear_error(&err);
+		g_assert_null(fabric_new(s, &c, &err));
+		g_assert_cmpstr(err->message, ==, bad[i].msg);
+		sim_free(s);
+	}
+}
+
+/* Every rank i sends `bytes` to dst[i] on a fat-tree of n ranks; returns
+ * the time the last one arrived and max/mean of the payload on the
+ * aggregation -> core channels. */
+static sim_time_t fattree_permutation(const struct fabric_config *c, uint64_t seed,
+				      uint64_t bytes, const int *dst, double *max_mean)
+{
+	int n = c->nranks, k = 2, h;
+	struct perm p = { .left = n, .s = sim_new(seed) };
+	g_autoptr(GError) err = NULL;
+	struct fabric *f = fabric_new(p.s, c, &err);
+	uint64_t sum = 0, max = 0;
+	int chans = 0;
+
+	g_assert_no_error(err);
+	while (k * k * k / 4 != n)
+		k += 2;
+	h = k / 2;
+	for (int i = 0; i < n; i++)
+		fabric_send(f, i, dst[i], bytes, ROUTE_SHORTEST, perm_done, &p);
+	sim_run(p.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpint(p.left, ==, 0);
+	int agg0 = n + k * h, core0 = n + 2 * k * h;
+
+	for (int g = 0; g < k * h; g++)
+		for (int j = 0; j < h; j++) {
+			struct channel_stats st;
+
+			fabric_channel_stats(f, fabric_channel_find(f, agg0 + g, core0 + g % h * h + j),
+					     &st);
+			sum += st.payload_bytes;
+			max = MAX(max, st.payload_bytes);
+			chans++;
+		}
+	*max_mean = (double)max / ((double)sum / chans);
+	fabric_free(f);
+	sim_free(p.s);
+	return p.last;
+}
+
+/* Bisection bandwidth of the k-ary fat-tree (k = 4 and 8: 16 and 128 ranks)
+ * at 1:1 and 2:1, measured with the shift permutation i -> i + N/2 (every
+ * flow crosses from one half of the pods to the other) under dmodk routing,
+ * against N/2 x B / r (payload rate: B x P / (P + H)), within 2 %; every
+ * core uplink carries the same. Then ECMP's rate and core-link load
+ * max/mean for seeds 1..3 (no goal: hashing collides). */
+static void test_fattree_bisection(void)
+{
+	static const int sizes[] = { 16, 128 };
+	const uint64_t bytes = 4 * 1024 * 1024;
+
+	for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
+		int n = sizes[si];
+		g_autofree int *dst = g_new(int, n);
+
+		for (int i = 0; i < n; i++)
+			dst[i] = (i + n / 2) % n;
+		for (int r = 1; r <= 2; r++) {
+			struct fabric_config c = fattree_cfg(n, r, TOPO_ROUTING_DMODK);
+			double mm;
+
+			c.link.lat_ps = c.switch_link.lat_ps = SIM_NS(10);
+			sim_time_t t = fattree_permutation(&c, 1, bytes, dst, &mm);
+			const struct link_params *d = &c.switch_link;
+			double b = (double)d->bw_bytes_per_s * d->max_payload_bytes /
+				   (d->max_payload_bytes + d->header_bytes);
+			double want = n / 2.0 * b / r, got = n / 2.0 * (double)bytes / ((double)t * 1e-12);
+
+			g_test_message("fattree %d ranks %d:1 bisection: measured %.2f GB/s, analytical "
+				       "%.2f GB/s (%+.3f %%)", n, r, got / 1e9, want / 1e9,
+				       (got / want - 1) * 100);
+			g_assert_cmpfloat(fabs(got / want - 1), <, 0.02);
+			g_assert_cmpfloat(mm, ==, 1.0);
+
+			c.routing = TOPO_ROUTING_ECMP;
+			for (uint64_t seed = 1; seed <= 3; seed++) {
+				sim_time_t te = fattree_permutation(&c, seed, bytes, dst, &mm);
+
+				g_test_message("fattree %d ranks %d:1 ECMP (seed %" G_GUINT64_FORMAT
+					       "): %.2f GB/s, core load max/mean %.2f", n, r, seed,
+					       n / 2.0 * (double)bytes / ((double)te * 1e-12) / 1e9, mm);
+				g_assert_cmpuint(te, >=, t);
+			}
+		}
+	}
+}
+
 /* ---- tiers ---- */
 
 /* A scale-out tier unlike the node tier: 50 GB/s, 26-byte headers, 4 KiB
@@ -738,6 +959,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/topo/leafspine/routes", test_leafspine_routes);
 	g_test_add_func("/topo/leafspine/ecmp", test_leafspine_ecmp);
 	g_test_add_func("/topo/leafspine/bisection", test_leafspine_bisection);
+	g_test_add_func("/topo/fattree/routes", test_fattree_routes);
+	g_test_add_func("/topo/fattree/bisection", test_fattree_bisection);
 	g_test_add_func("/topo/tiers/routes", test_tiers_routes);
 	g_test_add_func("/topo/tiers/ecmp", test_tiers_ecmp);
 	g_test_add_func("/topo/tiers/bisection", test_tiers_bisection);

@@ -186,6 +186,13 @@ static void test_leafspine_all_algorithms(void)
 	all_algorithms("configs/platforms/leafspine16.yaml", 0);
 }
 
+/* ... on a three-level fat-tree (fattree128.yaml at 16 ranks: k = 4),
+ * whose routes cross an edge, an aggregation switch and a core */
+static void test_fattree_all_algorithms(void)
+{
+	all_algorithms("configs/platforms/fattree128.yaml", 16);
+}
+
 /* ... on two tiers: 2 DGX H200 on 400 Gb/s rails (the 16-node platform at
  * 16 ranks), whose routes cross a node switch, a rail's leaf or a spine */
 static void test_tiers_all_algorithms(void)
@@ -1027,7 +1034,7 @@ static void test_cli_errors(void)
 		{ "sim -d float8", "unknown dtype 'float8'" },
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
-		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges, leafspine, tiers), got 'donut'" },
+		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges, leafspine, fattree, tiers), got 'donut'" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sim --ranks 1", "--ranks must be between 2 and 4096, got '1'" },
 		{ "sim --nchunks 0", "--nchunks must be at least 1, got 0" },
@@ -1786,6 +1793,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/ring2p/both-directions", test_ring2p_both_directions);
 	g_test_add_func("/sim/determinism", test_determinism);
 	g_test_add_func("/sim/leafspine/all-algorithms", test_leafspine_all_algorithms);
+	g_test_add_func("/sim/fattree/all-algorithms", test_fattree_all_algorithms);
 	g_test_add_func("/sim/tiers/all-algorithms", test_tiers_all_algorithms);
 	g_test_add_func("/sim/tiers/ring-128", test_tiers_ring_128);
 	g_test_add_func("/sim/metrics", test_metrics);
