@@ -98,6 +98,9 @@ static void usage(void)
 		"  --no-executor         time NCCL only\n"
 		"  --baseline            measure the copy-engine and SM-store ceilings\n"
 		"  --probe               measure the launch cost and the flag round trip\n"
+		"  --share-gpus          more ranks than GPUs: rank r on GPU r mod G, channels\n"
+		"                        capped so every rank's blocks are resident (checks\n"
+		"                        results; times are not NVLink's: mode 'shared' in the CSV)\n"
 		"  --csv FILE            append one row per size and placement\n"
 		"  --timeout S           a stalled kernel gives up after S seconds (default 20)\n");
 	exit(2);
@@ -202,6 +205,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				o->baseline = true;
 			else if (IS("--probe", NULL))
 				o->probe = true;
+			else if (IS("--share-gpus", NULL))
+				o->share = true;
 			else if (IS("-h", "--help"))
 				usage();
 			else if (a[0] == '-')
@@ -262,6 +267,32 @@ static uint32_t channels_for(const struct opts *o, enum gx_coll coll, uint64_t b
 
 /* ---- setup: devices, peer access or IPC, buffers ---- */
 
+/* --share-gpus with fewer GPUs than ranks: rank r runs on GPU r mod
+ * `used`. A rank's blocks spin on flags that other ranks' blocks raise, so
+ * every block of every rank on a GPU must be resident at once: the ranks
+ * on a GPU take at most one block per SM between them, which caps the
+ * channels. The NCCL side, --baseline and --probe need a GPU per rank. */
+static void share_limits(struct exec *x, int used)
+{
+	int sms = 0, per = (x->nranks + used - 1) / used;
+
+	if (x->o.nccl || x->o.baseline || x->o.probe)
+		die("--share-gpus runs only the executor: --nccl, --baseline and --probe need a"
+		    " GPU per rank");
+	CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	uint32_t cap = (uint32_t)(sms / per);
+
+	if (cap < 1)
+		die("%d ranks on %d GPUs of %d SMs: more ranks per GPU than SMs", x->nranks, used,
+		    sms);
+	if (x->o.channels > cap)
+		die("--channels %u: with %d ranks per GPU of %d SMs at most %u", x->o.channels, per,
+		    sms, cap);
+	if (x->o.max_channels > cap)
+		x->o.max_channels = cap;
+	x->shared = true;
+}
+
 static void setup_devices(struct exec *x)
 {
 	int ndev = 0;
@@ -276,25 +307,30 @@ static void setup_devices(struct exec *x)
 		x->g[0].rank = x->proc;
 		x->g[0].dev = x->proc % ndev;
 	} else {
-		if (ndev < x->nranks)
-			die("'%s' has %d ranks but this host has %d GPUs", x->o.schedule, x->nranks,
-			    ndev);
+		if (ndev < x->nranks && !x->o.share)
+			die("'%s' has %d ranks but this host has %d GPUs (--share-gpus runs them on"
+			    " fewer, to check results, not to time them)",
+			    x->o.schedule, x->nranks, ndev);
+		int used = ndev < x->nranks ? ndev : x->nranks;
+
 		x->nlocal = x->nranks;
 		x->g = (struct grank *)calloc((size_t)x->nranks, sizeof(struct grank));
 		for (int r = 0; r < x->nranks; r++) {
 			x->g[r].rank = r;
-			x->g[r].dev = r;
+			x->g[r].dev = r % used;
 		}
-		for (int r = 0; r < x->nranks; r++) {
-			CUDA_CHECK(cudaSetDevice(r));
-			for (int q = 0; q < x->nranks; q++) {
+		if (used < x->nranks)
+			share_limits(x, used);
+		for (int d = 0; d < used; d++) {
+			CUDA_CHECK(cudaSetDevice(d));
+			for (int q = 0; q < used; q++) {
 				int can = 0;
 
-				if (q == r)
+				if (q == d)
 					continue;
-				CUDA_CHECK(cudaDeviceCanAccessPeer(&can, r, q));
+				CUDA_CHECK(cudaDeviceCanAccessPeer(&can, d, q));
 				if (!can)
-					die("GPU %d cannot access GPU %d: peer access is required", r, q);
+					die("GPU %d cannot access GPU %d: peer access is required", d, q);
 				cudaError_t e = cudaDeviceEnablePeerAccess(q, 0);
 
 				if (e == cudaErrorPeerAccessAlreadyEnabled)
@@ -473,7 +509,9 @@ static void print_header(struct exec *x, const char *impl)
 			 (unsigned long long)ll_max_for(&x->o, x->s->coll));
 	printf("# mode %s dtype %s timer %s warmup %d iters %d channels %s threads %u slice %llu"
 	       " check %d inplace_ok %d proto %s\n",
-	       gx_comm_is_mpi() ? "mpi (one process per GPU, CUDA IPC)" : "single process",
+	       gx_comm_is_mpi()  ? "mpi (one process per GPU, CUDA IPC)"
+	       : x->shared	 ? "shared (one process, ranks sharing GPUs: not NVLink times)"
+				 : "single process",
 	       gx_dtype_name(x->o.dtype), x->o.events ? "events" : x->o.host ? "host" : "wall", x->o.warmup,
 	       x->o.iters, chans, x->o.threads, (unsigned long long)x->o.slice_bytes,
 	       (int)x->o.check, (int)x->s->inplace_ok, proto);
@@ -517,7 +555,7 @@ static void csv_row(struct exec *x, const char *impl, uint64_t bytes, uint64_t E
 		impl, gx_coll_name(x->s->coll), nccl ? "nccl" : x->s->algo, x->nranks,
 		(unsigned long long)bytes, (unsigned long long)E, gx_dtype_name(x->o.dtype),
 		(int)inplace, x->o.events ? "events" : x->o.host ? "host" : "wall", x->o.iters, us, algbw, busbw, wrong,
-		gx_comm_is_mpi() ? "mpi" : "single", nccl ? 1u : x->s->nchunks, nccl ? "-" : base,
+		gx_comm_is_mpi() ? "mpi" : x->shared ? "shared" : "single", nccl ? 1u : x->s->nchunks, nccl ? "-" : base,
 		nccl ? nccl_proto() : gx_wire_name(wire_for(&x->o, x->s->coll, bytes)), "sm",
 		nccl ? 0u : channels_for(&x->o, x->s->coll, bytes));
 	fflush(x->csv);

@@ -73,6 +73,7 @@ struct opts {
 	uint64_t ll_max;            /* by size: LL up to this many bytes (0: the rule) */
 	uint64_t ll_chan_bytes;     /* on the LL wire: bytes per channel (channels_for) */
 	bool check, nccl, baseline, executor, probe;
+	bool share;                 /* --share-gpus: more ranks than GPUs allowed */
 	const char *csv;
 	double timeout_s;
 };
@@ -109,6 +110,7 @@ struct exec {
 	uint32_t esize;
 	double tol;
 	uint32_t range;
+	bool shared;                 /* ranks share GPUs (--share-gpus, fewer GPUs) */
 };
 
 /* ---- g5x.cu: the harness ---- */

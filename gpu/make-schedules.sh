@@ -3,12 +3,16 @@
 # simulator's registry admits on N ranks (default 2), nchunks 1 and, for the
 # pipelined AllReduce examples, 4. Runs here, where g5 builds; the GPU host
 # (no GLib) takes the committed files.
+# RANKS other than 2 go to gpu/schedules/nRANKS/ (gpu/run-shared.sh checks
+# them on one GPU; the eight-GPU run times them), so that the two-GPU
+# scripts' gpu/schedules/*.g5s stay the 2-rank set.
 #   gpu/make-schedules.sh [G5_BINARY] [RANKS]
 set -eu
 cd "$(dirname "$0")/.."
 g5=${1:-build/g5}
 n=${2:-2}
 out=gpu/schedules
+[ "$n" = 2 ] || out=gpu/schedules/n$n
 [ -x "$g5" ] || { echo "make-schedules: '$g5' is not the g5 binary (make it first)" >&2; exit 1; }
 mkdir -p "$out"
 count=0
