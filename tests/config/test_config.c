@@ -408,8 +408,10 @@ static void test_experiment_full(void)
 	g_assert_cmpuint(dtype_elem_bytes(DTYPE_FP32), ==, 4);
 	g_assert_true(e->paxi_set);
 	g_assert_cmpint(e->paxi, ==, PAXI_SENDRECV);
-	g_assert_cmpint(e->counts, ==, COUNTS_ZIPF);
-	g_assert_cmpfloat(e->zipf_s, ==, 1.2);
+	g_assert_cmpint(e->counts, ==, COUNTS_DIST);
+	g_assert_cmpint(e->counts_dist.family, ==, WEIGHTS_ZIPF);
+	g_assert_cmpfloat(e->counts_dist.param, ==, 1.2);
+	g_assert_cmpstr(e->counts_label, ==, "zipf:1.2");
 	g_assert_cmpuint(e->counts_seed, ==, 7);
 	g_assert_cmpstr(e->out_dir, ==, "out/full");
 	g_assert_cmpuint(e->formats, ==, OUT_H5 | OUT_CSV);
