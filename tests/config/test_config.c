@@ -65,6 +65,69 @@ static void test_bad_corpus(void)
 	}
 }
 
+static struct platform load_ok(const char *path);
+
+/* Every committed platform file loads; the AllGatherV study's three have
+ * the shapes their comments describe. */
+static void test_every_platform(void)
+{
+	g_autoptr(GDir) d = g_dir_open("configs/platforms", 0, NULL);
+	const char *n;
+	int loaded = 0;
+
+	g_assert_nonnull(d);
+	while ((n = g_dir_read_name(d))) {
+		if (!g_str_has_suffix(n, ".yaml"))
+			continue;
+		g_autofree char *path = g_build_filename("configs/platforms", n, NULL);
+		struct platform p = load_ok(path);
+
+		platform_release(&p);
+		loaded++;
+	}
+	g_assert_cmpint(loaded, >=, 25);
+
+	struct platform p = load_ok("configs/platforms/cluster16-edr.yaml");
+
+	g_assert_true(p.fabric.topo == &topo_switch_ops);
+	g_assert_cmpint(p.fabric.nranks, ==, 16);
+	g_assert_cmpuint(p.fabric.switch_link.bw_bytes_per_s, ==, 12500000000ull);
+	platform_release(&p);
+
+	/* two quads of 4, each rank one cross link: 6 + 6 + 4 edges, every
+	 * rank 4 links of 20 GB/s, ring neighbours linked */
+	p = load_ok("configs/platforms/dgx1.yaml");
+	g_assert_true(p.fabric.topo == &topo_edges_ops);
+	g_assert_cmpint(p.fabric.nranks, ==, 8);
+	g_assert_cmpint(p.fabric.nedges, ==, 16);
+	int degree[8] = { 0 };
+	bool ring[8] = { false };
+
+	for (int i = 0; i < p.fabric.nedges; i++) {
+		const struct topo_edge *e = &p.fabric.edges[i];
+
+		g_assert_cmpuint(e->bw_bytes_per_s, ==, 20000000000ull);
+		degree[e->a]++, degree[e->b]++;
+		if ((e->a + 1) % 8 == e->b)
+			ring[e->a] = true;
+		if ((e->b + 1) % 8 == e->a)
+			ring[e->b] = true;
+	}
+	for (int r = 0; r < 8; r++) {
+		g_assert_cmpint(degree[r], ==, 4);
+		g_assert_true(ring[r]);
+	}
+	platform_release(&p);
+
+	/* 16 GPUs, 8 board switches, 4 PLX, 2 CPUs: a tree (edges = nodes - 1) */
+	p = load_ok("configs/platforms/cs-storm16.yaml");
+	g_assert_true(p.fabric.topo == &topo_edges_ops);
+	g_assert_cmpint(p.fabric.nranks, ==, 16);
+	g_assert_cmpint(p.fabric.nswitches, ==, 14);
+	g_assert_cmpint(p.fabric.nedges, ==, 16 + 14 - 1);
+	platform_release(&p);
+}
+
 static void test_seed_equals_default(void)
 {
 	struct platform def, got;
@@ -646,6 +709,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/config/bad/corpus", test_bad_corpus);
 	g_test_add_func("/config/platform/seed-equals-default", test_seed_equals_default);
 	g_test_add_func("/config/platform/examples", test_examples);
+	g_test_add_func("/config/platform/every-file", test_every_platform);
 	g_test_add_func("/config/platform/switch-link-follows", test_switch_twin);
 	g_test_add_func("/config/platform/set", test_platform_set);
 	g_test_add_func("/config/platform/anchor", test_anchor_without_alias);

@@ -193,6 +193,16 @@ static void test_fattree_all_algorithms(void)
 	all_algorithms("configs/platforms/fattree128.yaml", 16);
 }
 
+/* ... on the AllGatherV study's systems (docs/allgatherv-study.md): a
+ * switch of 16 EDR nodes, the DGX-1's cube-mesh edge list (pairs without a
+ * link two hops apart) and the CS-Storm's PCIe tree of switch nodes */
+static void test_study_platforms_all_algorithms(void)
+{
+	all_algorithms("configs/platforms/cluster16-edr.yaml", 0);
+	all_algorithms("configs/platforms/dgx1.yaml", 0);
+	all_algorithms("configs/platforms/cs-storm16.yaml", 0);
+}
+
 /* ... on two tiers: 2 DGX H200 on 400 Gb/s rails (the 16-node platform at
  * 16 ranks), whose routes cross a node switch, a rail's leaf or a spine */
 static void test_tiers_all_algorithms(void)
@@ -1878,6 +1888,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/version", test_cli_version);
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);
 	g_test_add_func("/sim/cli/allgatherv-twins", test_cli_allgatherv_twins);
+	g_test_add_func("/sim/study-platforms/all-algorithms", test_study_platforms_all_algorithms);
 	g_test_add_func("/sim/nccl/protocol-pick", test_nccl_protocol_pick);
 	g_test_add_func("/sim/nccl/copy-send", test_copy_send);
 	g_test_add_func("/sim/cli/iters", test_sim_iters);
