@@ -615,6 +615,63 @@ static void test_sweep_count(void)
 	experiment_free(e);
 }
 
+/* The AllGatherV study (experiments/11-allgatherv-*.yaml,
+ * docs/allgatherv-study.md): 3 systems x 6 count distributions, each with
+ * the six AllGatherV algorithms on 4 KiB .. 64 MiB; the real counts come
+ * from experiments/counts (file:) with the rank count of their system and
+ * the skews the doc quotes. */
+static void test_experiment_allgatherv_study(void)
+{
+	static const struct {
+		const char *sys;
+		int ranks;
+	} systems[] = { { "cluster16-edr", 16 }, { "dgx1", 8 }, { "cs-storm16", 16 } };
+	static const struct {
+		const char *dist;
+		enum counts_kind kind;
+	} dists[] = {
+		{ "equal", COUNTS_EQUAL }, { "zipf", COUNTS_DIST }, { "lognormal", COUNTS_DIST },
+		{ "heavy", COUNTS_DIST }, { "utm300-eqrows", COUNTS_LIST }, { "utm300-eqnnz", COUNTS_LIST },
+	};
+
+	for (size_t s = 0; s < G_N_ELEMENTS(systems); s++)
+		for (size_t d = 0; d < G_N_ELEMENTS(dists); d++) {
+			g_autofree char *path = g_strdup_printf("experiments/11-allgatherv-%s-%s.yaml",
+								systems[s].sys, dists[d].dist);
+			GError *err = NULL;
+			struct experiment *e = config_experiment_load(path, &err);
+
+			g_assert_no_error(err);
+			g_assert_cmpint(e->plat.fabric.nranks, ==, systems[s].ranks);
+			g_assert_cmpuint(e->plat.fabric.fidelity, ==, LINK_FIDELITY_FLOW);
+			g_assert_cmpint(e->counts, ==, dists[d].kind);
+			g_assert_nonnull(e->counts_label);
+			GPtrArray *algos = e->algos->pdata[0];
+
+			g_assert_cmpuint(algos->len, ==, 6);
+			g_assert_cmpuint(e->sizes->len, ==, 8);
+			g_assert_cmpuint(g_array_index(e->sizes, uint64_t, 7), ==, 64ull << 20);
+			g_autofree uint64_t *w = experiment_weights(e, systems[s].ranks);
+			double skew = weights_skew(w, systems[s].ranks);
+
+			if (dists[d].kind == COUNTS_EQUAL)
+				g_assert_cmpfloat(skew, ==, 1.0);
+			else
+				g_assert_cmpfloat(skew, >, 1.4);
+			/* equal nonzeros, 16 ranks: the first slice holds 42 of 300 rows */
+			if (!strcmp(dists[d].dist, "utm300-eqnnz") && systems[s].ranks == 16) {
+				uint64_t sum = 0;
+
+				for (int r = 0; r < 16; r++)
+					sum += w[r];
+				g_assert_cmpuint(sum, ==, 300);
+				g_assert_cmpuint(w[0], ==, 42);
+				g_assert_cmpfloat_with_epsilon(skew, 42.0 * 16 / 300, 1e-12);
+			}
+			experiment_free(e);
+		}
+}
+
 /* The systems study (experiments/10-systems-*.yaml, docs/systems.md) loads
  * as the doc describes it: 128 GPUs in 16 nodes of 8 at flow fidelity, at
  * 1:1 (16 spines) and 2:1 (8), five algorithms, 23 sizes up to 4 GiB, three
@@ -710,6 +767,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/config/platform/seed-equals-default", test_seed_equals_default);
 	g_test_add_func("/config/platform/examples", test_examples);
 	g_test_add_func("/config/platform/every-file", test_every_platform);
+	g_test_add_func("/config/experiment/allgatherv-study", test_experiment_allgatherv_study);
 	g_test_add_func("/config/platform/switch-link-follows", test_switch_twin);
 	g_test_add_func("/config/platform/set", test_platform_set);
 	g_test_add_func("/config/platform/anchor", test_anchor_without_alias);
