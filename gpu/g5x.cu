@@ -461,12 +461,21 @@ static void exec_launch(struct exec *x, void *ctx)
 
 /* ---- output ---- */
 
+/* The algo column of NCCL's rows: "nccl", or "nccl-pad" for an AllGatherV
+ * run as a padded AllGather (--nccl-agv pad). */
+static const char *nccl_algo(const struct exec *x)
+{
+	return x->s->coll == GX_COLL_ALLGATHERV && x->o.nccl_pad ? "nccl-pad" : "nccl";
+}
+
 static void print_header(struct exec *x, const char *impl)
 {
 	if (x->proc)
 		return;
+	/* NCCL's rows name NCCL's form (nccl_algo), the executor's the schedule's */
 	printf("# g5x %s: collective %s algo %s ranks %d nchunks %u schedule %s\n", impl,
-	       gx_coll_name(x->s->coll), x->s->algo, x->nranks, x->s->nchunks, x->o.schedule);
+	       gx_coll_name(x->s->coll), strcmp(impl, "nccl") ? x->s->algo : nccl_algo(x),
+	       x->nranks, x->s->nchunks, x->o.schedule);
 	char chans[64];
 
 	if (x->o.channels)
@@ -512,13 +521,6 @@ static const char *nccl_proto(void)
 	const char *p = getenv("NCCL_PROTO");
 
 	return p && *p && !strchr(p, ',') && !strchr(p, '^') ? p : "auto";
-}
-
-/* The algo column of NCCL's rows: "nccl", or "nccl-pad" for an AllGatherV
- * run as a padded AllGather (--nccl-agv pad). */
-static const char *nccl_algo(const struct exec *x)
-{
-	return x->s->coll == GX_COLL_ALLGATHERV && x->o.nccl_pad ? "nccl-pad" : "nccl";
 }
 
 static void csv_row(struct exec *x, const char *impl, uint64_t bytes, uint64_t E, bool inplace,
