@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs the numbered studies (the seed study's 01..09, the systems study's 10):
+# Runs the numbered studies (the seed study's 01..09, the systems study's 10,
+# the irregular AllGatherV study's 11):
 # all of them, or those whose numbers are
 # given (experiments/run_all.sh 1 5 7). Results and plots go to results/.
 set -eu

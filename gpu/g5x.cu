@@ -95,6 +95,9 @@ static void usage(void)
 		"                        (default 8K: a thread's lines are polled one by one)\n"
 		"  -c, --check 0|1       check the result (default 1)\n"
 		"  --nccl                also time NCCL's collective in the same harness\n"
+		"  --nccl-agv bcast|pad  NCCL's AllGatherV: one grouped ncclBroadcast per rank\n"
+		"                        (default, CSV algo nccl) or each block padded to the\n"
+		"                        largest, ncclAllGather, then unpadded (CSV algo nccl-pad)\n"
 		"  --no-executor         time NCCL only\n"
 		"  --baseline            measure the copy-engine and SM-store ceilings\n"
 		"  --probe               measure the launch cost and the flag round trip\n"
@@ -193,7 +196,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->check = atoi(v) != 0;
 		else if (IS("--csv", NULL) && v)
 			o->csv = v;
-		else if (IS("--timeout", NULL) && v)
+		else if (IS("--nccl-agv", NULL) && v) {
+			if (!strcmp(v, "pad"))
+				o->nccl_pad = true;
+			else if (!strcmp(v, "bcast"))
+				o->nccl_pad = false;
+			else
+				die("unknown --nccl-agv '%s' (known: bcast, pad)", v);
+		} else if (IS("--timeout", NULL) && v)
 			o->timeout_s = atof(v);
 		else {
 			takes = false;
@@ -487,12 +497,21 @@ static void exec_launch(struct exec *x, void *ctx)
 
 /* ---- output ---- */
 
+/* The algo column of NCCL's rows: "nccl", or "nccl-pad" for an AllGatherV
+ * run as a padded AllGather (--nccl-agv pad). */
+static const char *nccl_algo(const struct exec *x)
+{
+	return x->s->coll == GX_COLL_ALLGATHERV && x->o.nccl_pad ? "nccl-pad" : "nccl";
+}
+
 static void print_header(struct exec *x, const char *impl)
 {
 	if (x->proc)
 		return;
+	/* NCCL's rows name NCCL's form (nccl_algo), the executor's the schedule's */
 	printf("# g5x %s: collective %s algo %s ranks %d nchunks %u schedule %s\n", impl,
-	       gx_coll_name(x->s->coll), x->s->algo, x->nranks, x->s->nchunks, x->o.schedule);
+	       gx_coll_name(x->s->coll), strcmp(impl, "nccl") ? x->s->algo : nccl_algo(x),
+	       x->nranks, x->s->nchunks, x->o.schedule);
 	char chans[64];
 
 	if (x->o.channels)
@@ -552,7 +571,7 @@ static void csv_row(struct exec *x, const char *impl, uint64_t bytes, uint64_t E
 		return;
 	base = base ? base + 1 : x->o.schedule;
 	fprintf(x->csv, "%s,%s,%s,%d,%llu,%llu,%s,%d,%s,%d,%.3f,%.3f,%.3f,%lld,%s,%u,%s,%s,%s,%u\n",
-		impl, gx_coll_name(x->s->coll), nccl ? "nccl" : x->s->algo, x->nranks,
+		impl, gx_coll_name(x->s->coll), nccl ? nccl_algo(x) : x->s->algo, x->nranks,
 		(unsigned long long)bytes, (unsigned long long)E, gx_dtype_name(x->o.dtype),
 		(int)inplace, x->o.events ? "events" : x->o.host ? "host" : "wall", x->o.iters, us, algbw, busbw, wrong,
 		gx_comm_is_mpi() ? "mpi" : x->shared ? "shared" : "single", nccl ? 1u : x->s->nchunks, nccl ? "-" : base,

@@ -74,6 +74,8 @@ struct opts {
 	uint64_t ll_chan_bytes;     /* on the LL wire: bytes per channel (channels_for) */
 	bool check, nccl, baseline, executor, probe;
 	bool share;                 /* --share-gpus: more ranks than GPUs allowed */
+	bool nccl_pad;              /* --nccl-agv pad: NCCL's AllGatherV as a padded
+				     * ncclAllGather (else one grouped ncclBroadcast per rank) */
 	const char *csv;
 	double timeout_s;
 };
@@ -97,6 +99,8 @@ struct grank {
 	struct gx_conn *d_conns;
 	struct dev_args args;
 	ncclComm_t comm;
+	char *pad;                   /* --nccl-agv pad: nranks slots of the largest block */
+	uint64_t pad_bytes;          /* its size, grown by nccl_measure */
 	size_t smem;
 };
 

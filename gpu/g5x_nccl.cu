@@ -2,8 +2,16 @@
  * communicator per rank (ncclCommInitAll in one process, ncclCommInitRank
  * with the id broadcast under MPI), the collective of the schedule's kind
  * on the same buffers as the executor (NCCL has no AllGatherV: a group of
- * broadcasts; no in-place AllToAll: a copy first), checked by the same
- * kernel and timed by the same loop (g5x.cu's time_launches). */
+ * broadcasts, or with --nccl-agv pad the padded AllGather that frameworks
+ * use; no in-place AllToAll: a copy first), checked by the same kernel and
+ * timed by the same loop (g5x.cu's time_launches).
+ *
+ * Padded AllGatherV, per call: each rank copies its block into its slot of
+ * `pad` (nranks slots of the largest block's count), runs an in-place
+ * ncclAllGather of one slot per rank over `pad`, and copies every slot's
+ * block out to its place in the output; the copies are device-to-device
+ * cudaMemcpyAsync on the rank's stream, before and after the group of
+ * AllGathers (inside a group NCCL enqueues at ncclGroupEnd). */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdlib.h>
@@ -19,6 +27,52 @@ struct nccl_ctx {
 	uint64_t E;
 	bool inplace;
 };
+
+/* The largest block of the schedule at E elements. */
+static uint64_t max_block(const struct gx_sched *s, uint64_t E)
+{
+	uint64_t m = 0;
+
+	for (uint32_t b = 0; b < s->nblocks; b++)
+		m = m > gx_block_first(s, E, b + 1) - gx_block_first(s, E, b)
+			? m : gx_block_first(s, E, b + 1) - gx_block_first(s, E, b);
+	return m;
+}
+
+static bool padded(const struct exec *x)
+{
+	return x->s->coll == GX_COLL_ALLGATHERV && x->o.nccl_pad;
+}
+
+/* Padded AllGatherV, phase 0: the rank's block into its slot; phase 1: the
+ * AllGather over the slots (inside the caller's group); phase 2: every
+ * slot's block out to the output. */
+static void nccl_pad_phase(struct exec *x, struct grank *g, uint64_t E, bool inplace, int phase)
+{
+	const struct gx_sched *s = x->s;
+	uint32_t es = x->esize;
+	uint64_t m = max_block(s, E);
+	int r = g->rank;
+	uint64_t b0 = gx_block_first(s, E, (uint32_t)r), b1 = gx_block_first(s, E, (uint32_t)r + 1);
+	const char *in = inplace ? g->bufB + b0 * es : g->bufA;
+
+	if (phase == 0 && b1 > b0)
+		CUDA_CHECK(cudaMemcpyAsync(g->pad + (uint64_t)r * m * es, in, (b1 - b0) * es,
+					   cudaMemcpyDeviceToDevice, g->stream));
+	if (phase == 1)
+		NCCL_CHECK(ncclAllGather(g->pad + (uint64_t)r * m * es, g->pad, m,
+					 nccl_type(x->o.dtype), g->comm, g->stream));
+	if (phase == 2)
+		for (int q = 0; q < x->nranks; q++) {
+			uint64_t q0 = gx_block_first(s, E, (uint32_t)q);
+			uint64_t q1 = gx_block_first(s, E, (uint32_t)q + 1);
+
+			if (q1 > q0)
+				CUDA_CHECK(cudaMemcpyAsync(g->bufB + q0 * es, g->pad + (uint64_t)q * m * es,
+							   (q1 - q0) * es, cudaMemcpyDeviceToDevice,
+							   g->stream));
+		}
+}
 
 static void nccl_one(struct exec *x, struct grank *g, uint64_t E, bool inplace)
 {
@@ -87,6 +141,23 @@ static void nccl_launch(struct exec *x, void *ctx)
 {
 	struct nccl_ctx *c = (struct nccl_ctx *)ctx;
 
+	if (padded(x)) {
+		for (int l = 0; l < x->nlocal; l++) {
+			CUDA_CHECK(cudaSetDevice(x->g[l].dev));
+			nccl_pad_phase(x, &x->g[l], c->E, c->inplace, 0);
+		}
+		NCCL_CHECK(ncclGroupStart());
+		for (int l = 0; l < x->nlocal; l++) {
+			CUDA_CHECK(cudaSetDevice(x->g[l].dev));
+			nccl_pad_phase(x, &x->g[l], c->E, c->inplace, 1);
+		}
+		NCCL_CHECK(ncclGroupEnd());
+		for (int l = 0; l < x->nlocal; l++) {
+			CUDA_CHECK(cudaSetDevice(x->g[l].dev));
+			nccl_pad_phase(x, &x->g[l], c->E, c->inplace, 2);
+		}
+		return;
+	}
 	NCCL_CHECK(ncclGroupStart());
 	for (int l = 0; l < x->nlocal; l++) {
 		CUDA_CHECK(cudaSetDevice(x->g[l].dev));
@@ -146,6 +217,16 @@ double nccl_measure(struct exec *x, uint64_t E, bool inplace, long long *wrong)
 		CUDA_CHECK(cudaMemcpy(x->g[l].block_first, bf, (s->nblocks + 1) * 8,
 				      cudaMemcpyHostToDevice));
 		free(bf);
+		/* padded AllGatherV: room for nranks slots of the largest block,
+		 * allocated before the timing */
+		uint64_t need = (uint64_t)x->nranks * max_block(s, E) * x->esize;
+
+		if (padded(x) && need > x->g[l].pad_bytes) {
+			CUDA_CHECK(cudaFree(x->g[l].pad));
+			x->g[l].pad = NULL;
+			CUDA_CHECK(cudaMalloc((void **)&x->g[l].pad, need));
+			x->g[l].pad_bytes = need;
+		}
 	}
 	if (x->o.check) {
 		prepare_data(x, E, inplace);
@@ -158,6 +239,11 @@ double nccl_measure(struct exec *x, uint64_t E, bool inplace, long long *wrong)
 
 void release_nccl(struct exec *x)
 {
-	for (int l = 0; l < x->nlocal; l++)
+	for (int l = 0; l < x->nlocal; l++) {
 		ncclCommDestroy(x->g[l].comm);
+		if (x->g[l].pad) {
+			CUDA_CHECK(cudaSetDevice(x->g[l].dev));
+			CUDA_CHECK(cudaFree(x->g[l].pad));
+		}
+	}
 }

@@ -256,7 +256,7 @@ int cmd_sim(int argc, char **argv)
 		{ "stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o.stepfactor, "as nccl-tests: each size this many times the one before (2)", "N" },
 		{ "dtype", 'd', 0, G_OPTION_ARG_STRING, &o.dtype, "fp32 (default), fp16, bf16; or float, half, bfloat16", "D" },
 		{ "counts", 0, 0, G_OPTION_ARG_STRING, &o.counts, "allgatherv: per-rank relative weights, e.g. 1,0,5,...", "W,W,..." },
-		{ "counts-dist", 0, 0, G_OPTION_ARG_STRING, &o.counts_dist, "allgatherv: draw the weights (zipf:1.2) with --seed", "DIST" },
+		{ "counts-dist", 0, 0, G_OPTION_ARG_STRING, &o.counts_dist, "allgatherv: draw the weights (zipf:1.2, lognormal:1, heavy:8) with --seed", "DIST" },
 		{ "schedule", 0, 0, G_OPTION_ARG_FILENAME, &o.schedule, "run a schedule file instead of --algo", "FILE" },
 		{ "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "RNG seed (1)", "N" },
 		{ "max-events", 0, 0, G_OPTION_ARG_INT64, &o.max_events, "refuse a size estimated above N events, stop one that reaches N (500000000; 0: no limit)", "N" },
@@ -422,7 +422,7 @@ int cmd_sim(int argc, char **argv)
 	job.plat = &pl;
 	job.seed = (uint64_t)o.seed;
 	if (o.counts || o.counts_dist) {
-		double zs;
+		struct weights_dist wd;
 
 		if (job.coll != COLL_ALLGATHERV) {
 			cli_usage_error(argv[0], "--counts and --counts-dist are only for allgatherv");
@@ -437,11 +437,11 @@ int cmd_sim(int argc, char **argv)
 			goto usage;
 		}
 		if (o.counts_dist) {
-			if (!weights_parse_dist(o.counts_dist, &zs, &err)) {
+			if (!weights_parse_dist(o.counts_dist, &wd, &err)) {
 				g_prefix_error(&err, "--counts-dist ");
 				goto usage;
 			}
-			weights = weights_zipf(pl.fabric.nranks, zs, job.seed);
+			weights = weights_draw(pl.fabric.nranks, &wd, job.seed);
 		}
 		job.params.weights = weights;
 	}
@@ -508,9 +508,13 @@ int cmd_sim(int argc, char **argv)
 	rc = 0;
 	if (o.nccl_table)
 		nccl_table_header();
-	else if (!o.json)
+	else if (!o.json) {
+		if (weights)
+			printf("# counts %s, skew (max/mean) %.3f\n", o.counts ? "as given" : o.counts_dist,
+			       weights_skew(weights, pl.fabric.nranks));
 		printf("# %-13s %-9s %5s %10s %12s %10s %10s %12s %10s %9s\n", "collective", "algo", "ranks",
 		       "bytes", "latency_us", "algbw", "busbw", "theory_us", "events", "wall_s");
+	}
 	/* with --verbose, the table of every size comes first, then each size's
 	 * details: kept here until the table is complete */
 	outcomes = g_array_new(FALSE, TRUE, sizeof(struct simulate_outcome));
@@ -554,6 +558,8 @@ int cmd_sim(int argc, char **argv)
 				printf(", \"inplace\": 1");
 			if (job.params.node_ranks)
 				printf(", \"node_ranks\": %d", job.params.node_ranks);
+			if (weights)
+				printf(", \"skew\": %.6f", weights_skew(weights, pl.fabric.nranks));
 			if (o.breakdown) {
 				printf(", \"breakdown_us\": {");
 				for (int c = 0; c < BD_NCAUSES; c++)

@@ -1,7 +1,9 @@
 /* `g5 verify`: runs the symbolic verifier (sim/algos/verify.h).
  * Without --schedule it sweeps the registry: every algorithm x collective
  * it builds x N in 2..--max-ranks x nchunks in {1, 2, 4} (x root in
- * {0, N-1} for the rooted collectives), out of place and in place. A build
+ * {0, N-1} for the rooted collectives; x three count patterns for
+ * AllGatherV: zero-size blocks, one heavy rank, random counts), out of
+ * place and in place. A build
  * the algorithm does not admit must fail cleanly (NULL and a message) and
  * counts as rejected; anything else that does not verify is a failure.
  * With --schedule it verifies one schedule file and names the file line of
@@ -35,11 +37,12 @@ static void sweep_fail(struct sweep *sw, const char *what, const char *msg)
 }
 
 static void sweep_one(struct sweep *sw, const struct algo_ops *a, enum coll c,
-		      const struct algo_params *p)
+		      const struct algo_params *p, const char *counts)
 {
 	GError *err = NULL;
-	char *what = g_strdup_printf("%s %s ranks=%d nchunks=%u root=%d node_ranks=%d", a->name,
-				     coll_name(c), p->nranks, p->nchunks, p->root, p->node_ranks);
+	char *what = g_strdup_printf("%s %s ranks=%d nchunks=%u root=%d node_ranks=%d%s%s", a->name,
+				     coll_name(c), p->nranks, p->nchunks, p->root, p->node_ranks,
+				     counts ? " counts=" : "", counts ? counts : "");
 	struct sched *s = algo_build(a, c, p, &err);
 
 	if (!s) {
@@ -95,6 +98,37 @@ static int sweep_node_ranks(const struct algo_ops *a, int n, int given, int *ls)
 	return m;
 }
 
+/* AllGatherV's counts in the sweep, one pattern each: zero-size blocks
+ * (r mod 3: every third rank sends nothing), one heavy rank (rank N/2 holds
+ * 1000 times what each other holds) and random counts (0..99, drawn from a
+ * GRand seeded with N, at least one non-zero). */
+enum { SWEEP_NCOUNTS = 3 };
+static const char *const sweep_count_names[SWEEP_NCOUNTS] = { "zero-size", "one-heavy", "random" };
+
+static uint64_t *sweep_counts(int pattern, int n)
+{
+	uint64_t *w = g_new(uint64_t, n), sum = 0;
+	g_autoptr(GRand) rng = g_rand_new_with_seed((guint32)n);
+
+	for (int r = 0; r < n; r++) {
+		switch (pattern) {
+		case 0:
+			w[r] = (uint64_t)(r % 3);
+			break;
+		case 1:
+			w[r] = r == n / 2 ? 1000 : 1;
+			break;
+		default:
+			w[r] = (uint64_t)g_rand_int_range(rng, 0, 100);
+			break;
+		}
+		sum += w[r];
+	}
+	if (!sum)
+		w[0] = 1;
+	return w;
+}
+
 static int verify_sweep(const char *algo, bool have_coll, enum coll only, int max_ranks,
 			int node_ranks)
 {
@@ -135,11 +169,10 @@ static int verify_sweep(const char *algo, bool have_coll, enum coll only, int ma
 			any = true;
 			if (progress)
 				progress_draw(a->name, c, ++pair, pairs, t0);
-			for (int n = 2; n <= max_ranks; n++) {
-				uint64_t *w = g_new(uint64_t, n);
+			for (int n = 2; n <= max_ranks; n++)
+			for (int cp = 0; cp < (c == COLL_ALLGATHERV ? SWEEP_NCOUNTS : 1); cp++) {
+				uint64_t *w = sweep_counts(cp, n);
 
-				for (int r = 0; r < n; r++)
-					w[r] = (uint64_t)(r % 3); /* zero weights give empty blocks */
 				for (size_t k = 0; k < G_N_ELEMENTS(chunks); k++) {
 					bool rooted = c == COLL_BROADCAST || c == COLL_REDUCE || c == COLL_P2P;
 
@@ -156,7 +189,8 @@ static int verify_sweep(const char *algo, bool have_coll, enum coll only, int ma
 								.node_ranks = ls[li],
 							};
 
-							sweep_one(&sw, a, c, &p);
+							sweep_one(&sw, a, c, &p,
+								  c == COLL_ALLGATHERV ? sweep_count_names[cp] : NULL);
 						}
 				}
 				g_free(w);

@@ -310,6 +310,15 @@ static bool task_of(const struct curve *c, guint k, const struct compare_overrid
 	bool nccl = !strcmp(c->impl, "nccl");
 
 	memset(t, 0, sizeof(*t));
+	if (nccl && !strcmp(c->algo, "nccl-pad") && !(ov && ov->algo)) {
+		/* G5's NCCL model builds NCCL's grouped broadcasts for AllGatherV,
+		 * not the padded AllGather (g5x --nccl-agv pad) */
+		g_set_error(error, MEASURED_ERROR, MEASURED_ERROR_PARSE,
+			    "%s: NCCL's padded AllGatherV (algo nccl-pad) has no model in G5 yet; "
+			    "select the other curves with --where, or simulate it as G5's --algo A",
+			    c->file);
+		return false;
+	}
 	t->coll = c->coll;
 	t->algo = ov && ov->algo ? g_intern_string(ov->algo) : nccl ? g_intern_static_string("nccl")
 									: c->algo;

@@ -74,6 +74,7 @@ void experiment_free(struct experiment *e)
 	g_array_unref(e->weights);
 	g_array_unref(e->seeds);
 	g_free(e->out_dir);
+	g_free(e->counts_label);
 	g_ptr_array_unref(e->sweeps);
 	g_free(e->tune_path);
 	tune_profile_free(e->tune);
@@ -347,13 +348,69 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 	return true;
 }
 
+/* counts: file:PATH — whole numbers (one per rank, whitespace-separated;
+ * '#' starts a comment to the end of its line), PATH relative to the
+ * experiment file. Errors name the file and line. */
+static bool read_counts_file(const struct ctx *c, struct experiment *e, const struct ynode *n)
+{
+	g_autofree char *dir = g_path_get_dirname(e->path);
+	const char *rel = n->text + 5;
+	g_autofree char *path = g_path_is_absolute(rel) ? g_strdup(rel)
+							: g_build_filename(dir, rel, NULL);
+	g_autofree char *text = NULL;
+	size_t len = 0;
+	GError *err = NULL;
+	bool any = false;
+
+	if (!*rel)
+		return cfg_fail(c, n, CONFIG_ERROR_VALUE, "'counts' file: needs a path, such as file:counts/x.txt");
+	if (!cfg_read_file(path, &text, &len, &err)) {
+		cfg_fail(c, n, CONFIG_ERROR_IO, "'counts' %s", err->message);
+		g_error_free(err);
+		return false;
+	}
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+	for (guint l = 0; lines[l]; l++) {
+		char *hash = strchr(lines[l], '#');
+
+		if (hash)
+			*hash = 0;
+		g_auto(GStrv) words = g_strsplit_set(lines[l], " \t\r", -1);
+
+		for (guint w = 0; words[w]; w++) {
+			guint64 v;
+
+			if (!*words[w])
+				continue;
+			if (!g_ascii_string_to_unsigned(words[w], 10, 0, 1000000000000ull, &v, NULL))
+				return cfg_fail(c, n, CONFIG_ERROR_VALUE,
+					    "'counts' %s:%u: '%s' is not a whole number in 0..1000000000000",
+					    path, l + 1, quote_text(words[w]).s);
+			any |= v > 0;
+			g_array_append_val(e->weights, v);
+		}
+	}
+	if (!any)
+		return cfg_fail(c, n, CONFIG_ERROR_VALUE, "'counts' %s needs at least one count above 0",
+			    path);
+	e->counts = COUNTS_LIST;
+	g_free(e->counts_label);
+	e->counts_label = g_path_get_basename(rel);
+	return true;
+}
+
 static bool read_counts(const struct ctx *c, struct experiment *e, const struct ynode *n)
 {
+	g_free(e->counts_label);
+	e->counts_label = g_strdup(n->kind == YN_SCALAR ? n->text : "list");
 	if (n->kind == YN_SCALAR) {
 		if (!strcmp(n->text, "equal")) {
 			e->counts = COUNTS_EQUAL;
 			return true;
 		}
+		if (!strncmp(n->text, "file:", 5))
+			return read_counts_file(c, e, n);
 		if (!strncmp(n->text, "zipf:", 5)) {
 			double s;
 
@@ -361,14 +418,25 @@ static bool read_counts(const struct ctx *c, struct experiment *e, const struct 
 				return cfg_fail(c, n, CONFIG_ERROR_VALUE,
 					    "'counts' zipf exponent must be a number in (0, 10], got '%s'",
 					    quote_text(n->text).s);
-			e->counts = COUNTS_ZIPF;
-			e->zipf_s = s;
+			e->counts = COUNTS_DIST;
+			e->counts_dist = (struct weights_dist){ .family = WEIGHTS_ZIPF, .param = s };
+			return true;
+		}
+		if (!strncmp(n->text, "lognormal:", 10) || !strncmp(n->text, "heavy:", 6)) {
+			GError *err = NULL;
+
+			if (!weights_parse_dist(n->text, &e->counts_dist, &err)) {
+				cfg_fail(c, n, CONFIG_ERROR_VALUE, "'counts' %s", err->message);
+				g_error_free(err);
+				return false;
+			}
+			e->counts = COUNTS_DIST;
 			return true;
 		}
 	}
 	if (n->kind != YN_SEQ)
 		return cfg_fail(c, n, CONFIG_ERROR_VALUE,
-			    "'counts' must be a list of weights, 'equal' or 'zipf:S' such as zipf:1.2, got %s%s%s%s",
+			    "'counts' must be a list of weights, 'equal', 'zipf:S', 'lognormal:SIGMA', 'heavy:F' or 'file:PATH', such as zipf:1.2, got %s%s%s%s",
 			    n->kind == YN_SCALAR ? "'" : "", n->kind == YN_SCALAR ? n->text : "",
 			    n->kind == YN_SCALAR ? "'" : "", n->kind == YN_SCALAR ? "" : cfg_ynode_kind_name(n));
 	g_autoptr(GPtrArray) items = g_ptr_array_new();

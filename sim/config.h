@@ -18,6 +18,7 @@
 #ifndef G5_SIM_CONFIG_H
 #define G5_SIM_CONFIG_H
 
+#include "sim/util/weights.h"
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -115,7 +116,8 @@ uint32_t dtype_elem_bytes(enum dtype d);
 enum counts_kind {
 	COUNTS_EQUAL, /* AllGatherV: equal counts */
 	COUNTS_LIST,  /* explicit weights, one per rank */
-	COUNTS_ZIPF,  /* weight of the k-th rank of a seeded permutation: 1 / k^s */
+	COUNTS_DIST,  /* drawn from a family with counts_seed (sim/util/weights.h):
+		       * zipf:S, lognormal:SIGMA, heavy:F */
 };
 
 enum {
@@ -152,8 +154,11 @@ struct experiment {
 	int node_ranks;        /* ranks per node (hierarchical algorithms); 0: not given */
 	enum counts_kind counts;
 	GArray *weights;       /* of uint64_t (COUNTS_LIST) */
-	double zipf_s;         /* COUNTS_ZIPF exponent, > 0 */
-	uint64_t counts_seed;  /* COUNTS_ZIPF */
+	struct weights_dist counts_dist; /* COUNTS_DIST */
+	uint64_t counts_seed;  /* COUNTS_DIST */
+	char *counts_label;    /* owned: 'counts' as given ("zipf:1.2", "equal", a
+				* file's name, "list"), or NULL when not given; the
+				* results then add columns counts and skew */
 	GArray *seeds;         /* of uint64_t, >= 1 */
 	char *out_dir;         /* owned: outputs.dir, relative to the working directory */
 	unsigned formats;      /* OUT_* mask */

@@ -118,8 +118,8 @@ uint64_t *experiment_weights(const struct experiment *e, int nranks)
 	case COUNTS_LIST:
 		g_assert((int)e->weights->len == nranks);
 		return g_memdup2(e->weights->data, sizeof(uint64_t) * (size_t)nranks);
-	case COUNTS_ZIPF:
-		return weights_zipf(nranks, e->zipf_s, e->counts_seed);
+	case COUNTS_DIST:
+		return weights_draw(nranks, &e->counts_dist, e->counts_seed);
 	}
 	return NULL;
 }

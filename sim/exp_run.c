@@ -194,6 +194,14 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 			c_aalgo = rtable_add(t, "auto_algo", RC_STR);
 			c_anch = rtable_add(t, "auto_nchunks", RC_I64);
 		}
+	/* an experiment that gives 'counts': its label and each row's skew
+	 * (max / mean of the counts on that row's ranks; 1 but for AllGatherV) */
+	struct rcol *c_counts = NULL, *c_skew = NULL;
+
+	if (e->counts_label) {
+		c_counts = rtable_add(t, "counts", RC_STR);
+		c_skew = rtable_add(t, "skew", RC_F64);
+	}
 	struct rcol *c_sw[CONFIG_MAX_SWEEPS];
 	bool sw_num[CONFIG_MAX_SWEEPS];
 
@@ -268,6 +276,14 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 		if (c_aalgo) {
 			put_s(c_aalgo, o->algo ? o->algo : "");
 			put_i(c_anch, o->nchunks);
+		}
+		if (c_counts) {
+			int nr = o->ranks ? o->ranks : p->ranks;
+			g_autofree uint64_t *w = p->coll == COLL_ALLGATHERV && nr > 0
+				? experiment_weights(e, nr) : NULL;
+
+			put_s(c_counts, p->coll == COLL_ALLGATHERV ? e->counts_label : "");
+			put_f(c_skew, weights_skew(w, nr));
 		}
 		for (guint s = 0; s < e->sweeps->len; s++) {
 			const char *text = ((struct config_sweep *)e->sweeps->pdata[s])->values->pdata[p->sweep[s]];

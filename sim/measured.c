@@ -575,6 +575,9 @@ static bool g5x_header(struct reader *r, struct measured_point *base, const char
 		return false;
 	if (nccl) {
 		base->proto = proto;
+		/* an AllGatherV as a padded AllGather (g5x --nccl-agv pad) */
+		if (!strcmp(f[6], "nccl-pad"))
+			base->algo = g_intern_static_string("nccl-pad");
 		return true;
 	}
 	const char *sched = strrchr(f[12], '/') ? strrchr(f[12], '/') + 1 : f[12];
@@ -751,6 +754,10 @@ static bool parse_g5x_csv(struct reader *r, GError **error)
 		     !col_uint(r, "channels", v[X_CHANNELS], 0, G_MAXUINT64, &u, error)))
 			return false;
 		p.algo = p.algo ? p.algo : algo; /* the old CSV wrote the schedule's for NCCL */
+		/* NCCL's AllGatherV run as a padded AllGather (g5x --nccl-agv pad) is
+		 * its own curve beside the grouped broadcasts */
+		if (!strcmp(impl, "nccl") && !strcmp(algo, "nccl-pad"))
+			p.algo = g_intern_static_string("nccl-pad");
 		p.inplace = inplace;
 		p.launches = iters ? (uint32_t)iters : 1;
 		if (!add_point(r, &p, error))

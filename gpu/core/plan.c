@@ -175,6 +175,10 @@ static bool plan_ops(struct gx_plan *p, char *err, size_t errlen)
 					 gx_buf_name((enum gx_buf)o->dst_buf), o->dst_off, o->count);
 				return false;
 			}
+			/* a copy between ranges of different sizes moves the
+			 * smaller count (ir.h: AllGatherV's pad) */
+			if (o->kind == GX_OP_COPY && sn != dn)
+				sn = dn = sn < dn ? sn : dn;
 			if ((f & GX_F_SRC) && (f & GX_F_DST) && sn != dn) {
 				plan_err(err, errlen,
 					 "rank %d op %u: source has %llu elements, destination %llu", r,

@@ -10,6 +10,13 @@
  * r places W[i] at scratch block r + i, so W never wraps: 2N - 1 blocks of
  * scratch. Theory: ceil(log2 N) steps, (N-1)/N x M received per rank.
  *
+ * AllGatherV: the AllGather's ops, block b's units having its count's size;
+ * since W[i] sits at scratch block r + i, every scratch unit keeps the size
+ * of the block it holds, whatever the counts. A step's message carries the
+ * blocks it carries, so the heaviest block rides along in every step from
+ * the one that first carries it. With equal counts the schedule is the
+ * AllGather's, op for op, and times as it does.
+ *
  * AllToAll. Rank r first rotates its input, W[i] = input block (r + i) mod N
  * (the data it sends to rank r + i). In step k (d = 2^k) it sends to r + d
  * every W[i] whose index has bit k set, and receives from r - d the same
@@ -201,7 +208,8 @@ static void bruck_alltoall(struct bruck_gen *g)
 
 static struct sched *bruck_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	g_assert(c == COLL_ALLGATHER || c == COLL_ALLTOALL); /* the registry admits only our collectives */
+	/* the registry admits only our collectives */
+	g_assert(c == COLL_ALLGATHER || c == COLL_ALLGATHERV || c == COLL_ALLTOALL);
 
 	struct bruck_gen g = {
 		.s = sched_new(c, "bruck", p->nranks, (uint32_t)p->nranks, p->nchunks),
@@ -210,7 +218,7 @@ static struct sched *bruck_build(enum coll c, const struct algo_params *p, GErro
 		.nc = p->nchunks,
 	};
 
-	if (c == COLL_ALLGATHER)
+	if (c != COLL_ALLTOALL)
 		bruck_allgather(&g);
 	else
 		bruck_alltoall(&g);
@@ -237,7 +245,7 @@ const struct algo_ops algo_bruck_ops = {
 	.name = "bruck",
 	.summary = "Bruck: ceil(log2 N) steps at distances 2^k, any N; AllToAll packs "
 		   "the blocks of each step through scratch",
-	.collectives = COLL_ALLGATHER | COLL_ALLTOALL,
+	.collectives = COLL_ALLGATHER | COLL_ALLGATHERV | COLL_ALLTOALL,
 	.default_paxi = PAXI_SENDRECV,
 	.build = bruck_build,
 	.theory = bruck_theory,

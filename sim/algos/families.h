@@ -12,7 +12,9 @@
  *   alltoall_ring.c  ring_a2a, ring2p_a2a, named "ring" / "ring2p" for AllToAll
  *   tree_bcast.c     binomial, chain         (Broadcast, Reduce)
  *   p2p.c            p2p_direct, named "direct" for P2P
- *   allgatherv.c     agv_ring, agv_direct, named "ring" / "direct" for AllGatherV
+ *   allgatherv.c     agv_ring, agv_direct, agv_pad, agv_bcast, named "ring" /
+ *                    "direct" / "pad" / "bcast" for AllGatherV (rd and bruck
+ *                    build AllGatherV from their AllGather ops)
  *   hier.c           hier, and hier-INTRA-INTER through algo_hier_find
  */
 #ifndef G5_SIM_ALGOS_FAMILIES_H
@@ -38,6 +40,8 @@ extern const struct algo_ops algo_chain_ops;
 extern const struct algo_ops algo_p2p_direct_ops;
 extern const struct algo_ops algo_agv_ring_ops;
 extern const struct algo_ops algo_agv_direct_ops;
+extern const struct algo_ops algo_agv_pad_ops;
+extern const struct algo_ops algo_agv_bcast_ops;
 extern const struct algo_ops algo_nccl_ops;
 extern const struct algo_ops algo_hier_ops;
 

@@ -59,7 +59,12 @@ enum sched_buf {
  *   RECV_REDUCE_COPY   same as RECV_REDUCE
  *   RECV_REDUCE_COPY_SEND  D = R + L, send D to send_peer
  *   COPY               D = L (nothing at all when D and L are the same
- *                      memory, e.g. input and output units in place)
+ *                      memory, e.g. input and output units in place).
+ *                      L and D may hold different element counts (an
+ *                      AllGatherV block and a padded slot): the copy moves
+ *                      the first min(|L|, |D|) elements of L to the start
+ *                      of D and leaves the rest of D alone. Every other
+ *                      kind needs equal counts.
  *   REDUCE             D = D + L
  *   COPY_SEND          D = L, send L to send_peer (one pass over L; nothing
  *                      stored when D and L are the same memory)

@@ -23,6 +23,12 @@
  * only for the runs of the previous step it reads, so pieces pipeline.
  * Send/Recv by default. Both are correct in place.
  *
+ * AllGatherV (rd only): the same ops; block b's units have its count's
+ * size (schedule.h), so step j's exchange of 2^j blocks carries whatever
+ * those blocks hold: the partner of the heaviest block's range waits for it
+ * in every step from the one that first carries it. With equal counts the
+ * schedule is the AllGather's, op for op, and times as it does.
+ *
  * Theory (alpha-beta): log2 N steps; each rank receives (N-1)/N x M. */
 #include "sim/algos/algo.h"
 #include "sim/algos/families.h"
@@ -39,10 +45,10 @@ static int rdrh_log2(int n)
 	return m;
 }
 
-static bool rdrh_check(const char *name, enum coll want, enum coll c,
+static bool rdrh_check(const char *name, unsigned want, enum coll c,
 		       const struct algo_params *p, GError **error)
 {
-	g_assert(c == want); /* the registry admits only our collectives */
+	g_assert(c & want); /* the registry admits only our collectives */
 	if (rdrh_log2(p->nranks) < 0) {
 		g_set_error(error, ALGO_ERROR, ALGO_ERROR_NOT_ADMITTED,
 			    "'%s' needs a power-of-two number of ranks, got %d", name,
@@ -77,7 +83,7 @@ static void rdrh_run(struct sched *s, struct sched_hazards *h, enum paxi_kind px
 
 static struct sched *rd_build(enum coll c, const struct algo_params *p, GError **error)
 {
-	if (!rdrh_check("rd", COLL_ALLGATHER, c, p, error))
+	if (!rdrh_check("rd", COLL_ALLGATHER | COLL_ALLGATHERV, c, p, error))
 		return NULL;
 
 	int n = p->nranks, m = rdrh_log2(n);
@@ -177,7 +183,7 @@ const struct algo_ops algo_rd_ops = {
 	.name = "rd",
 	.summary = "recursive doubling: log2 N pairwise exchanges of doubling ranges "
 		   "(power-of-two N)",
-	.collectives = COLL_ALLGATHER,
+	.collectives = COLL_ALLGATHER | COLL_ALLGATHERV,
 	.default_paxi = PAXI_SENDRECV,
 	.build = rd_build,
 	.theory = rdrh_theory,

@@ -33,6 +33,8 @@ static const struct algo_ops *const registry[] = {
 	&algo_p2p_direct_ops,
 	&algo_agv_ring_ops,
 	&algo_agv_direct_ops,
+	&algo_agv_pad_ops,
+	&algo_agv_bcast_ops,
 	&algo_hier_ops,
 	&algo_nccl_ops,
 	NULL,

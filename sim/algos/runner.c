@@ -563,6 +563,16 @@ static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem
 	return total * elem_bytes;
 }
 
+/* The bytes a COPY moves: the smaller of its source's and its
+ * destination's (ir.h), which differ only where a schedule copies between
+ * units of different blocks (AllGatherV's pad); the source's otherwise. */
+static uint64_t copy_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
+			   const struct sched_op *op)
+{
+	return MIN(units_bytes(s, elems, elem_bytes, op->src_off, op->count),
+		   units_bytes(s, elems, elem_bytes, op->dst_off, op->count));
+}
+
 /* One side of a rank's matching: its sends (or receives) grouped by the
  * (peer, lane) they go to (come from), each group in list order, so that the
  * k-th send of a to (b, lane) meets the k-th receive of b from (a, lane).
@@ -758,7 +768,9 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 			}
 			/* w is a send's engine progress otherwise */
 			if (op_local_pass(o))
-				o->w.local_bytes = units_bytes(s, elems, elem_bytes, op->src_off, op->count);
+				o->w.local_bytes = op->kind == SOP_COPY
+					? copy_bytes(s, elems, elem_bytes, op)
+					: units_bytes(s, elems, elem_bytes, op->src_off, op->count);
 			if (is_send(op->kind)) {
 				uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
 

@@ -1001,13 +1001,16 @@ static void test_e2e_progress_and_refusals(void)
 
 	if (!g5)
 		return;
-	/* rd builds allgather on 2 and 4 ranks of 2..6, x nchunks {1, 2, 4} */
+	/* rd builds allgather and allgatherv on 2 and 4 ranks of 2..6, x
+	 * nchunks {1, 2, 4}, allgatherv x 3 count patterns (zero-size,
+	 * one-heavy, random): (1 + 3) x 2 x 3 = 24 built, (1 + 3) x 3 x 3 = 36
+	 * refused */
 	cmd = g_strdup_printf("%s verify --algo rd --max-ranks 6", g5);
 	g_assert_cmpint(sh(cmd, &out, &err), ==, 0);
 	g_assert_cmpstr(err, ==, "");
-	g_assert_true(g_str_has_prefix(out, "verify: 6 schedules ok, 9 not admitted, 0 failed\n"
+	g_assert_true(g_str_has_prefix(out, "verify: 24 schedules ok, 36 not admitted, 0 failed\n"
 					    "not admitted: shapes an algorithm does not build"));
-	g_assert_nonnull(strstr(out, "\n  rd            9, e.g. allgather ranks=3 root=0: 'rd' needs a "
+	g_assert_nonnull(strstr(out, "\n  rd           36, e.g. allgather ranks=3 root=0: 'rd' needs a "
 				     "power-of-two number of ranks, got 3\n"));
 	g_autofree char *script = g_find_program_in_path("script");
 
@@ -1047,7 +1050,7 @@ static void test_e2e_algos_table(void)
 
 		g_assert_nonnull(strstr(out, row));
 	}
-	g_assert_nonnull(strstr(out, "| `rd` | allgather | sendrecv | powers of two |"));
+	g_assert_nonnull(strstr(out, "| `rd` | allgather, allgatherv | sendrecv | powers of two |"));
 }
 
 static void test_e2e_full_matrix(void)

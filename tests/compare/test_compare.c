@@ -148,6 +148,31 @@ static void test_cli_damaged(void)
 	rm_rf(dir);
 }
 
+/* NCCL's padded AllGatherV (g5x --nccl-agv pad, algo nccl-pad) has no model:
+ * refused by name (exit 1), not simulated as NCCL's grouped broadcasts;
+ * with --algo it is simulated as that algorithm. */
+static void test_cli_nccl_pad(void)
+{
+	struct run r;
+	g_autofree char *dir = tmpdir();
+	g_autofree char *sub = g_build_filename(dir, "out", NULL);
+	g_autofree char *sub2 = g_build_filename(dir, "out2", NULL);
+
+	if (!g5(&r, "compare", "--platform", "configs/platforms/h200x2-nvlink.yaml", "-o", sub,
+		"tests/measured/data/g5x-new.csv", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 1);
+	g_assert_nonnull(strstr(r.err, "NCCL's padded AllGatherV (algo nccl-pad) has no model"));
+	run_clear(&r);
+	g_assert_true(g5(&r, "compare", "--platform", "configs/platforms/h200x2-nvlink.yaml", "-o",
+			 sub2, "--where", "algo=nccl-pad", "--algo", "pad",
+			 "tests/measured/data/g5x-new.csv", NULL));
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	g_assert_nonnull(strstr(r.out, "points 1"));
+	run_clear(&r);
+	rm_rf(dir);
+}
+
 /* Writes a plain CSV of ring AllReduce (nchunks 1 and 4, both modes)
  * simulated on `pl`. */
 static void write_simulated(const struct platform *pl, const char *path)
@@ -244,6 +269,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/compare/errors", test_errors);
 	g_test_add_func("/compare/cli/real-log", test_cli_real);
 	g_test_add_func("/compare/cli/damaged", test_cli_damaged);
+	g_test_add_func("/compare/cli/nccl-pad", test_cli_nccl_pad);
 	g_test_add_func("/calibrate/recovers", test_calibrate_recovers);
 	return g_test_run();
 }

@@ -65,6 +65,69 @@ static void test_bad_corpus(void)
 	}
 }
 
+static struct platform load_ok(const char *path);
+
+/* Every committed platform file loads; the AllGatherV study's three have
+ * the shapes their comments describe. */
+static void test_every_platform(void)
+{
+	g_autoptr(GDir) d = g_dir_open("configs/platforms", 0, NULL);
+	const char *n;
+	int loaded = 0;
+
+	g_assert_nonnull(d);
+	while ((n = g_dir_read_name(d))) {
+		if (!g_str_has_suffix(n, ".yaml"))
+			continue;
+		g_autofree char *path = g_build_filename("configs/platforms", n, NULL);
+		struct platform p = load_ok(path);
+
+		platform_release(&p);
+		loaded++;
+	}
+	g_assert_cmpint(loaded, >=, 25);
+
+	struct platform p = load_ok("configs/platforms/cluster16-edr.yaml");
+
+	g_assert_true(p.fabric.topo == &topo_switch_ops);
+	g_assert_cmpint(p.fabric.nranks, ==, 16);
+	g_assert_cmpuint(p.fabric.switch_link.bw_bytes_per_s, ==, 12500000000ull);
+	platform_release(&p);
+
+	/* two quads of 4, each rank one cross link: 6 + 6 + 4 edges, every
+	 * rank 4 links of 20 GB/s, ring neighbours linked */
+	p = load_ok("configs/platforms/dgx1.yaml");
+	g_assert_true(p.fabric.topo == &topo_edges_ops);
+	g_assert_cmpint(p.fabric.nranks, ==, 8);
+	g_assert_cmpint(p.fabric.nedges, ==, 16);
+	int degree[8] = { 0 };
+	bool ring[8] = { false };
+
+	for (int i = 0; i < p.fabric.nedges; i++) {
+		const struct topo_edge *e = &p.fabric.edges[i];
+
+		g_assert_cmpuint(e->bw_bytes_per_s, ==, 20000000000ull);
+		degree[e->a]++, degree[e->b]++;
+		if ((e->a + 1) % 8 == e->b)
+			ring[e->a] = true;
+		if ((e->b + 1) % 8 == e->a)
+			ring[e->b] = true;
+	}
+	for (int r = 0; r < 8; r++) {
+		g_assert_cmpint(degree[r], ==, 4);
+		g_assert_true(ring[r]);
+	}
+	platform_release(&p);
+
+	/* 16 GPUs, 8 board switches, 4 PLX, 2 CPUs: a tree (edges = nodes - 1) */
+	p = load_ok("configs/platforms/cs-storm16.yaml");
+	g_assert_true(p.fabric.topo == &topo_edges_ops);
+	g_assert_cmpint(p.fabric.nranks, ==, 16);
+	g_assert_cmpint(p.fabric.nswitches, ==, 14);
+	g_assert_cmpint(p.fabric.nedges, ==, 16 + 14 - 1);
+	platform_release(&p);
+}
+
 static void test_seed_equals_default(void)
 {
 	struct platform def, got;
@@ -408,8 +471,10 @@ static void test_experiment_full(void)
 	g_assert_cmpuint(dtype_elem_bytes(DTYPE_FP32), ==, 4);
 	g_assert_true(e->paxi_set);
 	g_assert_cmpint(e->paxi, ==, PAXI_SENDRECV);
-	g_assert_cmpint(e->counts, ==, COUNTS_ZIPF);
-	g_assert_cmpfloat(e->zipf_s, ==, 1.2);
+	g_assert_cmpint(e->counts, ==, COUNTS_DIST);
+	g_assert_cmpint(e->counts_dist.family, ==, WEIGHTS_ZIPF);
+	g_assert_cmpfloat(e->counts_dist.param, ==, 1.2);
+	g_assert_cmpstr(e->counts_label, ==, "zipf:1.2");
 	g_assert_cmpuint(e->counts_seed, ==, 7);
 	g_assert_cmpstr(e->out_dir, ==, "out/full");
 	g_assert_cmpuint(e->formats, ==, OUT_H5 | OUT_CSV);
@@ -550,6 +615,63 @@ static void test_sweep_count(void)
 	experiment_free(e);
 }
 
+/* The AllGatherV study (experiments/11-allgatherv-*.yaml,
+ * docs/allgatherv-study.md): 3 systems x 6 count distributions, each with
+ * the six AllGatherV algorithms on 4 KiB .. 64 MiB; the real counts come
+ * from experiments/counts (file:) with the rank count of their system and
+ * the skews the doc quotes. */
+static void test_experiment_allgatherv_study(void)
+{
+	static const struct {
+		const char *sys;
+		int ranks;
+	} systems[] = { { "cluster16-edr", 16 }, { "dgx1", 8 }, { "cs-storm16", 16 } };
+	static const struct {
+		const char *dist;
+		enum counts_kind kind;
+	} dists[] = {
+		{ "equal", COUNTS_EQUAL }, { "zipf", COUNTS_DIST }, { "lognormal", COUNTS_DIST },
+		{ "heavy", COUNTS_DIST }, { "utm300-eqrows", COUNTS_LIST }, { "utm300-eqnnz", COUNTS_LIST },
+	};
+
+	for (size_t s = 0; s < G_N_ELEMENTS(systems); s++)
+		for (size_t d = 0; d < G_N_ELEMENTS(dists); d++) {
+			g_autofree char *path = g_strdup_printf("experiments/11-allgatherv-%s-%s.yaml",
+								systems[s].sys, dists[d].dist);
+			GError *err = NULL;
+			struct experiment *e = config_experiment_load(path, &err);
+
+			g_assert_no_error(err);
+			g_assert_cmpint(e->plat.fabric.nranks, ==, systems[s].ranks);
+			g_assert_cmpuint(e->plat.fabric.fidelity, ==, LINK_FIDELITY_FLOW);
+			g_assert_cmpint(e->counts, ==, dists[d].kind);
+			g_assert_nonnull(e->counts_label);
+			GPtrArray *algos = e->algos->pdata[0];
+
+			g_assert_cmpuint(algos->len, ==, 6);
+			g_assert_cmpuint(e->sizes->len, ==, 8);
+			g_assert_cmpuint(g_array_index(e->sizes, uint64_t, 7), ==, 64ull << 20);
+			g_autofree uint64_t *w = experiment_weights(e, systems[s].ranks);
+			double skew = weights_skew(w, systems[s].ranks);
+
+			if (dists[d].kind == COUNTS_EQUAL)
+				g_assert_cmpfloat(skew, ==, 1.0);
+			else
+				g_assert_cmpfloat(skew, >, 1.4);
+			/* equal nonzeros, 16 ranks: the first slice holds 42 of 300 rows */
+			if (!strcmp(dists[d].dist, "utm300-eqnnz") && systems[s].ranks == 16) {
+				uint64_t sum = 0;
+
+				for (int r = 0; r < 16; r++)
+					sum += w[r];
+				g_assert_cmpuint(sum, ==, 300);
+				g_assert_cmpuint(w[0], ==, 42);
+				g_assert_cmpfloat_with_epsilon(skew, 42.0 * 16 / 300, 1e-12);
+			}
+			experiment_free(e);
+		}
+}
+
 /* The systems study (experiments/10-systems-*.yaml, docs/systems.md) loads
  * as the doc describes it: 128 GPUs in 16 nodes of 8 at flow fidelity, at
  * 1:1 (16 spines) and 2:1 (8), five algorithms, 23 sizes up to 4 GiB, three
@@ -644,6 +766,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/config/bad/corpus", test_bad_corpus);
 	g_test_add_func("/config/platform/seed-equals-default", test_seed_equals_default);
 	g_test_add_func("/config/platform/examples", test_examples);
+	g_test_add_func("/config/platform/every-file", test_every_platform);
+	g_test_add_func("/config/experiment/allgatherv-study", test_experiment_allgatherv_study);
 	g_test_add_func("/config/platform/switch-link-follows", test_switch_twin);
 	g_test_add_func("/config/platform/set", test_platform_set);
 	g_test_add_func("/config/platform/anchor", test_anchor_without_alias);

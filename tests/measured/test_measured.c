@@ -197,8 +197,9 @@ static void test_g5x_log(void)
 static void test_g5x_csv(void)
 {
 	static const char *const files[] = { DATA "g5x-old.csv", DATA "g5x-new.csv" };
-	/* the new file's two probe and two baseline rows are not points */
-	static const guint counts[] = { 100, 8 };
+	/* the new file's two probe and two baseline rows are not points; its
+	 * last row is NCCL's padded AllGatherV */
+	static const guint counts[] = { 100, 9 };
 #define O DATA "g5x-old.csv"
 #define N DATA "g5x-new.csv"
 	static const struct want w[] = {
@@ -222,6 +223,9 @@ static void test_g5x_csv(void)
 		  "wall", "LL128", -1 },
 		{ N, 7, 13, "nccl", "broadcast", "nccl", "single", 2, 1048576, "fp16", true, 9.911, 1,
 		  "-", "events", "auto", -1 },
+		/* NCCL's padded AllGatherV (g5x --nccl-agv pad): its own algo */
+		{ N, 8, 14, "nccl", "allgatherv", "nccl-pad", "single", 2, 1048576, "fp32", false,
+		  30.5, 1, "-", "wall", "auto", -1 },
 	};
 #undef O
 #undef N

@@ -193,6 +193,16 @@ static void test_fattree_all_algorithms(void)
 	all_algorithms("configs/platforms/fattree128.yaml", 16);
 }
 
+/* ... on the AllGatherV study's systems (docs/allgatherv-study.md): a
+ * switch of 16 EDR nodes, the DGX-1's cube-mesh edge list (pairs without a
+ * link two hops apart) and the CS-Storm's PCIe tree of switch nodes */
+static void test_study_platforms_all_algorithms(void)
+{
+	all_algorithms("configs/platforms/cluster16-edr.yaml", 0);
+	all_algorithms("configs/platforms/dgx1.yaml", 0);
+	all_algorithms("configs/platforms/cs-storm16.yaml", 0);
+}
+
 /* ... on two tiers: 2 DGX H200 on 400 Gb/s rails (the 16-node platform at
  * 16 ranks), whose routes cross a node switch, a rail's leaf or a spine */
 static void test_tiers_all_algorithms(void)
@@ -999,6 +1009,59 @@ static void test_cli_allgatherv_counts(void)
 
 	g_assert_cmpfloat(agv_latency("--counts-dist zipf:1.2 --seed 4"), ==, z);
 	g_assert_cmpfloat(agv_latency("--counts-dist zipf:1.2 --seed 5"), !=, z);
+}
+
+static double sim_latency(const char *args)
+{
+	g_autofree char *cmd = g_strdup_printf("sim --json %s", args);
+	g_autofree char *out = NULL, *err = NULL;
+
+	if (g5(cmd, &out, &err) != 0)
+		g_error("g5 %s: %s", cmd, err);
+	return json_num(out, "latency_us");
+}
+
+static void test_cli_allgatherv_twins(void)
+{
+	/* With equal counts every AllGatherV algorithm that has an AllGather
+	 * twin times exactly as that twin (pad has nothing to pad: the ring),
+	 * on a ring and a hypercube, at a size that does not divide by N. */
+	static const char *const twins[][2] = {
+		{ "ring", "ring" }, { "direct", "direct" }, { "rd", "rd" },
+		{ "bruck", "bruck" }, { "ring", "pad" },
+	};
+	static const char *const where[] = { "", "--topo hypercube" };
+	static const char *const sizes[] = { "4KiB", "1000000B", "64MiB" };
+	int checked = 0;
+
+	for (size_t t = 0; t < G_N_ELEMENTS(twins); t++)
+		for (size_t w = 0; w < G_N_ELEMENTS(where); w++)
+			for (size_t z = 0; z < G_N_ELEMENTS(sizes); z++) {
+				g_autofree char *ag = g_strdup_printf(
+					"--collective allgather --algo %s --size %s %s", twins[t][0],
+					sizes[z], where[w]);
+				g_autofree char *agv = g_strdup_printf(
+					"--collective allgatherv --algo %s --size %s %s --counts 5,5,5,5,5,5,5,5",
+					twins[t][1], sizes[z], where[w]);
+				double a = sim_latency(ag), v = sim_latency(agv);
+
+				if (a != v)
+					g_error("allgather %s %.3f us, allgatherv %s %.3f us (%s %s)",
+						twins[t][0], a, twins[t][1], v, sizes[z], where[w]);
+				checked++;
+			}
+	g_assert_cmpint(checked, ==, 30);
+	/* one heavy rank: pad moves N blocks of the heaviest's size, so it is
+	 * slower than the ring, which moves each block at its own size; rd and
+	 * bruck carry the heavy block in every step from the one that first
+	 * carries it (2 of 3 steps for rank 3's block), the ring once per link */
+	const char *heavy = "--collective allgatherv --size 64MiB --counts 1,1,1,30,1,1,1,1";
+	g_autofree char *ring = g_strdup_printf("--algo ring %s", heavy);
+	g_autofree char *pad = g_strdup_printf("--algo pad %s", heavy);
+	g_autofree char *eq = g_strdup("--algo ring --collective allgatherv --size 64MiB");
+
+	g_assert_cmpfloat(sim_latency(pad), >, 2 * sim_latency(ring));
+	g_assert_cmpfloat(sim_latency(pad), >, 2 * sim_latency(eq));
 }
 
 static void test_cli_version(void)
@@ -1824,6 +1887,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
 	g_test_add_func("/sim/cli/version", test_cli_version);
 	g_test_add_func("/sim/cli/allgatherv-counts", test_cli_allgatherv_counts);
+	g_test_add_func("/sim/cli/allgatherv-twins", test_cli_allgatherv_twins);
+	g_test_add_func("/sim/study-platforms/all-algorithms", test_study_platforms_all_algorithms);
 	g_test_add_func("/sim/nccl/protocol-pick", test_nccl_protocol_pick);
 	g_test_add_func("/sim/nccl/copy-send", test_copy_send);
 	g_test_add_func("/sim/cli/iters", test_sim_iters);

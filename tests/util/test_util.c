@@ -219,23 +219,77 @@ static void test_weights_list(void)
 
 static void test_weights_dist(void)
 {
-	double s = 0;
+	struct weights_dist d = { 0 };
 	GError *e = NULL;
 
-	g_assert_true(weights_parse_dist("zipf:1.2", &s, NULL));
-	g_assert_cmpfloat(s, ==, 1.2);
-	g_assert_true(weights_parse_dist("zipf:10", &s, NULL));
-	static const char *const bad[] = { "zipf:0", "zipf:-1", "zipf:10.5", "zipf:", "zipf:1x",
-					   "uniform", "zipf 1.2" };
+	g_assert_true(weights_parse_dist("zipf:1.2", &d, NULL));
+	g_assert_cmpint(d.family, ==, WEIGHTS_ZIPF);
+	g_assert_cmpfloat(d.param, ==, 1.2);
+	g_assert_true(weights_parse_dist("zipf:10", &d, NULL));
+	g_assert_true(weights_parse_dist("lognormal:0.5", &d, NULL));
+	g_assert_cmpint(d.family, ==, WEIGHTS_LOGNORMAL);
+	g_assert_cmpfloat(d.param, ==, 0.5);
+	g_assert_true(weights_parse_dist("heavy:1", &d, NULL));
+	g_assert_cmpint(d.family, ==, WEIGHTS_HEAVY);
+	g_autofree char *name = weights_dist_name(&d);
+
+	g_assert_cmpstr(name, ==, "heavy:1");
+	static const struct {
+		const char *text, *usage;
+	} bad[] = {
+		{ "zipf:0", "zipf:S with S a number in (0, 10], such as zipf:1.2" },
+		{ "zipf:-1", "zipf:S with S a number in (0, 10], such as zipf:1.2" },
+		{ "zipf:10.5", "zipf:S with S a number in (0, 10], such as zipf:1.2" },
+		{ "zipf:", "zipf:S with S a number in (0, 10], such as zipf:1.2" },
+		{ "zipf:1x", "zipf:S with S a number in (0, 10], such as zipf:1.2" },
+		{ "lognormal:0", "lognormal:SIGMA with SIGMA a number in (0, 5], such as lognormal:1" },
+		{ "lognormal:6", "lognormal:SIGMA with SIGMA a number in (0, 5], such as lognormal:1" },
+		{ "heavy:0.5", "heavy:F with F a number in [1, 1000000], such as heavy:8" },
+		{ "heavy:2e6", "heavy:F with F a number in [1, 1000000], such as heavy:8" },
+		{ "uniform", "zipf:S, lognormal:SIGMA or heavy:F, such as zipf:1.2" },
+		{ "zipf 1.2", "zipf:S, lognormal:SIGMA or heavy:F, such as zipf:1.2" },
+	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-		g_autofree char *want = g_strdup_printf(
-			"must be zipf:S with S a number in (0, 10], such as zipf:1.2, got '%s'", bad[i]);
+		g_autofree char *want = g_strdup_printf("must be %s, got '%s'", bad[i].usage, bad[i].text);
 
-		g_assert_false(weights_parse_dist(bad[i], &s, &e));
+		g_assert_false(weights_parse_dist(bad[i].text, &d, &e));
 		g_assert_cmpstr(e->message, ==, want);
 		g_clear_error(&e);
 	}
+}
+
+/* lognormal and heavy: fixed by the seed alone; heavy is one rank at F
+ * times the others; skew is max / mean. */
+static void test_weights_families(void)
+{
+	const int n = 16;
+	struct weights_dist ln = { WEIGHTS_LOGNORMAL, 1.0 }, hv = { WEIGHTS_HEAVY, 8.0 };
+	g_autofree uint64_t *a = weights_draw(n, &ln, 3), *b = weights_draw(n, &ln, 3);
+	g_autofree uint64_t *c = weights_draw(n, &ln, 4), *h = weights_draw(n, &hv, 3);
+	int heavy = 0;
+
+	g_assert_cmpmem(a, n * sizeof(*a), b, n * sizeof(*b));
+	g_assert_true(memcmp(a, c, n * sizeof(*a)) != 0);
+	for (int r = 0; r < n; r++) {
+		g_assert_cmpuint(a[r], >=, 1);
+		if (h[r] == 8000000)
+			heavy++;
+		else
+			g_assert_cmpuint(h[r], ==, 1000000);
+	}
+	g_assert_cmpint(heavy, ==, 1);
+	/* 8 x 16 / (8 + 15) */
+	g_assert_cmpfloat_with_epsilon(weights_skew(h, n), 128.0 / 23.0, 1e-12);
+	g_assert_cmpfloat(weights_skew(NULL, n), ==, 1.0);
+	const uint64_t one[4] = { 0, 0, 5, 0 };
+
+	g_assert_cmpfloat(weights_skew(one, 4), ==, 4.0);
+	/* a larger sigma spreads the weights further */
+	struct weights_dist wide = { WEIGHTS_LOGNORMAL, 2.0 };
+	g_autofree uint64_t *w = weights_draw(n, &wide, 3);
+
+	g_assert_cmpfloat(weights_skew(w, n), >, weights_skew(a, n));
 }
 
 /* Zipf weights: a permutation of round(1e6 / k^s), at least 1, fixed by the
@@ -555,5 +609,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/util/weights/dist", test_weights_dist);
 	g_test_add_func("/util/spell/closest", test_spell);
 	g_test_add_func("/util/weights/zipf", test_weights_zipf);
+	g_test_add_func("/util/weights/families", test_weights_families);
 	return g_test_run();
 }
