@@ -176,7 +176,16 @@ static bool plan_ops(struct gx_plan *p, char *err, size_t errlen)
 				return false;
 			}
 			/* a copy between ranges of different sizes moves the
-			 * smaller count (ir.h: AllGatherV's pad) */
+			 * smaller count (ir.h: AllGatherV's pad), and may drop
+			 * elements only out of scratch (sim/algos/runner.c) */
+			if (o->kind == GX_OP_COPY && sn > dn && o->src_buf != GX_BUF_SCRATCH) {
+				plan_err(err, errlen,
+					 "rank %d op %u: a copy of %llu elements of its %s into %llu would"
+					 " drop data; take a larger size",
+					 r, i, (unsigned long long)sn,
+					 gx_buf_name((enum gx_buf)o->src_buf), (unsigned long long)dn);
+				return false;
+			}
 			if (o->kind == GX_OP_COPY && sn != dn)
 				sn = dn = sn < dn ? sn : dn;
 			if ((f & GX_F_SRC) && (f & GX_F_DST) && sn != dn) {

@@ -39,7 +39,8 @@
  * as the AllGather ring does. The slot is the heaviest block's at every
  * size the counts sum to, and at any size of at least that many elements;
  * below that the floor rule can leave an earlier, lighter block one element
- * longer than the slot (then the executor's check fails). Theory: N - 1
+ * longer than the slot, and the runner and the executor's plan refuse
+ * that size (the copy into the slot would drop data). Theory: N - 1
  * steps, coef (N-1) x max/sum of the weights.
  *
  * bcast: one Broadcast per rank, grouped (how NCCL users write AllGatherV:

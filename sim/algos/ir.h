@@ -63,8 +63,10 @@ enum sched_buf {
  *                      L and D may hold different element counts (an
  *                      AllGatherV block and a padded slot): the copy moves
  *                      the first min(|L|, |D|) elements of L to the start
- *                      of D and leaves the rest of D alone. Every other
- *                      kind needs equal counts.
+ *                      of D and leaves the rest of D alone; only L in
+ *                      scratch may be the larger (a copy that would drop
+ *                      input or output elements is refused at that size).
+ *                      Every other kind needs equal counts.
  *   REDUCE             D = D + L
  *   COPY_SEND          D = L, send L to send_peer (one pass over L; nothing
  *                      stored when D and L are the same memory)

@@ -720,12 +720,46 @@ static bool match(struct runner *r, GError **error)
 
 /* Builds r's ranks and ops for its schedule r->s and matches them; the
  * transactions are created on r->px. */
+/* A COPY may drop elements only out of scratch (a padded slot into its
+ * block, ir.h): one out of the input or output that is larger than its
+ * destination would lose data, as AllGatherV's pad would below the size
+ * its counts sum to, where the floor rule can make a lighter block one
+ * element longer than the slot. Such a size is refused. */
+static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **error)
+{
+	for (int rank = 0; rank < s->nranks; rank++) {
+		const GArray *ops = s->ranks[rank].ops;
+
+		for (guint i = 0; i < ops->len; i++) {
+			const struct sched_op *op = &g_array_index(ops, struct sched_op, i);
+
+			if (op->kind != SOP_COPY || op->src_buf == SBUF_SCRATCH)
+				continue;
+			uint64_t from = units_bytes(s, elems, 1, op->src_off, op->count);
+			uint64_t to = units_bytes(s, elems, 1, op->dst_off, op->count);
+
+			if (from > to) {
+				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_SIZE,
+					    "%s at %" G_GUINT64_FORMAT " elements: rank %d op %u would copy"
+					    " %" G_GUINT64_FORMAT " elements of its %s into %" G_GUINT64_FORMAT
+					    " and drop data; take a larger size",
+					    s->algo, elems, rank, i, from,
+					    op->src_buf == SBUF_IN ? "input" : "output", to);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError **error)
 {
 	const struct sched *s = r->s;
 	struct paxi *px = r->px;
 	uint64_t elems = bytes / elem_bytes;
 
+	if (!copies_keep_data(s, elems, error))
+		return false;
 	r->ranks = g_new0(struct run_rank, s->nranks);
 	r->call_end = g_new0(sim_time_t, r->calls);
 

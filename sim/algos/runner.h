@@ -26,6 +26,7 @@ enum runner_error_code {
 	RUNNER_ERROR_DEADLOCK,  /* ops that never completed */
 	RUNNER_ERROR_CLOCK,     /* the run's time passed the end of the clock */
 	RUNNER_ERROR_EVENTS,    /* the run reached its limit of events */
+	RUNNER_ERROR_SIZE,      /* the schedule cannot run at this size without losing data */
 };
 
 struct runner_step {

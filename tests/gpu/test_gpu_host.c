@@ -624,6 +624,29 @@ static void test_plan_errors(void)
 	g_assert_nonnull(strstr(err, "receives by sendrecv"));
 	gx_sched_free(s);
 
+	/* AllGatherV pad below the size its counts sum to: counts 1,2 at one
+	 * element give block 0 the element and the slot (block 1's) none, so
+	 * the copy into the slot would drop it: refused; at three it plans */
+	{
+		uint64_t w[2] = { 1, 2 };
+		struct algo_params ap = { .nranks = 2, .nchunks = 1, .peer = 1, .weights = w };
+		const struct algo_ops *pad = algo_find(COLL_ALLGATHERV, "pad", NULL);
+		struct sched *ps = algo_build(pad, COLL_ALLGATHERV, &ap, NULL);
+		char *text = sched_file_format(ps);
+		struct gx_sched *g = gx_from_text(text, "pad");
+
+		p = gx_plan_new(g, 1, 4, 1, 8, 0, GX_WIRE_SIMPLE, false, err, sizeof(err));
+		g_assert_null(p);
+		g_assert_nonnull(strstr(err, "rank 0 op 0: a copy of 1 elements of its in into 0 would"
+					     " drop data"));
+		p = gx_plan_new(g, 3, 4, 1, 8, 0, GX_WIRE_SIMPLE, false, err, sizeof(err));
+		g_assert_nonnull(p);
+		gx_plan_free(p);
+		gx_sched_free(g);
+		g_free(text);
+		sched_free(ps);
+	}
+
 	/* the well-formed exchange plans: one connection each way */
 	s = tiny(GX_OP_SEND, GX_OP_RECV_REDUCE, false);
 	p = gx_plan_new(s, 100, 4, 3, 8, 0, GX_WIRE_SIMPLE, false, err, sizeof(err));

@@ -1062,6 +1062,20 @@ static void test_cli_allgatherv_twins(void)
 
 	g_assert_cmpfloat(sim_latency(pad), >, 2 * sim_latency(ring));
 	g_assert_cmpfloat(sim_latency(pad), >, 2 * sim_latency(eq));
+
+	/* below the size its counts sum to, pad's slot (the heaviest block's)
+	 * can be smaller than a lighter block that the floor rule gives one
+	 * element more (counts 1,2 at one element: block 0 has it, the slot
+	 * none): that size is refused (exit 1, the reason), not run short;
+	 * from three elements on it runs */
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("sim --collective allgatherv --algo pad --ranks 2 --counts 1,2 --size 4B",
+			   &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "pad at 1 elements: rank 0 op 0 would copy 1 elements of its"
+				     " input into 0 and drop data"));
+	g_assert_cmpfloat(sim_latency("--collective allgatherv --algo pad --ranks 2 --counts 1,2"
+				      " --size 12B"), >, 0);
 }
 
 static void test_cli_version(void)
