@@ -1,7 +1,7 @@
 #!/bin/sh
 # On a GPU host with fewer GPUs than ranks (one H200 will do), in one call:
 # build the executor and check every committed 4- and 8-rank schedule
-# (gpu/schedules/n4/, n8/) with --share-gpus: every dtype, both placements,
+# (gpu/schedules/n4/, n8/; DIRS names others) with --share-gpus: every dtype, both placements,
 # 4 KiB .. MAX (default 16M), so both wires (LL to 1 MiB, Simple above);
 # ARGS adds options to every run (e.g. "--slice 64K" for many slices per
 # channel, or "-b 64M" with MAX=256M for large sizes).
@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/g5x-shared}
 MAX=${MAX:-16M}
 ARGS=${ARGS:-}
+DIRS=${DIRS:-gpu/schedules/n4 gpu/schedules/n8}
 BUDGET=${BUDGET:-480}
 mkdir -p "$OUT"
 . gpu/host-env.sh
@@ -31,7 +32,7 @@ start=$(date +%s)
 } >"$OUT/build.log" 2>&1
 [ -x "$X" ] || { echo "build failed"; tail -30 "$OUT/build.log"; exit 1; }
 : >"$OUT/summary.txt"
-for f in gpu/schedules/n4/*.g5s gpu/schedules/n8/*.g5s; do
+for d in $DIRS; do for f in "$d"/*.g5s; do
 	if [ $(($(date +%s) - start)) -gt "$BUDGET" ]; then
 		echo "SKIPPED (time) $f" >>"$OUT/summary.txt"
 		continue
@@ -45,6 +46,6 @@ for f in gpu/schedules/n4/*.g5s gpu/schedules/n8/*.g5s; do
 	bad=$(awk -F, -v s="$(basename "$f")" '$17 == s && $14 != 0 { w += $14 } END { print w + 0 }' \
 		"$OUT/check.csv" 2>/dev/null)
 	echo "$(basename "$f") rc=$rc rows=$rows wrong=$bad" >>"$OUT/summary.txt"
-done
+done; done
 awk '{ n++; if ($2 != "rc=0" || $4 != "wrong=0") f++ } END { printf "%d schedules, %d failed or wrong\n", n, f + 0 }' \
 	"$OUT/summary.txt" | tee -a "$OUT/summary.txt"
