@@ -172,6 +172,17 @@ struct fabric {
 	struct node_rate inject_rate, eject_rate; /* caches of node_ps() */
 	struct flow_net *flow;     /* owned: flow fidelity only, NULL at packet */
 	int *route_chans;          /* owned scratch, nnodes (flow fidelity) */
+	struct route_cache *rcache; /* owned, nranks (flow fidelity) */
+};
+
+/* Flow fidelity: a source's last route, as channels (routes are a pure
+ * function of (src, dst, hint), topo.h), so a rank streaming slices to one
+ * peer routes once. Routes longer than ROUTE_CACHE_HOPS are not kept.
+ * hops 0: empty. */
+enum { ROUTE_CACHE_HOPS = 6 };
+struct route_cache {
+	int dst, hint, hops;
+	int chans[ROUTE_CACHE_HOPS];
 };
 
 /* Exact ceil(bytes x 1e12 / bw) in picoseconds. */
@@ -894,6 +905,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		}
 		f->flow = flow_net_new(s, f->t.nchans, params, ends, f->t.nranks, &f->np);
 		f->route_chans = g_new(int, f->t.nnodes);
+		f->rcache = g_new0(struct route_cache, f->t.nranks);
 	}
 	return f;
 bad_tier:
@@ -923,6 +935,7 @@ void fabric_free(struct fabric *f)
 	g_free(f->route_vcs);
 	flow_net_free(f->flow);
 	g_free(f->route_chans);
+	g_free(f->rcache);
 	topo_release(&f->t);
 	g_free(f);
 }
@@ -937,11 +950,24 @@ static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
 			     enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
 			     fabric_deliver_fn deliver, void *user)
 {
+	struct route_cache *c = &f->rcache[src];
+
+	if (c->hops && c->dst == dst && c->hint == (int)hint) {
+		flow_send(f->flow, src, dst, bytes, c->chans, c->hops, first_bytes, piece_bytes,
+			  deliver, user);
+		return f->next_id++;
+	}
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
 
 	for (int k = 0; k < hops; k++) {
 		f->route_chans[k] = topo_chan_find(&f->t, f->route_nodes[k], f->route_nodes[k + 1]);
 		g_assert(f->route_chans[k] >= 0);
+	}
+	if (hops <= ROUTE_CACHE_HOPS) {
+		c->dst = dst;
+		c->hint = (int)hint;
+		c->hops = hops;
+		memcpy(c->chans, f->route_chans, sizeof(int) * (size_t)hops);
 	}
 	flow_send(f->flow, src, dst, bytes, f->route_chans, hops, first_bytes, piece_bytes,
 		  deliver, user);

@@ -178,6 +178,46 @@ static void test_in_order_per_pair(void)
 	}
 }
 
+/* In order per pair with more peers than a source's pair cache holds (2):
+ * each header-only flag is delivered no sooner than the data sent before it
+ * to the same peer, and a flag is not held back by another peer's data. */
+static void test_in_order_many_peers(void)
+{
+	static const int peers[] = { 3, 5, 6 };
+	static const uint64_t bytes[] = { 1 << 20, 4 << 20, 4 << 20 };
+	struct fabric_config cfg = {
+		.topo = &topo_ring_ops, .nranks = 8, .fidelity = LINK_FIDELITY_FLOW,
+	};
+	struct rx data[3] = { 0 }, flag[3] = { 0 };
+	struct net x;
+
+	link_params_default(&cfg.link);
+	cfg.link.header_bytes = 0;
+	x.s = sim_new(1);
+	x.f = fabric_new(x.s, &cfg, NULL);
+	for (int i = 0; i < 3; i++) {
+		g_dataset_set_data(&data[i], "sim", x.s);
+		g_dataset_set_data(&flag[i], "sim", x.s);
+		fabric_send(x.f, 0, peers[i], bytes[i], ROUTE_SHORTEST, on_deliver, &data[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		fabric_send(x.f, 0, peers[i], 0, ROUTE_SHORTEST, on_deliver, &flag[i]);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	for (int i = 0; i < 3; i++) {
+		g_assert_cmpuint(data[i].done_ps, >, 0);
+		g_assert_cmpuint(flag[i].done_ps, >=, data[i].done_ps);
+	}
+	/* 0 -> 3 goes clockwise, 5 and 6 counter-clockwise: 3's flag follows
+	 * 3's 1 MiB, not the 8 MiB on the other side */
+	g_assert_cmpuint(flag[0].done_ps, <, data[2].done_ps);
+	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+	for (int i = 0; i < 3; i++) {
+		g_dataset_destroy(&data[i]);
+		g_dataset_destroy(&flag[i]);
+	}
+	net_free(&x);
+}
+
 /* Pieces: a callback after first_bytes, then every piece_bytes, and the
  * last byte with done; at packet fidelity the same call is per packet. */
 static void test_pieces(void)
@@ -232,6 +272,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/fair-share", test_fair_share);
 	g_test_add_func("/flow/memory-fifo", test_memory_fifo);
 	g_test_add_func("/flow/in-order-per-pair", test_in_order_per_pair);
+	g_test_add_func("/flow/in-order-many-peers", test_in_order_many_peers);
 	g_test_add_func("/flow/pieces", test_pieces);
 	g_test_add_func("/flow/deterministic", test_deterministic);
 	return g_test_run();
