@@ -128,7 +128,29 @@ static void on_sent(void *user, struct paxi_txn *t)
 	op_try_finish(o);
 }
 
-static const struct paxi_txn_ops txn_ops = { .usable = on_usable, .sent = on_sent };
+/* Flow fidelity: how long op o can wait for more of its incoming data
+ * without delaying anything. A forwarding op whose outgoing channel is busy
+ * sending what is queued on it loses nothing until that drains; an op that
+ * only stores its data needs it whole; a reduction without an output, a
+ * staged copy, or an op not started yet take each slice as it lands, and so
+ * does a reduction where several lanes share the node's reducer (ring2p:
+ * how the two directions' slices interleave on it sets their pace). */
+static sim_time_t on_slack(void *user, struct paxi_txn *t)
+{
+	struct run_op *o = user;
+	bool reducer = is_reducing(o->op->kind) || paxi_get_params(o->r->px)->staging;
+
+	(void)t;
+	if (!o->started || (reducer && o->r->nlanes > 1))
+		return 0;
+	if (o->out)
+		return paxi_txn_drain_ps(o->out);
+	return reducer ? 0 : SIM_TIME_END;
+}
+
+static const struct paxi_txn_ops txn_ops = {
+	.usable = on_usable, .sent = on_sent, .slack = on_slack,
+};
 
 /* engine: a forwarding op's reduced (or copied) data streams on as it is
  * made (paxi_engine_work calls it only with the engine). */

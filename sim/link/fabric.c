@@ -946,16 +946,15 @@ int fabric_ranks(const struct fabric *f)
 }
 
 /* A message at flow fidelity: one flow over the route (flow.h). */
-static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
-			     enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
-			     fabric_deliver_fn deliver, void *user)
+/* The route src -> dst as channels, from the source's cache or routed
+ * (and cached when short enough); returns the hops, *chans the channels. */
+static int flow_route(struct fabric *f, int src, int dst, enum route_hint hint, const int **chans)
 {
 	struct route_cache *c = &f->rcache[src];
 
 	if (c->hops && c->dst == dst && c->hint == (int)hint) {
-		flow_send(f->flow, src, dst, bytes, c->chans, c->hops, first_bytes, piece_bytes,
-			  deliver, user);
-		return f->next_id++;
+		*chans = c->chans;
+		return c->hops;
 	}
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
 
@@ -969,21 +968,44 @@ static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
 		c->hops = hops;
 		memcpy(c->chans, f->route_chans, sizeof(int) * (size_t)hops);
 	}
-	flow_send(f->flow, src, dst, bytes, f->route_chans, hops, first_bytes, piece_bytes,
-		  deliver, user);
+	*chans = f->route_chans;
+	return hops;
+}
+
+static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
+			     enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
+			     fabric_slack_fn slack, fabric_deliver_fn deliver, void *user)
+{
+	const int *chans;
+	int hops = flow_route(f, src, dst, hint, &chans);
+
+	flow_send(f->flow, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack, deliver,
+		  user);
 	return f->next_id++;
+}
+
+sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint hint)
+{
+	if (!f->flow || src == dst)
+		return 0;
+	const int *chans;
+
+	if (flow_route(f, src, dst, hint, &chans) < 1)
+		return 0;
+	return flow_chan_drain_ps(f->flow, chans[0]);
 }
 
 uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
 			    enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
-			    fabric_deliver_fn deliver, void *user)
+			    fabric_slack_fn slack, fabric_deliver_fn deliver, void *user)
 {
 	if (!f->flow)
 		return fabric_send(f, src, dst, bytes, hint, deliver, user);
 	if (src < 0 || src >= f->t.nranks || dst < 0 || dst >= f->t.nranks || src == dst)
 		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
 	g_assert(deliver);
-	return flow_message(f, src, dst, bytes, hint, first_bytes, piece_bytes, deliver, user);
+	return flow_message(f, src, dst, bytes, hint, first_bytes, piece_bytes, slack, deliver,
+			    user);
 }
 
 enum link_fidelity fabric_fidelity(const struct fabric *f)
@@ -998,7 +1020,7 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
 	g_assert(deliver);
 	if (f->flow)
-		return flow_message(f, src, dst, bytes, hint, 0, 0, deliver, user);
+		return flow_message(f, src, dst, bytes, hint, 0, 0, NULL, deliver, user);
 	struct msg *m = msg_alloc(f);
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
 

@@ -67,6 +67,7 @@ struct flow {
 	uint64_t first, piece; /* delivery boundaries (flow.h) */
 	uint64_t next_x;       /* next payload boundary to reach */
 	fabric_deliver_fn deliver;
+	fabric_slack_fn slack; /* NULL: fixed pieces */
 	void *user;
 	struct flow_use *use;  /* owned, reused: nuse entries, alloc_use capacity */
 	uint32_t nuse, alloc_use;
@@ -79,7 +80,9 @@ struct flow {
 
 struct chan_fifo {
 	struct flow *head, *tail; /* waiting, in send order */
-	bool busy;                /* a flow from memory is sending on it */
+	struct flow *active;      /* the flow from memory sending on it, NULL: idle */
+	double waiting_units;     /* units of the waiting flows */
+	bool busy;                /* active != NULL */
 	/* the timing of the last message size seen on this channel, so that a
 	 * stream of equal slices divides once (link_wire_ps) */
 	uint64_t memo_bytes;      /* payload; UINT64_MAX: none yet */
@@ -238,14 +241,47 @@ static double units_of(const struct flow *fl, uint64_t x)
 	return (double)x * fl->units / (double)fl->bytes;
 }
 
-/* The first payload boundary after x. */
+/* The first payload boundary after x (x sent now, at rate fl->rate once
+ * active): first, then piece_bytes more, or as many piece_bytes as half the
+ * receiver's slack less the tail carries (flow.h). */
 static uint64_t boundary_after(const struct flow *fl, uint64_t x)
 {
+	uint64_t next;
+
 	if (x < fl->first)
-		return MIN(fl->first, fl->bytes);
-	if (!fl->piece || fl->bytes - x <= fl->piece)
+		next = MIN(fl->first, fl->bytes);
+	else if (!fl->piece || fl->bytes - x <= fl->piece)
 		return fl->bytes;
-	return x + fl->piece;
+	else
+		next = x + fl->piece;
+	if (fl->slack && fl->rate > 0 && fl->piece && next < fl->bytes) {
+		sim_time_t slack = fl->slack(fl->user);
+
+		if (slack > fl->tail) {
+			double units = fl->rate * (double)(slack - fl->tail) / 2;
+			double bytes = units * (double)fl->bytes / fl->units;
+
+			if (bytes >= (double)(fl->bytes - x))
+				return fl->bytes;
+			next = MAX(next, x + (uint64_t)(bytes / (double)fl->piece) * fl->piece);
+		}
+	}
+	return next;
+}
+
+sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
+{
+	g_assert(chan >= 0 && chan < n->nchans);
+	const struct chan_fifo *q = &n->fifo[chan];
+	const struct flow *a = q->active;
+
+	if (!a || a->rate <= 0)
+		return 0;
+	double pos = a->pos + a->rate * (double)(sim_now(n->s) - a->t_pos);
+	double left = MAX(a->units - pos, 0) + q->waiting_units;
+	double d = left / a->rate;
+
+	return d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
 }
 
 static void res_add(struct fres *r, struct flow *fl)
@@ -386,6 +422,20 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	}
 }
 
+/* A flow with a slack function, now that it has a rate: its first piece
+ * may be larger than first_bytes (flow.h). */
+static void first_piece(struct flow_net *n, struct flow *fl)
+{
+	if (!fl->slack || fl->pos > 0 || fl->next_x >= fl->bytes || fl->rate <= 0)
+		return;
+	uint64_t x = boundary_after(fl, 0);
+
+	if (x != fl->next_x) {
+		fl->next_x = x;
+		schedule_progress(n, fl);
+	}
+}
+
 /* The flow starts sending: it joins its resources, and their component
  * shares again. */
 static void activate(struct flow_net *n, struct flow *fl)
@@ -394,6 +444,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 	fl->pos = 0;
 	fl->rate = 0;
 	n->fifo[fl->chan0].busy = true;
+	n->fifo[fl->chan0].active = fl;
 	bool alone = true;
 
 	for (uint32_t u = 0; u < fl->nuse; u++) {
@@ -404,6 +455,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 	}
 	if (!alone) {
 		reshare(n, fl->use, fl->nuse);
+		first_piece(n, fl);
 		return;
 	}
 	/* alone on every resource: its component is itself, and progressive
@@ -419,6 +471,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 	}
 	fl->rate = best;
 	schedule_progress(n, fl);
+	first_piece(n, fl);
 }
 
 /* Delivers x bytes one tail from now, but never before what the same
@@ -448,8 +501,12 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 		struct flow *next = q->head;
 
 		q->head = next->next;
-		if (!q->head)
+		if (!q->head) {
 			q->tail = NULL;
+			q->waiting_units = 0;
+		} else {
+			q->waiting_units -= next->units;
+		}
 		next->next = NULL;
 		if (next->units > 0)
 			activate(n, next);
@@ -474,6 +531,7 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 	}
 	fl->ev_pending = false;
 	q->busy = false;
+	q->active = NULL;
 	/* nothing left on its resources: no rate can change */
 	if (!empty)
 		reshare(n, fl->use, fl->nuse);
@@ -566,7 +624,8 @@ static uint64_t packets_of(const struct link_params *p, uint64_t bytes)
 }
 
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
-	       uint64_t first_bytes, uint64_t piece_bytes, fabric_deliver_fn deliver, void *user)
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+	       fabric_deliver_fn deliver, void *user)
 {
 	g_assert(hops >= 1 && src >= 0 && src < n->nranks && dst >= 0 && dst < n->nranks);
 	struct flow *fl = n->free;
@@ -589,6 +648,7 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	fl->pair = pair_index(n, src, dst);
 	fl->bytes = bytes;
 	fl->deliver = deliver;
+	fl->slack = slack;
 	fl->user = user;
 	fl->first = first_bytes;
 	fl->piece = piece_bytes;
@@ -651,5 +711,6 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	else
 		q->head = fl;
 	q->tail = fl;
+	q->waiting_units += fl->units;
 	start_waiting(n, q);
 }

@@ -175,6 +175,11 @@ struct paxi_txn_ops {
 	void (*usable)(void *user, struct paxi_txn *t, uint64_t usable, bool all);
 	/* At the source: the completion response has arrived. */
 	void (*sent)(void *user, struct paxi_txn *t);
+	/* Optional, flow fidelity: how long from now the destination can wait
+	 * for more of a Transfer's data without delaying anything (0: it needs
+	 * each slice as it lands); the fabric then merges slices into larger
+	 * pieces (fabric_send_pieces). */
+	sim_time_t (*slack)(void *user, struct paxi_txn *t);
 };
 
 /* Time spent, by cause, summed over transactions (for breakdowns). */
@@ -204,6 +209,11 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 /* The source issues the transaction: waits for a slot, pays the setup, then
  * (Send/Recv) hands shake; data goes out as it is supplied. */
 void paxi_txn_start(struct paxi_txn *t);
+
+/* Flow fidelity: the time from now until t's first channel has sent what
+ * is queued on it (fabric_drain_ps); 0 before t may send data, and at
+ * packet fidelity. */
+sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t);
 
 /* Source data available so far (cumulative, <= bytes). */
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available);

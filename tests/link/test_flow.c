@@ -226,7 +226,7 @@ static void test_pieces(void)
 	struct rx r = { .at = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
 
 	g_dataset_set_data(&r, "sim", x.s);
-	fabric_send_pieces(x.f, 0, 1, 100000, ROUTE_SHORTEST, 16384, 32768, on_deliver, &r);
+	fabric_send_pieces(x.f, 0, 1, 100000, ROUTE_SHORTEST, 16384, 32768, NULL, on_deliver, &r);
 	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
 	static const uint64_t want[] = { 16384, 49152, 81920, 100000 };
 
