@@ -39,11 +39,13 @@
  *  - with a slack function, the receiver says at each boundary how long it
  *    can wait for more data without delaying anything (a fused op whose own
  *    output channel is busy with queued data for that long): the next piece
- *    is then as many piece_bytes as the flow sends, at its rate of now, in
- *    half of that slack less its tail. A piece after the first never changes
- *    the receiver's output while that output's channel stays busy; it saves
- *    the events of the pieces it merges (a ring's step: 64 slices of 16 KiB,
- *    a few pieces). Slack 0 keeps piece_bytes.
+ *    (the first too, once the flow has a rate) is then as many piece_bytes
+ *    as the flow sends, at its rate of now, in half of that slack less its
+ *    tail. A larger piece does not change the receiver's output while that
+ *    output's channel stays busy (a rate that drops later can make it, which
+ *    the check against packet fidelity bounds); it saves the events of the
+ *    pieces it merges (a ring step of 64 slices of 16 KiB: a few pieces).
+ *    Slack 0 keeps first_bytes and piece_bytes, call for call.
  *
  * Go-Back-N loss is an expected goodput factor on each channel:
  * (1 - p) / (1 - p + p x k), k = the packets a loss throws away (those sent

@@ -30,7 +30,9 @@
  * At flow fidelity (sim/link/flow.h) a Transfer's data messages are still
  * delivered per slice, not per packet (fabric_send_pieces), so a fused op
  * forwards each slice as it arrives, as at packet fidelity: the slice sets
- * the pipeline. A Send/Recv's data, usable only whole, arrives whole.
+ * the pipeline. Where it cannot, the receiver's slack (paxi_txn_ops.slack)
+ * merges slices into larger pieces. A Send/Recv's data, usable only whole,
+ * arrives whole.
  *
  * Lower layers: sim/core, sim/link. PAXI knows nothing of schedules. */
 #ifndef G5_SIM_PAXI_PAXI_H

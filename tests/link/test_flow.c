@@ -239,6 +239,89 @@ static void test_pieces(void)
 	net_free(&x);
 }
 
+static sim_time_t slack_of(void *user)
+{
+	return *(const sim_time_t *)g_dataset_get_data(user, "slack");
+}
+
+/* Pieces sized by the receiver's slack: none or 0 keep piece_bytes (the
+ * same calls at the same times); a slack merges slices into pieces that are
+ * multiples of piece_bytes, and the last byte lands within a picosecond per
+ * piece of where it lands slice by slice (each boundary rounds up); an
+ * unbounded slack delivers the message whole. */
+static void test_slack_pieces(void)
+{
+	static const sim_time_t slacks[] = { 0, 0, 1000000, SIM_TIME_END };
+	const uint64_t bytes = 1 << 20, slice = 16384;
+	sim_time_t ref_done = 0;
+	guint ref_calls = 0;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(slacks); i++) {
+		struct net x = net_new(&topo_ring_ops, 4, LINK_FIDELITY_FLOW);
+		struct rx r = { .at = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
+		sim_time_t slack = slacks[i];
+
+		g_dataset_set_data(&r, "sim", x.s);
+		g_dataset_set_data(&r, "slack", &slack);
+		fabric_send_pieces(x.f, 0, 1, bytes, ROUTE_SHORTEST, slice, slice,
+				   i == 0 ? NULL : slack_of, on_deliver, &r);
+		sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_cmpuint(r.last_bytes, ==, bytes);
+		for (guint k = 0; k + 1 < r.at->len; k++)
+			g_assert_cmpuint(g_array_index(r.at, uint64_t, k) % slice, ==, 0);
+		if (i == 0) {
+			ref_done = r.done_ps;
+			ref_calls = r.at->len;
+			g_assert_cmpuint(ref_calls, ==, bytes / slice);
+		} else if (slack == 0) {
+			g_assert_cmpuint(r.done_ps, ==, ref_done);
+			g_assert_cmpuint(r.at->len, ==, ref_calls);
+		} else if (slack == SIM_TIME_END) {
+			g_assert_cmpuint(r.at->len, ==, 1);
+			g_assert_cmpuint(r.done_ps, <=, ref_done);
+			g_assert_cmpuint(r.done_ps + ref_calls, >=, ref_done);
+		} else {
+			g_assert_cmpuint(r.at->len, >, 2);
+			g_assert_cmpuint(r.at->len, <, ref_calls / 4);
+			g_assert_cmpuint(r.done_ps, <=, ref_done);
+			g_assert_cmpuint(r.done_ps + ref_calls, >=, ref_done);
+		}
+		g_array_unref(r.at);
+		g_dataset_destroy(&r);
+		net_free(&x);
+	}
+}
+
+/* The drain time of a route's first channel: 0 when idle, the queued wire
+ * bytes at the channel's rate while a message from memory sends on it. */
+static void test_drain(void)
+{
+	struct net x = net_new(&topo_ring_ops, 4, LINK_FIDELITY_FLOW);
+	struct rx a = { 0 }, b = { 0 };
+	struct link_params p;
+
+	link_params_default(&p);
+	g_dataset_set_data(&a, "sim", x.s);
+	g_dataset_set_data(&b, "sim", x.s);
+	g_assert_cmpuint(fabric_drain_ps(x.f, 0, 1, ROUTE_SHORTEST), ==, 0);
+	fabric_send(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, on_deliver, &a);
+	fabric_send(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, on_deliver, &b);
+	uint64_t pkts = ((1 << 20) + p.max_payload_bytes - 1) / p.max_payload_bytes;
+	sim_time_t one = link_wire_ps((1 << 20) + pkts * p.header_bytes, p.bw_bytes_per_s);
+	sim_time_t d = fabric_drain_ps(x.f, 0, 1, ROUTE_SHORTEST);
+
+	g_assert_cmpuint(d + 2, >=, 2 * one);
+	g_assert_cmpuint(d, <=, 2 * one);
+	/* the other direction and another first channel are idle */
+	g_assert_cmpuint(fabric_drain_ps(x.f, 1, 0, ROUTE_SHORTEST), ==, 0);
+	g_assert_cmpuint(fabric_drain_ps(x.f, 0, 3, ROUTE_SHORTEST), ==, 0);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(fabric_drain_ps(x.f, 0, 1, ROUTE_SHORTEST), ==, 0);
+	g_dataset_destroy(&a);
+	g_dataset_destroy(&b);
+	net_free(&x);
+}
+
 /* Many flows over many hops, twice: the same delivery times. */
 static void test_deterministic(void)
 {
@@ -274,6 +357,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/in-order-per-pair", test_in_order_per_pair);
 	g_test_add_func("/flow/in-order-many-peers", test_in_order_many_peers);
 	g_test_add_func("/flow/pieces", test_pieces);
+	g_test_add_func("/flow/slack-pieces", test_slack_pieces);
+	g_test_add_func("/flow/drain", test_drain);
 	g_test_add_func("/flow/deterministic", test_deterministic);
 	return g_test_run();
 }
