@@ -175,14 +175,18 @@ struct fabric {
 	struct route_cache *rcache; /* owned, nranks (flow fidelity) */
 };
 
-/* Flow fidelity: a source's last route, as channels (routes are a pure
- * function of (src, dst, hint), topo.h), so a rank streaming slices to one
- * peer routes once. Routes longer than ROUTE_CACHE_HOPS are not kept.
- * hops 0: empty. */
+/* Flow fidelity: a source's last two routes, as channels (routes are a
+ * pure function of (src, dst, hint), topo.h), so a rank that streams data to
+ * one peer and answers another (a ring: data to the next rank, completion
+ * responses to the previous) routes once. Routes longer than
+ * ROUTE_CACHE_HOPS are not kept. e[0] is the more recent; hops 0: empty. */
 enum { ROUTE_CACHE_HOPS = 6 };
-struct route_cache {
+struct route_entry {
 	int dst, hint, hops;
 	int chans[ROUTE_CACHE_HOPS];
+};
+struct route_cache {
+	struct route_entry e[2];
 };
 
 /* Exact ceil(bytes x 1e12 / bw) in picoseconds. */
@@ -952,9 +956,17 @@ static int flow_route(struct fabric *f, int src, int dst, enum route_hint hint, 
 {
 	struct route_cache *c = &f->rcache[src];
 
-	if (c->hops && c->dst == dst && c->hint == (int)hint) {
-		*chans = c->chans;
-		return c->hops;
+	if (c->e[0].hops && c->e[0].dst == dst && c->e[0].hint == (int)hint) {
+		*chans = c->e[0].chans;
+		return c->e[0].hops;
+	}
+	if (c->e[1].hops && c->e[1].dst == dst && c->e[1].hint == (int)hint) {
+		struct route_entry hit = c->e[1];
+
+		c->e[1] = c->e[0];
+		c->e[0] = hit;
+		*chans = c->e[0].chans;
+		return c->e[0].hops;
 	}
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
 
@@ -963,10 +975,11 @@ static int flow_route(struct fabric *f, int src, int dst, enum route_hint hint, 
 		g_assert(f->route_chans[k] >= 0);
 	}
 	if (hops <= ROUTE_CACHE_HOPS) {
-		c->dst = dst;
-		c->hint = (int)hint;
-		c->hops = hops;
-		memcpy(c->chans, f->route_chans, sizeof(int) * (size_t)hops);
+		c->e[1] = c->e[0];
+		c->e[0].dst = dst;
+		c->e[0].hint = (int)hint;
+		c->e[0].hops = hops;
+		memcpy(c->e[0].chans, f->route_chans, sizeof(int) * (size_t)hops);
 	}
 	*chans = f->route_chans;
 	return hops;
