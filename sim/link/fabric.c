@@ -172,6 +172,21 @@ struct fabric {
 	struct node_rate inject_rate, eject_rate; /* caches of node_ps() */
 	struct flow_net *flow;     /* owned: flow fidelity only, NULL at packet */
 	int *route_chans;          /* owned scratch, nnodes (flow fidelity) */
+	struct route_cache *rcache; /* owned, nranks (flow fidelity) */
+};
+
+/* Flow fidelity: a source's last two routes, as channels (routes are a
+ * pure function of (src, dst, hint), topo.h), so a rank that streams data to
+ * one peer and answers another (a ring: data to the next rank, completion
+ * responses to the previous) routes once. Routes longer than
+ * ROUTE_CACHE_HOPS are not kept. e[0] is the more recent; hops 0: empty. */
+enum { ROUTE_CACHE_HOPS = 6 };
+struct route_entry {
+	int dst, hint, hops;
+	int chans[ROUTE_CACHE_HOPS];
+};
+struct route_cache {
+	struct route_entry e[2];
 };
 
 /* Exact ceil(bytes x 1e12 / bw) in picoseconds. */
@@ -894,6 +909,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		}
 		f->flow = flow_net_new(s, f->t.nchans, params, ends, f->t.nranks, &f->np);
 		f->route_chans = g_new(int, f->t.nnodes);
+		f->rcache = g_new0(struct route_cache, f->t.nranks);
 	}
 	return f;
 bad_tier:
@@ -923,6 +939,7 @@ void fabric_free(struct fabric *f)
 	g_free(f->route_vcs);
 	flow_net_free(f->flow);
 	g_free(f->route_chans);
+	g_free(f->rcache);
 	topo_release(&f->t);
 	g_free(f);
 }
@@ -933,31 +950,75 @@ int fabric_ranks(const struct fabric *f)
 }
 
 /* A message at flow fidelity: one flow over the route (flow.h). */
-static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
-			     enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
-			     fabric_deliver_fn deliver, void *user)
+/* The route src -> dst as channels, from the source's cache or routed
+ * (and cached when short enough); returns the hops, *chans the channels. */
+static int flow_route(struct fabric *f, int src, int dst, enum route_hint hint, const int **chans)
 {
+	struct route_cache *c = &f->rcache[src];
+
+	if (c->e[0].hops && c->e[0].dst == dst && c->e[0].hint == (int)hint) {
+		*chans = c->e[0].chans;
+		return c->e[0].hops;
+	}
+	if (c->e[1].hops && c->e[1].dst == dst && c->e[1].hint == (int)hint) {
+		struct route_entry hit = c->e[1];
+
+		c->e[1] = c->e[0];
+		c->e[0] = hit;
+		*chans = c->e[0].chans;
+		return c->e[0].hops;
+	}
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
 
 	for (int k = 0; k < hops; k++) {
 		f->route_chans[k] = topo_chan_find(&f->t, f->route_nodes[k], f->route_nodes[k + 1]);
 		g_assert(f->route_chans[k] >= 0);
 	}
-	flow_send(f->flow, src, dst, bytes, f->route_chans, hops, first_bytes, piece_bytes,
-		  deliver, user);
+	if (hops <= ROUTE_CACHE_HOPS) {
+		c->e[1] = c->e[0];
+		c->e[0].dst = dst;
+		c->e[0].hint = (int)hint;
+		c->e[0].hops = hops;
+		memcpy(c->e[0].chans, f->route_chans, sizeof(int) * (size_t)hops);
+	}
+	*chans = f->route_chans;
+	return hops;
+}
+
+static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
+			     enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
+			     fabric_slack_fn slack, fabric_deliver_fn deliver, void *user)
+{
+	const int *chans;
+	int hops = flow_route(f, src, dst, hint, &chans);
+
+	flow_send(f->flow, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack, deliver,
+		  user);
 	return f->next_id++;
+}
+
+sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint hint)
+{
+	if (!f->flow || src == dst)
+		return 0;
+	const int *chans;
+
+	if (flow_route(f, src, dst, hint, &chans) < 1)
+		return 0;
+	return flow_chan_drain_ps(f->flow, chans[0]);
 }
 
 uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
 			    enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
-			    fabric_deliver_fn deliver, void *user)
+			    fabric_slack_fn slack, fabric_deliver_fn deliver, void *user)
 {
 	if (!f->flow)
 		return fabric_send(f, src, dst, bytes, hint, deliver, user);
 	if (src < 0 || src >= f->t.nranks || dst < 0 || dst >= f->t.nranks || src == dst)
 		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
 	g_assert(deliver);
-	return flow_message(f, src, dst, bytes, hint, first_bytes, piece_bytes, deliver, user);
+	return flow_message(f, src, dst, bytes, hint, first_bytes, piece_bytes, slack, deliver,
+			    user);
 }
 
 enum link_fidelity fabric_fidelity(const struct fabric *f)
@@ -972,7 +1033,7 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
 	g_assert(deliver);
 	if (f->flow)
-		return flow_message(f, src, dst, bytes, hint, 0, 0, deliver, user);
+		return flow_message(f, src, dst, bytes, hint, 0, 0, NULL, deliver, user);
 	struct msg *m = msg_alloc(f);
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
 

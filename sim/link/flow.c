@@ -15,6 +15,14 @@
  * flow's rate together until a resource is full, freeze the flows on it,
  * repeat. A flow whose rate did not change keeps its pending event (its
  * boundary falls at the same time); the others are rescheduled.
+ * Two cases skip the walk, with the same result: a flow that starts alone on
+ * every resource it crosses takes the least cap / weight of them (what
+ * progressive filling gives a component of one), and a flow that finishes
+ * and leaves its resources empty changes no other rate.
+ *
+ * Memory is linear in what talks: the per-pair delivery order (pair_last)
+ * is kept only for the (src, dst) pairs that have sent, found through a
+ * 2-entry cache per source and a hash table behind it.
  *
  * Events: FL_PROGRESS (a piece boundary has been sent) and FL_DELIVER (it
  * has arrived, one tail later). A flow lives in a free list after its last
@@ -59,10 +67,12 @@ struct flow {
 	uint64_t first, piece; /* delivery boundaries (flow.h) */
 	uint64_t next_x;       /* next payload boundary to reach */
 	fabric_deliver_fn deliver;
+	fabric_slack_fn slack; /* NULL: fixed pieces */
 	void *user;
 	struct flow_use *use;  /* owned, reused: nuse entries, alloc_use capacity */
 	uint32_t nuse, alloc_use;
 	int chan0;             /* first channel */
+	uint32_t pair;         /* index of (src, dst) in flow_net.pair_last */
 	struct sim_event_ref ev;
 	bool ev_pending, frozen;
 	uint32_t stamp;
@@ -70,7 +80,22 @@ struct flow {
 
 struct chan_fifo {
 	struct flow *head, *tail; /* waiting, in send order */
-	bool busy;                /* a flow from memory is sending on it */
+	struct flow *active;      /* the flow from memory sending on it, NULL: idle */
+	double waiting_units;     /* units of the waiting flows */
+	bool busy;                /* active != NULL */
+	/* the timing of the last message size seen on this channel, so that a
+	 * stream of equal slices divides once (link_wire_ps) */
+	uint64_t memo_bytes;      /* payload; UINT64_MAX: none yet */
+	sim_time_t memo_pkt_ps;   /* first packet's serialisation */
+	sim_time_t memo_busy_ps;  /* all wire bytes' serialisation */
+};
+
+/* A source's two most recent destinations and their pair_last indices: a
+ * schedule talks to one or two peers at a time, so most messages find their
+ * pair here without a hash lookup. dst -1: empty. */
+struct pair_cache {
+	int dst[2];
+	uint32_t idx[2];
 };
 
 struct flow_net {
@@ -86,8 +111,11 @@ struct flow_net {
 	GPtrArray *all;               /* owned: every flow ever made */
 	uint64_t in_flight;
 	uint32_t stamp;
-	sim_time_t *pair_last;        /* owned, nranks x nranks: the latest delivery
-				       * scheduled from src to dst (in order per pair) */
+	GArray *pair_last;            /* owned, sim_time_t per (src, dst) pair that has
+				       * sent: the latest delivery scheduled from src to
+				       * dst (in order per pair) */
+	GHashTable *pairs;            /* owned: src x nranks + dst + 1 -> index + 1 */
+	struct pair_cache *pcache;    /* owned, nranks: each source's last 2 pairs */
 	GPtrArray *walk_flows;        /* scratch: borrowed flows */
 	GArray *walk_res;             /* scratch: uint32_t */
 };
@@ -156,7 +184,13 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		n->res[nchans + nranks + r].cap = ej < in[r] ? ej : 0;
 	}
 	n->fifo = g_new0(struct chan_fifo, nchans);
-	n->pair_last = g_new0(sim_time_t, (gsize)nranks * nranks);
+	for (int i = 0; i < nchans; i++)
+		n->fifo[i].memo_bytes = UINT64_MAX;
+	n->pair_last = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
+	n->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	n->pcache = g_new(struct pair_cache, nranks);
+	for (int r = 0; r < nranks; r++)
+		n->pcache[r] = (struct pair_cache){ { -1, -1 }, { 0, 0 } };
 	n->st = g_new0(struct channel_stats, nchans);
 	n->all = g_ptr_array_new_with_free_func(flow_free_fn);
 	n->walk_flows = g_ptr_array_new();
@@ -174,7 +208,9 @@ void flow_net_free(struct flow_net *n)
 	g_free(n->res);
 	g_free(n->p);
 	g_free(n->fifo);
-	g_free(n->pair_last);
+	g_array_unref(n->pair_last);
+	g_hash_table_unref(n->pairs);
+	g_free(n->pcache);
 	g_free(n->st);
 	g_ptr_array_unref(n->all);
 	g_ptr_array_unref(n->walk_flows);
@@ -205,14 +241,47 @@ static double units_of(const struct flow *fl, uint64_t x)
 	return (double)x * fl->units / (double)fl->bytes;
 }
 
-/* The first payload boundary after x. */
+/* The first payload boundary after x (x sent now, at rate fl->rate once
+ * active): first, then piece_bytes more, or as many piece_bytes as half the
+ * receiver's slack less the tail carries (flow.h). */
 static uint64_t boundary_after(const struct flow *fl, uint64_t x)
 {
+	uint64_t next;
+
 	if (x < fl->first)
-		return MIN(fl->first, fl->bytes);
-	if (!fl->piece || fl->bytes - x <= fl->piece)
+		next = MIN(fl->first, fl->bytes);
+	else if (!fl->piece || fl->bytes - x <= fl->piece)
 		return fl->bytes;
-	return x + fl->piece;
+	else
+		next = x + fl->piece;
+	if (fl->slack && fl->rate > 0 && fl->piece && next < fl->bytes) {
+		sim_time_t slack = fl->slack(fl->user);
+
+		if (slack > fl->tail) {
+			double units = fl->rate * (double)(slack - fl->tail) / 2;
+			double bytes = units * (double)fl->bytes / fl->units;
+
+			if (bytes >= (double)(fl->bytes - x))
+				return fl->bytes;
+			next = MAX(next, x + (uint64_t)(bytes / (double)fl->piece) * fl->piece);
+		}
+	}
+	return next;
+}
+
+sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
+{
+	g_assert(chan >= 0 && chan < n->nchans);
+	const struct chan_fifo *q = &n->fifo[chan];
+	const struct flow *a = q->active;
+
+	if (!a || a->rate <= 0)
+		return 0;
+	double pos = a->pos + a->rate * (double)(sim_now(n->s) - a->t_pos);
+	double left = MAX(a->units - pos, 0) + q->waiting_units;
+	double d = left / a->rate;
+
+	return d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
 }
 
 static void res_add(struct fres *r, struct flow *fl)
@@ -353,6 +422,20 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	}
 }
 
+/* A flow with a slack function, now that it has a rate: its first piece
+ * may be larger than first_bytes (flow.h). */
+static void first_piece(struct flow_net *n, struct flow *fl)
+{
+	if (!fl->slack || fl->pos > 0 || fl->next_x >= fl->bytes || fl->rate <= 0)
+		return;
+	uint64_t x = boundary_after(fl, 0);
+
+	if (x != fl->next_x) {
+		fl->next_x = x;
+		schedule_progress(n, fl);
+	}
+}
+
 /* The flow starts sending: it joins its resources, and their component
  * shares again. */
 static void activate(struct flow_net *n, struct flow *fl)
@@ -361,9 +444,34 @@ static void activate(struct flow_net *n, struct flow *fl)
 	fl->pos = 0;
 	fl->rate = 0;
 	n->fifo[fl->chan0].busy = true;
-	for (uint32_t u = 0; u < fl->nuse; u++)
-		res_add(&n->res[fl->use[u].res], fl);
-	reshare(n, fl->use, fl->nuse);
+	n->fifo[fl->chan0].active = fl;
+	bool alone = true;
+
+	for (uint32_t u = 0; u < fl->nuse; u++) {
+		struct fres *r = &n->res[fl->use[u].res];
+
+		res_add(r, fl);
+		alone &= r->n == 1;
+	}
+	if (!alone) {
+		reshare(n, fl->use, fl->nuse);
+		first_piece(n, fl);
+		return;
+	}
+	/* alone on every resource: its component is itself, and progressive
+	 * filling gives it the least cap / w of its resources (the same
+	 * arithmetic as reshare's, which would find the same) */
+	double best = INFINITY;
+
+	for (uint32_t u = 0; u < fl->nuse; u++) {
+		double level = MAX(n->res[fl->use[u].res].cap - 0.0, 0) / fl->use[u].w;
+
+		if (level < best)
+			best = level;
+	}
+	fl->rate = best;
+	schedule_progress(n, fl);
+	first_piece(n, fl);
 }
 
 /* Delivers x bytes one tail from now, but never before what the same
@@ -373,7 +481,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 {
 	sim_time_t now = sim_now(n->s);
-	sim_time_t *last = &n->pair_last[(size_t)fl->src * n->nranks + fl->dst];
+	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
 	sim_time_t at = MAX(now + fl->tail, *last);
 	struct sim_event *ev = sim_schedule(n->s, at - now, &n->c, FL_DELIVER);
 
@@ -393,8 +501,12 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 		struct flow *next = q->head;
 
 		q->head = next->next;
-		if (!q->head)
+		if (!q->head) {
 			q->tail = NULL;
+			q->waiting_units = 0;
+		} else {
+			q->waiting_units -= next->units;
+		}
 		next->next = NULL;
 		if (next->units > 0)
 			activate(n, next);
@@ -409,11 +521,20 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 {
 	struct chan_fifo *q = &n->fifo[fl->chan0];
 
-	for (uint32_t u = 0; u < fl->nuse; u++)
-		res_remove(&n->res[fl->use[u].res], fl);
+	bool empty = true;
+
+	for (uint32_t u = 0; u < fl->nuse; u++) {
+		struct fres *r = &n->res[fl->use[u].res];
+
+		res_remove(r, fl);
+		empty &= r->n == 0;
+	}
 	fl->ev_pending = false;
 	q->busy = false;
-	reshare(n, fl->use, fl->nuse);
+	q->active = NULL;
+	/* nothing left on its resources: no rate can change */
+	if (!empty)
+		reshare(n, fl->use, fl->nuse);
 	start_waiting(n, q);
 }
 
@@ -461,6 +582,41 @@ static void flow_handler(struct sim *s, struct sim_component *self, struct sim_e
 	}
 }
 
+/* The index of pair (src, dst) in pair_last, added (time 0) on its first
+ * message: memory linear in the pairs that talk, not nranks^2. */
+static uint32_t pair_index(struct flow_net *n, int src, int dst)
+{
+	struct pair_cache *c = &n->pcache[src];
+
+	if (c->dst[0] == dst)
+		return c->idx[0];
+	if (c->dst[1] == dst) {
+		uint32_t idx = c->idx[1];
+
+		c->dst[1] = c->dst[0];
+		c->idx[1] = c->idx[0];
+		c->dst[0] = dst;
+		c->idx[0] = idx;
+		return idx;
+	}
+	gpointer key = GSIZE_TO_POINTER((gsize)src * (gsize)n->nranks + (gsize)dst + 1);
+	gpointer v = g_hash_table_lookup(n->pairs, key);
+	uint32_t idx;
+
+	if (v)
+		idx = (uint32_t)(GPOINTER_TO_SIZE(v) - 1);
+	else {
+		idx = n->pair_last->len;
+		g_array_set_size(n->pair_last, idx + 1);
+		g_hash_table_insert(n->pairs, key, GSIZE_TO_POINTER((gsize)idx + 1));
+	}
+	c->dst[1] = c->dst[0];
+	c->idx[1] = c->idx[0];
+	c->dst[0] = dst;
+	c->idx[0] = idx;
+	return idx;
+}
+
 /* Packets of `bytes` on a channel of p: at least one. */
 static uint64_t packets_of(const struct link_params *p, uint64_t bytes)
 {
@@ -468,7 +624,8 @@ static uint64_t packets_of(const struct link_params *p, uint64_t bytes)
 }
 
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
-	       uint64_t first_bytes, uint64_t piece_bytes, fabric_deliver_fn deliver, void *user)
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+	       fabric_deliver_fn deliver, void *user)
 {
 	g_assert(hops >= 1 && src >= 0 && src < n->nranks && dst >= 0 && dst < n->nranks);
 	struct flow *fl = n->free;
@@ -488,8 +645,10 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	fl->next = NULL;
 	fl->src = src;
 	fl->dst = dst;
+	fl->pair = pair_index(n, src, dst);
 	fl->bytes = bytes;
 	fl->deliver = deliver;
+	fl->slack = slack;
 	fl->user = user;
 	fl->first = first_bytes;
 	fl->piece = piece_bytes;
@@ -508,8 +667,16 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 		const struct link_params *p = &n->p[chans[h]];
 		uint64_t npk = packets_of(p, bytes);
 		uint64_t wire = bytes + npk * p->header_bytes;
-		sim_time_t pkt = link_wire_ps(MIN(bytes, (uint64_t)p->max_payload_bytes) + p->header_bytes,
-					      p->bw_bytes_per_s);
+		struct chan_fifo *m = &n->fifo[chans[h]];
+
+		if (m->memo_bytes != bytes) {
+			m->memo_bytes = bytes;
+			m->memo_pkt_ps = link_wire_ps(MIN(bytes, (uint64_t)p->max_payload_bytes) +
+							      p->header_bytes,
+						      p->bw_bytes_per_s);
+			m->memo_busy_ps = link_wire_ps(wire, p->bw_bytes_per_s);
+		}
+		sim_time_t pkt = m->memo_pkt_ps;
 		struct channel_stats *st = &n->st[chans[h]];
 
 		lat += p->lat_ps;
@@ -518,7 +685,7 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 		st->payload_bytes += bytes;
 		st->wire_bytes += wire;
 		st->packets += npk;
-		st->busy_ps += link_wire_ps(wire, p->bw_bytes_per_s);
+		st->busy_ps += m->memo_busy_ps;
 		st->hops_histogram[MIN(hops, 7)] += bytes;
 		if (units > 0)
 			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)chans[h], (double)wire / units };
@@ -544,5 +711,6 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	else
 		q->head = fl;
 	q->tail = fl;
+	q->waiting_units += fl->units;
 	start_waiting(n, q);
 }

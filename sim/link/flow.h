@@ -36,6 +36,16 @@
  *  - delivery callbacks run at piece boundaries, not per packet: after the
  *    first `first_bytes`, then every `piece_bytes`, and on the last byte
  *    (done = true); piece_bytes = 0: once, on the last byte.
+ *  - with a slack function, the receiver says at each boundary how long it
+ *    can wait for more data without delaying anything (a fused op whose own
+ *    output channel is busy with queued data for that long): the next piece
+ *    (the first too, once the flow has a rate) is then as many piece_bytes
+ *    as the flow sends, at its rate of now, in half of that slack less its
+ *    tail. A larger piece does not change the receiver's output while that
+ *    output's channel stays busy (a rate that drops later can make it, which
+ *    the check against packet fidelity bounds); it saves the events of the
+ *    pieces it merges (a ring step of 64 slices of 16 KiB: a few pieces).
+ *    Slack 0 keeps first_bytes and piece_bytes, call for call.
  *
  * Go-Back-N loss is an expected goodput factor on each channel:
  * (1 - p) / (1 - p + p x k), k = the packets a loss throws away (those sent
@@ -62,9 +72,15 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 void flow_net_free(struct flow_net *n);
 
 /* Starts a message of `bytes` from rank src to rank dst over channels
- * chans[0..hops) (copied), delivered as described above. */
+ * chans[0..hops) (copied), delivered as described above; with `slack`,
+ * pieces after the first grow with the receiver's slack (below). */
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
-	       uint64_t first_bytes, uint64_t piece_bytes, fabric_deliver_fn deliver, void *user);
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+	       fabric_deliver_fn deliver, void *user);
+
+/* The time from now until channel `chan` has sent the messages from memory
+ * active and waiting on it, at the active one's rate of now; 0 if idle. */
+sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan);
 
 /* Messages started and not yet delivered whole. */
 uint64_t flow_in_flight(const struct flow_net *n);

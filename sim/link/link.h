@@ -256,6 +256,11 @@ int fabric_node_ranks(const struct fabric_config *cfg);
  * the last packet. */
 typedef void (*fabric_deliver_fn)(void *user, uint64_t bytes, bool done);
 
+/* Flow fidelity: how long the receiver of a message can wait for its next
+ * piece without delaying anything, in ps from now (0: it needs every piece
+ * as soon as it lands). See fabric_send_pieces. */
+typedef sim_time_t (*fabric_slack_fn)(void *user);
+
 /* Builds the topology and its channels as components of `s`. Returns NULL with
  * `error` set when the shape is not admitted (e.g. "hypercube needs a
  * power-of-two number of ranks, got 6") or a link parameter is invalid.
@@ -280,11 +285,18 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 /* As fabric_send; at flow fidelity the delivery callback runs at piece
  * boundaries instead of per packet: once `first_bytes` have been delivered,
  * then every `piece_bytes` more, and on the last byte (piece_bytes = 0:
- * only first_bytes and the last byte). At packet fidelity the pieces are
- * ignored: per packet, as fabric_send. */
+ * only first_bytes and the last byte). With `slack` (NULL: none), a piece
+ * after the first is a multiple of piece_bytes sized so that it lands within
+ * half of what slack(user) says the receiver can wait (sim/link/flow.h).
+ * At packet fidelity the pieces are ignored: per packet, as fabric_send. */
 uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
 			    enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
-			    fabric_deliver_fn deliver, void *user);
+			    fabric_slack_fn slack, fabric_deliver_fn deliver, void *user);
+
+/* Flow fidelity: the time from now until the first channel of the route src
+ * -> dst has sent what its node's memory has queued on it (at the rates of
+ * now); 0 when it is idle, and always 0 at packet fidelity. */
+sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint hint);
 
 /* The fidelity the fabric was built with (enum link_fidelity). */
 enum link_fidelity fabric_fidelity(const struct fabric *f);

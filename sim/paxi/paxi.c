@@ -364,6 +364,7 @@ static void msg_put(struct paxi *x, struct paxi_msg *m)
 
 static void on_ctrl_delivered(void *user, uint64_t bytes, bool done);
 static void on_data_delivered(void *user, uint64_t bytes, bool done);
+static sim_time_t data_slack(void *user);
 
 /* The summed latency of the hops from `from` to `to`. */
 static sim_time_t route_latency(struct paxi *x, int from, int to)
@@ -452,7 +453,7 @@ static void pump(struct paxi_txn *t)
 			uint64_t slice = paxi_proto_wire_bytes(t->proto, x->p.slice_bytes);
 
 			fabric_send_pieces(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, slice, slice,
-					   on_data_delivered, m);
+					   t->ops->slack ? data_slack : NULL, on_data_delivered, m);
 		} else {
 			fabric_send(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, on_data_delivered, m);
 		}
@@ -463,6 +464,25 @@ static void pump(struct paxi_txn *t)
 		t->flag_sent = true;
 		send_ctrl(t, CTRL_FLAG);
 	}
+}
+
+/* Flow fidelity: how long a Transfer's receiver can wait for its next
+ * piece (paxi_txn_ops.slack); 0 with an engine, whose rounds pace it. */
+static sim_time_t data_slack(void *user)
+{
+	struct paxi_msg *m = user;
+	struct paxi_txn *t = m->t;
+
+	if (t->x->p.engine)
+		return 0;
+	return t->ops->slack(t->dst_user, t);
+}
+
+sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
+{
+	if (t->state != TX_DATA)
+		return 0;
+	return fabric_drain_ps(t->x->f, t->src, t->dst, ROUTE_SHORTEST);
 }
 
 static void on_data_delivered(void *user, uint64_t bytes, bool done)

@@ -30,7 +30,9 @@
  * At flow fidelity (sim/link/flow.h) a Transfer's data messages are still
  * delivered per slice, not per packet (fabric_send_pieces), so a fused op
  * forwards each slice as it arrives, as at packet fidelity: the slice sets
- * the pipeline. A Send/Recv's data, usable only whole, arrives whole.
+ * the pipeline. Where it cannot, the receiver's slack (paxi_txn_ops.slack)
+ * merges slices into larger pieces. A Send/Recv's data, usable only whole,
+ * arrives whole.
  *
  * Lower layers: sim/core, sim/link. PAXI knows nothing of schedules. */
 #ifndef G5_SIM_PAXI_PAXI_H
@@ -175,6 +177,11 @@ struct paxi_txn_ops {
 	void (*usable)(void *user, struct paxi_txn *t, uint64_t usable, bool all);
 	/* At the source: the completion response has arrived. */
 	void (*sent)(void *user, struct paxi_txn *t);
+	/* Optional, flow fidelity: how long from now the destination can wait
+	 * for more of a Transfer's data without delaying anything (0: it needs
+	 * each slice as it lands); the fabric then merges slices into larger
+	 * pieces (fabric_send_pieces). */
+	sim_time_t (*slack)(void *user, struct paxi_txn *t);
 };
 
 /* Time spent, by cause, summed over transactions (for breakdowns). */
@@ -204,6 +211,11 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 /* The source issues the transaction: waits for a slot, pays the setup, then
  * (Send/Recv) hands shake; data goes out as it is supplied. */
 void paxi_txn_start(struct paxi_txn *t);
+
+/* Flow fidelity: the time from now until t's first channel has sent what
+ * is queued on it (fabric_drain_ps); 0 before t may send data, and at
+ * packet fidelity. */
+sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t);
 
 /* Source data available so far (cumulative, <= bytes). */
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available);

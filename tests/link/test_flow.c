@@ -178,6 +178,46 @@ static void test_in_order_per_pair(void)
 	}
 }
 
+/* In order per pair with more peers than a source's pair cache holds (2):
+ * each header-only flag is delivered no sooner than the data sent before it
+ * to the same peer, and a flag is not held back by another peer's data. */
+static void test_in_order_many_peers(void)
+{
+	static const int peers[] = { 3, 5, 6 };
+	static const uint64_t bytes[] = { 1 << 20, 4 << 20, 4 << 20 };
+	struct fabric_config cfg = {
+		.topo = &topo_ring_ops, .nranks = 8, .fidelity = LINK_FIDELITY_FLOW,
+	};
+	struct rx data[3] = { 0 }, flag[3] = { 0 };
+	struct net x;
+
+	link_params_default(&cfg.link);
+	cfg.link.header_bytes = 0;
+	x.s = sim_new(1);
+	x.f = fabric_new(x.s, &cfg, NULL);
+	for (int i = 0; i < 3; i++) {
+		g_dataset_set_data(&data[i], "sim", x.s);
+		g_dataset_set_data(&flag[i], "sim", x.s);
+		fabric_send(x.f, 0, peers[i], bytes[i], ROUTE_SHORTEST, on_deliver, &data[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		fabric_send(x.f, 0, peers[i], 0, ROUTE_SHORTEST, on_deliver, &flag[i]);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	for (int i = 0; i < 3; i++) {
+		g_assert_cmpuint(data[i].done_ps, >, 0);
+		g_assert_cmpuint(flag[i].done_ps, >=, data[i].done_ps);
+	}
+	/* 0 -> 3 goes clockwise, 5 and 6 counter-clockwise: 3's flag follows
+	 * 3's 1 MiB, not the 8 MiB on the other side */
+	g_assert_cmpuint(flag[0].done_ps, <, data[2].done_ps);
+	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+	for (int i = 0; i < 3; i++) {
+		g_dataset_destroy(&data[i]);
+		g_dataset_destroy(&flag[i]);
+	}
+	net_free(&x);
+}
+
 /* Pieces: a callback after first_bytes, then every piece_bytes, and the
  * last byte with done; at packet fidelity the same call is per packet. */
 static void test_pieces(void)
@@ -186,7 +226,7 @@ static void test_pieces(void)
 	struct rx r = { .at = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
 
 	g_dataset_set_data(&r, "sim", x.s);
-	fabric_send_pieces(x.f, 0, 1, 100000, ROUTE_SHORTEST, 16384, 32768, on_deliver, &r);
+	fabric_send_pieces(x.f, 0, 1, 100000, ROUTE_SHORTEST, 16384, 32768, NULL, on_deliver, &r);
 	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
 	static const uint64_t want[] = { 16384, 49152, 81920, 100000 };
 
@@ -196,6 +236,89 @@ static void test_pieces(void)
 	g_assert_cmpuint(r.done_ps, >, 0);
 	g_array_unref(r.at);
 	g_dataset_destroy(&r);
+	net_free(&x);
+}
+
+static sim_time_t slack_of(void *user)
+{
+	return *(const sim_time_t *)g_dataset_get_data(user, "slack");
+}
+
+/* Pieces sized by the receiver's slack: none or 0 keep piece_bytes (the
+ * same calls at the same times); a slack merges slices into pieces that are
+ * multiples of piece_bytes, and the last byte lands within a picosecond per
+ * piece of where it lands slice by slice (each boundary rounds up); an
+ * unbounded slack delivers the message whole. */
+static void test_slack_pieces(void)
+{
+	static const sim_time_t slacks[] = { 0, 0, 1000000, SIM_TIME_END };
+	const uint64_t bytes = 1 << 20, slice = 16384;
+	sim_time_t ref_done = 0;
+	guint ref_calls = 0;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(slacks); i++) {
+		struct net x = net_new(&topo_ring_ops, 4, LINK_FIDELITY_FLOW);
+		struct rx r = { .at = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
+		sim_time_t slack = slacks[i];
+
+		g_dataset_set_data(&r, "sim", x.s);
+		g_dataset_set_data(&r, "slack", &slack);
+		fabric_send_pieces(x.f, 0, 1, bytes, ROUTE_SHORTEST, slice, slice,
+				   i == 0 ? NULL : slack_of, on_deliver, &r);
+		sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_cmpuint(r.last_bytes, ==, bytes);
+		for (guint k = 0; k + 1 < r.at->len; k++)
+			g_assert_cmpuint(g_array_index(r.at, uint64_t, k) % slice, ==, 0);
+		if (i == 0) {
+			ref_done = r.done_ps;
+			ref_calls = r.at->len;
+			g_assert_cmpuint(ref_calls, ==, bytes / slice);
+		} else if (slack == 0) {
+			g_assert_cmpuint(r.done_ps, ==, ref_done);
+			g_assert_cmpuint(r.at->len, ==, ref_calls);
+		} else if (slack == SIM_TIME_END) {
+			g_assert_cmpuint(r.at->len, ==, 1);
+			g_assert_cmpuint(r.done_ps, <=, ref_done);
+			g_assert_cmpuint(r.done_ps + ref_calls, >=, ref_done);
+		} else {
+			g_assert_cmpuint(r.at->len, >, 2);
+			g_assert_cmpuint(r.at->len, <, ref_calls / 4);
+			g_assert_cmpuint(r.done_ps, <=, ref_done);
+			g_assert_cmpuint(r.done_ps + ref_calls, >=, ref_done);
+		}
+		g_array_unref(r.at);
+		g_dataset_destroy(&r);
+		net_free(&x);
+	}
+}
+
+/* The drain time of a route's first channel: 0 when idle, the queued wire
+ * bytes at the channel's rate while a message from memory sends on it. */
+static void test_drain(void)
+{
+	struct net x = net_new(&topo_ring_ops, 4, LINK_FIDELITY_FLOW);
+	struct rx a = { 0 }, b = { 0 };
+	struct link_params p;
+
+	link_params_default(&p);
+	g_dataset_set_data(&a, "sim", x.s);
+	g_dataset_set_data(&b, "sim", x.s);
+	g_assert_cmpuint(fabric_drain_ps(x.f, 0, 1, ROUTE_SHORTEST), ==, 0);
+	fabric_send(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, on_deliver, &a);
+	fabric_send(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, on_deliver, &b);
+	uint64_t pkts = ((1 << 20) + p.max_payload_bytes - 1) / p.max_payload_bytes;
+	sim_time_t one = link_wire_ps((1 << 20) + pkts * p.header_bytes, p.bw_bytes_per_s);
+	sim_time_t d = fabric_drain_ps(x.f, 0, 1, ROUTE_SHORTEST);
+
+	g_assert_cmpuint(d + 2, >=, 2 * one);
+	g_assert_cmpuint(d, <=, 2 * one);
+	/* the other direction and another first channel are idle */
+	g_assert_cmpuint(fabric_drain_ps(x.f, 1, 0, ROUTE_SHORTEST), ==, 0);
+	g_assert_cmpuint(fabric_drain_ps(x.f, 0, 3, ROUTE_SHORTEST), ==, 0);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(fabric_drain_ps(x.f, 0, 1, ROUTE_SHORTEST), ==, 0);
+	g_dataset_destroy(&a);
+	g_dataset_destroy(&b);
 	net_free(&x);
 }
 
@@ -232,7 +355,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/fair-share", test_fair_share);
 	g_test_add_func("/flow/memory-fifo", test_memory_fifo);
 	g_test_add_func("/flow/in-order-per-pair", test_in_order_per_pair);
+	g_test_add_func("/flow/in-order-many-peers", test_in_order_many_peers);
 	g_test_add_func("/flow/pieces", test_pieces);
+	g_test_add_func("/flow/slack-pieces", test_slack_pieces);
+	g_test_add_func("/flow/drain", test_drain);
 	g_test_add_func("/flow/deterministic", test_deterministic);
 	return g_test_run();
 }
