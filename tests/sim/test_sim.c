@@ -1034,7 +1034,7 @@ static void test_cli_errors(void)
 		{ "sim -d float8", "unknown dtype 'float8'" },
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
-		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges, leafspine, fattree, tiers), got 'donut'" },
+		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, mesh, switch, edges, leafspine, fattree, tiers, dragonfly), got 'donut'" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sim --ranks 1", "--ranks must be between 2 and 4096, got '1'" },
 		{ "sim --nchunks 0", "--nchunks must be at least 1, got 0" },
