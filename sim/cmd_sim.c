@@ -360,7 +360,7 @@ int cmd_sim(int argc, char **argv)
 	if (o.dims && !topo_takes(pl.fabric.topo, TOPO_PARAM_DIMS)) {
 		g_autofree char *kinds = topo_names_taking(TOPO_PARAM_DIMS);
 
-		cli_usage_error(argv[0], "--dims is only for a %s, not %s", kinds,
+		cli_usage_error(argv[0], "--dims is only for kind %s, not %s", kinds,
 				topo_name(pl.fabric.topo));
 		goto out;
 	}

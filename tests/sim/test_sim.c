@@ -1140,7 +1140,7 @@ static void test_cli_errors(void)
 		{ "sim -n 0", "--iters must be 1..1000000, got 0" },
 		{ "sim --iters 5 --breakdown", "--breakdown shows one call: give --iters 1 with it" },
 		{ "sim -n 2 --trace /dev/null", "--trace shows one call: give --iters 1 with it" },
-		{ "sim --dims 2x4", "--dims is only for a torus, not ring" },
+		{ "sim --dims 2x4", "--dims is only for kind torus, mesh, not ring" },
 		{ "sim --schedule gpu/schedules/allreduce-ring-n2-k1.g5s --algo hd",
 		  "--algo does nothing with --schedule: the file says it" },
 		{ "sim --schedule gpu/schedules/allreduce-ring-n2-k1.g5s --nchunks 2",
