@@ -63,7 +63,7 @@ int cmd_schedule(int argc, char **argv)
 			goto out;
 		}
 		for (int i = 0; i < CLI_MAX_DIMS && dims[i]; i++)
-			prod *= dims[i];
+			prod = MIN(prod * dims[i], (long)SCHED_MAX_RANKS + 1); /* no overflow */
 		if (ranks == G_MININT)
 			ranks = prod > SCHED_MAX_RANKS ? SCHED_MAX_RANKS + 1 : (int)prod;
 	}

@@ -139,7 +139,7 @@ static int sweep_dims(const struct algo_ops *a, int n, const int *given,
 		long prod = 1;
 
 		for (int i = 0; i < ALGO_MAX_DIMS && given[i]; i++)
-			prod *= given[i];
+			prod = MIN(prod * given[i], (long)SCHED_MAX_RANKS + 1); /* no overflow */
 		if (prod != n)
 			return 0;
 		memcpy(out[0], given, sizeof(out[0]));

@@ -54,7 +54,7 @@ static int torus_dims(const struct algo_ops *self, const struct algo_params *p, 
 
 	for (int i = 0; i < ALGO_MAX_DIMS && p->dims[i] > 0; i++) {
 		given++;
-		prod *= p->dims[i];
+		prod = MIN(prod * p->dims[i], (long)SCHED_MAX_RANKS + 1); /* no overflow */
 		if (p->dims[i] > 1)
 			d[k++] = p->dims[i];
 	}
@@ -76,8 +76,8 @@ static int torus_dims(const struct algo_ops *self, const struct algo_params *p, 
 		for (int i = 0; i < given; i++)
 			g_string_append_printf(g, "%s%d", i ? "x" : "", p->dims[i]);
 		g_set_error(error, ALGO_ERROR, ALGO_ERROR_NOT_ADMITTED,
-			    "'%s' needs torus dims that make the %d ranks, got %s (%ld ranks)",
-			    self->name, p->nranks, g->str, prod);
+			    "'%s' needs torus dims that make the %d ranks, got %s", self->name,
+			    p->nranks, g->str);
 		g_string_free(g, TRUE);
 		return -1;
 	}

@@ -259,7 +259,7 @@ bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[LINK_MAX_D
 			GError **error);
 
 /* The number of extents cfg->dims gives (those before the first zero) and
- * their product (1 when none). */
+ * their product (1 when none; LINK_MAX_RANKS + 1 when larger). */
 int fabric_dims_count(const struct fabric_config *cfg);
 long fabric_dims_product(const struct fabric_config *cfg);
 

@@ -155,7 +155,7 @@ long fabric_dims_product(const struct fabric_config *cfg)
 	long p = 1;
 
 	for (int i = 0; i < fabric_dims_count(cfg); i++)
-		p *= cfg->dims[i];
+		p = MIN(p * cfg->dims[i], (long)LINK_MAX_RANKS + 1); /* no overflow */
 	return p;
 }
 
