@@ -86,6 +86,12 @@ static bool apply_platform(const struct sim_opts *o, struct platform *pl, GError
 			return false;
 		}
 		memcpy(pl->fabric.dims, d, sizeof(d));
+		if (fabric_dims_product(&pl->fabric) > LINK_MAX_RANKS) {
+			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
+				    "--dims %s make more than %d ranks", quote_text(o->dims).s,
+				    LINK_MAX_RANKS);
+			return false;
+		}
 		if (!o->ranks)
 			pl->fabric.nranks = (int)fabric_dims_product(&pl->fabric);
 	}
