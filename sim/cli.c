@@ -6,6 +6,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef G5_HAVE_VERSION_H
 #include "g5_version.h"
@@ -65,6 +67,31 @@ int cli_parse_entries(const char *summary, const char *examples, GOptionEntry *e
 	if (*argc > 1)
 		return cli_usage_error(prog, "unexpected argument '%s'", quote_text((*argv)[1]).s);
 	return 0;
+}
+
+G_STATIC_ASSERT(CLI_MAX_DIMS == LINK_MAX_DIMS);
+
+bool cli_parse_dims(const char *text, int *dims, GError **error)
+{
+	g_auto(GStrv) parts = g_strsplit(text, "x", -1);
+	guint n = g_strv_length(parts);
+
+	memset(dims, 0, sizeof(int) * CLI_MAX_DIMS);
+	for (guint i = 0; i < n && n <= CLI_MAX_DIMS; i++) {
+		char *end = NULL;
+		long v = strtol(parts[i], &end, 10);
+
+		if (!g_ascii_isdigit(parts[i][0]) || *end || v < 1 || v > 65536)
+			break;
+		dims[i] = (int)v;
+		if (i + 1 == n)
+			return true;
+	}
+	memset(dims, 0, sizeof(int) * CLI_MAX_DIMS);
+	g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
+		    "--dims must look like 4x4x4 (1 to %d extents), got '%s'", CLI_MAX_DIMS,
+		    quote_text(text).s);
+	return false;
 }
 
 bool cli_platform_flags(const char *prog, struct platform *p, char **set, const char *mode_name,

@@ -37,6 +37,13 @@ enum run_mode;
 bool cli_platform_flags(const char *prog, struct platform *p, char **set, const char *mode_name,
 			enum run_mode *mode);
 
+/* Parses a --dims value, extents joined by 'x' ("4x4x4", "8"): 1 to
+ * CLI_MAX_DIMS extents of 1..65536 each into dims (CLI_MAX_DIMS entries,
+ * the unused ones 0). False with error set ("--dims must look like ...")
+ * otherwise. */
+#define CLI_MAX_DIMS 8
+bool cli_parse_dims(const char *text, int *dims, GError **error);
+
 /* The version string: "MAJOR.MINOR.PATCH (COMMIT)" when the commit is known. */
 const char *cli_version(void);
 

@@ -14,6 +14,8 @@
 int cmd_schedule(int argc, char **argv)
 {
 	char *coll_s = NULL, *algo_s = NULL, *paxi_s = NULL, *out_s = NULL, *weights_s = NULL;
+	char *dims_s = NULL;
+	int dims[CLI_MAX_DIMS] = { 0 };
 	gint ranks = G_MININT, nchunks = 1, root = 0, peer = -1, node_ranks = G_MININT;
 	GOptionEntry entries[] = {
 		{ "collective", 'c', 0, G_OPTION_ARG_STRING, &coll_s,
@@ -27,6 +29,9 @@ int cmd_schedule(int argc, char **argv)
 		{ "peer", 0, 0, G_OPTION_ARG_INT, &peer, "p2p destination (default root + 1)", "P" },
 		{ "node-ranks", 0, 0, G_OPTION_ARG_INT, &node_ranks,
 		  "ranks per node, for the hierarchical algorithms (hier, hier-ring-hd, ...)", "K" },
+		{ "dims", 0, 0, G_OPTION_ARG_STRING, &dims_s,
+		  "torus algorithms: the torus's extents (default --ranks as the most nearly square "
+		  "2-D); without --ranks, their product", "AxBxC" },
 		{ "paxi", 0, 0, G_OPTION_ARG_STRING, &paxi_s,
 		  "override the PAXI kind: transfer or sendrecv", "KIND" },
 		{ "counts", 0, 0, G_OPTION_ARG_STRING, &weights_s, "allgatherv: per-rank relative counts (same as --weights)", "W,W,..." },
@@ -50,6 +55,18 @@ int cmd_schedule(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = 2;
+	if (dims_s) {
+		long prod = 1;
+
+		if (!cli_parse_dims(dims_s, dims, &err)) {
+			rc = cli_usage_error(argv[0], "%s", err->message);
+			goto out;
+		}
+		for (int i = 0; i < CLI_MAX_DIMS && dims[i]; i++)
+			prod = MIN(prod * dims[i], (long)SCHED_MAX_RANKS + 1); /* no overflow */
+		if (ranks == G_MININT)
+			ranks = prod > SCHED_MAX_RANKS ? SCHED_MAX_RANKS + 1 : (int)prod;
+	}
 	if (!coll_s || !algo_s || ranks == G_MININT) {
 		rc = cli_usage_error(argv[0], "--collective, --algo and --ranks are required");
 		goto out;
@@ -76,6 +93,8 @@ int cmd_schedule(int argc, char **argv)
 		.peer = peer >= 0 ? peer : (ranks > 0 ? (root + 1) % ranks : 1),
 	};
 
+	G_STATIC_ASSERT(CLI_MAX_DIMS == ALGO_MAX_DIMS);
+	memcpy(p.dims, dims, sizeof(p.dims));
 	if (node_ranks != G_MININT) {
 		if (node_ranks < 1 || (ranks > 0 && ranks % node_ranks)) {
 			rc = cli_usage_error(argv[0], "--node-ranks must be at least 1 and divide --ranks %d, got %d",
@@ -135,5 +154,6 @@ out:
 	g_free(paxi_s);
 	g_free(out_s);
 	g_free(weights_s);
+	g_free(dims_s);
 	return rc;
 }

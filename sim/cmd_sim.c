@@ -78,19 +78,22 @@ static bool apply_platform(const struct sim_opts *o, struct platform *pl, GError
 			return false;
 	}
 	if (o->dims) {
-		int a, b;
-		char extra;
+		int d[LINK_MAX_DIMS] = { 0 };
+		GError *e = NULL;
 
-		if (sscanf(o->dims, "%dx%d%c", &a, &b, &extra) != 2 || a < 1 || b < 1 ||
-		    a > LINK_MAX_RANKS || b > LINK_MAX_RANKS) {
-			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
-				    "--dims must look like 4x8, got '%s'", quote_text(o->dims).s);
+		if (!cli_parse_dims(o->dims, d, &e)) {
+			g_propagate_error(error, e);
 			return false;
 		}
-		pl->fabric.dims[0] = a;
-		pl->fabric.dims[1] = b;
+		memcpy(pl->fabric.dims, d, sizeof(d));
+		if (fabric_dims_product(&pl->fabric) > LINK_MAX_RANKS) {
+			g_set_error(error, CONFIG_ERROR, CONFIG_ERROR_VALUE,
+				    "--dims %s make more than %d ranks", quote_text(o->dims).s,
+				    LINK_MAX_RANKS);
+			return false;
+		}
 		if (!o->ranks)
-			pl->fabric.nranks = a * b;
+			pl->fabric.nranks = (int)fabric_dims_product(&pl->fabric);
 	}
 	return true;
 }
@@ -221,7 +224,7 @@ int cmd_sim(int argc, char **argv)
 		{ "platform", 0, 0, G_OPTION_ARG_FILENAME, &o.platform, "platform file (configs/platforms/NAME.yaml); flags below change it", "FILE" },
 		{ "topo", 0, 0, G_OPTION_ARG_STRING, &o.topo, "ring, ring-uni, fullmesh, hypercube, torus, switch", "T" },
 		{ "ranks", 0, 0, G_OPTION_ARG_STRING, &o.ranks, "ranks (default 8)", "N" },
-		{ "dims", 0, 0, G_OPTION_ARG_STRING, &o.dims, "torus dimensions", "AxB" },
+		{ "dims", 0, 0, G_OPTION_ARG_STRING, &o.dims, "torus or mesh extents", "AxBxC" },
 		{ "link-bw", 0, 0, G_OPTION_ARG_STRING, &o.link_bw, "link bandwidth per direction (450GB/s)", "BW" },
 		{ "link-lat", 0, 0, G_OPTION_ARG_STRING, &o.link_lat, "link propagation latency", "T" },
 		{ "packet", 0, 0, G_OPTION_ARG_STRING, &o.packet, "maximum packet payload", "SIZE" },
@@ -363,7 +366,7 @@ int cmd_sim(int argc, char **argv)
 	if (o.dims && !topo_takes(pl.fabric.topo, TOPO_PARAM_DIMS)) {
 		g_autofree char *kinds = topo_names_taking(TOPO_PARAM_DIMS);
 
-		cli_usage_error(argv[0], "--dims is only for a %s, not %s", kinds,
+		cli_usage_error(argv[0], "--dims is only for kind %s, not %s", kinds,
 				topo_name(pl.fabric.topo));
 		goto out;
 	}

@@ -40,9 +40,15 @@ static void sweep_one(struct sweep *sw, const struct algo_ops *a, enum coll c,
 		      const struct algo_params *p, const char *counts)
 {
 	GError *err = NULL;
-	char *what = g_strdup_printf("%s %s ranks=%d nchunks=%u root=%d node_ranks=%d%s%s", a->name,
+	GString *dims = g_string_new(NULL);
+
+	for (int i = 0; a->takes_dims && i < ALGO_MAX_DIMS && p->dims[i]; i++)
+		g_string_append_printf(dims, "%s%d", i ? "x" : " dims=", p->dims[i]);
+	char *what = g_strdup_printf("%s %s ranks=%d nchunks=%u root=%d node_ranks=%d%s%s%s", a->name,
 				     coll_name(c), p->nranks, p->nchunks, p->root, p->node_ranks,
-				     counts ? " counts=" : "", counts ? counts : "");
+				     dims->str, counts ? " counts=" : "", counts ? counts : "");
+
+	g_string_free(dims, TRUE);
 	struct sched *s = algo_build(a, c, p, &err);
 
 	if (!s) {
@@ -129,8 +135,56 @@ static uint64_t *sweep_counts(int pattern, int n)
 	return w;
 }
 
+/* The torus shapes a sweep builds an algorithm that takes dims on n ranks
+ * with (ALGO_MAX_DIMS ints each): the default (all zero), then every
+ * ordered factorisation of n into 2..4 extents of at least 2; `given`
+ * (non-NULL): that one alone, when it makes n. Returns how many. */
+static void dims_factor(int n, int depth, int *cur, int (*out)[ALGO_MAX_DIMS], int *m, int max)
+{
+	if (n == 1) {
+		if (depth >= 2 && *m < max) {
+			memset(out[*m], 0, sizeof(out[*m]));
+			memcpy(out[*m], cur, sizeof(int) * (size_t)depth);
+			(*m)++;
+		}
+		return;
+	}
+	if (depth == 4)
+		return;
+	for (int f = 2; f <= n; f++)
+		if (n % f == 0) {
+			cur[depth] = f;
+			dims_factor(n / f, depth + 1, cur, out, m, max);
+		}
+}
+
+#define VERIFY_MAX_SHAPES 64
+
+static int sweep_dims(const struct algo_ops *a, int n, const int *given,
+		      int (*out)[ALGO_MAX_DIMS])
+{
+	int m = 0, cur[4];
+
+	memset(out[0], 0, sizeof(out[0]));
+	if (!a->takes_dims)
+		return 1;
+	if (given) {
+		long prod = 1;
+
+		for (int i = 0; i < ALGO_MAX_DIMS && given[i]; i++)
+			prod = MIN(prod * given[i], (long)SCHED_MAX_RANKS + 1); /* no overflow */
+		if (prod != n)
+			return 0;
+		memcpy(out[0], given, sizeof(out[0]));
+		return 1;
+	}
+	m = 1;
+	dims_factor(n, 0, cur, out, &m, VERIFY_MAX_SHAPES);
+	return m;
+}
+
 static int verify_sweep(const char *algo, bool have_coll, enum coll only, int max_ranks,
-			int node_ranks)
+			int node_ranks, const int *dims)
 {
 	struct sweep sw = { 0 };
 	static const uint32_t chunks[] = { 1, 2, 4 };
@@ -177,21 +231,25 @@ static int verify_sweep(const char *algo, bool have_coll, enum coll only, int ma
 					bool rooted = c == COLL_BROADCAST || c == COLL_REDUCE || c == COLL_P2P;
 
 					int ls[SCHED_MAX_RANKS], nl = sweep_node_ranks(a, n, node_ranks, ls);
+					int shapes[VERIFY_MAX_SHAPES][ALGO_MAX_DIMS];
+					int nd = sweep_dims(a, n, dims, shapes);
 
 					for (int root = 0; root < n; root += rooted ? n - 1 : n)
-						for (int li = 0; li < nl; li++) {
-							struct algo_params p = {
-								.nranks = n,
-								.nchunks = chunks[k],
-								.root = root,
-								.peer = (root + n / 2) % n,
-								.weights = c == COLL_ALLGATHERV ? w : NULL,
-								.node_ranks = ls[li],
-							};
+						for (int li = 0; li < nl; li++)
+							for (int di = 0; di < nd; di++) {
+								struct algo_params p = {
+									.nranks = n,
+									.nchunks = chunks[k],
+									.root = root,
+									.peer = (root + n / 2) % n,
+									.weights = c == COLL_ALLGATHERV ? w : NULL,
+									.node_ranks = ls[li],
+								};
 
-							sweep_one(&sw, a, c, &p,
-								  c == COLL_ALLGATHERV ? sweep_count_names[cp] : NULL);
-						}
+								memcpy(p.dims, shapes[di], sizeof(p.dims));
+								sweep_one(&sw, a, c, &p,
+									  c == COLL_ALLGATHERV ? sweep_count_names[cp] : NULL);
+							}
 				}
 				g_free(w);
 			}
@@ -251,7 +309,8 @@ static int verify_file(const char *path)
 
 int cmd_verify(int argc, char **argv)
 {
-	char *algo = NULL, *coll_s = NULL, *file = NULL;
+	char *algo = NULL, *coll_s = NULL, *file = NULL, *dims_s = NULL;
+	int dims[CLI_MAX_DIMS] = { 0 };
 	gint max_ranks = 64, node_ranks = G_MININT; /* G_MININT: not given */
 	GOptionEntry entries[] = {
 		{ "algo", 'a', 0, G_OPTION_ARG_STRING, &algo, "only this algorithm", "A" },
@@ -262,6 +321,9 @@ int cmd_verify(int argc, char **argv)
 		{ "node-ranks", 0, 0, G_OPTION_ARG_INT, &node_ranks,
 		  "hierarchical algorithms: only this many ranks per node (default: every divisor of N)",
 		  "K" },
+		{ "dims", 0, 0, G_OPTION_ARG_STRING, &dims_s,
+		  "torus algorithms: only this torus shape, e.g. 4x4x4 (default: every factorisation "
+		  "of N into 2..4 extents, and the default 2-D one)", "AxBxC" },
 		{ NULL }
 	};
 	int rc = 2;
@@ -283,6 +345,19 @@ int cmd_verify(int argc, char **argv)
 	if (file && node_ranks != G_MININT) {
 		rc = cli_usage_error(argv[0], "--schedule takes no --node-ranks: the file's ops say it");
 		goto out;
+	}
+	if (dims_s) {
+		GError *err = NULL;
+
+		if (file) {
+			rc = cli_usage_error(argv[0], "--schedule takes no --dims: the file's ops say it");
+			goto out;
+		}
+		if (!cli_parse_dims(dims_s, dims, &err)) {
+			rc = cli_usage_error(argv[0], "%s", err->message);
+			g_error_free(err);
+			goto out;
+		}
 	}
 	if (node_ranks != G_MININT && (node_ranks < 1 || node_ranks > SCHED_MAX_RANKS)) {
 		rc = cli_usage_error(argv[0], "--node-ranks must be in 1..%d, got %d", SCHED_MAX_RANKS,
@@ -321,8 +396,10 @@ int cmd_verify(int argc, char **argv)
 		}
 	}
 	rc = file ? verify_file(file) : verify_sweep(algo, coll_s != NULL, c, max_ranks,
-							    node_ranks == G_MININT ? 0 : node_ranks);
+							    node_ranks == G_MININT ? 0 : node_ranks,
+							    dims_s ? dims : NULL);
 out:
+	g_free(dims_s);
 	g_free(algo);
 	g_free(coll_s);
 	g_free(file);

@@ -513,8 +513,8 @@ static bool shape_check(const struct platform *p, int nranks, GError **error)
 {
 	struct fabric_config fc = p->fabric;
 
-	if (fc.dims[0] * fc.dims[1] != nranks)
-		fc.dims[0] = fc.dims[1] = 0;
+	if (fabric_dims_product(&fc) != nranks)
+		memset(fc.dims, 0, sizeof(fc.dims));
 	fc.nranks = nranks;
 	return fabric_shape_check(&fc, NULL, error);
 }

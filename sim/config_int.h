@@ -77,9 +77,9 @@ struct plat_locs {
 	GPtrArray *edge_nodes;              /* of const struct ynode *, borrowed */
 	GHashTable *seen;                   /* full keys read so far (owned strings), or NULL */
 	bool dims_set, edges_set, switches_set;
-	const struct ynode *param_at[8];    /* a topology parameter key's value, by
+	const struct ynode *param_at[16];    /* a topology parameter key's value, by
 					     * bit of enum topo_param, or NULL */
-	const char *param_key[8];           /* its key (static) */
+	const char *param_key[16];          /* its key (static) */
 };
 
 bool cfg_read_platform_map(const struct ctx *c, const struct ynode *m, const char *prefix,

@@ -91,9 +91,12 @@ static const struct pkey pkeys[] = {
 	{ "topology.oversubscription", PK_RATIO, PF(fabric.oversub), 1000000, 64000000, -1, NULL, TOPO_PARAM_OVERSUB },
 	{ "topology.routing", PK_CHOICE, PF(fabric.routing), 0, TOPO_ROUTING_DMODK, -1, routing_names, TOPO_PARAM_ROUTING },
 	{ "topology.node_ranks", PK_INT, PF(fabric.node_ranks), 0, LINK_MAX_RANKS, -1, NULL, TOPO_PARAM_TIERS },
+	{ "topology.groups", PK_INT, PF(fabric.groups), 2, LINK_MAX_RANKS, -1, NULL, TOPO_PARAM_DRAGONFLY },
+	{ "topology.group_routers", PK_INT, PF(fabric.group_routers), 1, LINK_MAX_RANKS, -1, NULL, TOPO_PARAM_DRAGONFLY },
+	{ "topology.router_ranks", PK_INT, PF(fabric.router_ranks), 1, LINK_MAX_RANKS, -1, NULL, TOPO_PARAM_DRAGONFLY },
 	LINK_KEYS("link", fabric.link, 0),
 	LINK_KEYS("switch_link", fabric.switch_link, 0),
-	LINK_KEYS("scaleout_link", fabric.scaleout_link, TOPO_PARAM_TIERS),
+	LINK_KEYS("scaleout_link", fabric.scaleout_link, TOPO_PARAM_SCALEOUT),
 	{ "node.inject", PK_BW0, PF(fabric.node.inject_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
 	{ "node.eject", PK_BW0, PF(fabric.node.eject_bytes_per_s), 0, MAX_BW, -1, NULL, 0 },
 	{ "paxi.cdma_units", PK_U32, PF(paxi.cdma_units), 1, PAXI_MAX_CDMA_UNITS, -1, NULL, 0 },
@@ -596,9 +599,12 @@ bool config_platform_write(const struct platform *p, const char *comment, const 
 			g_string_append_printf(g, "%s: %s\n", k->key, v);
 		}
 	}
-	if (topo_takes(p->fabric.topo, TOPO_PARAM_DIMS) && (p->fabric.dims[0] || p->fabric.dims[1]))
-		g_string_append_printf(g, "topology.dims: [%d, %d]\n", p->fabric.dims[0],
-				       p->fabric.dims[1]);
+	if (topo_takes(p->fabric.topo, TOPO_PARAM_DIMS) && fabric_dims_count(&p->fabric)) {
+		g_string_append(g, "topology.dims: [");
+		for (int i = 0; i < fabric_dims_count(&p->fabric); i++)
+			g_string_append_printf(g, "%s%d", i ? ", " : "", p->fabric.dims[i]);
+		g_string_append(g, "]\n");
+	}
 	if (topo_takes(p->fabric.topo, TOPO_PARAM_EDGES)) {
 		g_string_append(g, "topology.edges:\n");
 		for (int i = 0; i < p->fabric.nedges; i++) {
@@ -675,10 +681,12 @@ char *cfg_sweep_keys(void)
 static bool read_dims(const struct ctx *c, const struct ynode *n, const char *key,
 		      struct platform *p)
 {
-	if (n->kind != YN_SEQ || n->kids->len != 2)
-		return cfg_fail(c, n, CONFIG_ERROR_SCHEMA, "'%s' must be a list of two extents such as [4, 4]",
-			    key);
-	for (int i = 0; i < 2; i++) {
+	if (n->kind != YN_SEQ || n->kids->len < 1 || n->kids->len > LINK_MAX_DIMS)
+		return cfg_fail(c, n, CONFIG_ERROR_SCHEMA,
+			    "'%s' must be a list of 1 to %d extents such as [4, 4, 4]", key,
+			    LINK_MAX_DIMS);
+	memset(p->fabric.dims, 0, sizeof(p->fabric.dims));
+	for (guint i = 0; i < n->kids->len; i++) {
 		const struct ynode *d = n->kids->pdata[i];
 		int64_t v;
 		GError *e = NULL;

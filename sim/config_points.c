@@ -102,10 +102,8 @@ bool experiment_point_platform(const struct experiment *e, const struct exp_poin
 	}
 	if (out->fabric.nranks != pt->ranks) {
 		out->fabric.nranks = pt->ranks;
-		if (out->fabric.dims[0] * out->fabric.dims[1] != pt->ranks) {
-			out->fabric.dims[0] = 0;
-			out->fabric.dims[1] = 0;
-		}
+		if (fabric_dims_product(&out->fabric) != pt->ranks)
+			memset(out->fabric.dims, 0, sizeof(out->fabric.dims));
 	}
 	return true;
 }

@@ -77,13 +77,15 @@ static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_
 /* The registered algorithm whose schedule s is, op for op, with its own
  * parameters; NULL for any other (its `algo` line is informative: a name
  * alone says nothing of what the ops do). */
-static const struct algo_ops *theory_of(const struct sched *s, int node_ranks)
+static const struct algo_ops *theory_of(const struct sched *s, const struct algo_params *run)
 {
 	const struct algo_ops *a = s->algo ? algo_find(s->coll, s->algo, NULL) : NULL;
 	struct algo_params p = {
 		.nranks = s->nranks, .nchunks = s->nchunks, .root = s->root, .peer = s->peer,
-		.weights = s->weights, .node_ranks = node_ranks,
+		.weights = s->weights, .node_ranks = run->node_ranks,
 	};
+
+	memcpy(p.dims, run->dims, sizeof(p.dims));
 	struct sched *built = a ? algo_build(a, s->coll, &p, NULL) : NULL;
 	bool same = built && sched_equal(built, s);
 
@@ -247,6 +249,13 @@ void simulate_params(const struct simulate_job *job, struct algo_params *out)
 		out->node_ranks = platform_node_ranks(job->plat);
 	if (out->node_ranks <= 0)
 		out->node_ranks = out->nranks;
+	/* not given: a torus or mesh platform's dims (torus algorithms) */
+	int dims[LINK_MAX_DIMS];
+
+	G_STATIC_ASSERT(LINK_MAX_DIMS == ALGO_MAX_DIMS);
+	if (!out->dims[0] && topo_takes(job->plat->fabric.topo, TOPO_PARAM_DIMS) &&
+	    fabric_shape_check(&job->plat->fabric, dims, NULL))
+		memcpy(out->dims, dims, sizeof(out->dims));
 }
 
 static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto,
@@ -279,7 +288,7 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		s = built;
 	}
 	if (!a) /* a given schedule: the theory of the algorithm it is, if any */
-		a = theory_of(s, p.node_ranks);
+		a = theory_of(s, &p);
 	platform_impl(job->plat, s->algo && !strcmp(s->algo, "nccl"), &impl);
 	run_pl.overhead_ps = platform_overhead(&impl, job->mode);
 	uint64_t copy_rate = paxi_copy_rate(&pl->paxi);

@@ -23,6 +23,8 @@
 
 #include "sim/algos/schedule.h"
 
+#define ALGO_MAX_DIMS 8           /* = LINK_MAX_DIMS */
+
 struct algo_params {
 	int nranks;               /* >= 2 (P2P: >= 2) */
 	uint32_t nchunks;         /* >= 1 */
@@ -38,6 +40,12 @@ struct algo_params {
 				   * nranks; 0: not given (a hierarchical algorithm then
 				   * refuses to build; simulate_params resolves a run's
 				   * from its platform) */
+	int dims[ALGO_MAX_DIMS];  /* torus algorithms (torus.c): the extents of the
+				   * torus, rank = x0 + dims[0] x (x1 + ...); the first
+				   * zero ends them; all zero: not given (the most nearly
+				   * square 2-D, as topology torus takes it;
+				   * simulate_params resolves a run's from its torus or
+				   * mesh platform) */
 	const struct algo_ops *const *tiers; /* set by algo_build and algo_theory from the
 				   * ops table: its `tiers`, NULL for a flat algorithm */
 };
@@ -64,6 +72,9 @@ struct algo_ops {
 	/* Hierarchical algorithms: the flat algorithm of the intra-node tier
 	 * and of the inter-node tier; NULL for a flat algorithm. */
 	const struct algo_ops *tiers[2];
+	/* Reads algo_params.dims (torus.c; it composes tiers itself, so it is
+	 * never a tier of a hierarchical algorithm). */
+	bool takes_dims;
 };
 
 /* The tiers of a hierarchical algorithm, index into algo_ops.tiers. */

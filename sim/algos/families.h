@@ -16,6 +16,7 @@
  *                    "direct" / "pad" / "bcast" for AllGatherV (rd and bruck
  *                    build AllGatherV from their AllGather ops)
  *   hier.c           hier, and hier-INTRA-INTER through algo_hier_find
+ *   torus.c          torus, torus2p          (a ring per torus dimension)
  */
 #ifndef G5_SIM_ALGOS_FAMILIES_H
 #define G5_SIM_ALGOS_FAMILIES_H
@@ -44,10 +45,17 @@ extern const struct algo_ops algo_agv_pad_ops;
 extern const struct algo_ops algo_agv_bcast_ops;
 extern const struct algo_ops algo_nccl_ops;
 extern const struct algo_ops algo_hier_ops;
+extern const struct algo_ops algo_torus_ops;
+extern const struct algo_ops algo_torus2p_ops;
 
 /* algo_find for a name that starts with "hier-": the ops table of that
  * combination of tiers (made once, kept for the life of the process), or
  * NULL with error set (ALGO_ERROR_UNKNOWN) naming the tier at fault. */
 const struct algo_ops *algo_hier_find(enum coll c, const char *name, GError **error);
+
+/* The hierarchical composition of hier.c for p (p->tiers and p->node_ranks
+ * set, the checks of algo_build done) with p->dims handed on to the
+ * inter-node tier's algorithm: how torus.c recurses over dimensions. */
+struct sched *algo_hier_compose(enum coll c, const struct algo_params *p, GError **error);
 
 #endif

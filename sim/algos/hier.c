@@ -90,7 +90,7 @@ static bool hier_tier_serves(const struct algo_ops *a, enum coll c, int tier)
 	enum coll first, last, inter;
 
 	hier_tier_colls(c, &first, &last, &inter);
-	if (a->tiers[0])
+	if (a->tiers[0] || a->takes_dims)
 		return false;
 	if (tier == ALGO_TIER_INTER)
 		return (a->collectives & inter) != 0;
@@ -115,6 +115,11 @@ static struct sched *hier_sub(const struct algo_params *p, int tier, enum coll c
 	struct algo_params q = {
 		.nranks = n, .nchunks = p->nchunks, .root = 0, .peer = 1, .fuse_copy = p->fuse_copy,
 	};
+
+	/* the rest of a torus's dims go to the inter tier (algo_hier_compose);
+	 * a hierarchical algorithm of the registry hands on none */
+	if (tier == ALGO_TIER_INTER)
+		memcpy(q.dims, p->dims, sizeof(q.dims));
 	struct sched *s = algo_build(a, c, &q, error);
 
 	if (s)
@@ -200,7 +205,7 @@ static uint32_t hier_copies(const struct sched *sub)
 	return sub ? sched_embed_scratch_copies(sub) : 0;
 }
 
-static struct sched *hier_build(enum coll c, const struct algo_params *p, GError **error)
+struct sched *algo_hier_compose(enum coll c, const struct algo_params *p, GError **error)
 {
 	struct hier_gen g = { .n = p->nranks, .l = p->node_ranks, .k = p->nchunks };
 	enum coll first, last, inter;
@@ -329,6 +334,14 @@ out:
 	sched_free(sb);
 	sched_free(sc);
 	return s;
+}
+
+static struct sched *hier_build(enum coll c, const struct algo_params *p, GError **error)
+{
+	struct algo_params q = *p;
+
+	memset(q.dims, 0, sizeof(q.dims));
+	return algo_hier_compose(c, &q, error);
 }
 
 /* ---- Theory ---- */

@@ -37,6 +37,8 @@ static const struct algo_ops *const registry[] = {
 	&algo_agv_bcast_ops,
 	&algo_hier_ops,
 	&algo_nccl_ops,
+	&algo_torus_ops,
+	&algo_torus2p_ops,
 	NULL,
 };
 

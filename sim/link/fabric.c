@@ -856,7 +856,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		goto bad_tier;
 	if (tier[TOPO_TIER_SCALEOUT].bw_bytes_per_s == 0)
 		tier[TOPO_TIER_SCALEOUT] = cfg->link;
-	else if (topo_takes(cfg->topo, TOPO_PARAM_TIERS) &&
+	else if (topo_takes(cfg->topo, TOPO_PARAM_SCALEOUT) &&
 		 !check_params(&tier[TOPO_TIER_SCALEOUT], "scale-out link", error))
 		goto bad_tier;
 	f->s = s;

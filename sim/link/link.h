@@ -83,6 +83,7 @@
  * (sim/config.c) and every flag use these, and fabric_new refuses beyond them. */
 #define LINK_MAX_RANKS 4096                 /* topology.ranks: 2..; as a schedule's */
 #define LINK_MAX_NODES 8192                 /* ranks and non-rank nodes (switches) */
+#define LINK_MAX_DIMS 8                     /* torus and mesh dimensions */
 #define LINK_MAX_HEADER_BYTES (1u << 20)    /* link.header */
 #define LINK_MAX_PAYLOAD_BYTES (1u << 30)   /* link.packet: 1.. */
 #define LINK_MAX_ERROR_RATE 0.5             /* link.error_rate: 0.. */
@@ -100,7 +101,7 @@ enum link_error_code {
 
 /* A topology: a plug-in of sim/link (topo.h) named by its ops table. The
  * registry (topo.c) lists them: ring, ring-uni, fullmesh, hypercube, torus,
- * switch, edges, leafspine, fattree, tiers. */
+ * mesh, switch, edges, leafspine, fattree, tiers, dragonfly. */
 struct topo_ops;
 
 /* The parameters a topology reads beyond the rank count (topo_takes). */
@@ -110,8 +111,11 @@ enum topo_param {
 	TOPO_PARAM_CLOS = 1u << 2,  /* fabric_config.leaves, .spines */
 	TOPO_PARAM_ROUTING = 1u << 3, /* fabric_config.routing */
 	TOPO_PARAM_PORTS = 1u << 4, /* fabric_config.ports */
-	TOPO_PARAM_TIERS = 1u << 5, /* fabric_config.node_ranks, .scaleout_link */
+	TOPO_PARAM_TIERS = 1u << 5, /* fabric_config.node_ranks */
+	TOPO_PARAM_SCALEOUT = 1u << 6, /* fabric_config.scaleout_link */
 	TOPO_PARAM_OVERSUB = 1u << 7, /* fabric_config.oversub */
+	TOPO_PARAM_DRAGONFLY = 1u << 8, /* fabric_config.groups, .group_routers,
+					 * .router_ranks */
 };
 
 /* Among equal shortest paths (edge lists and the shapes routed like them):
@@ -186,13 +190,15 @@ struct topo_edge {
 struct fabric_config {
 	const struct topo_ops *topo; /* borrowed: the registry's (topo_find) */
 	int nranks;                  /* ranks (a switch node is not a rank) */
-	int dims[2];                 /* torus only; {0, 0}: most nearly square */
+	int dims[LINK_MAX_DIMS];     /* torus, mesh: the extents, the first zero ends
+				      * them; all zero: the most nearly square 2-D */
 	struct link_params link;     /* every channel, unless an edge overrides */
 	struct link_params switch_link; /* channels that touch a switch node (on a
 					  * tiered shape: the node tier's);
 					  * bw_bytes_per_s = 0: use `link` */
-	struct link_params scaleout_link; /* TOPO_PARAM_TIERS: the scale-out tier's
-					  * channels (NIC ports, leaf-spine links);
+	struct link_params scaleout_link; /* TOPO_PARAM_SCALEOUT: the scale-out tier's
+					  * channels (NIC ports, leaf-spine links; a
+					  * dragonfly's global links);
 					  * bw_bytes_per_s = 0: use `link` */
 	struct node_params node;
 	const struct topo_edge *edges; /* TOPO_PARAM_EDGES: borrowed */
@@ -205,6 +211,8 @@ struct fabric_config {
 				      * a leaf, >= 1; 0: 1 */
 	int node_ranks;              /* TOPO_PARAM_TIERS: ranks per node (on one node
 				      * switch); 0: the topology's default */
+	int groups, group_routers, router_ranks; /* TOPO_PARAM_DRAGONFLY: 0: the
+				      * topology's default (topo_dragonfly.c) */
 	uint32_t routing;            /* TOPO_PARAM_ROUTING: enum topo_routing */
 	const uint64_t *ports;       /* TOPO_PARAM_PORTS: borrowed, nports bandwidths */
 	int nports;
@@ -228,9 +236,10 @@ enum route_hint {
 /* Routing rules. Ring: shortest; at distance exactly N/2 (even N) even
  * sources go clockwise, odd sources counter-clockwise; CW/CCW force the
  * direction (a unidirectional ring has only CW: any hint goes clockwise).
- * Hypercube: dimension order, lowest differing bit first. Torus: x then y,
- * each the short way, ties by the parity of the source's coordinate in that
- * dimension. Switch: rank -> switch -> rank. Tiers: within a node through its
+ * Hypercube: dimension order, lowest differing bit first. Torus (any number
+ * of dimensions): dimension order, dims[0] first, each the short way, ties by
+ * the parity of the source's coordinate in that dimension. Mesh: dimension
+ * order, straight. Dragonfly: minimal, local-global-local (topo_dragonfly.c). Switch: rank -> switch -> rank. Tiers: within a node through its
  * node switch, across nodes through the source's rail (topo_tiers.c). Edge
  * list: fewest hops; at each node the lowest-numbered neighbour on a shortest
  * path (ranks number before switches: see topo_edges.c). On every shape but
@@ -240,12 +249,19 @@ struct fabric;
 
 /* The rules on a fabric's shape, checked once here for every caller (the
  * platform file, the flags, fabric_new): 2..LINK_MAX_RANKS ranks; a
- * hypercube of 2^k; a torus of dims[0] x dims[1] = N or, with dims {0, 0},
+ * hypercube of 2^k; a torus or mesh of dims[0] x ... = N (up to
+ * LINK_MAX_DIMS extents) or, with no dims,
  * of a non-prime N (the most nearly square A x B, A <= B, A > 1). Writes the
  * torus's dims to dims_out (may be NULL); an edge list that is a connected
  * simple graph on its ranks and switches. False with error set (LINK_ERROR RANKS, DIMS
  * or EDGES) otherwise. */
-bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error);
+bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[LINK_MAX_DIMS],
+			GError **error);
+
+/* The number of extents cfg->dims gives (those before the first zero) and
+ * their product (1 when none; LINK_MAX_RANKS + 1 when larger). */
+int fabric_dims_count(const struct fabric_config *cfg);
+long fabric_dims_product(const struct fabric_config *cfg);
 
 /* The ranks of one node of a tiered shape (kind tiers: node_ranks, or its
  * default for the rank count), 0 for a flat one. cfg's shape is admitted. */

@@ -26,11 +26,13 @@ static const struct topo_ops *const registry[] = {
 	&topo_fullmesh_ops,
 	&topo_hypercube_ops,
 	&topo_torus_ops,
+	&topo_mesh_ops,
 	&topo_switch_ops,
 	&topo_edges_ops,
 	&topo_leafspine_ops,
 	&topo_fattree_ops,
 	&topo_tiers_ops,
+	&topo_dragonfly_ops,
 	NULL,
 };
 
@@ -126,17 +128,35 @@ static bool shape_admit(const struct fabric_config *cfg, struct topo_shape *shap
 	return cfg->topo->admit(cfg, shape, error);
 }
 
-bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[2], GError **error)
+bool fabric_shape_check(const struct fabric_config *cfg, int dims_out[LINK_MAX_DIMS],
+			GError **error)
 {
 	struct topo_shape shape;
 
 	if (!shape_admit(cfg, &shape, error))
 		return false;
-	if (dims_out && topo_takes(cfg->topo, TOPO_PARAM_DIMS)) {
-		dims_out[0] = shape.dims[0];
-		dims_out[1] = shape.dims[1];
-	}
+	if (dims_out && topo_takes(cfg->topo, TOPO_PARAM_DIMS))
+		for (int i = 0; i < LINK_MAX_DIMS; i++)
+			dims_out[i] = i < shape.ndims ? shape.dims[i] : 0;
 	return true;
+}
+
+int fabric_dims_count(const struct fabric_config *cfg)
+{
+	int k = 0;
+
+	while (k < LINK_MAX_DIMS && cfg->dims[k] > 0)
+		k++;
+	return k;
+}
+
+long fabric_dims_product(const struct fabric_config *cfg)
+{
+	long p = 1;
+
+	for (int i = 0; i < fabric_dims_count(cfg); i++)
+		p = MIN(p * cfg->dims[i], (long)LINK_MAX_RANKS + 1); /* no overflow */
+	return p;
 }
 
 int fabric_node_ranks(const struct fabric_config *cfg)
@@ -154,8 +174,8 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, G
 	t->ops = cfg->topo;
 	t->nranks = cfg->nranks;
 	t->nnodes = shape.nnodes;
-	t->dims[0] = shape.dims[0];
-	t->dims[1] = shape.dims[1];
+	memcpy(t->dims, shape.dims, sizeof(t->dims));
+	t->ndims = shape.ndims;
 	t->nvc = t->ops->nvc;
 	t->seed = seed;
 	t->routing = cfg->routing ? (enum topo_routing)cfg->routing

@@ -45,16 +45,21 @@ struct topo_chan {
 
 /* What admit() learns from the parameters. */
 struct topo_shape {
-	int dims[2];            /* torus: x extent, y extent; tiers: ranks per
-				 * node, leaves */
+	int dims[LINK_MAX_DIMS]; /* torus, mesh: the extents (ndims of them);
+				 * tiers: ranks per node, leaves; dragonfly:
+				 * groups, routers per group, ranks per router */
+	int ndims;              /* torus, mesh: extents in dims */
 	int nnodes;             /* ranks plus non-rank nodes */
 };
 
 struct topo {
 	const struct topo_ops *ops; /* borrowed: the registry's */
 	int nranks, nnodes;     /* nnodes = nranks + non-rank nodes */
-	int dims[2];            /* torus: x extent, y extent; rank = x + dims[0] * y;
-				 * tiers: ranks per node, leaves */
+	int dims[LINK_MAX_DIMS]; /* torus, mesh: extents, rank = x0 + dims[0] x (x1 +
+				 * dims[1] x (...)); tiers: ranks per node, leaves;
+				 * dragonfly: groups, routers per group, ranks per
+				 * router */
+	int ndims;              /* torus, mesh: extents in dims (>= 1) */
 	int nvc;                /* virtual channels per channel: 1 or 2 */
 	struct topo_chan *chans; /* owned, sorted by (src, dst) */
 	int nchans;

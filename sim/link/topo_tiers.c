@@ -155,7 +155,7 @@ const struct topo_ops topo_tiers_ops = {
 	.name = "tiers",
 	.summary = "nodes of node_ranks ranks on a node switch, joined by a rail-optimised "
 		   "leaf-spine (one NIC per rank, oversubscription ratio, ECMP)",
-	.params = TOPO_PARAM_TIERS | TOPO_PARAM_CLOS | TOPO_PARAM_OVERSUB | TOPO_PARAM_ROUTING,
+	.params = TOPO_PARAM_TIERS | TOPO_PARAM_SCALEOUT | TOPO_PARAM_CLOS | TOPO_PARAM_OVERSUB | TOPO_PARAM_ROUTING,
 	.nvc = 1,
 	.routing = TOPO_ROUTING_ECMP,
 	.admit = tiers_admit, .build = tiers_build, .route = tiers_route,

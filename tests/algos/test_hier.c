@@ -117,9 +117,22 @@ static GPtrArray *flat_names(enum coll c)
 	GPtrArray *names = g_ptr_array_new();
 
 	for (const struct algo_ops *const *a = algo_all(); *a; a++)
-		if (((*a)->collectives & c) && !(*a)->tiers[0])
+		if (((*a)->collectives & c) && !(*a)->tiers[0] && !(*a)->takes_dims)
 			g_ptr_array_add(names, (gpointer)(*a)->name);
 	return names;
+}
+
+/* The torus algorithms compose tiers themselves (one per dimension) and are
+ * no tier of a hierarchical one: the name is refused, naming the tier. */
+static void test_torus_not_a_tier(void)
+{
+	g_autoptr(GError) err = NULL;
+
+	g_assert_null(algo_find(COLL_ALLREDUCE, "hier-ring-torus", &err));
+	g_assert_nonnull(strstr(err->message, "inter-node"));
+	g_clear_error(&err);
+	g_assert_null(algo_find(COLL_ALLGATHER, "hier-torus2p-ring", &err));
+	g_assert_nonnull(strstr(err->message, "intra-node"));
 }
 
 /* Every combination the registry offers (intra: the flat algorithms that
@@ -578,6 +591,7 @@ static void test_e2e_experiment(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/hier/torus-not-a-tier", test_torus_not_a_tier);
 	g_test_add_func("/hier/embed/remap", test_embed_remap);
 	g_test_add_func("/hier/embed/cut-and-span", test_embed_cut_and_span);
 	g_test_add_func("/hier/verify-matrix", test_verify_matrix);

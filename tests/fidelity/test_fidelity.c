@@ -40,6 +40,14 @@ static const struct {
 	 * to the same digits */
 	{ &topo_ring_ops, "allgatherv", "rd" },
 	{ &topo_ring_ops, "allgatherv", "bruck" },
+	/* The torus algorithms' logical 2-D torus on a physical ring: the rings
+	 * of its second dimension join ranks 4 apart (N = 16), multi-hop paths
+	 * that contend as rd's and bruck's do. */
+	{ &topo_ring_ops, "allreduce", "torus" },
+	{ &topo_ring_ops, "allreduce", "torus2p" },
+	{ &topo_ring_ops, "allgather", "torus" },
+	{ &topo_ring_ops, "allgather", "torus2p" },
+	{ &topo_ring_ops, "reducescatter", "torus" },
 	{ &topo_hypercube_ops, "allreduce", "direct" },
 	{ &topo_torus_ops, "allreduce", "direct" },
 	/* All pairs at once through the spines of two tiers at N = 16: the flow

@@ -177,6 +177,7 @@ static int run_all(const struct gx_sched *g, const char *what, uint32_t iters)
 struct algo_case {
 	const struct algo_ops *a;
 	enum coll c;
+	int dims[3];    /* torus algorithms: a shape (only its N builds), or none */
 };
 
 static void test_algo(gconstpointer data)
@@ -198,6 +199,7 @@ static void test_algo(gconstpointer data)
 			};
 			GError *error = NULL;
 
+			memcpy(p.dims, tc->dims, sizeof(tc->dims));
 			/* AllGatherV: uneven counts with one empty rank */
 			for (int r = 0; r < 16; r++)
 				weights[r] = r == 1 ? 0 : (uint64_t)(r % 3 + 1);
@@ -742,6 +744,27 @@ int main(int argc, char **argv)
 			tc->c = (enum coll)bit;
 			g_test_add_data_func_full(path, tc, test_algo, g_free);
 			g_free(path);
+		}
+	/* the torus algorithms on 3-D shapes (the registry's loop above runs
+	 * their default 2-D ones) */
+	static const int shapes[][3] = { { 2, 2, 2 }, { 2, 2, 4 }, { 4, 2, 2 }, { 1, 4, 4 } };
+
+	for (const struct algo_ops *const *a = algo_all(); *a; a++)
+		for (unsigned bit = 1; (*a)->takes_dims && bit <= COLL_ALLGATHERV; bit <<= 1) {
+			if (!((*a)->collectives & bit))
+				continue;
+			for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++) {
+				struct algo_case *tc = g_new0(struct algo_case, 1);
+				char *path = g_strdup_printf("/gpu/host/algo/%s/%s/%dx%dx%d",
+							     coll_name((enum coll)bit), (*a)->name,
+							     shapes[i][0], shapes[i][1], shapes[i][2]);
+
+				tc->a = *a;
+				tc->c = (enum coll)bit;
+				memcpy(tc->dims, shapes[i], sizeof(tc->dims));
+				g_test_add_data_func_full(path, tc, test_algo, g_free);
+				g_free(path);
+			}
 		}
 	/* hierarchical pairs beside the registry's hier (ring, ring) */
 	static const struct {

@@ -4,10 +4,12 @@
  * whose routes are paths over its channels. */
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
+#include "sim/link/topo.h"
 #include "sim/link/topos.h"
 
 static struct fabric_config cfg_of(const struct topo_ops *o, int n)
@@ -35,6 +37,8 @@ static void test_registry(void)
 	g_assert_cmpint(n, >=, 7);
 	g_assert_true(topo_find("ring", NULL) == &topo_ring_ops);
 	g_assert_true(topo_find("edges", NULL) == &topo_edges_ops);
+	g_assert_true(topo_find("mesh", NULL) == &topo_mesh_ops);
+	g_assert_true(topo_find("dragonfly", NULL) == &topo_dragonfly_ops);
 
 	g_autoptr(GError) err = NULL;
 
@@ -45,13 +49,13 @@ static void test_registry(void)
 
 	g_assert_cmpstr(err->message, ==, want);
 	g_clear_error(&err);
-	g_assert_null(topo_find("dragonfly", &err));
+	g_assert_null(topo_find("butterfly", &err));
 	g_assert_null(strstr(err->message, "did you mean"));
 
 	g_autofree char *dims = topo_names_taking(TOPO_PARAM_DIMS);
 	g_autofree char *edges = topo_names_taking(TOPO_PARAM_EDGES);
 
-	g_assert_cmpstr(dims, ==, "torus");
+	g_assert_cmpstr(dims, ==, "torus, mesh");
 	g_assert_cmpstr(edges, ==, "edges");
 	g_assert_true(topo_fixed_ranks(&topo_edges_ops));
 	g_assert_false(topo_fixed_ranks(&topo_ring_ops));
@@ -946,12 +950,136 @@ static void test_switch_ports(void)
 	sim_free(s);
 }
 
+/* N-D tori and meshes: every route is dimension-order (each hop moves one
+ * coordinate by one, the dimensions in order), as short as the ring (torus)
+ * or the line (mesh) allows in each dimension; on the torus a hop runs on
+ * virtual channel 1 exactly when its dimension's wrap-around link was
+ * crossed earlier in that dimension, on the mesh always on 0. */
+static void check_cube(const struct topo_ops *o, const int *dims, int nd)
+{
+	struct fabric_config c = cfg_of(o, 1);
+	struct topo t;
+	g_autoptr(GError) err = NULL;
+	bool wrap = o == &topo_torus_ops;
+
+	for (int i = 0; i < nd; i++)
+		c.nranks *= c.dims[i] = dims[i];
+	g_assert_true(topo_init(&t, &c, 1, &err));
+	g_assert_no_error(err);
+	g_assert_cmpint(t.ndims, ==, nd);
+	int *nodes = g_new(int, t.nnodes + 1);
+	uint8_t *vcs = g_new(uint8_t, t.nnodes);
+
+	for (int a = 0; a < t.nranks; a++)
+		for (int b = 0; b < t.nranks; b++) {
+			if (a == b)
+				continue;
+			int h = topo_route(&t, a, b, ROUTE_SHORTEST, nodes, vcs), want = 0, last = 0;
+			bool crossed[LINK_MAX_DIMS] = { false };
+
+			for (int i = 0, st = 1; i < nd; st *= dims[i], i++) {
+				int d = abs(a / st % dims[i] - b / st % dims[i]);
+
+				want += wrap ? MIN(d, dims[i] - d) : d;
+			}
+			g_assert_cmpint(h, ==, want);
+			g_assert_cmpint(nodes[h], ==, b);
+			for (int k = 0; k < h; k++) {
+				int u = nodes[k], v = nodes[k + 1], moved = -1;
+
+				g_assert_cmpint(topo_chan_find(&t, u, v), >=, 0);
+				for (int i = 0, st = 1; i < nd; st *= dims[i], i++) {
+					int x = u / st % dims[i], y = v / st % dims[i];
+
+					if (x == y)
+						continue;
+					g_assert_cmpint(moved, ==, -1);
+					moved = i;
+					g_assert_true(wrap || abs(x - y) == 1);
+					g_assert_cmpint(vcs[k], ==, wrap && crossed[i]);
+					if (abs(x - y) != 1)
+						crossed[i] = true;
+				}
+				g_assert_cmpint(moved, >=, last);
+				last = moved;
+			}
+		}
+	g_free(nodes);
+	g_free(vcs);
+	topo_release(&t);
+}
+
+static void test_cube_routes(void)
+{
+	static const int d444[] = { 4, 4, 4 }, d352[] = { 3, 5, 2 }, d2222[] = { 2, 2, 2, 2 },
+			 d88[] = { 8, 8 }, d6[] = { 6 };
+
+	check_cube(&topo_torus_ops, d444, 3);
+	check_cube(&topo_torus_ops, d352, 3);
+	check_cube(&topo_torus_ops, d2222, 4);
+	check_cube(&topo_torus_ops, d6, 1);
+	check_cube(&topo_mesh_ops, d444, 3);
+	check_cube(&topo_mesh_ops, d352, 3);
+	check_cube(&topo_mesh_ops, d88, 2);
+}
+
+/* Dragonfly of g = 8 groups, a = 4 routers, p = 2 ranks: g (g - 1) global
+ * channels, one link per group pair; routes are minimal local-global-local
+ * (at most 5 hops: rank, router, router, router, router, rank), exactly one
+ * global hop between groups and none inside one, virtual channel 1 after the
+ * global hop only. */
+static void test_dragonfly_routes(void)
+{
+	struct fabric_config c = cfg_of(&topo_dragonfly_ops, 64);
+	struct topo t;
+	g_autoptr(GError) err = NULL;
+	int g = 8, a = 4, p = 2, global = 0;
+
+	c.groups = g;
+	c.group_routers = a;
+	c.router_ranks = p;
+	g_assert_true(topo_init(&t, &c, 1, &err));
+	g_assert_cmpint(t.nnodes, ==, 64 + g * a);
+	for (int k = 0; k < t.nchans; k++)
+		global += t.chans[k].tier == TOPO_TIER_SCALEOUT;
+	g_assert_cmpint(global, ==, g * (g - 1));
+	/* 64 terminal channels each way, a (a - 1) local per group, g (g - 1) global */
+	g_assert_cmpint(t.nchans, ==, 2 * 64 + g * a * (a - 1) + g * (g - 1));
+	int nodes[200];
+	uint8_t vcs[200];
+
+	for (int s = 0; s < 64; s++)
+		for (int d = 0; d < 64; d++) {
+			if (s == d)
+				continue;
+			int h = topo_route(&t, s, d, ROUTE_SHORTEST, nodes, vcs), globals = 0;
+			bool same_group = s / (a * p) == d / (a * p);
+
+			g_assert_cmpint(h, <=, same_group ? 3 : 5);
+			g_assert_cmpint(h, >=, 2);
+			for (int k = 0; k < h; k++) {
+				int ch = topo_chan_find(&t, nodes[k], nodes[k + 1]);
+
+				g_assert_cmpint(ch, >=, 0);
+				g_assert_cmpint(vcs[k], ==, globals);
+				globals += t.chans[ch].tier == TOPO_TIER_SCALEOUT;
+			}
+			g_assert_cmpint(globals, ==, same_group ? 0 : 1);
+		}
+	g_autofree char *name = topo_node_name(&t, 64 + 5);
+
+	g_assert_cmpstr(name, ==, "g1r1");
+	topo_release(&t);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/topo/registry/find", test_registry);
 	g_test_add_func("/topo/registry/routes-are-paths", test_routes_are_paths);
 	g_test_add_func("/topo/edges/two-switch", test_two_switch);
+	g_test_add_func("/topo/cube/routes", test_cube_routes);
+	g_test_add_func("/topo/dragonfly/routes", test_dragonfly_routes);
 	g_test_add_func("/topo/edges/switch-ids-anywhere", test_switch_ids_anywhere);
 	g_test_add_func("/topo/edges/switch-errors", test_switch_errors);
 	g_test_add_func("/topo/edges/switch-timing", test_switch_timing);

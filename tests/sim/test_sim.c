@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule.h"
@@ -125,7 +126,7 @@ static void test_determinism(void)
  * of `path` (at `nranks` ranks, 0: its own), as it is and at 2:1
  * oversubscription, both fidelities; the same seed gives the same run, and
  * 2:1 is never faster. */
-static void all_algorithms(const char *path, int nranks)
+static void all_algorithms_shaped(const char *path, int nranks, void (*shape)(struct platform *))
 {
 	struct platform pl[2];
 	g_autoptr(GError) err = NULL;
@@ -135,6 +136,8 @@ static void all_algorithms(const char *path, int nranks)
 		g_assert_true(config_platform_load(path, &pl[k], &err));
 		if (nranks)
 			pl[k].fabric.nranks = nranks;
+		if (shape)
+			shape(&pl[k]);
 	}
 	g_assert_cmpfloat(pl[0].fabric.oversub, <=, 1);
 	pl[1].fabric.oversub = 2;
@@ -178,6 +181,88 @@ static void all_algorithms(const char *path, int nranks)
 	g_assert_cmpint(ran, >=, 40);
 	platform_release(&pl[0]);
 	platform_release(&pl[1]);
+}
+
+static void all_algorithms(const char *path, int nranks)
+{
+	all_algorithms_shaped(path, nranks, NULL);
+}
+
+/* ... on a 3-D torus (tpuv4-4x4x4.yaml at 2 x 2 x 4 = 16 ranks), where the
+ * torus algorithms take the platform's dims, and on a 4 x 4 mesh of it
+ * (routes that cannot wrap) */
+static void torus_224(struct platform *p)
+{
+	memset(p->fabric.dims, 0, sizeof(p->fabric.dims));
+	p->fabric.dims[0] = 2;
+	p->fabric.dims[1] = 2;
+	p->fabric.dims[2] = 4;
+}
+
+static void mesh_44(struct platform *p)
+{
+	memset(p->fabric.dims, 0, sizeof(p->fabric.dims));
+	p->fabric.topo = topo_find("mesh", NULL);
+	p->fabric.dims[0] = 4;
+	p->fabric.dims[1] = 4;
+}
+
+static void test_torus_all_algorithms(void)
+{
+	all_algorithms_shaped("configs/platforms/tpuv4-4x4x4.yaml", 16, torus_224);
+}
+
+static void test_mesh_all_algorithms(void)
+{
+	all_algorithms_shaped("configs/platforms/tpuv4-4x4x4.yaml", 16, mesh_44);
+}
+
+/* ... on a dragonfly (dragonfly72.yaml at 4 groups x 2 routers x 2 ranks),
+ * whose routes cross local, global and local links */
+static void dragonfly_16(struct platform *p)
+{
+	p->fabric.groups = 4;
+	p->fabric.group_routers = 2;
+	p->fabric.router_ranks = 2;
+}
+
+/* The torus algorithms take a run's dims from its torus platform: on the
+ * 4 x 4 x 4 torus, torus AllReduce has 2 (3 + 3 + 3) = 18 steps (not the
+ * 28 of the default 8 x 8) and torus2p 2 (2 + 2 + 2) = 12; given dims
+ * (algo_params.dims) win over the platform's. */
+static void test_torus_platform_dims(void)
+{
+	struct platform pl;
+	g_autoptr(GError) err = NULL;
+	static const struct {
+		const char *algo;
+		int dims[3];
+		uint32_t steps;
+	} cases[] = {
+		{ "torus", { 0 }, 18 }, { "torus2p", { 0 }, 12 }, { "torus", { 8, 8, 0 }, 28 },
+		{ "torus", { 64, 0, 0 }, 126 },
+	};
+
+	g_assert_true(config_platform_load("configs/platforms/tpuv4-4x4x4.yaml", &pl, &err));
+	pl.fabric.fidelity = 1;
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct simulate_outcome o;
+		struct simulate_job job = {
+			.coll = COLL_ALLREDUCE, .algo = cases[i].algo, .bytes = 1u << 16,
+			.elem_bytes = 4, .params = { .nchunks = 1, .peer = 1 }, .seed = 1, .plat = &pl,
+		};
+
+		memcpy(job.params.dims, cases[i].dims, sizeof(cases[i].dims));
+		g_assert_true(simulate(&job, &o, &err));
+		g_assert_cmpuint(o.steps, ==, cases[i].steps);
+		simulate_outcome_clear(&o);
+	}
+	platform_release(&pl);
+}
+
+static void test_dragonfly_all_algorithms(void)
+{
+	all_algorithms_shaped("configs/platforms/dragonfly72.yaml", 16, dragonfly_16);
 }
 
 /* ... on a leaf-spine with switch nodes and ECMP (leafspine16.yaml) */
@@ -1111,7 +1196,7 @@ static void test_cli_errors(void)
 		{ "sim -d float8", "unknown dtype 'float8'" },
 		{ "sim --size 12XB", "--size must be a size such as 64MiB, got '12XB'" },
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
-		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, switch, edges, leafspine, fattree, tiers), got 'donut'" },
+		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, mesh, switch, edges, leafspine, fattree, tiers, dragonfly), got 'donut'" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sim --ranks 1", "--ranks must be between 2 and 4096, got '1'" },
 		{ "sim --nchunks 0", "--nchunks must be at least 1, got 0" },
@@ -1132,7 +1217,11 @@ static void test_cli_errors(void)
 		{ "sim -n 0", "--iters must be 1..1000000, got 0" },
 		{ "sim --iters 5 --breakdown", "--breakdown shows one call: give --iters 1 with it" },
 		{ "sim -n 2 --trace /dev/null", "--trace shows one call: give --iters 1 with it" },
-		{ "sim --dims 2x4", "--dims is only for a torus, not ring" },
+		{ "sim --dims 2x4", "--dims is only for kind torus, mesh, not ring" },
+		{ "sim --topo torus --dims 4xx4", "--dims must look like 4x4x4 (1 to 8 extents), got '4xx4'" },
+		{ "sim --topo mesh --dims 65536x65536x65536",
+		  "--dims 65536x65536x65536 make more than 4096 ranks" },
+		{ "sim --topo torus --dims 4x4x4 --ranks 60", "torus dims 4x4x4 do not make 60 ranks" },
 		{ "sim --schedule gpu/schedules/allreduce-ring-n2-k1.g5s --algo hd",
 		  "--algo does nothing with --schedule: the file says it" },
 		{ "sim --schedule gpu/schedules/allreduce-ring-n2-k1.g5s --nchunks 2",
@@ -1872,6 +1961,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/leafspine/all-algorithms", test_leafspine_all_algorithms);
 	g_test_add_func("/sim/fattree/all-algorithms", test_fattree_all_algorithms);
 	g_test_add_func("/sim/tiers/all-algorithms", test_tiers_all_algorithms);
+	g_test_add_func("/sim/torus/all-algorithms", test_torus_all_algorithms);
+	g_test_add_func("/sim/torus/platform-dims", test_torus_platform_dims);
+	g_test_add_func("/sim/mesh/all-algorithms", test_mesh_all_algorithms);
+	g_test_add_func("/sim/dragonfly/all-algorithms", test_dragonfly_all_algorithms);
 	g_test_add_func("/sim/tiers/ring-128", test_tiers_ring_128);
 	g_test_add_func("/sim/metrics", test_metrics);
 	g_test_add_func("/sim/seed/cross-primitive", test_cross_primitive);
