@@ -23,3 +23,21 @@ g5x_run() {
 	[ $_rc -eq 0 ] || echo "# FAILED ($_rc): $_mode $*" >>"$_log"
 	return 0
 }
+
+# budget_run LOG SECONDS_NEEDED CMD...: runs CMD under `timeout
+# ${RUN_TIMEOUT:-120}`, its output to $OUT/LOG, if the script's time budget
+# (BUDGET seconds from $start) leaves SECONDS_NEEDED; a skip or a failure
+# is a line in LOG, never an exit.
+budget_run() {
+	_log=$1 _need=$2
+	shift 2
+	if [ $((BUDGET - ($(date +%s) - start))) -lt "$_need" ]; then
+		echo "# SKIPPED (time): $*" >>"$OUT/$_log"
+		return 0
+	fi
+	echo "# \$ $*" >>"$OUT/$_log"
+	timeout "${RUN_TIMEOUT:-120}" "$@" >>"$OUT/$_log" 2>&1
+	_rc=$?
+	[ $_rc -eq 0 ] || echo "# FAILED ($_rc): $*" >>"$OUT/$_log"
+	return 0
+}

@@ -25,20 +25,7 @@ mkdir -p "$OUT"
 S=gpu/schedules/agv-ratio
 X=gpu/build/g5x
 start=$(date +%s)
-left() { echo $((BUDGET - ($(date +%s) - start))); }
-run() {
-	need=$1
-	shift
-	if [ "$(left)" -lt "$need" ]; then
-		echo "# SKIPPED (time): $*" >>"$OUT/agv.log"
-		return 0
-	fi
-	echo "# \$ $*" >>"$OUT/agv.log"
-	timeout 120 "$@" >>"$OUT/agv.log" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] || echo "# FAILED ($rc): $*" >>"$OUT/agv.log"
-	return 0
-}
+run() { budget_run agv.log "$@"; }
 
 {
 	date -u

@@ -23,21 +23,9 @@ S=gpu/schedules
 X=gpu/build/g5x
 XM=gpu/build/g5x-mpi
 start=$(date +%s)
-left() { echo $((BUDGET - ($(date +%s) - start))); }
-# run LOG SECONDS_NEEDED CMD...: runs CMD (under timeout) if time remains
-run() {
-	log=$1 need=$2
-	shift 2
-	if [ "$(left)" -lt "$need" ]; then
-		echo "# SKIPPED (time): $*" >>"$OUT/$log"
-		return 0
-	fi
-	echo "# \$ $*" >>"$OUT/$log"
-	timeout 90 "$@" >>"$OUT/$log" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] || echo "# FAILED ($rc): $*" >>"$OUT/$log"
-	return 0
-}
+# run LOG SECONDS_NEEDED CMD...: gpu/host-env.sh's budget_run, 90 s each
+RUN_TIMEOUT=90
+run() { budget_run "$@"; }
 
 {
 	date -u

@@ -26,23 +26,8 @@
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
 #include "sim/link/topos.h"
+#include "tests/support/perm.h"
 
-struct perm {
-	int left;
-	sim_time_t last;
-	struct sim *s;
-};
-
-static void perm_done(void *user, uint64_t bytes, bool done)
-{
-	struct perm *p = user;
-
-	(void)bytes;
-	if (done) {
-		p->left--;
-		p->last = sim_now(p->s);
-	}
-}
 
 /* Runs the permutation dst on c and returns the one-way bytes per second
  * across the bisection: N/2 flows of `bytes` over the time the last one

@@ -11,6 +11,7 @@
 #include "sim/link/link.h"
 #include "sim/link/topo.h"
 #include "sim/link/topos.h"
+#include "tests/support/perm.h"
 
 static struct fabric_config cfg_of(const struct topo_ops *o, int n)
 {
@@ -404,22 +405,6 @@ static void test_leafspine_ecmp(void)
 	sim_free(s);
 }
 
-struct perm {
-	int left;
-	sim_time_t last;
-	struct sim *s;
-};
-
-static void perm_done(void *user, uint64_t bytes, bool done)
-{
-	struct perm *p = user;
-
-	(void)bytes;
-	if (done) {
-		p->left--;
-		p->last = sim_now(p->s);
-	}
-}
 
 /* Every rank i sends `bytes` to dst[i] (a permutation). Returns the time
  * the last one arrived and max/mean of the payload on the leaf -> spine
