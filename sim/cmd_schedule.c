@@ -56,14 +56,12 @@ int cmd_schedule(int argc, char **argv)
 		goto out;
 	rc = 2;
 	if (dims_s) {
-		long prod = 1;
-
 		if (!cli_parse_dims(dims_s, dims, &err)) {
 			rc = cli_usage_error(argv[0], "%s", err->message);
 			goto out;
 		}
-		for (int i = 0; i < CLI_MAX_DIMS && dims[i]; i++)
-			prod = MIN(prod * dims[i], (long)SCHED_MAX_RANKS + 1); /* no overflow */
+		long prod = algo_dims_product(dims);
+
 		if (ranks == G_MININT)
 			ranks = prod > SCHED_MAX_RANKS ? SCHED_MAX_RANKS + 1 : (int)prod;
 	}

@@ -169,11 +169,7 @@ static int sweep_dims(const struct algo_ops *a, int n, const int *given,
 	if (!a->takes_dims)
 		return 1;
 	if (given) {
-		long prod = 1;
-
-		for (int i = 0; i < ALGO_MAX_DIMS && given[i]; i++)
-			prod = MIN(prod * given[i], (long)SCHED_MAX_RANKS + 1); /* no overflow */
-		if (prod != n)
+		if (algo_dims_product(given) != n)
 			return 0;
 		memcpy(out[0], given, sizeof(out[0]));
 		return 1;

@@ -86,6 +86,10 @@ enum { ALGO_TIER_INTRA, ALGO_TIER_INTER };
  * as the process. */
 const struct algo_ops *algo_find(enum coll c, const char *name, GError **error);
 
+/* The product of dims' extents up to the first that is not positive (1 for
+ * none), saturated at SCHED_MAX_RANKS + 1 so that no product overflows. */
+long algo_dims_product(const int dims[ALGO_MAX_DIMS]);
+
 /* Every registered algorithm, NULL-terminated. */
 const struct algo_ops *const *algo_all(void);
 

@@ -62,6 +62,15 @@ char *algo_known_names(enum coll c)
 	return g_string_free(g, FALSE);
 }
 
+long algo_dims_product(const int dims[ALGO_MAX_DIMS])
+{
+	long prod = 1;
+
+	for (int i = 0; i < ALGO_MAX_DIMS && dims[i] > 0; i++)
+		prod = MIN(prod * dims[i], (long)SCHED_MAX_RANKS + 1);
+	return prod;
+}
+
 const struct algo_ops *algo_find(enum coll c, const char *name, GError **error)
 {
 	if (g_str_has_prefix(name, "hier-"))

@@ -744,8 +744,6 @@ static bool match(struct runner *r, GError **error)
 	return ok;
 }
 
-/* Builds r's ranks and ops for its schedule r->s and matches them; the
- * transactions are created on r->px. */
 /* A COPY may drop elements only out of scratch (a padded slot into its
  * block, ir.h): one out of the input or output that is larger than its
  * destination would lose data, as AllGatherV's pad would below the size
@@ -778,6 +776,8 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 	return true;
 }
 
+/* Builds r's ranks and ops for its schedule r->s and matches them; the
+ * transactions are created on r->px. */
 static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError **error)
 {
 	const struct sched *s = r->s;

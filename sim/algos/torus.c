@@ -50,11 +50,10 @@ static int torus_dims(const struct algo_ops *self, const struct algo_params *p, 
 		      GError **error)
 {
 	int k = 0, given = 0;
-	long prod = 1;
+	long prod = algo_dims_product(p->dims);
 
 	for (int i = 0; i < ALGO_MAX_DIMS && p->dims[i] > 0; i++) {
 		given++;
-		prod = MIN(prod * p->dims[i], (long)SCHED_MAX_RANKS + 1); /* no overflow */
 		if (p->dims[i] > 1)
 			d[k++] = p->dims[i];
 	}
