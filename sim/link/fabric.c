@@ -949,7 +949,6 @@ int fabric_ranks(const struct fabric *f)
 	return f->t.nranks;
 }
 
-/* A message at flow fidelity: one flow over the route (flow.h). */
 /* The route src -> dst as channels, from the source's cache or routed
  * (and cached when short enough); returns the hops, *chans the channels. */
 static int flow_route(struct fabric *f, int src, int dst, enum route_hint hint, const int **chans)
@@ -985,6 +984,7 @@ static int flow_route(struct fabric *f, int src, int dst, enum route_hint hint, 
 	return hops;
 }
 
+/* A message at flow fidelity: one flow over the route (flow.h). */
 static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
 			     enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
 			     fabric_slack_fn slack, fabric_deliver_fn deliver, void *user)
