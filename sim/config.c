@@ -231,6 +231,19 @@ static char *coll_known(void)
 	return g_string_free(g, FALSE);
 }
 
+/* Parses node k's text as a collective; on an unknown name fails with the
+ * known names and a spelling hint, `key` naming where it stood. */
+static bool read_coll(const struct ctx *c, const struct ynode *k, const char *key, enum coll *out)
+{
+	if (coll_parse(k->text, out))
+		return true;
+	g_autofree char *known = coll_known();
+	g_autofree char *hint = spell_hint(k->text, known);
+
+	return cfg_fail(c, k, CONFIG_ERROR_VALUE, "'%s' unknown collective '%s' (known: %s)%s", key,
+			quote_text(k->text).s, known, hint);
+}
+
 static bool read_int_list(const struct ctx *c, const struct ynode *n, const char *key,
 			  int64_t min, int64_t max, GArray *out, size_t elem)
 {
@@ -274,14 +287,8 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 				const struct ynode *k = n->kids->pdata[i];
 				enum coll cl;
 
-				if (!coll_parse(k->text, &cl)) {
-					g_autofree char *known = coll_known();
-					g_autofree char *hint = spell_hint(k->text, known);
-
-					return cfg_fail(c, k, CONFIG_ERROR_VALUE,
-						    "'algorithms' unknown collective '%s' (known: %s)%s",
-						    quote_text(k->text).s, known, hint);
-				}
+				if (!read_coll(c, k, "algorithms", &cl))
+					return false;
 				g_array_append_val(e->colls, cl);
 			}
 		}
@@ -290,14 +297,8 @@ static bool read_algorithms(const struct ctx *c, struct experiment *e, const str
 			enum coll cl;
 			bool listed = false;
 
-			if (!coll_parse(k->text, &cl)) {
-				g_autofree char *known = coll_known();
-				g_autofree char *hint = spell_hint(k->text, known);
-
-				return cfg_fail(c, k, CONFIG_ERROR_VALUE,
-					    "'algorithms' unknown collective '%s' (known: %s)%s", quote_text(k->text).s,
-					    known, hint);
-			}
+			if (!read_coll(c, k, "algorithms", &cl))
+				return false;
 			for (guint j = 0; j < e->colls->len; j++)
 				listed |= g_array_index(e->colls, enum coll, j) == cl;
 			if (!listed)
@@ -776,14 +777,8 @@ static bool read_experiment(const struct ctx *c, struct experiment *e, const str
 			const struct ynode *it = items->pdata[i];
 			enum coll cl;
 
-			if (!coll_parse(it->text, &cl)) {
-				g_autofree char *known = coll_known();
-				g_autofree char *hint = spell_hint(it->text, known);
-
-				return cfg_fail(c, it, CONFIG_ERROR_VALUE,
-					    "'collectives' unknown collective '%s' (known: %s)%s", quote_text(it->text).s,
-					    known, hint);
-			}
+			if (!read_coll(c, it, "collectives", &cl))
+				return false;
 			for (guint j = 0; j < e->colls->len; j++)
 				if (g_array_index(e->colls, enum coll, j) == cl)
 					return cfg_fail(c, it, CONFIG_ERROR_VALUE,
