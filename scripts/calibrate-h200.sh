@@ -8,8 +8,9 @@
 #   2. NCCL's keys on NCCL's AllReduce rows only (auto and forced
 #      protocols, both modes): nccl.issue, nccl.issue_mpi (the host's time per
 #      call; the GPU's launch cost is the executor's `overhead`),
-#      the per-channel rates of LL, LL128, Simple and the latencies of LL128
-#      and Simple;
+#      the per-channel rates of LL, LL128, Simple and the setup per call of
+#      LL128 and Simple (proto.*.launch; their latency per step is NCCL's
+#      own, the start file says why);
 #   3. the executor's keys again, now that Simple's per-transaction latency
 #      (which the executor's Transfers pay too) is known.
 # Under a minute.
@@ -23,7 +24,7 @@ mkdir -p build
 	--where impl=g5,collective=allreduce,algo=ring -o build/h200x2-nvlink-1.yaml \
 	$M/remeasure.csv $M/results.csv
 "$G5" calibrate --platform build/h200x2-nvlink-1.yaml --where impl=nccl,collective=allreduce \
-	--fit nccl.issue,nccl.issue_mpi,proto.ll.channel_bw,proto.ll128.latency,proto.simple.channel_bw,proto.simple.latency,proto.ll128.channel_bw \
+	--fit nccl.issue,nccl.issue_mpi,proto.ll.channel_bw,proto.ll128.launch,proto.simple.channel_bw,proto.simple.launch,proto.ll128.channel_bw \
 	-o build/h200x2-nvlink-2.yaml $M/remeasure.csv $M/proto.csv $M/results.csv
 "$G5" calibrate --platform build/h200x2-nvlink-2.yaml \
 	--fit overhead,link.bandwidth,channels.latency \

@@ -10,9 +10,10 @@
  * on a platform with `paxi.engine`, else `paxi.setup`), and `overhead_mpi`
  * when some row ran one process per GPU and the platform gives it a value of
  * its own; for NCCL's rows `nccl.overhead` (and `nccl.overhead_mpi`), the
- * per-channel rates of LL, LL128 and Simple and Simple's latency (LL's is in
- * the launch cost; LL128's, which the forced-LL128 rows on two H200 do not
- * determine, only by --fit): what makes NCCL pick one protocol over another.
+ * per-channel rates of LL, LL128 and Simple and Simple's latency, or its
+ * setup per call (`proto.simple.launch`) on a platform that gives that a
+ * value (LL's is in the launch cost; LL128's only by --fit): what makes NCCL
+ * pick one protocol over another.
  * A key the data cannot determine is refused with the fit's reason. */
 #include <math.h>
 #include <stdio.h>
@@ -87,7 +88,11 @@ static char **default_keys(GPtrArray *curves, const struct platform *pl)
 		}
 		g_ptr_array_add(k, g_strdup("proto.ll.channel_bw"));
 		g_ptr_array_add(k, g_strdup("proto.simple.channel_bw"));
-		g_ptr_array_add(k, g_strdup("proto.simple.latency"));
+		/* a platform that splits Simple's fixed cost into a part per
+		 * step and one per call (proto.simple.launch) fits the latter */
+		g_ptr_array_add(k, g_strdup(pl->paxi.protos[PAXI_PROTO_SIMPLE].launch_ps
+						    ? "proto.simple.launch"
+						    : "proto.simple.latency"));
 		g_ptr_array_add(k, g_strdup("proto.ll128.channel_bw"));
 	}
 	g_ptr_array_add(k, NULL);
@@ -100,7 +105,7 @@ static char *human(const char *key, double v, double sigma)
 	if (strstr(key, "bandwidth") || strstr(key, "_bw") || !strcmp(key, "paxi.reduce"))
 		return g_strdup_printf("%.3f GB/s +- %.3f", v / 1e9, sigma / 1e9);
 	if (strstr(key, "overhead") || strstr(key, "latency") || strstr(key, "setup") ||
-	    strstr(key, "ctrl_proc") || strstr(key, "issue"))
+	    strstr(key, "ctrl_proc") || strstr(key, "issue") || strstr(key, "launch"))
 		return g_strdup_printf("%.3f us +- %.3f", v / 1e6, sigma / 1e6);
 	return g_strdup_printf("%g +- %g", v, sigma);
 }

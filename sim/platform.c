@@ -71,6 +71,8 @@ void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
 	}
 	out->issue_ps = p->nccl.issue_ps;
 	out->issue_mpi_ps = p->nccl.issue_mpi_ps;
+	out->issue_task_ps = p->nccl.issue_task_ps;
+	out->issue_task_mpi_ps = p->nccl.issue_task_mpi_ps;
 }
 
 sim_time_t platform_overhead(const struct impl_params *impl, enum run_mode m)
@@ -81,6 +83,20 @@ sim_time_t platform_overhead(const struct impl_params *impl, enum run_mode m)
 sim_time_t platform_issue(const struct impl_params *impl, enum run_mode m)
 {
 	return m == MODE_MPI && impl->issue_mpi_ps ? impl->issue_mpi_ps : impl->issue_ps;
+}
+
+sim_time_t platform_issue_tasks(const struct impl_params *impl, enum run_mode m,
+				const uint32_t *tasks, int n)
+{
+	sim_time_t per = m == MODE_MPI ? impl->issue_task_mpi_ps : impl->issue_task_ps;
+	uint64_t extra = 0;
+
+	for (int r = 0; r < n; r++) {
+		uint64_t e = tasks[r] > 1 ? tasks[r] - 1 : 0;
+
+		extra = m == MODE_MPI ? MAX(extra, e) : extra + e;
+	}
+	return per * extra;
 }
 
 uint32_t platform_channels(const struct impl_params *impl, uint64_t bytes)

@@ -41,6 +41,11 @@ struct impl_params {
 	sim_time_t issue_ps;         /* calls back to back: the host's time to issue one
 				      * call, one process for all ranks; 0: no bound */
 	sim_time_t issue_mpi_ps;     /* the same, one process per rank; 0: issue_ps */
+	sim_time_t issue_task_ps;    /* the host's time for each task of a call beyond
+				      * one per GPU, one process for all ranks (NCCL:
+				      * algo_nccl_tasks); 0: none */
+	sim_time_t issue_task_mpi_ps; /* the same, one process per rank; 0: none (no
+				      * fallback: the probe measured none there) */
 	uint64_t channel_bytes;      /* bytes of the collective per channel, > 0 */
 	uint32_t max_channels;       /* 0: channels not modelled (no cap) */
 	uint64_t channel_bw_bytes_per_s; /* what one channel moves; 0: its protocol's rate */
@@ -75,6 +80,12 @@ sim_time_t platform_overhead(const struct impl_params *impl, enum run_mode m);
 
 /* The host's time to issue one call in mode m under impl (0: no bound). */
 sim_time_t platform_issue(const struct impl_params *impl, enum run_mode m);
+
+/* The host's time for the tasks of one call beyond one per GPU in mode m:
+ * `tasks[r]` tasks on rank r of n; one process issues every rank's (single:
+ * the sum) or its own (mpi: the most of one rank). */
+sim_time_t platform_issue_tasks(const struct impl_params *impl, enum run_mode m,
+				const uint32_t *tasks, int n);
 
 /* Channels a run of `bytes` uses under impl (0: not modelled). */
 uint32_t platform_channels(const struct impl_params *impl, uint64_t bytes);

@@ -233,6 +233,10 @@ void simulate_channels(struct platform *pl, const struct impl_params *impl, enum
 	if (pl->paxi.engine) {
 		pl->paxi.engine_lat_ps = impl->channel_lat_ps ? impl->channel_lat_ps
 							      : pl->paxi.protos[proto].lat_ps;
+		/* the protocol's own code (NCCL's kernel) sets up its connections
+		 * once per call: a cost that does not grow with the steps */
+		if (!impl->channel_lat_ps)
+			pl->overhead_ps += pl->paxi.protos[proto].launch_ps;
 		pl->paxi.engine_local_lat_ps = impl->local_lat_ps ? impl->local_lat_ps
 								  : pl->paxi.engine_lat_ps;
 	}
@@ -293,6 +297,16 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 	run_pl.overhead_ps = platform_overhead(&impl, job->mode);
 	uint64_t copy_rate = paxi_copy_rate(&pl->paxi);
 	sim_time_t issue_ps = platform_issue(&impl, job->mode);
+
+	if (issue_ps && s->algo && !strcmp(s->algo, "nccl")) {
+		/* the host's time grows with the tasks of the call */
+		uint32_t *tasks = g_new(uint32_t, s->nranks);
+
+		for (int r = 0; r < s->nranks; r++)
+			tasks[r] = algo_nccl_tasks(s->coll, s->nranks, r, s->root, s->peer);
+		issue_ps += platform_issue_tasks(&impl, job->mode, tasks, s->nranks);
+		g_free(tasks);
+	}
 
 	if (job->inplace && !s->inplace_ok && copy_rate) {
 		/* the copy-in: a launch of its own on the stream (a device copy

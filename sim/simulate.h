@@ -91,7 +91,9 @@ bool simulate_trace_write(const struct simulate_outcome *out, const char *collec
  * run of `nchannels` channels of `proto` under impl sees: each node's
  * injection and ejection capped at the channels' wire rate, and with
  * paxi.engine the engine's rate, its latencies and its round (a slice per
- * channel). nchannels 0: channels not modelled, only the protocol set. */
+ * channel), and, where the engine runs the protocol's latency (impl without
+ * channels.latency: NCCL), the protocol's per-call setup (launch_ps) added to
+ * pl->overhead_ps. nchannels 0: channels not modelled, only the protocol set. */
 void simulate_channels(struct platform *pl, const struct impl_params *impl, enum paxi_proto proto,
 		       uint32_t nchannels);
 

@@ -135,4 +135,11 @@ char *algo_known_names(enum coll c);
  * collective no hierarchical algorithm builds; g_free() it. */
 char *algo_hier_tier_names(enum coll c, int tier);
 
+/* The tasks NCCL's host enqueues for one call on `rank` of `nranks` (root,
+ * peer: P2P's ends), as g5x calls NCCL: one for a collective; AllToAll a
+ * send and a receive with every rank, itself included (grouped send/recv);
+ * AllGatherV one grouped broadcast per rank; P2P one send on the root, one
+ * receive on the peer, none elsewhere. */
+uint32_t algo_nccl_tasks(enum coll c, int nranks, int rank, int root, int peer);
+
 #endif

@@ -54,6 +54,25 @@ static void nccl_theory(enum coll c, const struct algo_params *p, struct algo_th
 	nccl_family(c)->theory(c, p, out);
 }
 
+uint32_t algo_nccl_tasks(enum coll c, int nranks, int rank, int root, int peer)
+{
+	switch (c) {
+	case COLL_ALLTOALL:
+		return 2 * (uint32_t)nranks;
+	case COLL_ALLGATHERV:
+		return (uint32_t)nranks;
+	case COLL_P2P:
+		return (rank == root) + (rank == peer);
+	case COLL_ALLREDUCE:
+	case COLL_ALLGATHER:
+	case COLL_REDUCESCATTER:
+	case COLL_BROADCAST:
+	case COLL_REDUCE:
+		return 1;
+	}
+	g_assert_not_reached();
+}
+
 const struct algo_ops algo_nccl_ops = {
 	.name = "nccl",
 	.summary = "NCCL's choice: ring, chain (broadcast, reduce), point-to-point (alltoall, "

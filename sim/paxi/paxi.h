@@ -129,6 +129,10 @@ uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes);
 struct paxi_proto_params {
 	uint64_t channel_bw_bytes_per_s; /* data rate one channel can move; 0: unlimited */
 	sim_time_t lat_ps;               /* per transaction, added to its setup */
+	sim_time_t launch_ps;            /* per call, once: the protocol's setup in the
+					  * kernel, paid with the launch cost where the
+					  * engine runs the protocol's own latency (NCCL;
+					  * sim/simulate.c: simulate_channels) */
 };
 
 struct paxi_params {

@@ -1857,6 +1857,102 @@ static void test_back_to_back(void)
 	platform_release(&pl);
 }
 
+static double run_proto(const struct platform *pl, enum coll c, const char *algo,
+			enum paxi_proto proto)
+{
+	struct simulate_job job = {
+		.plat = pl, .coll = c, .algo = algo, .bytes = 4096, .elem_bytes = 4,
+		.params = { .nchunks = 1, .peer = 1 }, .seed = 1, .mode = MODE_SINGLE,
+		.proto = (int)proto, .launches = 1,
+	};
+	struct simulate_outcome o;
+
+	g_assert_true(simulate(&job, &o, NULL));
+	double us = o.latency_us;
+
+	simulate_outcome_clear(&o);
+	return us;
+}
+
+/* A protocol's setup per call (proto.*.launch): NCCL's call pays it once,
+ * whatever its steps (a ring AllReduce has two dependent steps on two ranks,
+ * AllGather and Broadcast one), and only in that protocol; the executor's
+ * schedules, which pay their own channels.latency, never do. */
+static void test_proto_launch(void)
+{
+	struct platform pl;
+	const enum coll colls[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_BROADCAST,
+				    COLL_ALLTOALL };
+	double nccl[G_N_ELEMENTS(colls)], ll[G_N_ELEMENTS(colls)], g5;
+
+	load_h200(&pl);
+	pl.issue_ps = pl.nccl.issue_ps = 0;
+	pl.paxi.protos[PAXI_PROTO_SIMPLE].launch_ps = 0;
+	pl.paxi.protos[PAXI_PROTO_LL].launch_ps = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(colls); i++) {
+		nccl[i] = run_proto(&pl, colls[i], "nccl", PAXI_PROTO_SIMPLE);
+		ll[i] = run_proto(&pl, colls[i], "nccl", PAXI_PROTO_LL);
+	}
+	g5 = run_proto(&pl, COLL_ALLREDUCE, "ring", PAXI_PROTO_SIMPLE);
+	pl.paxi.protos[PAXI_PROTO_SIMPLE].launch_ps = SIM_US(5);
+	for (size_t i = 0; i < G_N_ELEMENTS(colls); i++) {
+		g_assert_cmpfloat_with_epsilon(run_proto(&pl, colls[i], "nccl", PAXI_PROTO_SIMPLE),
+					       nccl[i] + 5.0, 1e-6);
+		g_assert_cmpfloat_with_epsilon(run_proto(&pl, colls[i], "nccl", PAXI_PROTO_LL),
+					       ll[i], 1e-9);
+	}
+	g_assert_cmpfloat_with_epsilon(run_proto(&pl, COLL_ALLREDUCE, "ring", PAXI_PROTO_SIMPLE),
+				       g5, 1e-9);
+	platform_release(&pl);
+}
+
+static double run_calls(const struct platform *pl, enum coll c, enum run_mode m)
+{
+	struct simulate_job job = {
+		.plat = pl, .coll = c, .algo = "nccl", .bytes = 4096, .elem_bytes = 4,
+		.params = { .nchunks = 1, .peer = 1 }, .seed = 1, .mode = m,
+		.proto = PAXI_PROTO_LL, .launches = 20,
+	};
+	struct simulate_outcome o;
+
+	g_assert_true(simulate(&job, &o, NULL));
+	double us = o.latency_us;
+
+	simulate_outcome_clear(&o);
+	return us;
+}
+
+/* The host's time per task (nccl.issue_task, nccl.issue_task_mpi): with the
+ * host the bound (one call every 50 us), 20 calls back to back average
+ * (19 x issue + one call) / 20, and each call's issue grows by the tasks
+ * beyond one per GPU: an AllToAll on two ranks has four per GPU (a send and
+ * a receive with each rank), six more than one per GPU in the one process,
+ * three in each process of its own; AllReduce and P2P none. */
+static void test_issue_tasks(void)
+{
+	struct platform pl;
+	const enum coll colls[] = { COLL_ALLTOALL, COLL_ALLREDUCE, COLL_P2P };
+	const double extra_single[] = { 6, 0, 0 }, extra_mpi[] = { 3, 0, 0 };
+
+	load_h200(&pl);
+	pl.nccl.issue_ps = pl.nccl.issue_mpi_ps = SIM_US(50);
+	for (size_t i = 0; i < G_N_ELEMENTS(colls); i++) {
+		pl.nccl.issue_task_ps = pl.nccl.issue_task_mpi_ps = 0;
+		double s0 = run_calls(&pl, colls[i], MODE_SINGLE);
+		double m0 = run_calls(&pl, colls[i], MODE_MPI);
+
+		pl.nccl.issue_task_ps = SIM_US(2);
+		g_assert_cmpfloat_with_epsilon(run_calls(&pl, colls[i], MODE_SINGLE),
+					       s0 + 19.0 / 20 * 2 * extra_single[i], 1e-6);
+		/* 0 in one process per GPU is no cost, not the single-process value */
+		g_assert_cmpfloat_with_epsilon(run_calls(&pl, colls[i], MODE_MPI), m0, 1e-9);
+		pl.nccl.issue_task_mpi_ps = SIM_US(2);
+		g_assert_cmpfloat_with_epsilon(run_calls(&pl, colls[i], MODE_MPI),
+					       m0 + 19.0 / 20 * 2 * extra_mpi[i], 1e-6);
+	}
+	platform_release(&pl);
+}
+
 /* A written platform loads back to the same values (calibrate's output). */
 static void test_platform_write_roundtrip(void)
 {
@@ -2005,5 +2101,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/platform/write-roundtrip", test_platform_write_roundtrip);
 	g_test_add_func("/sim/gpu/copy-in", test_copy_in);
 	g_test_add_func("/sim/gpu/back-to-back", test_back_to_back);
+	g_test_add_func("/sim/nccl/proto-launch", test_proto_launch);
+	g_test_add_func("/sim/nccl/issue-tasks", test_issue_tasks);
 	return g_test_run();
 }
