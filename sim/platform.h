@@ -47,6 +47,8 @@ struct impl_params {
 	sim_time_t channel_lat_ps;   /* paxi.engine: a channel's fixed cost per slice
 				      * round; 0: its protocol's latency */
 	sim_time_t local_lat_ps;     /* the same for local work; 0: as channel_lat_ps */
+	uint32_t send_done;          /* paxi.engine: enum paxi_send_done, when an op that
+				      * stores to a peer is complete at its source */
 };
 
 struct platform {
@@ -63,6 +65,7 @@ struct platform {
 	uint64_t channel_bw_bytes_per_s;
 	sim_time_t channel_lat_ps;
 	sim_time_t local_lat_ps;
+	uint32_t send_done;          /* enum paxi_send_done (channels.send_done) */
 	struct impl_params nccl;     /* NCCL; a zero overhead falls back to G5's */
 };
 

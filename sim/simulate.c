@@ -235,6 +235,7 @@ void simulate_channels(struct platform *pl, const struct impl_params *impl, enum
 							      : pl->paxi.protos[proto].lat_ps;
 		pl->paxi.engine_local_lat_ps = impl->local_lat_ps ? impl->local_lat_ps
 								  : pl->paxi.engine_lat_ps;
+		pl->paxi.send_done = impl->send_done;
 	}
 	if (pl->paxi.engine && nchannels && pl->paxi.slice_bytes <= UINT64_MAX / nchannels)
 		pl->paxi.engine_round_bytes = pl->paxi.slice_bytes * nchannels;

@@ -217,6 +217,8 @@ static void on_moved(void *user)
 
 	o->w.send.moved = o->w.send.moving;
 	send_move(o);
+	if (o->w.send.moved == paxi_txn_bytes(o->out))
+		op_try_finish(o); /* its data has landed (out_done) */
 }
 
 static void send_move(struct run_op *o)
@@ -299,6 +301,20 @@ static void op_begin(struct run_op *o)
 	op_try_finish(o);
 }
 
+/* Whether op o's outgoing data is done with at its source: its completion
+ * response has come back, or, where sends are done when their data has
+ * landed (paxi_send_done), the data is all delivered (an op that stores
+ * nothing waits for its response). */
+static bool out_done(const struct run_op *o)
+{
+	const struct paxi_params *pp = paxi_get_params(o->r->px);
+
+	if (o->out_sent)
+		return true;
+	return pp->engine && pp->send_done == PAXI_SEND_DONE_LANDED && paxi_txn_bytes(o->out) &&
+	       paxi_txn_times(o->out)->arrived;
+}
+
 static void op_try_finish(struct run_op *o)
 {
 	if (o->done || !o->started)
@@ -307,7 +323,7 @@ static void op_try_finish(struct run_op *o)
 		return;
 	if (o->in && !o->t_in_done)
 		o->t_in_done = sim_now(o->r->sim);
-	if (o->out && !o->out_sent)
+	if (o->out && !out_done(o))
 		return;
 	if (op_local_pass(o) && !o->local_done)
 		return;
@@ -475,6 +491,11 @@ static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
 			if (o->out && paxi_txn_times(o->out)->sent == w.p &&
 			    (!o->in || o->t_in_done <= w.p)) {
 				give(&w, BD_HANDSHAKE, paxi_txn_times(o->out)->usable); /* response */
+				t = o->out;
+				at = AT_TXN_USABLE;
+			} else if (o->out && paxi_txn_times(o->out)->arrived == w.p &&
+				   (!o->in || o->t_in_done <= w.p)) {
+				/* done when its data landed (paxi_send_done) */
 				t = o->out;
 				at = AT_TXN_USABLE;
 			} else if (o->in) {

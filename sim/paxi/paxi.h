@@ -92,6 +92,22 @@ enum paxi_control {
 	PAXI_CONTROL_OOB,
 };
 
+/* When an op that stores to a peer is complete at its source (paxi.engine;
+ * the runner's rule, set per run from the implementation):
+ *  - RESPONSE: when the destination's completion response has come back
+ *    (a DMA engine's descriptor completes on the answer);
+ *  - LANDED: when the engine's last item storing its data is over, that
+ *    is, when the data has landed at the peer: a GPU channel's system-scope
+ *    release returns once its stores are visible, and the executor counts
+ *    the op done right after it (gpu/core/interp.h, gx_finish_work); no
+ *    answer comes back. A receive that depends on the send then raises its
+ *    ready flag while the send's data flag is still on its way, so the two
+ *    travel together. */
+enum paxi_send_done {
+	PAXI_SEND_DONE_RESPONSE,
+	PAXI_SEND_DONE_LANDED,
+};
+
 enum paxi_reducer {
 	PAXI_REDUCE_NODE,
 	PAXI_REDUCE_UNIT,
@@ -162,6 +178,7 @@ struct paxi_params {
 				       * other setups (a GPU thread block serves its
 				       * receives, polling and raising the credit flag);
 				       * 0: receives are passive (a DMA engine's target) */
+	uint32_t send_done;           /* engine: enum paxi_send_done (set per run) */
 	struct paxi_proto_params protos[PAXI_NPROTOS];
 };
 

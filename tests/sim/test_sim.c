@@ -1708,6 +1708,45 @@ static void test_modes(void)
 	platform_release(&pl);
 }
 
+/* channels.send_done: the executor counts an op that stores to a peer done
+ * when its release returns (its data has landed), not when an answer comes
+ * back. The Send/Recv ring's second send waits for the ready flag of a
+ * receive that depends on the first send: with `landed` that flag leaves
+ * when the first send's data lands, at least the answer's way back (link
+ * latency and a flag's processing) earlier. The Transfer ring waits on no
+ * ready flag and is unchanged, and NCCL's algorithm keeps its own rule. */
+static void test_send_done(void)
+{
+	struct platform pl;
+	const uint64_t sizes[] = { 4096, 64ull << 20 };
+
+	load_h200(&pl);
+	g_assert_cmpuint(pl.send_done, ==, PAXI_SEND_DONE_LANDED);
+	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+		pl.send_done = PAXI_SEND_DONE_LANDED;
+		double sr_landed = run_job(&pl, COLL_ALLREDUCE, "sendrecv", sizes[i], MODE_SINGLE,
+					   PAXI_PROTO_SIMPLE, NULL);
+		double ring_landed = run_job(&pl, COLL_ALLREDUCE, "ring", sizes[i], MODE_SINGLE,
+					     PAXI_PROTO_SIMPLE, NULL);
+		double nccl_landed = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE,
+					     PAXI_PROTO_SIMPLE, NULL);
+
+		pl.send_done = PAXI_SEND_DONE_RESPONSE;
+		double sr_resp = run_job(&pl, COLL_ALLREDUCE, "sendrecv", sizes[i], MODE_SINGLE,
+					 PAXI_PROTO_SIMPLE, NULL);
+		double ring_resp = run_job(&pl, COLL_ALLREDUCE, "ring", sizes[i], MODE_SINGLE,
+					   PAXI_PROTO_SIMPLE, NULL);
+		double nccl_resp = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE,
+					   PAXI_PROTO_SIMPLE, NULL);
+
+		g_assert_cmpfloat(sr_resp - sr_landed, >=,
+				  (double)(pl.fabric.link.lat_ps + pl.paxi.ctrl_proc_ps) / 1e6 - 1e-6);
+		g_assert_cmpfloat(ring_landed, ==, ring_resp);
+		g_assert_cmpfloat(nccl_landed, ==, nccl_resp);
+	}
+	platform_release(&pl);
+}
+
 /* Channels cap a node's rate: 1 MiB runs on 32 channels of 1 GB/s, so after
  * its first packet (64 KiB) the rest takes at least 983040 B / 32 GB/s =
  * 30.7 us; with channels off the same P2P takes about 3 us of data. */
@@ -2001,6 +2040,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/iters", test_sim_iters);
 	g_test_add_func("/sim/modes/launch-cost", test_modes);
 	g_test_add_func("/sim/channels/cap", test_channels_cap);
+	g_test_add_func("/sim/gpu/send-done", test_send_done);
 	g_test_add_func("/sim/gpu/receive-costs", test_receive_costs);
 	g_test_add_func("/sim/platform/write-roundtrip", test_platform_write_roundtrip);
 	g_test_add_func("/sim/gpu/copy-in", test_copy_in);
