@@ -57,6 +57,8 @@ struct run_rank {
 	uint32_t *lane_next;  /* per lane: next op index (in lane_ops) to start */
 	GArray **lane_ops;    /* per lane: op indices in list order */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
+	const struct paxi_txn *landed; /* borrowed: the last outgoing transaction whose
+				* landing completed an op (paxi_send_done); NULL none */
 	uint32_t *call_left;  /* per call: its ops on this rank not done */
 	uint32_t *dep_first;  /* per op: its first dependent in dep_ops; [nops] = their count */
 	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
@@ -294,7 +296,9 @@ static void op_begin(struct run_op *o)
 		return;
 	}
 	if (o->in) {
-		paxi_txn_post(o->in);
+		/* a receive started by a send's landing: its ready flag rides
+		 * beside that send's completion flag (paxi checks it landed now) */
+		paxi_txn_post_beside(o->in, r->ranks[o->rank].landed);
 		op_process(o);
 		return;
 	}
@@ -329,6 +333,8 @@ static void op_try_finish(struct run_op *o)
 		return;
 	struct runner *r = o->r;
 
+	if (o->out && !o->out_sent)
+		r->ranks[o->rank].landed = o->out; /* done when its data landed */
 	o->done = true;
 	o->t_end = sim_now(r->sim);
 	r->t_end = MAX(r->t_end, o->t_end);

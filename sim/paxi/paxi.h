@@ -240,6 +240,16 @@ void paxi_txn_supply(struct paxi_txn *t, uint64_t available);
 /* The destination has posted its receive (Send/Recv: allows clear-to-send). */
 void paxi_txn_post(struct paxi_txn *t);
 
+/* paxi_txn_post, in the pass that saw `beside` land: a transaction that t's
+ * destination sent to t's source, whose data has all arrived just now. The
+ * ready flag (handshake READY, control out of band) is then raised beside
+ * beside's completion flag, on the same way at the same time, and costs
+ * only its processing: a GPU channel publishes the send's data flag with
+ * its release and raises the next receive's ready flag right after
+ * (gpu/core/interp.h), so the two reach the peer together. Otherwise as
+ * paxi_txn_post. */
+void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_txn *beside);
+
 uint64_t paxi_txn_bytes(const struct paxi_txn *t);
 
 /* When each phase of a transaction happened (absolute ps; 0 if not yet). */
