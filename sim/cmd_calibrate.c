@@ -105,7 +105,8 @@ static char *human(const char *key, double v, double sigma)
 	if (strstr(key, "bandwidth") || strstr(key, "_bw") || !strcmp(key, "paxi.reduce"))
 		return g_strdup_printf("%.3f GB/s +- %.3f", v / 1e9, sigma / 1e9);
 	if (strstr(key, "overhead") || strstr(key, "latency") || strstr(key, "setup") ||
-	    strstr(key, "ctrl_proc") || strstr(key, "issue") || strstr(key, "launch"))
+	    strstr(key, "ctrl_proc") || strstr(key, "issue") || strstr(key, "launch") ||
+	    strstr(key, "spread"))
 		return g_strdup_printf("%.3f us +- %.3f", v / 1e6, sigma / 1e6);
 	return g_strdup_printf("%g +- %g", v, sigma);
 }

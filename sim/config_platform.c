@@ -55,6 +55,8 @@ static const char *const reduce_word[] = { "reduce", NULL };
 static const char *const proto_word[] = { "proto", NULL };
 static const char *const channel_word[] = { "latency", NULL };
 static const char *const bool_names[] = { "false", "true", NULL };
+static const char *const send_done_names[] = { "response", "landed", NULL }; /* enum paxi_send_done */
+static const char *const flag_poll_names[] = { "ctrl_proc", "round", NULL }; /* enum impl_flag_poll */
 static const char *const fidelity_names[] = { "packet", "flow", NULL }; /* enum link_fidelity */
 static const char *const routing_names[] = { "default", "lowest", "ecmp", "dmodk", NULL }; /* enum topo_routing */
 
@@ -130,6 +132,9 @@ static const struct pkey pkeys[] = {
 	{ "channels.bw", PK_BW_OR, PF(channel_bw_bytes_per_s), 0, MAX_BW, -1, proto_word, 0 },
 	{ "channels.latency", PK_TIME_OR, PF(channel_lat_ps), 0, MAX_TIME_PS, -1, proto_word, 0 },
 	{ "channels.local_latency", PK_TIME_OR, PF(local_lat_ps), 0, MAX_TIME_PS, -1, channel_word, 0 },
+	{ "channels.send_done", PK_CHOICE, PF(send_done), 0, PAXI_SEND_DONE_LANDED, -1, send_done_names, 0 },
+	{ "channels.spread", PK_TIME, PF(channel_spread_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
+	{ "channels.flag_poll", PK_CHOICE, PF(flag_poll), 0, IMPL_FLAG_POLL_ROUND, -1, flag_poll_names, 0 },
 	{ "nccl.overhead", PK_TIME, PF(nccl.overhead_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
 	{ "nccl.overhead_mpi", PK_TIME, PF(nccl.overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
 	{ "nccl.issue", PK_TIME, PF(nccl.issue_ps), 0, MAX_TIME_PS, -1, NULL, 0 },

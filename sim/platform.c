@@ -57,6 +57,9 @@ void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
 		.channel_bw_bytes_per_s = p->channel_bw_bytes_per_s,
 		.channel_lat_ps = p->channel_lat_ps,
 		.local_lat_ps = p->local_lat_ps,
+		.send_done = p->send_done,
+		.channel_spread_ps = p->channel_spread_ps,
+		.flag_poll = p->flag_poll,
 	};
 	if (!nccl)
 		return;
@@ -65,6 +68,9 @@ void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
 	out->channel_bw_bytes_per_s = 0;
 	out->channel_lat_ps = 0;
 	out->local_lat_ps = 0;
+	out->send_done = PAXI_SEND_DONE_RESPONSE;
+	out->channel_spread_ps = 0;
+	out->flag_poll = IMPL_FLAG_POLL_CTRL_PROC;
 	if (p->nccl.overhead_ps) {
 		out->overhead_ps = p->nccl.overhead_ps;
 		out->overhead_mpi_ps = p->nccl.overhead_mpi_ps;

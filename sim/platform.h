@@ -52,6 +52,22 @@ struct impl_params {
 	sim_time_t channel_lat_ps;   /* paxi.engine: a channel's fixed cost per slice
 				      * round; 0: its protocol's latency */
 	sim_time_t local_lat_ps;     /* the same for local work; 0: as channel_lat_ps */
+	uint32_t send_done;          /* paxi.engine: enum paxi_send_done, when an op that
+				      * stores to a peer is complete at its source */
+	sim_time_t channel_spread_ps; /* paxi.engine: added to both fixed costs per
+				      * doubling of the run's channels (a round in
+				      * lockstep ends with its slowest channel); 0: none */
+	uint32_t flag_poll;          /* paxi.engine: enum impl_flag_poll */
+};
+
+/* What a flag (a ready flag, a Send/Recv's completion flag, a response)
+ * costs the engine that finds it (channels.flag_poll): paxi.ctrl_proc
+ * each, or nothing of its own, the poll that finds it being part of every
+ * round's fixed cost (the executor's leader scans its ops' flags before
+ * each slice: gpu/core/interp.h, gx_find_work). */
+enum impl_flag_poll {
+	IMPL_FLAG_POLL_CTRL_PROC,
+	IMPL_FLAG_POLL_ROUND,
 };
 
 struct platform {
@@ -68,6 +84,9 @@ struct platform {
 	uint64_t channel_bw_bytes_per_s;
 	sim_time_t channel_lat_ps;
 	sim_time_t local_lat_ps;
+	uint32_t send_done;          /* enum paxi_send_done (channels.send_done) */
+	sim_time_t channel_spread_ps; /* channels.spread */
+	uint32_t flag_poll;          /* enum impl_flag_poll (channels.flag_poll) */
 	struct impl_params nccl;     /* NCCL; a zero overhead falls back to G5's */
 };
 

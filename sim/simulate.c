@@ -214,6 +214,22 @@ bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GErr
 	return true;
 }
 
+/* channels.spread x log2(nchannels), in integers (the same bytes on every
+ * host): exact at powers of two, linear between them; 0 for 0 or 1
+ * channel. A round of the engine is every channel's slice in lockstep, so
+ * it ends with the slowest of them: the more channels, the later. */
+static sim_time_t channel_spread(sim_time_t per_doubling_ps, uint32_t nchannels)
+{
+	if (!per_doubling_ps || nchannels < 2)
+		return 0;
+	uint32_t l = 31 - (uint32_t)__builtin_clz(nchannels);
+	uint64_t pow = 1ull << l;
+
+	/* l + (n - 2^l) / 2^l doublings */
+	return per_doubling_ps * l +
+	       (sim_time_t)((unsigned __int128)per_doubling_ps * (nchannels - pow) / pow);
+}
+
 void simulate_channels(struct platform *pl, const struct impl_params *impl, enum paxi_proto proto,
 		       uint32_t nchannels)
 {
@@ -231,6 +247,8 @@ void simulate_channels(struct platform *pl, const struct impl_params *impl, enum
 			pl->paxi.engine_bytes_per_s = data;
 	}
 	if (pl->paxi.engine) {
+		sim_time_t spread = channel_spread(impl->channel_spread_ps, nchannels);
+
 		pl->paxi.engine_lat_ps = impl->channel_lat_ps ? impl->channel_lat_ps
 							      : pl->paxi.protos[proto].lat_ps;
 		/* the protocol's own code (NCCL's kernel) sets up its connections
@@ -239,6 +257,11 @@ void simulate_channels(struct platform *pl, const struct impl_params *impl, enum
 			pl->overhead_ps += pl->paxi.protos[proto].launch_ps;
 		pl->paxi.engine_local_lat_ps = impl->local_lat_ps ? impl->local_lat_ps
 								  : pl->paxi.engine_lat_ps;
+		pl->paxi.engine_lat_ps += spread;
+		pl->paxi.engine_local_lat_ps += spread;
+		pl->paxi.send_done = impl->send_done;
+		if (impl->flag_poll == IMPL_FLAG_POLL_ROUND)
+			pl->paxi.ctrl_proc_ps = 0;
 	}
 	if (pl->paxi.engine && nchannels && pl->paxi.slice_bytes <= UINT64_MAX / nchannels)
 		pl->paxi.engine_round_bytes = pl->paxi.slice_bytes * nchannels;

@@ -57,6 +57,8 @@ struct run_rank {
 	uint32_t *lane_next;  /* per lane: next op index (in lane_ops) to start */
 	GArray **lane_ops;    /* per lane: op indices in list order */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
+	const struct paxi_txn *landed; /* borrowed: the last outgoing transaction whose
+				* landing completed an op (paxi_send_done); NULL none */
 	uint32_t *call_left;  /* per call: its ops on this rank not done */
 	uint32_t *dep_first;  /* per op: its first dependent in dep_ops; [nops] = their count */
 	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
@@ -217,6 +219,8 @@ static void on_moved(void *user)
 
 	o->w.send.moved = o->w.send.moving;
 	send_move(o);
+	if (o->w.send.moved == paxi_txn_bytes(o->out))
+		op_try_finish(o); /* its data has landed (out_done) */
 }
 
 static void send_move(struct run_op *o)
@@ -292,11 +296,27 @@ static void op_begin(struct run_op *o)
 		return;
 	}
 	if (o->in) {
-		paxi_txn_post(o->in);
+		/* a receive started by a send's landing: its ready flag rides
+		 * beside that send's completion flag (paxi checks it landed now) */
+		paxi_txn_post_beside(o->in, r->ranks[o->rank].landed);
 		op_process(o);
 		return;
 	}
 	op_try_finish(o);
+}
+
+/* Whether op o's outgoing data is done with at its source: its completion
+ * response has come back, or, where sends are done when their data has
+ * landed (paxi_send_done), the data is all delivered (an op that stores
+ * nothing waits for its response). */
+static bool out_done(const struct run_op *o)
+{
+	const struct paxi_params *pp = paxi_get_params(o->r->px);
+
+	if (o->out_sent)
+		return true;
+	return pp->engine && pp->send_done == PAXI_SEND_DONE_LANDED && paxi_txn_bytes(o->out) &&
+	       paxi_txn_times(o->out)->arrived;
 }
 
 static void op_try_finish(struct run_op *o)
@@ -307,12 +327,14 @@ static void op_try_finish(struct run_op *o)
 		return;
 	if (o->in && !o->t_in_done)
 		o->t_in_done = sim_now(o->r->sim);
-	if (o->out && !o->out_sent)
+	if (o->out && !out_done(o))
 		return;
 	if (op_local_pass(o) && !o->local_done)
 		return;
 	struct runner *r = o->r;
 
+	if (o->out && !o->out_sent)
+		r->ranks[o->rank].landed = o->out; /* done when its data landed */
 	o->done = true;
 	o->t_end = sim_now(r->sim);
 	r->t_end = MAX(r->t_end, o->t_end);
@@ -475,6 +497,11 @@ static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
 			if (o->out && paxi_txn_times(o->out)->sent == w.p &&
 			    (!o->in || o->t_in_done <= w.p)) {
 				give(&w, BD_HANDSHAKE, paxi_txn_times(o->out)->usable); /* response */
+				t = o->out;
+				at = AT_TXN_USABLE;
+			} else if (o->out && paxi_txn_times(o->out)->arrived == w.p &&
+				   (!o->in || o->t_in_done <= w.p)) {
+				/* done when its data landed (paxi_send_done) */
 				t = o->out;
 				at = AT_TXN_USABLE;
 			} else if (o->in) {

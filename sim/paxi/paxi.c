@@ -628,6 +628,26 @@ void paxi_txn_post(struct paxi_txn *t)
 		send_ctrl(t, CTRL_CTS); /* the ready flag, or the answer to RTS */
 }
 
+void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_txn *beside)
+{
+	struct paxi *x = t->x;
+
+	if (t->tm.kind != PAXI_SENDRECV || x->p.handshake != PAXI_HS_READY ||
+	    x->p.control != PAXI_CONTROL_OOB || !beside || beside->src != t->dst ||
+	    beside->dst != t->src || beside->tm.arrived != sim_now(x->s)) {
+		paxi_txn_post(t);
+		return;
+	}
+	g_assert(!t->posted);
+	t->posted = true;
+	t->tm.posted = sim_now(x->s);
+	x->st.ctrl_msgs++;
+	struct sim_event *ev = sim_schedule(x->s, x->p.ctrl_proc_ps, &x->c, PX_CTRL);
+
+	ev->data[0].p = t;
+	ev->data[1].u = CTRL_CTS;
+}
+
 static void release_slot(struct paxi_txn *t)
 {
 	struct cdma *u = unit_of(t);

@@ -92,6 +92,22 @@ enum paxi_control {
 	PAXI_CONTROL_OOB,
 };
 
+/* When an op that stores to a peer is complete at its source (paxi.engine;
+ * the runner's rule, set per run from the implementation):
+ *  - RESPONSE: when the destination's completion response has come back
+ *    (a DMA engine's descriptor completes on the answer);
+ *  - LANDED: when the engine's last item storing its data is over, that
+ *    is, when the data has landed at the peer: a GPU channel's system-scope
+ *    release returns once its stores are visible, and the executor counts
+ *    the op done right after it (gpu/core/interp.h, gx_finish_work); no
+ *    answer comes back. A receive that depends on the send then raises its
+ *    ready flag while the send's data flag is still on its way, so the two
+ *    travel together. */
+enum paxi_send_done {
+	PAXI_SEND_DONE_RESPONSE,
+	PAXI_SEND_DONE_LANDED,
+};
+
 enum paxi_reducer {
 	PAXI_REDUCE_NODE,
 	PAXI_REDUCE_UNIT,
@@ -166,6 +182,7 @@ struct paxi_params {
 				       * other setups (a GPU thread block serves its
 				       * receives, polling and raising the credit flag);
 				       * 0: receives are passive (a DMA engine's target) */
+	uint32_t send_done;           /* engine: enum paxi_send_done (set per run) */
 	struct paxi_proto_params protos[PAXI_NPROTOS];
 };
 
@@ -226,6 +243,16 @@ void paxi_txn_supply(struct paxi_txn *t, uint64_t available);
 
 /* The destination has posted its receive (Send/Recv: allows clear-to-send). */
 void paxi_txn_post(struct paxi_txn *t);
+
+/* paxi_txn_post, in the pass that saw `beside` land: a transaction that t's
+ * destination sent to t's source, whose data has all arrived just now. The
+ * ready flag (handshake READY, control out of band) is then raised beside
+ * beside's completion flag, on the same way at the same time, and costs
+ * only its processing: a GPU channel publishes the send's data flag with
+ * its release and raises the next receive's ready flag right after
+ * (gpu/core/interp.h), so the two reach the peer together. Otherwise as
+ * paxi_txn_post. */
+void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_txn *beside);
 
 uint64_t paxi_txn_bytes(const struct paxi_txn *t);
 

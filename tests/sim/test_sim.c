@@ -1661,7 +1661,8 @@ static void test_sim_iters(void)
  * travels with its send. On a GPU's engine it is one pass over the data at
  * the slower of the copy and the channels' rates, so the fused chain saves
  * the copy the plain chain runs after its send (256 MiB at 2150 GB/s: 124.9
- * us, plus the local op's round); on a platform without an engine the copy
+ * us, plus the local op's round: channels.local_latency and 7 doublings of
+ * channels.spread, 256 MiB running on 128 channels); on a platform without an engine the copy
  * runs on the reducer beside the send and costs nothing the send does not. */
 static void test_copy_send(void)
 {
@@ -1673,7 +1674,8 @@ static void test_copy_send(void)
 	double copy_us = (double)bytes / (double)pl.paxi.copy_bytes_per_s * 1e6;
 
 	g_assert_cmpfloat(plain - fused, >=, copy_us);
-	g_assert_cmpfloat(plain - fused, <=, copy_us + (double)pl.local_lat_ps / 1e6 + 0.01);
+	g_assert_cmpfloat(plain - fused, <=,
+			  copy_us + (double)(pl.local_lat_ps + 7 * pl.channel_spread_ps) / 1e6 + 0.01);
 	platform_release(&pl);
 
 	struct platform seed;
@@ -1705,6 +1707,114 @@ static void test_modes(void)
 	m = run_job(&pl, COLL_ALLREDUCE, "nccl", 4096, MODE_MPI, PAXI_PROTO_SIMPLE, NULL);
 	g_assert_cmpfloat_with_epsilon(s - m, (double)(pl.nccl.overhead_ps - pl.nccl.overhead_mpi_ps) / 1e6,
 				       1e-6);
+	platform_release(&pl);
+}
+
+/* channels.send_done: the executor counts an op that stores to a peer done
+ * when its release returns (its data has landed), not when an answer comes
+ * back. The Send/Recv ring's second send waits for the ready flag of a
+ * receive that depends on the first send: with `landed` that flag leaves
+ * when the first send's data lands, at least the answer's way back (link
+ * latency and a flag's processing) earlier. The Transfer ring waits on no
+ * ready flag and is unchanged, and NCCL's algorithm keeps its own rule. */
+static void test_send_done(void)
+{
+	struct platform pl;
+	const uint64_t sizes[] = { 4096, 64ull << 20 };
+
+	load_h200(&pl);
+	g_assert_cmpuint(pl.send_done, ==, PAXI_SEND_DONE_LANDED);
+	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+		pl.send_done = PAXI_SEND_DONE_LANDED;
+		double sr_landed = run_job(&pl, COLL_ALLREDUCE, "sendrecv", sizes[i], MODE_SINGLE,
+					   PAXI_PROTO_SIMPLE, NULL);
+		double ring_landed = run_job(&pl, COLL_ALLREDUCE, "ring", sizes[i], MODE_SINGLE,
+					     PAXI_PROTO_SIMPLE, NULL);
+		double nccl_landed = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE,
+					     PAXI_PROTO_SIMPLE, NULL);
+
+		pl.send_done = PAXI_SEND_DONE_RESPONSE;
+		double sr_resp = run_job(&pl, COLL_ALLREDUCE, "sendrecv", sizes[i], MODE_SINGLE,
+					 PAXI_PROTO_SIMPLE, NULL);
+		double ring_resp = run_job(&pl, COLL_ALLREDUCE, "ring", sizes[i], MODE_SINGLE,
+					   PAXI_PROTO_SIMPLE, NULL);
+		double nccl_resp = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE,
+					   PAXI_PROTO_SIMPLE, NULL);
+
+		g_assert_cmpfloat(sr_resp - sr_landed, >=,
+				  (double)(pl.fabric.link.lat_ps + pl.paxi.ctrl_proc_ps) / 1e6 - 1e-6);
+		g_assert_cmpfloat(ring_landed, ==, ring_resp);
+		g_assert_cmpfloat(nccl_landed, ==, nccl_resp);
+	}
+	platform_release(&pl);
+}
+
+/* channels.spread: both round latencies grow by the spread per doubling of
+ * the channels (log2, linear between powers of two). The Transfer ring
+ * AllReduce on two ranks has three rounds on its path (send,
+ * recv-reduce-copy-send, the copy-out), so it grows by 3 x log2(C) x
+ * spread: 4 KiB runs on 1 channel (no growth), 1 MiB on 32 (5 doublings),
+ * 1.5 MiB on 48 (5.5), 4 MiB on 128 (7). NCCL's runs keep their protocol's
+ * latency. */
+static void test_channel_spread(void)
+{
+	struct platform pl;
+	const uint64_t sizes[] = { 4096, 1 << 20, 3 << 19, 4 << 20 };
+	const double doublings[] = { 0, 5, 5.5, 7 };
+
+	load_h200(&pl);
+	g_assert_cmpuint(pl.channel_spread_ps, >, 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+		pl.channel_spread_ps = 0;
+		double base = run_job(&pl, COLL_ALLREDUCE, "ring", sizes[i], MODE_SINGLE,
+				      PAXI_PROTO_SIMPLE, NULL);
+		double nccl_base = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE,
+					   PAXI_PROTO_SIMPLE, NULL);
+
+		pl.channel_spread_ps = SIM_NS(100);
+		double spread = run_job(&pl, COLL_ALLREDUCE, "ring", sizes[i], MODE_SINGLE,
+					PAXI_PROTO_SIMPLE, NULL);
+		double nccl_spread = run_job(&pl, COLL_ALLREDUCE, "nccl", sizes[i], MODE_SINGLE,
+					     PAXI_PROTO_SIMPLE, NULL);
+
+		g_assert_cmpfloat_with_epsilon(spread - base, 3 * doublings[i] * 0.1, 1e-6);
+		g_assert_cmpfloat(nccl_spread, ==, nccl_base);
+	}
+	platform_release(&pl);
+}
+
+/* channels.flag_poll: with `round` the executor's flags cost no
+ * paxi.ctrl_proc of their own. The Send/Recv ring AllReduce waits on a
+ * ready flag and a completion flag at least once each on its path, so it
+ * is at least two flag processings faster; the Transfer ring, with no
+ * flag on its path (sends are done when they land), and NCCL's runs,
+ * which keep paxi.ctrl_proc, are unchanged. */
+static void test_flag_poll(void)
+{
+	struct platform pl;
+
+	load_h200(&pl);
+	g_assert_cmpuint(pl.flag_poll, ==, IMPL_FLAG_POLL_ROUND);
+	g_assert_cmpuint(pl.paxi.ctrl_proc_ps, >, 0);
+	pl.flag_poll = IMPL_FLAG_POLL_ROUND;
+	double sr_round = run_job(&pl, COLL_ALLREDUCE, "sendrecv", 4096, MODE_SINGLE,
+				  PAXI_PROTO_SIMPLE, NULL);
+	double ring_round = run_job(&pl, COLL_ALLREDUCE, "ring", 4096, MODE_SINGLE,
+				    PAXI_PROTO_SIMPLE, NULL);
+	double nccl_round = run_job(&pl, COLL_ALLREDUCE, "nccl", 4096, MODE_SINGLE,
+				    PAXI_PROTO_SIMPLE, NULL);
+
+	pl.flag_poll = IMPL_FLAG_POLL_CTRL_PROC;
+	double sr_proc = run_job(&pl, COLL_ALLREDUCE, "sendrecv", 4096, MODE_SINGLE,
+				 PAXI_PROTO_SIMPLE, NULL);
+	double ring_proc = run_job(&pl, COLL_ALLREDUCE, "ring", 4096, MODE_SINGLE,
+				   PAXI_PROTO_SIMPLE, NULL);
+	double nccl_proc = run_job(&pl, COLL_ALLREDUCE, "nccl", 4096, MODE_SINGLE,
+				   PAXI_PROTO_SIMPLE, NULL);
+
+	g_assert_cmpfloat(sr_proc - sr_round, >=, 2 * (double)pl.paxi.ctrl_proc_ps / 1e6 - 1e-6);
+	g_assert_cmpfloat(ring_round, ==, ring_proc);
+	g_assert_cmpfloat(nccl_round, ==, nccl_proc);
 	platform_release(&pl);
 }
 
@@ -2097,6 +2207,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/iters", test_sim_iters);
 	g_test_add_func("/sim/modes/launch-cost", test_modes);
 	g_test_add_func("/sim/channels/cap", test_channels_cap);
+	g_test_add_func("/sim/gpu/send-done", test_send_done);
+	g_test_add_func("/sim/gpu/channel-spread", test_channel_spread);
+	g_test_add_func("/sim/gpu/flag-poll", test_flag_poll);
 	g_test_add_func("/sim/gpu/receive-costs", test_receive_costs);
 	g_test_add_func("/sim/platform/write-roundtrip", test_platform_write_roundtrip);
 	g_test_add_func("/sim/gpu/copy-in", test_copy_in);
