@@ -17,6 +17,13 @@ G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
 
 enum { RUN_KICK = 1, RUN_LAUNCH };
 
+/* Where the critical path's time went up to some point: each cause's
+ * picoseconds from the call's start (they sum to the point's time less the
+ * call's start). */
+struct bd_vec {
+	sim_time_t c[BD_NCAUSES];
+};
+
 /* An op's run state: 128 bytes, kept for the whole run (the critical path
  * walks the ops' times after it). */
 struct run_op {
@@ -41,6 +48,11 @@ struct run_op {
 	int32_t lane_pred;        /* previous op of this lane, -1 none */
 	uint8_t call;             /* which of the back-to-back calls, from 0 */
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
+	bool has_bd_usable : 1;   /* bd_usable is set */
+	/* the critical path's causes from the call's start up to a point of
+	 * this op (the walk's states, critical_path_at): its start, its end,
+	 * and its incoming transaction's data all usable */
+	struct bd_vec bd_start, bd_end, bd_usable;
 };
 
 G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= UINT8_MAX);
@@ -77,6 +89,12 @@ struct runner {
 	const int *node_of;   /* a job's: the fabric node of each schedule rank; NULL: the same */
 	void (*rank_done)(void *user, int rank); /* a job's: a rank's ops are all done */
 	void *user;
+	bool bd_on;           /* the breakdown is walked as the run goes (one call alone) */
+	bool has_last;        /* an op has ended: last_* are set */
+	sim_time_t last_end;  /* the op that ended last (lowest rank and index on ties) */
+	int32_t last_rank;
+	uint32_t last_idx;
+	struct bd_vec bd_last; /* its causes: the call's breakdown */
 };
 
 /* The fabric node that schedule rank `rank` runs on. */
@@ -109,6 +127,9 @@ static bool is_reducing(enum sched_op_kind k)
 static void op_try_finish(struct run_op *o);
 static void op_process(struct run_op *o);
 static void lane_advance(struct runner *r, int rank, uint32_t lane);
+static void bd_at_start(struct run_op *o);
+static void bd_at_usable(struct run_op *o, struct paxi_txn *t);
+static void bd_at_end(struct run_op *o);
 
 static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
 {
@@ -116,6 +137,8 @@ static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
 
 	o->usable = usable;
 	o->in_all = all;
+	if (all)
+		bd_at_usable(o, t);
 	if (o->started)
 		op_process(o);
 }
@@ -253,6 +276,7 @@ static void op_start(struct run_op *o)
 	struct runner *r = o->r;
 
 	o->t_start = sim_now(r->sim);
+	bd_at_start(o);
 	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
 		paxi_unit_setup(r->px, node(r, o->rank), o->op->lane, on_op_setup, o);
 		return;
@@ -317,6 +341,7 @@ static void op_try_finish(struct run_op *o)
 	o->t_end = sim_now(r->sim);
 	r->t_end = MAX(r->t_end, o->t_end);
 	r->call_end[o->call] = MAX(r->call_end[o->call], o->t_end);
+	bd_at_end(o);
 	r->left--;
 	if (--r->ranks[o->rank].call_left[o->call] == 0) {
 		launch_next(r, o->rank, o->call);
@@ -573,6 +598,199 @@ static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
 	/* whatever is left before the first causal event */
 	give(&w, BD_DEPENDENCY, kick);
 	give(&w, BD_OVERHEAD, r->t0);
+}
+
+/* ---- the same walk, forward: each point's causes as the run goes ----
+ *
+ * critical_path's walk, run from a point, reads only that point's own times
+ * and then moves to an earlier point of the op, its transaction, its sender,
+ * its receiver, a dep or its lane predecessor. Every point that a walk can
+ * enter from elsewhere is entered with the cursor at or after the point's own
+ * time (its first give), and from there the walk is a function of the point
+ * alone: so the walk from the point at its own time is kept with the op
+ * (struct run_op's bd_start, bd_usable, bd_end), and a later walk that reaches
+ * it adds that value and the dependency time in between, instead of going on.
+ * An op's end is always entered at its end time; its start at or after it;
+ * its incoming data's usable point, where it is not (a Send/Recv's response
+ * before the data's flag), and its incoming data processed point (entered
+ * from a streaming sender's last supply, before it) are walked again, from
+ * times that are final by then. The op that ends last, lowest rank and index
+ * on ties, gives the call's breakdown: the same bytes as the walk back from
+ * the end over every op's kept times, without keeping them. */
+
+/* The walk from state `at` of op o (transaction t for AT_TXN_USABLE) with the
+ * cursor at p; `self` is the point being computed (walked, not looked up). */
+static void bd_walk(struct runner *r, enum walk_at at, struct run_op *o, struct paxi_txn *t,
+		    sim_time_t p, struct bd_vec *out)
+{
+	struct walk w = { .p = p, .bd = out->c };
+	sim_time_t kick = r->t0 + r->overhead_ps;
+	const struct bd_vec *memo = NULL;
+	sim_time_t memo_ps = 0;
+	bool self = true;
+
+	memset(out, 0, sizeof(*out));
+	while (at != AT_DONE && w.p > kick) {
+		switch (at) {
+		case AT_OP_END: {
+			enum sched_op_kind k = o->op->kind;
+
+			if (!self) {
+				/* only ever entered at its end (AT_OP_START's rule) */
+				g_assert(o->done && w.p == o->t_end);
+				memo = &o->bd_end;
+				memo_ps = o->t_end;
+				goto add_memo;
+			}
+			give(&w, BD_DEPENDENCY, o->t_end);
+			if (o->out && paxi_txn_times(o->out)->sent == w.p &&
+			    (!o->in || o->t_in_done <= w.p)) {
+				give(&w, BD_HANDSHAKE, paxi_txn_times(o->out)->usable); /* response */
+				t = o->out;
+				at = AT_TXN_USABLE;
+			} else if (o->in) {
+				at = AT_IN_DONE;
+			} else if (k == SOP_COPY || k == SOP_REDUCE) {
+				give(&w, BD_REDUCTION, o->t_start);
+				at = AT_OP_START;
+			} else {
+				at = AT_OP_START;
+			}
+			break;
+		}
+		case AT_IN_DONE: {
+			const struct paxi_txn_times *tm = paxi_txn_times(o->in);
+
+			/* not done yet: it will be, after now, so after the cursor */
+			if (o->t_in_done)
+				give(&w, BD_DEPENDENCY, o->t_in_done);
+			if (is_reducing(o->op->kind) && o->t_reduce >= tm->usable &&
+			    o->t_reduce >= o->t_start)
+				give(&w, BD_REDUCTION, o->t_reduce);
+			if (o->t_start > tm->usable) {
+				at = AT_OP_START;
+				break;
+			}
+			t = o->in;
+			at = AT_TXN_USABLE;
+			break;
+		}
+		case AT_TXN_USABLE: {
+			const struct paxi_txn_times *tm = paxi_txn_times(t);
+			struct run_op *src = paxi_txn_user(t, false);
+			struct run_op *dst = paxi_txn_user(t, true);
+
+			if (!self && dst && dst->has_bd_usable && w.p >= tm->usable) {
+				memo = &dst->bd_usable;
+				memo_ps = tm->usable;
+				goto add_memo;
+			}
+			give(&w, BD_DEPENDENCY, tm->usable);
+			if (tm->kind == PAXI_SENDRECV)
+				give(&w, BD_HANDSHAKE, tm->arrived);
+			if (tm->last_supply > tm->data_allowed) {
+				give_transit(&w, t, tm->last_supply, tm->last_msg_bytes + tm->backlog_last);
+				o = src;
+				at = o->in ? AT_IN_DONE : AT_OP_START;
+				break;
+			}
+			give_transit(&w, t, tm->data_allowed, paxi_txn_bytes(t) + tm->backlog_first);
+			if (tm->kind == PAXI_SENDRECV && tm->data_allowed > tm->setup_end) {
+				sim_time_t cts_sent = MAX(tm->rts_arrived, tm->posted);
+
+				give(&w, BD_HANDSHAKE, cts_sent);
+				if (tm->posted > tm->rts_arrived && dst && dst->t_start == tm->posted) {
+					o = dst;
+					at = AT_OP_START;
+					break;
+				}
+			}
+			give(&w, BD_HANDSHAKE, tm->slot);
+			give(&w, BD_QUEUEING, tm->start);
+			o = src;
+			at = AT_OP_START;
+			break;
+		}
+		case AT_OP_START: {
+			if (!self) {
+				g_assert(w.p >= o->t_start); /* issued (op_start) */
+				memo = &o->bd_start;
+				memo_ps = o->t_start;
+				goto add_memo;
+			}
+			give(&w, BD_DEPENDENCY, o->t_start);
+			if (w.p <= kick) {
+				at = AT_DONE;
+				break;
+			}
+			struct run_rank *rr = &r->ranks[o->rank];
+			const struct sched_rank *sr = &r->s->ranks[o->rank];
+			struct run_op *best = NULL;
+
+			for (uint32_t d = 0; d < o->op->ndeps; d++) {
+				struct run_op *c = &rr->ops[g_array_index(sr->deps, uint32_t,
+									 o->op->dep_first + d)];
+
+				if (!best || c->t_end > best->t_end)
+					best = c;
+			}
+			if (best && best->t_end == w.p) {
+				o = best;
+				at = AT_OP_END;
+			} else if (o->lane_pred >= 0 && rr->ops[o->lane_pred].t_start == w.p) {
+				o = &rr->ops[o->lane_pred];
+				at = AT_OP_START;
+			} else {
+				at = AT_DONE;
+			}
+			break;
+		}
+		case AT_DONE:
+			break;
+		}
+		self = false;
+	}
+	give(&w, BD_DEPENDENCY, kick);
+	give(&w, BD_OVERHEAD, r->t0);
+	return;
+add_memo:
+	/* the walk from the point at its own time, and the idle time since */
+	g_assert(w.p >= memo_ps);
+	w.bd[BD_DEPENDENCY] += w.p - memo_ps;
+	for (int c = 0; c < BD_NCAUSES; c++)
+		w.bd[c] += memo->c[c];
+}
+
+static void bd_at_start(struct run_op *o)
+{
+	if (o->r->bd_on)
+		bd_walk(o->r, AT_OP_START, o, NULL, o->t_start, &o->bd_start);
+}
+
+static void bd_at_usable(struct run_op *o, struct paxi_txn *t)
+{
+	if (!o->r->bd_on)
+		return;
+	bd_walk(o->r, AT_TXN_USABLE, NULL, t, paxi_txn_times(t)->usable, &o->bd_usable);
+	o->has_bd_usable = true;
+}
+
+static void bd_at_end(struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	if (!r->bd_on)
+		return;
+	bd_walk(r, AT_OP_END, o, NULL, o->t_end, &o->bd_end);
+	if (!r->has_last || o->t_end > r->last_end ||
+	    (o->t_end == r->last_end &&
+	     (o->rank < r->last_rank || (o->rank == r->last_rank && o->idx < r->last_idx)))) {
+		r->has_last = true;
+		r->last_end = o->t_end;
+		r->last_rank = o->rank;
+		r->last_idx = o->idx;
+		r->bd_last = o->bd_end;
+	}
 }
 
 static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
@@ -887,7 +1105,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	struct sim *sim = paxi_sim(px);
 	uint32_t timed = bb && bb->calls > 1 ? bb->calls : 1;
 	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1),
-			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED),
+			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED), .bd_on = timed == 1,
 			    .overhead_ps = overhead_ps, .issue_ps = bb ? bb->issue_ps : 0 };
 	bool ok = false;
 
@@ -962,8 +1180,24 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 		}
 		res->ops += rr->nops / r.calls;
 	}
-	if (timed == 1)
-		critical_path(&r, r.t0 + overhead_ps, res->breakdown);
+	if (timed == 1) {
+		if (r.has_last && r.last_end == r.t_end) {
+			memcpy(res->breakdown, r.bd_last.c, sizeof(res->breakdown));
+		} else {
+			/* no op (or none after the overhead): all overhead */
+			struct walk w = { .p = r.t_end, .bd = res->breakdown };
+
+			give(&w, BD_DEPENDENCY, r.t0 + overhead_ps);
+			give(&w, BD_OVERHEAD, r.t0);
+		}
+		if (g_getenv("G5_BD_CHECK")) {
+			sim_time_t back[BD_NCAUSES] = { 0 };
+
+			critical_path(&r, r.t0 + overhead_ps, back);
+			if (memcmp(back, res->breakdown, sizeof(back)))
+				g_error("breakdown forward/back differ");
+		}
+	}
 	if (spans) {
 		res->spans = g_array_new(FALSE, FALSE, sizeof(struct runner_op_span));
 		for (int rank = 0; rank < s->nranks; rank++)
