@@ -24,8 +24,14 @@ struct bd_vec {
 	sim_time_t c[BD_NCAUSES];
 };
 
-/* An op's run state: 128 bytes, kept for the whole run (the critical path
- * walks the ops' times after it). */
+/* An op's run state, alive only while something can still read it: from
+ * when it is first reached (a dep of it ends, its lane reaches it, or its
+ * partner makes their transaction) until it is done and every reader is too:
+ * each dependent and its lane successor have started (their start reads its
+ * end or start), and its partners (the sender of its incoming data, the
+ * receiver of its outgoing data) are done (their walks read its points).
+ * `refs` counts those; at 0 it goes back to the runner's pool, and a
+ * transaction goes back to the paxi once both its ops have. */
 struct run_op {
 	struct runner *r;
 	const struct sched_op *op;    /* borrowed: the schedule owns it */
@@ -46,6 +52,9 @@ struct run_op {
 	uint32_t idx;
 	uint32_t deps_left;
 	int32_t lane_pred;        /* previous op of this lane, -1 none */
+	uint32_t refs;            /* itself until done, and each reader to come */
+	uint32_t pool_idx;        /* its place in the runner's pool */
+	uint32_t next_free;       /* in the pool's free list: the next one + 1, 0 end */
 	uint8_t call;             /* which of the back-to-back calls, from 0 */
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
 	bool has_bd_usable : 1;   /* bd_usable is set */
@@ -63,16 +72,26 @@ static uint64_t in_bytes(const struct run_op *o)
 	return o->in ? paxi_txn_bytes(o->in) : 0;
 }
 
+/* What the runner keeps of a rank for the whole run: about 20 bytes per op
+ * (5 indices, and one per dependent), the ops' run state living only while
+ * it is read (struct run_op). */
 struct run_rank {
-	struct run_op *ops;
-	uint32_t nops;
+	uint32_t nops;        /* the schedule's ops of this rank x calls */
+	uint32_t *live;       /* per op: its run state's pool index + 1, 0 none alive */
+	uint32_t *in_from;    /* per op: the sender's op of its incoming data, NO_OP none */
+	uint32_t *out_to;     /* per op: the receiver's op of its outgoing data, NO_OP none */
 	uint32_t *lane_next;  /* per lane: next op index (in lane_ops) to start */
 	GArray **lane_ops;    /* per lane: op indices in list order */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
 	uint32_t *call_left;  /* per call: its ops on this rank not done */
 	uint32_t *dep_first;  /* per op: its first dependent in dep_ops; [nops] = their count */
 	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
+	guint span_base;      /* spans: this rank's first op's index in them */
 };
+
+#define NO_OP UINT32_MAX
+/* Run states per block of the runner's pool. */
+#define RUN_OP_BLOCK 1024
 
 struct runner {
 	struct sim_component c;
@@ -81,6 +100,14 @@ struct runner {
 	const struct sched *s;
 	struct run_rank *ranks;
 	uint32_t nlanes;
+	uint64_t elems;       /* elements of the collective */
+	uint32_t elem_bytes;
+	GPtrArray *pool;      /* owned: blocks of RUN_OP_BLOCK run states */
+	uint32_t pool_used;   /* run states taken from the last block */
+	uint32_t free_op;     /* pool index + 1 of a handed back run state, 0 none */
+	uint64_t ops_live, ops_live_peak; /* run states alive now, and the most at once */
+	GArray *steps;        /* borrowed: the result's steps, filled as ops end; NULL none */
+	GArray *spans;        /* borrowed: the result's spans, filled as ops end; NULL none */
 	uint64_t left;        /* ops not done */
 	sim_time_t t0, t_end;
 	uint32_t calls;       /* back-to-back calls simulated, >= 1 */
@@ -104,6 +131,7 @@ static int node(const struct runner *r, int rank)
 }
 
 static void launch_next(struct runner *r, int rank, uint32_t call);
+
 
 /* Op kinds by their flags (sched_op_kind_flags, the one table). */
 static bool is_recv(enum sched_op_kind k)
@@ -178,6 +206,133 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
 static const struct paxi_txn_ops txn_ops = {
 	.usable = on_usable, .sent = on_sent, .slack = on_slack,
 };
+
+/* The schedule's op of rank's run op i (calls repeat the rank's list). */
+static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i)
+{
+	const GArray *ops = r->s->ranks[rank].ops;
+
+	return &g_array_index(ops, struct sched_op, i % ops->len);
+}
+
+static struct run_op *pool_at(const struct runner *r, uint32_t idx)
+{
+	return (struct run_op *)g_ptr_array_index(r->pool, idx / RUN_OP_BLOCK) + idx % RUN_OP_BLOCK;
+}
+
+/* Op i of rank's run state if it is alive, else NULL. */
+static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
+{
+	uint32_t l = r->ranks[rank].live[i];
+
+	return l ? pool_at(r, l - 1) : NULL;
+}
+
+static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
+			    uint32_t off, uint32_t count);
+static uint64_t copy_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
+			   const struct sched_op *op);
+static bool op_local_pass(const struct run_op *o);
+
+/* Op i of rank's run state, made alive if it is not: from the pool, with a
+ * reference for itself and one for each reader to come. */
+static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
+{
+	struct run_rank *rr = &r->ranks[rank];
+	struct run_op *o = op_get(r, rank, i);
+	uint32_t idx;
+
+	if (o)
+		return o;
+	if (r->free_op) {
+		idx = r->free_op - 1;
+		r->free_op = pool_at(r, idx)->next_free;
+	} else {
+		if (!r->pool->len || r->pool_used == RUN_OP_BLOCK) {
+			g_ptr_array_add(r->pool, g_new(struct run_op, RUN_OP_BLOCK));
+			r->pool_used = 0;
+		}
+		idx = (r->pool->len - 1) * RUN_OP_BLOCK + r->pool_used++;
+	}
+	o = pool_at(r, idx);
+	const struct sched_op *op = sched_op_of(r, rank, i);
+
+	*o = (struct run_op){
+		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / r->s->ranks[rank].ops->len),
+		.deps_left = op->ndeps, .lane_pred = -1, .pool_idx = idx,
+		/* itself, its dependents, and its partners */
+		.refs = 1 + (rr->dep_first[i + 1] - rr->dep_first[i]) + (is_send(op->kind) ? 1 : 0) +
+			(is_recv(op->kind) ? 1 : 0),
+	};
+	/* w is a send's engine progress otherwise */
+	if (op_local_pass(o))
+		o->w.local_bytes = op->kind == SOP_COPY
+			? copy_bytes(r->s, r->elems, r->elem_bytes, op)
+			: units_bytes(r->s, r->elems, r->elem_bytes, op->src_off, op->count);
+	rr->live[i] = idx + 1;
+	if (++r->ops_live > r->ops_live_peak)
+		r->ops_live_peak = r->ops_live;
+	return o;
+}
+
+/* Drops one reference to o; the last hands o back to the pool, and each of
+ * its transactions to the paxi once its other op has gone too. */
+static void op_unref(struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	g_assert(o->refs > 0);
+	if (--o->refs)
+		return;
+	g_assert(o->done);
+	if (o->in) {
+		if (paxi_txn_user(o->in, false))
+			paxi_txn_set_dst_user(o->in, NULL);
+		else
+			paxi_txn_free(o->in);
+	}
+	if (o->out) {
+		if (paxi_txn_user(o->out, true))
+			paxi_txn_set_src_user(o->out, NULL);
+		else
+			paxi_txn_free(o->out);
+	}
+	r->ranks[o->rank].live[o->idx] = 0;
+	r->ops_live--;
+	o->next_free = r->free_op;
+	r->free_op = o->pool_idx + 1;
+}
+
+/* The bytes of a send op's transaction. */
+static uint64_t send_bytes(const struct runner *r, const struct sched_op *op)
+{
+	uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
+
+	return units_bytes(r->s, r->elems, r->elem_bytes, sb, op->count);
+}
+
+/* Makes o's transactions, as it is issued, where its partner has not: the
+ * partner's run state comes alive with them. */
+static void op_txns(struct run_op *o)
+{
+	struct runner *r = o->r;
+	struct run_rank *rr = &r->ranks[o->rank];
+
+	if (is_send(o->op->kind) && !o->out) {
+		struct run_op *d = op_live(r, o->op->send_peer, rr->out_to[o->idx]);
+
+		o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank),
+					      node(r, o->op->send_peer), o->op->lane,
+					      send_bytes(r, o->op), &txn_ops, o, d);
+	}
+	if (is_recv(o->op->kind) && !o->in) {
+		struct run_op *src = op_live(r, o->op->recv_peer, rr->in_from[o->idx]);
+
+		o->in = src->out = paxi_txn_new(r->px, src->op->paxi, node(r, src->rank),
+						node(r, o->rank), src->op->lane,
+						send_bytes(r, src->op), &txn_ops, src, o);
+	}
+}
 
 /* engine: a forwarding op's reduced (or copied) data streams on as it is
  * made (paxi_engine_work calls it only with the engine). */
@@ -277,6 +432,15 @@ static void op_start(struct run_op *o)
 
 	o->t_start = sim_now(r->sim);
 	bd_at_start(o);
+	/* its deps and its lane predecessor have been read for the last time */
+	const struct sched_rank *sr = &r->s->ranks[o->rank];
+	uint32_t base = o->call * sr->ops->len;
+
+	for (uint32_t d = 0; d < o->op->ndeps; d++)
+		op_unref(op_get(r, o->rank, g_array_index(sr->deps, uint32_t, o->op->dep_first + d) + base));
+	if (o->lane_pred >= 0)
+		op_unref(op_get(r, o->rank, (uint32_t)o->lane_pred));
+	op_txns(o);
 	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
 		paxi_unit_setup(r->px, node(r, o->rank), o->op->lane, on_op_setup, o);
 		return;
@@ -323,6 +487,32 @@ static void op_begin(struct run_op *o)
 	op_try_finish(o);
 }
 
+/* A done op's times into the result: its step's row (first call only) and
+ * its span. */
+static void op_record(const struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	if (r->steps && o->call == 0) {
+		struct runner_step *x = &g_array_index(r->steps, struct runner_step,
+						       (guint)o->rank * r->s->nsteps + o->op->step);
+
+		x->start_ps = MIN(x->start_ps, o->t_start - r->t0);
+		x->end_ps = MAX(x->end_ps, o->t_end - r->t0);
+		if (is_send(o->op->kind) && o->out)
+			x->bytes_sent += paxi_txn_bytes(o->out);
+	}
+	if (r->spans)
+		g_array_index(r->spans, struct runner_op_span, r->ranks[o->rank].span_base + o->idx) =
+			(struct runner_op_span){
+				.rank = o->rank, .op = o->idx, .lane = o->op->lane, .step = o->op->step,
+				.kind = o->op->kind,
+				.peer = o->op->send_peer >= 0 ? o->op->send_peer : o->op->recv_peer,
+				.start_ps = o->t_start - r->t0, .end_ps = o->t_end - r->t0,
+				.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? in_bytes(o) : o->w.local_bytes,
+			};
+}
+
 static void op_try_finish(struct run_op *o)
 {
 	if (o->done || !o->started)
@@ -348,15 +538,22 @@ static void op_try_finish(struct run_op *o)
 		if (r->rank_done)
 			r->rank_done(r->user, o->rank);
 	}
+	op_record(o);
 	struct run_rank *rr = &r->ranks[o->rank];
 
 	for (uint32_t i = rr->dep_first[o->idx]; i < rr->dep_first[o->idx + 1]; i++) {
-		struct run_op *d = &rr->ops[rr->dep_ops[i]];
+		struct run_op *d = op_live(r, o->rank, rr->dep_ops[i]);
 
 		g_assert(d->deps_left > 0);
 		if (--d->deps_left == 0)
 			lane_advance(r, o->rank, d->op->lane);
 	}
+	/* its partners' walks are done with it once they are done; it with them */
+	if (o->out)
+		op_unref(paxi_txn_user(o->out, true));
+	if (o->in)
+		op_unref(paxi_txn_user(o->in, false));
+	op_unref(o);
 }
 
 /* Starts the ops at the head of a lane whose deps are done, in order. */
@@ -366,11 +563,18 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 	GArray *lo = rr->lane_ops[lane];
 
 	while (rr->lane_next[lane] < lo->len) {
-		struct run_op *o = &rr->ops[g_array_index(lo, uint32_t, rr->lane_next[lane])];
+		uint32_t pos = rr->lane_next[lane], i = g_array_index(lo, uint32_t, pos);
+		const struct run_op *alive = op_get(r, rank, i);
 
-		if (o->deps_left || o->call >= rr->launched)
+		if ((alive ? alive->deps_left : sched_op_of(r, rank, i)->ndeps) ||
+		    i / r->s->ranks[rank].ops->len >= rr->launched)
 			return;
+		struct run_op *o = op_live(r, rank, i);
+
 		rr->lane_next[lane]++;
+		o->lane_pred = pos ? (int32_t)g_array_index(lo, uint32_t, pos - 1) : -1;
+		if (pos + 1 < lo->len)
+			o->refs++; /* its lane successor's start reads its start */
 		op_start(o);
 	}
 }
@@ -473,132 +677,6 @@ enum walk_at {
 	AT_TXN_USABLE, /* transaction t was usable at its destination by the cursor */
 	AT_DONE,
 };
-
-static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
-{
-	struct walk w = { .p = r->t_end, .bd = bd };
-	struct run_op *o = NULL;
-	struct paxi_txn *t = NULL;
-	enum walk_at at = AT_OP_END;
-
-	/* the op that ended last (lowest rank and index on ties) */
-	for (int rank = 0; rank < r->s->nranks; rank++)
-		for (uint32_t i = 0; i < r->ranks[rank].nops; i++) {
-			struct run_op *c = &r->ranks[rank].ops[i];
-
-			if (!o || c->t_end > o->t_end)
-				o = c;
-		}
-	if (!o)
-		at = AT_DONE;
-	while (at != AT_DONE && w.p > kick) {
-		switch (at) {
-		case AT_OP_END: {
-			enum sched_op_kind k = o->op->kind;
-
-			give(&w, BD_DEPENDENCY, o->t_end);
-			if (o->out && paxi_txn_times(o->out)->sent == w.p &&
-			    (!o->in || o->t_in_done <= w.p)) {
-				give(&w, BD_HANDSHAKE, paxi_txn_times(o->out)->usable); /* response */
-				t = o->out;
-				at = AT_TXN_USABLE;
-			} else if (o->in) {
-				at = AT_IN_DONE;
-			} else if (k == SOP_COPY || k == SOP_REDUCE) {
-				give(&w, BD_REDUCTION, o->t_start);
-				at = AT_OP_START;
-			} else {
-				at = AT_OP_START;
-			}
-			break;
-		}
-		case AT_IN_DONE: {
-			const struct paxi_txn_times *tm = paxi_txn_times(o->in);
-
-			give(&w, BD_DEPENDENCY, o->t_in_done);
-			if (is_reducing(o->op->kind) && o->t_reduce >= tm->usable &&
-			    o->t_reduce >= o->t_start)
-				give(&w, BD_REDUCTION, o->t_reduce);
-			if (o->t_start > tm->usable) {
-				/* the data waited for the op to start */
-				at = AT_OP_START;
-				break;
-			}
-			t = o->in;
-			at = AT_TXN_USABLE;
-			break;
-		}
-		case AT_TXN_USABLE: {
-			const struct paxi_txn_times *tm = paxi_txn_times(t);
-			struct run_op *src = paxi_txn_user(t, false);
-			struct run_op *dst = paxi_txn_user(t, true);
-
-			give(&w, BD_DEPENDENCY, tm->usable);
-			if (tm->kind == PAXI_SENDRECV)
-				give(&w, BD_HANDSHAKE, tm->arrived); /* completion flag */
-			if (tm->last_supply > tm->data_allowed) {
-				/* streaming: the last bytes came late from upstream */
-				give_transit(&w, t, tm->last_supply, tm->last_msg_bytes + tm->backlog_last);
-				o = src;
-				at = o->in ? AT_IN_DONE : AT_OP_START;
-				break;
-			}
-			give_transit(&w, t, tm->data_allowed, paxi_txn_bytes(t) + tm->backlog_first);
-			if (tm->kind == PAXI_SENDRECV && tm->data_allowed > tm->setup_end) {
-				sim_time_t cts_sent = MAX(tm->rts_arrived, tm->posted);
-
-				give(&w, BD_HANDSHAKE, cts_sent);
-				if (tm->posted > tm->rts_arrived && dst && dst->t_start == tm->posted) {
-					/* the receiver posted late: follow it */
-					o = dst;
-					at = AT_OP_START;
-					break;
-				}
-			}
-			give(&w, BD_HANDSHAKE, tm->slot);   /* setup */
-			give(&w, BD_QUEUEING, tm->start);   /* waiting for a slot */
-			o = src;
-			at = AT_OP_START;
-			break;
-		}
-		case AT_OP_START: {
-			give(&w, BD_DEPENDENCY, o->t_start);
-			if (w.p <= kick) {
-				at = AT_DONE;
-				break;
-			}
-			/* what let it start: the dep that ended last, or its lane
-			 * predecessor starting */
-			struct run_rank *rr = &r->ranks[o->rank];
-			const struct sched_rank *sr = &r->s->ranks[o->rank];
-			struct run_op *best = NULL;
-
-			for (uint32_t d = 0; d < o->op->ndeps; d++) {
-				struct run_op *c = &rr->ops[g_array_index(sr->deps, uint32_t,
-									 o->op->dep_first + d)];
-
-				if (!best || c->t_end > best->t_end)
-					best = c;
-			}
-			if (best && best->t_end == w.p) {
-				o = best;
-				at = AT_OP_END;
-			} else if (o->lane_pred >= 0 && rr->ops[o->lane_pred].t_start == w.p) {
-				o = &rr->ops[o->lane_pred];
-				at = AT_OP_START;
-			} else {
-				at = AT_DONE;
-			}
-			break;
-		}
-		case AT_DONE:
-			break;
-		}
-	}
-	/* whatever is left before the first causal event */
-	give(&w, BD_DEPENDENCY, kick);
-	give(&w, BD_OVERHEAD, r->t0);
-}
 
 /* ---- the same walk, forward: each point's causes as the run goes ----
  *
@@ -723,13 +801,18 @@ static void bd_walk(struct runner *r, enum walk_at at, struct run_op *o, struct 
 				at = AT_DONE;
 				break;
 			}
-			struct run_rank *rr = &r->ranks[o->rank];
+			/* what let it start: the dep that ended last, or its lane
+			 * predecessor starting (alive: they wait for its start) */
 			const struct sched_rank *sr = &r->s->ranks[o->rank];
+			uint32_t base = o->call * sr->ops->len;
 			struct run_op *best = NULL;
+			struct run_op *pred = o->lane_pred >= 0 ? op_get(r, o->rank, (uint32_t)o->lane_pred)
+								: NULL;
 
 			for (uint32_t d = 0; d < o->op->ndeps; d++) {
-				struct run_op *c = &rr->ops[g_array_index(sr->deps, uint32_t,
-									 o->op->dep_first + d)];
+				struct run_op *c = op_get(r, o->rank,
+							  g_array_index(sr->deps, uint32_t,
+									o->op->dep_first + d) + base);
 
 				if (!best || c->t_end > best->t_end)
 					best = c;
@@ -737,8 +820,8 @@ static void bd_walk(struct runner *r, enum walk_at at, struct run_op *o, struct 
 			if (best && best->t_end == w.p) {
 				o = best;
 				at = AT_OP_END;
-			} else if (o->lane_pred >= 0 && rr->ops[o->lane_pred].t_start == w.p) {
-				o = &rr->ops[o->lane_pred];
+			} else if (pred && pred->t_start == w.p) {
+				o = pred;
 				at = AT_OP_START;
 			} else {
 				at = AT_DONE;
@@ -842,18 +925,18 @@ static int match_entry_cmp(const void *a, const void *b)
 }
 
 /* Fills *m with the rank's sends (send true) or receives, from its ops. */
-static void match_side_init(struct match_side *m, const struct run_rank *rr, uint32_t nlanes,
-			    bool send)
+static void match_side_init(struct match_side *m, const struct runner *r, int rank, bool send)
 {
-	uint32_t n = 0, g = 0;
+	const struct run_rank *rr = &r->ranks[rank];
+	uint32_t n = 0, g = 0, nlanes = r->nlanes;
 
 	for (uint32_t i = 0; i < rr->nops; i++)
-		n += send ? is_send(rr->ops[i].op->kind) : is_recv(rr->ops[i].op->kind);
+		n += send ? is_send(sched_op_of(r, rank, i)->kind) : is_recv(sched_op_of(r, rank, i)->kind);
 	struct match_entry *e = g_new(struct match_entry, n ? n : 1);
 
 	n = 0;
 	for (uint32_t i = 0; i < rr->nops; i++) {
-		const struct sched_op *op = rr->ops[i].op;
+		const struct sched_op *op = sched_op_of(r, rank, i);
 
 		if (send ? is_send(op->kind) : is_recv(op->kind))
 			e[n++] = (struct match_entry){
@@ -903,8 +986,8 @@ static int64_t match_side_find(const struct match_side *m, uint32_t key)
 	return lo < m->ngroups && m->keys[lo] == key ? (int64_t)lo : -1;
 }
 
-/* Pairs every receive with its send (o->in is the sender's transaction);
- * false with the first receive (by rank, then op) that no send matches, or
+/* Pairs every receive with its send (in_from and out_to: their
+ * transaction is made when the first of them is issued); false with the first receive (by rank, then op) that no send matches, or
  * else the first such send. */
 static bool match(struct runner *r, GError **error)
 {
@@ -913,12 +996,12 @@ static bool match(struct runner *r, GError **error)
 	bool ok = true;
 
 	for (int rank = 0; rank < s->nranks; rank++)
-		match_side_init(&sends[rank], &r->ranks[rank], r->nlanes, true);
+		match_side_init(&sends[rank], r, rank, true);
 	for (int b = 0; b < s->nranks; b++) {
 		struct run_rank *rb = &r->ranks[b];
 		struct match_side recvs;
 
-		match_side_init(&recvs, rb, r->nlanes, false);
+		match_side_init(&recvs, r, b, false);
 		for (uint32_t g = 0; g < recvs.ngroups; g++) {
 			uint32_t a = recvs.keys[g] / r->nlanes, lane = recvs.keys[g] % r->nlanes;
 			const struct match_side *sa = &sends[a];
@@ -926,33 +1009,33 @@ static bool match(struct runner *r, GError **error)
 			uint32_t nsend = sg < 0 ? 0 : sa->first[sg + 1] - sa->first[sg];
 
 			for (uint32_t k = 0; k < recvs.first[g + 1] - recvs.first[g] && k < nsend; k++) {
-				struct run_op *o = &rb->ops[recvs.ops[recvs.first[g] + k]];
+				uint32_t ri = recvs.ops[recvs.first[g] + k], si = sa->ops[sa->first[sg] + k];
 
-				o->in = r->ranks[a].ops[sa->ops[sa->first[sg] + k]].out;
-				paxi_txn_set_dst_user(o->in, o);
+				rb->in_from[ri] = si;
+				r->ranks[a].out_to[si] = ri;
 			}
 		}
 		match_side_release(&recvs);
 	}
 	for (int rank = 0; rank < s->nranks && ok; rank++)
 		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
-			struct run_op *o = &r->ranks[rank].ops[i];
+			const struct sched_op *op = sched_op_of(r, rank, i);
 
-			if (is_recv(o->op->kind) && !o->in) {
+			if (is_recv(op->kind) && r->ranks[rank].in_from[i] == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
-					    rank, i, o->op->recv_peer, o->op->lane);
+					    rank, i, op->recv_peer, op->lane);
 				ok = false;
 			}
 		}
 	for (int rank = 0; rank < s->nranks && ok; rank++)
 		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
-			struct run_op *o = &r->ranks[rank].ops[i];
+			const struct sched_op *op = sched_op_of(r, rank, i);
 
-			if (o->out && !paxi_txn_user(o->out, true)) {
+			if (is_send(op->kind) && r->ranks[rank].out_to[i] == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u sends to rank %d on lane %u, which never receives it",
-					    rank, i, o->op->send_peer, o->op->lane);
+					    rank, i, op->send_peer, op->lane);
 				ok = false;
 			}
 		}
@@ -994,27 +1077,30 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 	return true;
 }
 
-/* Builds r's ranks and ops for its schedule r->s and matches them; the
- * transactions are created on r->px. */
+/* Builds r's ranks for its schedule r->s (lanes, dependents) and matches
+ * its sends and receives; the ops' run states and transactions are made as
+ * the run reaches them. */
 static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError **error)
 {
 	const struct sched *s = r->s;
-	struct paxi *px = r->px;
-	uint64_t elems = bytes / elem_bytes;
 
-	if (!copies_keep_data(s, elems, error))
+	r->elems = bytes / elem_bytes;
+	r->elem_bytes = elem_bytes;
+	if (!copies_keep_data(s, r->elems, error))
 		return false;
 	r->ranks = g_new0(struct run_rank, s->nranks);
 	r->call_end = g_new0(sim_time_t, r->calls);
+	r->pool = g_ptr_array_new_with_free_func(g_free);
 
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 		const struct sched_rank *sr = &s->ranks[rank];
-
 		uint32_t per = sr->ops->len; /* ops of one call */
 
 		rr->nops = per * r->calls;
-		rr->ops = g_new0(struct run_op, rr->nops ? rr->nops : 1);
+		rr->live = g_new0(uint32_t, rr->nops ? rr->nops : 1);
+		rr->in_from = g_new(uint32_t, rr->nops ? rr->nops : 1);
+		rr->out_to = g_new(uint32_t, rr->nops ? rr->nops : 1);
 		rr->lane_next = g_new0(uint32_t, r->nlanes);
 		rr->lane_ops = g_new0(GArray *, r->nlanes);
 		rr->call_left = g_new0(uint32_t, r->calls);
@@ -1022,40 +1108,18 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		for (uint32_t l = 0; l < r->nlanes; l++)
 			rr->lane_ops[l] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 		for (uint32_t i = 0; i < rr->nops; i++) {
-			struct run_op *o = &rr->ops[i];
 			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
+			uint32_t call = i / per;
 
-			o->r = r;
-			o->op = op;
-			o->rank = rank;
-			o->idx = i;
-			o->call = i / per;
-			rr->call_left[o->call]++;
-			o->deps_left = op->ndeps;
-			o->lane_pred = rr->lane_ops[op->lane]->len
-				? (int32_t)g_array_index(rr->lane_ops[op->lane], uint32_t,
-							 rr->lane_ops[op->lane]->len - 1)
-				: -1;
+			rr->in_from[i] = rr->out_to[i] = NO_OP;
+			rr->call_left[call]++;
 			g_array_append_val(rr->lane_ops[op->lane], i);
 			for (uint32_t d = 0; d < op->ndeps; d++) {
 				uint32_t dep = g_array_index(sr->deps, uint32_t, op->dep_first + d) +
-					       o->call * per;
+					       call * per;
 
 				g_assert(dep < i);
 				rr->dep_first[dep + 1]++;
-			}
-			/* w is a send's engine progress otherwise */
-			if (op_local_pass(o))
-				o->w.local_bytes = op->kind == SOP_COPY
-					? copy_bytes(s, elems, elem_bytes, op)
-					: units_bytes(s, elems, elem_bytes, op->src_off, op->count);
-			if (is_send(op->kind)) {
-				uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
-
-				o->out = paxi_txn_new(px, op->paxi, node(r, rank), node(r, op->send_peer),
-						      op->lane,
-						      units_bytes(s, elems, elem_bytes, sb, op->count),
-						      &txn_ops, o, NULL);
 			}
 			r->left++;
 		}
@@ -1067,11 +1131,11 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		g_autofree uint32_t *fill = g_memdup2(rr->dep_first, sizeof(uint32_t) * rr->nops);
 
 		for (uint32_t i = 0; i < rr->nops; i++) {
-			const struct sched_op *op = rr->ops[i].op;
+			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
 
 			for (uint32_t d = 0; d < op->ndeps; d++)
 				rr->dep_ops[fill[g_array_index(sr->deps, uint32_t, op->dep_first + d) +
-						 rr->ops[i].call * per]++] = i;
+						 (i / per) * per]++] = i;
 		}
 	}
 	return match(r, error);
@@ -1090,10 +1154,15 @@ static void teardown(struct runner *r)
 		g_free(rr->lane_ops);
 		g_free(rr->lane_next);
 		g_free(rr->call_left);
-		g_free(rr->ops);
+		g_free(rr->live);
+		g_free(rr->in_from);
+		g_free(rr->out_to);
 	}
 	g_free(r->ranks);
 	g_free(r->call_end);
+	if (r->pool)
+		g_ptr_array_unref(r->pool);
+	r->pool = NULL;
 	r->ranks = NULL;
 	r->call_end = NULL;
 }
@@ -1121,6 +1190,29 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	}
 	if (!setup(&r, bytes, elem_bytes, error))
 		goto out;
+	/* steps and spans are filled in as ops end (op_record) */
+	g_array_set_size(res->steps, (guint)s->nranks * s->nsteps);
+	for (int rank = 0; rank < s->nranks; rank++)
+		for (uint32_t st = 0; st < s->nsteps; st++) {
+			struct runner_step *x = &g_array_index(res->steps, struct runner_step,
+							       (guint)rank * s->nsteps + st);
+
+			x->rank = rank;
+			x->step = st;
+			x->start_ps = SIM_TIME_MAX;
+		}
+	r.steps = res->steps;
+	if (spans) {
+		guint n = 0;
+
+		for (int rank = 0; rank < s->nranks; rank++) {
+			r.ranks[rank].span_base = n;
+			n += r.ranks[rank].nops;
+		}
+		res->spans = g_array_sized_new(FALSE, FALSE, sizeof(struct runner_op_span), n);
+		g_array_set_size(res->spans, n);
+		r.spans = res->spans;
+	}
 	sim_component_init(sim, &r.c, "runner", runner_handler);
 	r.t0 = sim_now(sim);
 	r.t_end = r.t0 + overhead_ps;
@@ -1156,30 +1248,9 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 
 		res->latency_ps = (last + (sim_time_t)(timed - r.calls) * pace) / timed;
 	}
-	for (int rank = 0; rank < s->nranks; rank++) {
-		struct run_rank *rr = &r.ranks[rank];
-		guint base = res->steps->len;
-
-		g_array_set_size(res->steps, base + s->nsteps);
-		for (uint32_t st = 0; st < s->nsteps; st++) {
-			struct runner_step *x = &g_array_index(res->steps, struct runner_step, base + st);
-
-			x->rank = rank;
-			x->step = st;
-			x->start_ps = SIM_TIME_MAX;
-		}
-		for (uint32_t i = 0; i < rr->nops / r.calls; i++) {
-			struct run_op *o = &rr->ops[i];
-			struct runner_step *x = &g_array_index(res->steps, struct runner_step,
-							       base + o->op->step);
-
-			x->start_ps = MIN(x->start_ps, o->t_start - r.t0);
-			x->end_ps = MAX(x->end_ps, o->t_end - r.t0);
-			if (is_send(o->op->kind) && o->out)
-				x->bytes_sent += paxi_txn_bytes(o->out);
-		}
-		res->ops += rr->nops / r.calls;
-	}
+	for (int rank = 0; rank < s->nranks; rank++)
+		res->ops += r.ranks[rank].nops / r.calls;
+	res->ops_live_peak = r.ops_live_peak;
 	if (timed == 1) {
 		if (r.has_last && r.last_end == r.t_end) {
 			memcpy(res->breakdown, r.bd_last.c, sizeof(res->breakdown));
@@ -1190,32 +1261,15 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			give(&w, BD_DEPENDENCY, r.t0 + overhead_ps);
 			give(&w, BD_OVERHEAD, r.t0);
 		}
-		if (g_getenv("G5_BD_CHECK")) {
-			sim_time_t back[BD_NCAUSES] = { 0 };
-
-			critical_path(&r, r.t0 + overhead_ps, back);
-			if (memcmp(back, res->breakdown, sizeof(back)))
-				g_error("breakdown forward/back differ");
-		}
-	}
-	if (spans) {
-		res->spans = g_array_new(FALSE, FALSE, sizeof(struct runner_op_span));
-		for (int rank = 0; rank < s->nranks; rank++)
-			for (uint32_t i = 0; i < r.ranks[rank].nops; i++) {
-				struct run_op *o = &r.ranks[rank].ops[i];
-				struct runner_op_span sp = {
-					.rank = rank, .op = i, .lane = o->op->lane, .step = o->op->step,
-					.kind = o->op->kind,
-					.peer = o->op->send_peer >= 0 ? o->op->send_peer : o->op->recv_peer,
-					.start_ps = o->t_start - r.t0, .end_ps = o->t_end - r.t0,
-					.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? in_bytes(o) : o->w.local_bytes,
-				};
-
-				g_array_append_val(res->spans, sp);
-			}
 	}
 	ok = true;
 out:
+	if (!ok) {
+		g_array_set_size(res->steps, 0);
+		if (res->spans)
+			g_array_unref(res->spans);
+		res->spans = NULL;
+	}
 	teardown(&r);
 	return ok;
 }

@@ -60,6 +60,9 @@ struct runner_result {
 	sim_time_t breakdown[BD_NCAUSES]; /* sums to latency_ps; zero for calls back
 					   * to back (runner_run_launches) */
 	GArray *spans;          /* of struct runner_op_span, if asked for; owned */
+	uint64_t ops_live_peak; /* the most ops' run states alive at once (struct
+				 * run_op: an op's from when the run reaches it until
+				 * nothing reads it again) */
 };
 
 /* One op's life, for traces. */

@@ -110,6 +110,7 @@ struct paxi {
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
+	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_wait */
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
 	GPtrArray *blocks;            /* owned: msg and reduce pools */
 	struct paxi_msg *free_msgs;
@@ -323,6 +324,23 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes)
 		return 0;
 	/* the slowest channel carries every packet; each other adds one */
 	return slowest + (sum_pkt - max_pkt) + lat;
+}
+
+void paxi_txn_free(struct paxi_txn *t)
+{
+	struct paxi *x = t->x;
+
+	g_assert(t->state == TX_DATA && t->tm.sent && t->notified == t->bytes);
+	g_assert(x->st.txns_live > 0);
+	x->st.txns_live--;
+	t->x = NULL;
+	t->next_wait = x->free_txns;
+	x->free_txns = t;
+}
+
+void paxi_txn_set_src_user(struct paxi_txn *t, void *src_user)
+{
+	t->src_user = src_user;
 }
 
 void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user)
@@ -553,14 +571,23 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			      void *src_user, void *dst_user)
 {
 	g_assert(src >= 0 && src < x->nodes && dst >= 0 && dst < x->nodes && src != dst);
-	/* transactions live until paxi_free: taken from blocks, freed with them */
-	if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
-		g_ptr_array_add(x->txn_blocks, g_new0(struct paxi_txn, TXN_BLOCK));
-		x->txn_block_used = 0;
+	/* transactions come from blocks, freed with them at paxi_free; one
+	 * handed back (paxi_txn_free) is taken again first */
+	struct paxi_txn *t = x->free_txns;
+
+	if (t) {
+		x->free_txns = t->next_wait;
+		*t = (struct paxi_txn){ 0 };
+	} else {
+		if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
+			g_ptr_array_add(x->txn_blocks, g_new0(struct paxi_txn, TXN_BLOCK));
+			x->txn_block_used = 0;
+		}
+		t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks, x->txn_blocks->len - 1) +
+		    x->txn_block_used++;
 	}
-	struct paxi_txn *t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks,
-								 x->txn_blocks->len - 1) +
-			     x->txn_block_used++;
+	if (++x->st.txns_live > x->st.txns_live_peak)
+		x->st.txns_live_peak = x->st.txns_live;
 
 	t->x = x;
 	t->ops = ops;

@@ -193,6 +193,8 @@ struct paxi_stats {
 	sim_time_t handshake_ps;  /* Send/Recv: issue to clear-to-send at the source */
 	sim_time_t reduce_ps;     /* reduction work */
 	uint64_t reduced_bytes;
+	uint64_t txns_live;       /* transactions made and not handed back (paxi_txn_free) */
+	uint64_t txns_live_peak;  /* the most at once */
 };
 
 struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
@@ -203,7 +205,8 @@ void paxi_free(struct paxi *x);
  * (taken modulo the platform's units). Nothing happens until the source
  * starts it; the destination may post before or after. Owned by the paxi:
  * it stays valid (paxi_txn_times, paxi_txn_user) after both sides are done
- * with it, until paxi_free frees every transaction. */
+ * with it, until the user hands it back (paxi_txn_free) or paxi_free frees
+ * every transaction. */
 struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
 			      uint32_t unit, uint64_t bytes, const struct paxi_txn_ops *ops,
 			      void *src_user, void *dst_user);
@@ -259,6 +262,14 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes);
 
 /* Sets the user pointer passed to ops->usable (the destination's side). */
 void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user);
+/* Sets the user pointer passed to ops->sent (the source's side). */
+void paxi_txn_set_src_user(struct paxi_txn *t, void *src_user);
+
+/* Hands back a transaction that is over (its completion response has
+ * reached the source) and that nothing will read again: its memory is taken
+ * by the next paxi_txn_new. Memory then follows the transactions alive at
+ * once (paxi_stats' txns_live_peak), not all the run's. */
+void paxi_txn_free(struct paxi_txn *t);
 
 /* Reduces (or copies) `bytes` at `node` for CDMA unit `unit` (taken modulo
  * the units): `done(user)` runs when the reducer (the node's, or the unit's

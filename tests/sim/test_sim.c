@@ -428,6 +428,41 @@ static void test_breakdown_sums(void)
 	platform_release(&pl);
 }
 
+/* The runner keeps an op's state, and the paxi a transaction, only while
+ * something can read it: the most alive at once follows the ranks and the
+ * pipeline, not the schedule's length. A ring with 8 times the ops (nchunks
+ * 8) peaks at no more live ops and transactions than a few per rank, and
+ * the same as with nchunks 1 within that bound; its breakdown still sums to
+ * its latency. Memory for thousands of ranks depends on this. */
+static void test_runner_live_bounded(void)
+{
+	static const uint32_t nchunks[] = { 1, 8 };
+	const int nranks = 32;
+
+	for (int fid = 0; fid < 2; fid++)
+		for (size_t k = 0; k < G_N_ELEMENTS(nchunks); k++) {
+			struct platform pl;
+			struct simulate_outcome r;
+
+			platform_init_default(&pl);
+			pl.fabric.nranks = nranks;
+			pl.fabric.fidelity = fid ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
+			g_assert_true(run(&pl, COLL_ALLREDUCE, "ring", 4ull << 20, nchunks[k], &r));
+			/* about 2 N ops per rank and chunk */
+			g_assert_cmpuint(r.run.ops, >=, (uint64_t)nranks * 2 * (nranks - 1) * nchunks[k]);
+			g_test_message("fid %d nchunks %u: ops %" G_GUINT64_FORMAT " live peak %" G_GUINT64_FORMAT
+				       " txns live peak %" G_GUINT64_FORMAT, fid, nchunks[k], r.run.ops,
+				       r.run.ops_live_peak, r.paxi.txns_live_peak);
+			g_assert_cmpuint(r.run.ops_live_peak, >=, nranks);
+			g_assert_cmpuint(r.run.ops_live_peak, <=, 800 * nranks);
+			g_assert_cmpuint(r.paxi.txns_live_peak, >=, nranks);
+			g_assert_cmpuint(r.paxi.txns_live_peak, <=, 800 * nranks);
+			g_assert_cmpuint(bd_sum(&r), ==, r.run.latency_ps);
+			simulate_outcome_clear(&r);
+			platform_release(&pl);
+		}
+}
+
 static void test_breakdown_causes(void)
 {
 	struct platform pl;
@@ -1970,6 +2005,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/seed/cross-primitive", test_cross_primitive);
 	g_test_add_func("/sim/breakdown/sums-to-latency", test_breakdown_sums);
 	g_test_add_func("/sim/breakdown/causes", test_breakdown_causes);
+	g_test_add_func("/sim/runner/live-bounded", test_runner_live_bounded);
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/fidelity", test_cli_fidelity);
