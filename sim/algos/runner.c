@@ -24,6 +24,17 @@ struct bd_vec {
 	sim_time_t c[BD_NCAUSES];
 };
 
+/* A point's causes, shared by the points whose walk reaches it with nothing
+ * in between (the ops a lane issues at once all start from the same one). */
+struct bd_memo {
+	struct bd_vec v;
+	uint32_t refs;            /* the run states pointing to it */
+	struct bd_memo *next_free;
+};
+
+/* Memos per block of the runner's memo pool. */
+#define BD_MEMO_BLOCK 1024
+
 /* An op's run state, alive only while something can still read it: from
  * when it is first reached (a dep of it ends, its lane reaches it, or its
  * partner makes their transaction) until it is done and every reader is too:
@@ -57,20 +68,20 @@ struct run_op {
 	uint32_t next_free;       /* in the pool's free list: the next one + 1, 0 end */
 	uint8_t call;             /* which of the back-to-back calls, from 0 */
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
-	bool has_bd_usable : 1;   /* bd_usable is set */
+	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
+	struct run_op *next_queued; /* the runner's queue of its (rank, unit) */
+	uint64_t out_avail;       /* out_queued: bytes supplied so far */
+	sim_time_t out_all_ps;    /* out_queued: when all of them were, 0 not yet */
 	/* the critical path's causes from the call's start up to a point of
-	 * this op (the walk's states, critical_path_at): its start, its end,
-	 * and its incoming transaction's data all usable */
-	struct bd_vec bd_start, bd_end, bd_usable;
+	 * this op (bd_walk's states), owned references, NULL until reached:
+	 * its start, its end, and its incoming transaction's data all usable */
+	struct bd_memo *bd_start, *bd_end, *bd_usable;
 };
 
 G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= UINT8_MAX);
 
-/* The bytes of the op's incoming transaction, 0 if none. */
-static uint64_t in_bytes(const struct run_op *o)
-{
-	return o->in ? paxi_txn_bytes(o->in) : 0;
-}
+static uint64_t in_bytes(const struct run_op *o);
+static uint64_t out_bytes(const struct run_op *o);
 
 /* What the runner keeps of a rank for the whole run: about 20 bytes per op
  * (5 indices, and one per dependent), the ops' run state living only while
@@ -103,9 +114,15 @@ struct runner {
 	uint64_t elems;       /* elements of the collective */
 	uint32_t elem_bytes;
 	GPtrArray *pool;      /* owned: blocks of RUN_OP_BLOCK run states */
+	GPtrArray *memo_blocks; /* owned: blocks of BD_MEMO_BLOCK memos */
+	struct bd_memo *free_memos;
 	uint32_t pool_used;   /* run states taken from the last block */
 	uint32_t free_op;     /* pool index + 1 of a handed back run state, 0 none */
 	uint64_t ops_live, ops_live_peak; /* run states alive now, and the most at once */
+	bool lazy;            /* a send that would wait for its unit's slot waits in the
+			       * runner's queue, its transaction not made yet */
+	struct run_op **queue_head, **queue_tail; /* per rank x unit: those sends, in order */
+	uint32_t units;       /* CDMA units per node */
 	GArray *steps;        /* borrowed: the result's steps, filled as ops end; NULL none */
 	GArray *spans;        /* borrowed: the result's spans, filled as ops end; NULL none */
 	uint64_t left;        /* ops not done */
@@ -198,8 +215,9 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
 	/* a reduction takes about as long again as the piece's transit: half */
-	if (o->out)
-		return reducer ? paxi_txn_drain_ps(o->out) / 2 : paxi_txn_drain_ps(o->out);
+	if (is_send(o->op->kind))
+		/* a send still in the runner's queue may not send yet: 0 */
+		return !o->out ? 0 : reducer ? paxi_txn_drain_ps(o->out) / 2 : paxi_txn_drain_ps(o->out);
 	return reducer ? 0 : SIM_TIME_END;
 }
 
@@ -275,6 +293,32 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	return o;
 }
 
+static void memo_unref(struct runner *r, struct bd_memo *m)
+{
+	if (!m || --m->refs)
+		return;
+	m->next_free = r->free_memos;
+	r->free_memos = m;
+}
+
+static struct bd_memo *memo_new(struct runner *r)
+{
+	if (!r->free_memos) {
+		struct bd_memo *b = g_new(struct bd_memo, BD_MEMO_BLOCK);
+
+		g_ptr_array_add(r->memo_blocks, b);
+		for (int i = 0; i < BD_MEMO_BLOCK; i++) {
+			b[i].next_free = r->free_memos;
+			r->free_memos = &b[i];
+		}
+	}
+	struct bd_memo *m = r->free_memos;
+
+	r->free_memos = m->next_free;
+	m->refs = 1;
+	return m;
+}
+
 /* Drops one reference to o; the last hands o back to the pool, and each of
  * its transactions to the paxi once its other op has gone too. */
 static void op_unref(struct run_op *o)
@@ -297,6 +341,9 @@ static void op_unref(struct run_op *o)
 		else
 			paxi_txn_free(o->out);
 	}
+	memo_unref(r, o->bd_start);
+	memo_unref(r, o->bd_usable);
+	memo_unref(r, o->bd_end);
 	r->ranks[o->rank].live[o->idx] = 0;
 	r->ops_live--;
 	o->next_free = r->free_op;
@@ -311,20 +358,49 @@ static uint64_t send_bytes(const struct runner *r, const struct sched_op *op)
 	return units_bytes(r->s, r->elems, r->elem_bytes, sb, op->count);
 }
 
+/* The bytes of the op's incoming transaction (made or not), 0 if none. */
+static uint64_t in_bytes(const struct run_op *o)
+{
+	if (o->in)
+		return paxi_txn_bytes(o->in);
+	if (!is_recv(o->op->kind))
+		return 0;
+	return send_bytes(o->r, sched_op_of(o->r, o->op->recv_peer,
+					    o->r->ranks[o->rank].in_from[o->idx]));
+}
+
+/* The bytes of the op's outgoing transaction (made or not), 0 if none. */
+static uint64_t out_bytes(const struct run_op *o)
+{
+	return o->out ? paxi_txn_bytes(o->out) : is_send(o->op->kind) ? send_bytes(o->r, o->op) : 0;
+}
+
+/* Makes o's outgoing transaction; its receiver's run state comes alive with
+ * it (and, lazy, has posted already if it has begun). */
+static void make_out(struct run_op *o)
+{
+	struct runner *r = o->r;
+	struct run_op *d = op_live(r, o->op->send_peer, r->ranks[o->rank].out_to[o->idx]);
+
+	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank),
+				      node(r, o->op->send_peer), o->op->lane,
+				      send_bytes(r, o->op), &txn_ops, o, d);
+	if (r->lazy && d->started)
+		paxi_txn_post_at(o->out, d->t_start);
+}
+
 /* Makes o's transactions, as it is issued, where its partner has not: the
- * partner's run state comes alive with them. */
+ * partner's run state comes alive with them. (Lazy: the send makes its
+ * own when it gets its slot; a receive posts on it, or is posted then.) */
 static void op_txns(struct run_op *o)
 {
 	struct runner *r = o->r;
 	struct run_rank *rr = &r->ranks[o->rank];
 
-	if (is_send(o->op->kind) && !o->out) {
-		struct run_op *d = op_live(r, o->op->send_peer, rr->out_to[o->idx]);
-
-		o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank),
-					      node(r, o->op->send_peer), o->op->lane,
-					      send_bytes(r, o->op), &txn_ops, o, d);
-	}
+	if (r->lazy)
+		return;
+	if (is_send(o->op->kind) && !o->out)
+		make_out(o);
 	if (is_recv(o->op->kind) && !o->in) {
 		struct run_op *src = op_live(r, o->op->recv_peer, rr->in_from[o->idx]);
 
@@ -332,6 +408,60 @@ static void op_txns(struct run_op *o)
 						node(r, o->rank), src->op->lane,
 						send_bytes(r, src->op), &txn_ops, src, o);
 	}
+}
+
+/* Data of o's outgoing transaction is available up to `avail` bytes: to
+ * the paxi, or kept until the transaction is made. */
+static void out_supply(struct run_op *o, uint64_t avail)
+{
+	if (o->out) {
+		paxi_txn_supply(o->out, avail);
+		return;
+	}
+	g_assert(o->out_queued && avail >= o->out_avail);
+	o->out_avail = avail;
+	if (avail == out_bytes(o) && !o->out_all_ps)
+		o->out_all_ps = sim_now(o->r->sim);
+}
+
+/* Lazy: issues o's send, or queues it behind those its unit would make
+ * wait (the runner's queue continues the paxi's, in issue order). */
+static void send_issue(struct run_op *o)
+{
+	struct runner *r = o->r;
+	uint32_t q = (uint32_t)o->rank * r->units + o->op->lane % r->units;
+
+	if (r->queue_head[q] || paxi_unit_would_wait(r->px, node(r, o->rank), o->op->lane)) {
+		o->out_queued = true;
+		o->next_queued = NULL;
+		if (r->queue_tail[q])
+			r->queue_tail[q]->next_queued = o;
+		else
+			r->queue_head[q] = o;
+		r->queue_tail[q] = o;
+		return;
+	}
+	make_out(o);
+	paxi_txn_start(o->out);
+}
+
+/* The paxi's refill hook: a slot of (node, unit) is free and nothing waits
+ * in the paxi's queue: the runner's next send there starts, as if it had
+ * waited there since it was issued. */
+static void on_refill(void *user, int nd, uint32_t unit)
+{
+	struct runner *r = user;
+	uint32_t q = (uint32_t)nd * r->units + unit;
+	struct run_op *o = r->queue_head[q];
+
+	if (!o)
+		return;
+	r->queue_head[q] = o->next_queued;
+	if (!r->queue_head[q])
+		r->queue_tail[q] = NULL;
+	o->out_queued = false;
+	make_out(o);
+	paxi_txn_start_queued(o->out, o->t_start, o->out_avail, o->out_all_ps);
 }
 
 /* engine: a forwarding op's reduced (or copied) data streams on as it is
@@ -349,8 +479,8 @@ static void on_reduced(void *user)
 
 	o->processed = o->reducing;
 	o->reducing = 0;
-	if (o->out)
-		paxi_txn_supply(o->out, o->processed);
+	if (is_send(o->op->kind))
+		out_supply(o, o->processed);
 	op_process(o);
 }
 
@@ -371,8 +501,8 @@ static void op_process(struct run_op *o)
 		}
 	} else if (o->usable > o->processed) {
 		o->processed = o->usable;
-		if (o->out)
-			paxi_txn_supply(o->out, o->processed);
+		if (is_send(k))
+			out_supply(o, o->processed);
 	}
 	op_try_finish(o);
 }
@@ -465,22 +595,26 @@ static void op_begin(struct run_op *o)
 	bool from_local = k == SOP_SEND || k == SOP_COPY_SEND; /* sends local data */
 
 	o->started = true;
-	if (o->out) {
-		paxi_txn_start(o->out);
-		if (from_local && paxi_get_params(r->px)->engine && paxi_txn_bytes(o->out))
+	if (is_send(k)) {
+		if (r->lazy)
+			send_issue(o);
+		else
+			paxi_txn_start(o->out);
+		if (from_local && paxi_get_params(r->px)->engine && out_bytes(o))
 			send_move(o);
 		else if (from_local)
-			paxi_txn_supply(o->out, paxi_txn_bytes(o->out));
-		else if (paxi_txn_bytes(o->out) == 0 && in_bytes(o) == 0)
-			paxi_txn_supply(o->out, 0);
+			out_supply(o, out_bytes(o));
+		else if (out_bytes(o) == 0 && in_bytes(o) == 0)
+			out_supply(o, 0);
 	}
 	if (op_local_pass(o)) {
 		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, node(r, o->rank), o->op->lane,
 							    o->w.local_bytes, on_local_done, o);
 		return;
 	}
-	if (o->in) {
-		paxi_txn_post(o->in);
+	if (is_recv(k)) {
+		if (o->in)
+			paxi_txn_post(o->in); /* else make_out posts it */
 		op_process(o);
 		return;
 	}
@@ -517,11 +651,12 @@ static void op_try_finish(struct run_op *o)
 {
 	if (o->done || !o->started)
 		return;
-	if (o->in && !(o->in_all && o->processed == in_bytes(o) && !o->reducing))
+	if (is_recv(o->op->kind) &&
+	    !(o->in && o->in_all && o->processed == in_bytes(o) && !o->reducing))
 		return;
 	if (o->in && !o->t_in_done)
 		o->t_in_done = sim_now(o->r->sim);
-	if (o->out && !o->out_sent)
+	if (is_send(o->op->kind) && !o->out_sent)
 		return;
 	if (op_local_pass(o) && !o->local_done)
 		return;
@@ -698,16 +833,16 @@ enum walk_at {
 
 /* The walk from state `at` of op o (transaction t for AT_TXN_USABLE) with the
  * cursor at p; `self` is the point being computed (walked, not looked up). */
-static void bd_walk(struct runner *r, enum walk_at at, struct run_op *o, struct paxi_txn *t,
-		    sim_time_t p, struct bd_vec *out)
+static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op *o,
+			       struct paxi_txn *t, sim_time_t p)
 {
-	struct walk w = { .p = p, .bd = out->c };
+	struct bd_vec acc = { { 0 } };
+	struct walk w = { .p = p, .bd = acc.c };
 	sim_time_t kick = r->t0 + r->overhead_ps;
-	const struct bd_vec *memo = NULL;
+	struct bd_memo *memo = NULL, *out;
 	sim_time_t memo_ps = 0;
 	bool self = true;
 
-	memset(out, 0, sizeof(*out));
 	while (at != AT_DONE && w.p > kick) {
 		switch (at) {
 		case AT_OP_END: {
@@ -716,7 +851,7 @@ static void bd_walk(struct runner *r, enum walk_at at, struct run_op *o, struct 
 			if (!self) {
 				/* only ever entered at its end (AT_OP_START's rule) */
 				g_assert(o->done && w.p == o->t_end);
-				memo = &o->bd_end;
+				memo = o->bd_end;
 				memo_ps = o->t_end;
 				goto add_memo;
 			}
@@ -758,8 +893,8 @@ static void bd_walk(struct runner *r, enum walk_at at, struct run_op *o, struct 
 			struct run_op *src = paxi_txn_user(t, false);
 			struct run_op *dst = paxi_txn_user(t, true);
 
-			if (!self && dst && dst->has_bd_usable && w.p >= tm->usable) {
-				memo = &dst->bd_usable;
+			if (!self && dst && dst->bd_usable && w.p >= tm->usable) {
+				memo = dst->bd_usable;
 				memo_ps = tm->usable;
 				goto add_memo;
 			}
@@ -792,7 +927,7 @@ static void bd_walk(struct runner *r, enum walk_at at, struct run_op *o, struct 
 		case AT_OP_START: {
 			if (!self) {
 				g_assert(w.p >= o->t_start); /* issued (op_start) */
-				memo = &o->bd_start;
+				memo = o->bd_start;
 				memo_ps = o->t_start;
 				goto add_memo;
 			}
@@ -835,27 +970,35 @@ static void bd_walk(struct runner *r, enum walk_at at, struct run_op *o, struct 
 	}
 	give(&w, BD_DEPENDENCY, kick);
 	give(&w, BD_OVERHEAD, r->t0);
-	return;
+	out = memo_new(r);
+	out->v = acc;
+	return out;
 add_memo:
 	/* the walk from the point at its own time, and the idle time since */
-	g_assert(w.p >= memo_ps);
+	g_assert(memo && w.p >= memo_ps);
+	if (w.p == p && p == memo_ps) {
+		memo->refs++; /* nothing in between: the same causes */
+		return memo;
+	}
 	w.bd[BD_DEPENDENCY] += w.p - memo_ps;
 	for (int c = 0; c < BD_NCAUSES; c++)
-		w.bd[c] += memo->c[c];
+		w.bd[c] += memo->v.c[c];
+	out = memo_new(r);
+	out->v = acc;
+	return out;
 }
 
 static void bd_at_start(struct run_op *o)
 {
 	if (o->r->bd_on)
-		bd_walk(o->r, AT_OP_START, o, NULL, o->t_start, &o->bd_start);
+		o->bd_start = bd_walk(o->r, AT_OP_START, o, NULL, o->t_start);
 }
 
 static void bd_at_usable(struct run_op *o, struct paxi_txn *t)
 {
 	if (!o->r->bd_on)
 		return;
-	bd_walk(o->r, AT_TXN_USABLE, NULL, t, paxi_txn_times(t)->usable, &o->bd_usable);
-	o->has_bd_usable = true;
+	o->bd_usable = bd_walk(o->r, AT_TXN_USABLE, NULL, t, paxi_txn_times(t)->usable);
 }
 
 static void bd_at_end(struct run_op *o)
@@ -864,7 +1007,7 @@ static void bd_at_end(struct run_op *o)
 
 	if (!r->bd_on)
 		return;
-	bd_walk(r, AT_OP_END, o, NULL, o->t_end, &o->bd_end);
+	o->bd_end = bd_walk(r, AT_OP_END, o, NULL, o->t_end);
 	if (!r->has_last || o->t_end > r->last_end ||
 	    (o->t_end == r->last_end &&
 	     (o->rank < r->last_rank || (o->rank == r->last_rank && o->idx < r->last_idx)))) {
@@ -872,7 +1015,7 @@ static void bd_at_end(struct run_op *o)
 		r->last_end = o->t_end;
 		r->last_rank = o->rank;
 		r->last_idx = o->idx;
-		r->bd_last = o->bd_end;
+		r->bd_last = o->bd_end->v;
 	}
 }
 
@@ -1091,6 +1234,12 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 	r->ranks = g_new0(struct run_rank, s->nranks);
 	r->call_end = g_new0(sim_time_t, r->calls);
 	r->pool = g_ptr_array_new_with_free_func(g_free);
+	if (r->lazy) {
+		r->queue_head = g_new0(struct run_op *, (gsize)s->nranks * r->units);
+		r->queue_tail = g_new0(struct run_op *, (gsize)s->nranks * r->units);
+		paxi_set_refill(r->px, on_refill, r);
+	}
+	r->memo_blocks = g_ptr_array_new_with_free_func(g_free);
 
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
@@ -1160,9 +1309,16 @@ static void teardown(struct runner *r)
 	}
 	g_free(r->ranks);
 	g_free(r->call_end);
+	if (r->lazy)
+		paxi_set_refill(r->px, NULL, NULL);
+	g_free(r->queue_head);
+	g_free(r->queue_tail);
+	r->queue_head = r->queue_tail = NULL;
 	if (r->pool)
 		g_ptr_array_unref(r->pool);
-	r->pool = NULL;
+	if (r->memo_blocks)
+		g_ptr_array_unref(r->memo_blocks);
+	r->pool = r->memo_blocks = NULL;
 	r->ranks = NULL;
 	r->call_end = NULL;
 }
@@ -1173,9 +1329,15 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 {
 	struct sim *sim = paxi_sim(px);
 	uint32_t timed = bb && bb->calls > 1 ? bb->calls : 1;
+	const struct paxi_params *pp = paxi_get_params(px);
 	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1),
 			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED), .bd_on = timed == 1,
-			    .overhead_ps = overhead_ps, .issue_ps = bb ? bb->issue_ps : 0 };
+			    .overhead_ps = overhead_ps, .issue_ps = bb ? bb->issue_ps : 0,
+			    /* the sends and receives whose issue the queue can keep
+			     * exact: no engine item or receive setup needs the
+			     * transaction, no ready flag answers a post at once */
+			    .lazy = !pp->engine && !pp->setup_recv && pp->handshake != PAXI_HS_READY,
+			    .units = pp->cdma_units };
 	bool ok = false;
 
 	memset(res, 0, sizeof(*res));

@@ -111,6 +111,8 @@ struct paxi {
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
 	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_wait */
+	void (*refill)(void *user, int node, uint32_t unit); /* paxi_set_refill's */
+	void *refill_user;
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
 	GPtrArray *blocks;            /* owned: msg and reduce pools */
 	struct paxi_msg *free_msgs;
@@ -635,6 +637,43 @@ void paxi_txn_start(struct paxi_txn *t)
 	u->wait_tail = t;
 }
 
+bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit)
+{
+	const struct cdma *u = &x->units[(size_t)node * x->p.cdma_units + unit % x->p.cdma_units];
+
+	return u->busy >= x->p.slots || u->wait_head;
+}
+
+void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32_t unit),
+		     void *user)
+{
+	x->refill = refill;
+	x->refill_user = user;
+}
+
+void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t available,
+			   sim_time_t last_supply_ps)
+{
+	struct cdma *u = unit_of(t);
+
+	g_assert(!t->started && !u->wait_head && u->busy < t->x->p.slots);
+	g_assert(available <= t->bytes && start_ps <= sim_now(t->x->s));
+	t->started = true;
+	t->tm.start = start_ps;
+	t->available = available;
+	t->tm.last_supply = last_supply_ps;
+	begin_setup(t);
+}
+
+void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
+{
+	/* nothing to answer: a Send/Recv's RTS comes only once it is started */
+	g_assert(!t->posted && !t->started &&
+		 (t->tm.kind == PAXI_TRANSFER || t->x->p.handshake == PAXI_HS_RTS));
+	t->posted = true;
+	t->tm.posted = posted_ps;
+}
+
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available)
 {
 	g_assert(available <= t->bytes && available >= t->available);
@@ -667,6 +706,8 @@ static void release_slot(struct paxi_txn *t)
 		if (!u->wait_head)
 			u->wait_tail = NULL;
 		begin_setup(n);
+	} else if (t->x->refill) {
+		t->x->refill(t->x->refill_user, t->src, t->unit);
 	}
 }
 

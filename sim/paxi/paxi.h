@@ -220,6 +220,25 @@ void paxi_txn_start(struct paxi_txn *t);
  * packet fidelity. */
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t);
 
+/* Starts queued at the source, for a user that keeps its own queue of the
+ * transactions a CDMA unit would hold waiting (memory: a transaction is
+ * made only when it gets its slot). paxi_unit_would_wait says whether a
+ * transaction started now on `unit` of `node` would wait for a slot; the
+ * refill hook (one per paxi; NULL: none) runs when a slot of such a unit
+ * frees with nothing waiting in the paxi's own queue, and may then start
+ * the user's next one with paxi_txn_start_queued: as if it had been
+ * started at start_ps, and since waited in the queue, with `available`
+ * bytes supplied (all of them first at last_supply_ps, else 0). The
+ * grants, their order and every time are those of paxi_txn_start at
+ * start_ps. paxi_txn_post_at: a Transfer's destination posted at
+ * posted_ps, before the transaction was made. */
+bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit);
+void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32_t unit),
+		     void *user);
+void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t available,
+			   sim_time_t last_supply_ps);
+void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps);
+
 /* Source data available so far (cumulative, <= bytes). */
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available);
 
