@@ -61,7 +61,6 @@ struct run_op {
 	sim_time_t t_reduce;      /* the last reduction batch was issued */
 	int32_t rank;
 	uint32_t idx;
-	uint32_t deps_left;
 	int32_t lane_pred;        /* previous op of this lane, -1 none */
 	uint32_t refs;            /* itself until done, and each reader to come */
 	uint32_t pool_idx;        /* its place in the runner's pool */
@@ -69,7 +68,6 @@ struct run_op {
 	uint8_t call;             /* which of the back-to-back calls, from 0 */
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
 	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
-	struct run_op *next_queued; /* the runner's queue of its (rank, unit) */
 	uint64_t out_avail;       /* out_queued: bytes supplied so far */
 	sim_time_t out_all_ps;    /* out_queued: when all of them were, 0 not yet */
 	/* the critical path's causes from the call's start up to a point of
@@ -88,7 +86,9 @@ static uint64_t out_bytes(const struct run_op *o);
  * it is read (struct run_op). */
 struct run_rank {
 	uint32_t nops;        /* the schedule's ops of this rank x calls */
-	uint32_t *live;       /* per op: its run state's pool index + 1, 0 none alive */
+	uint32_t *live;       /* per op: its run state's pool index + 1, 0 never alive,
+			       * OP_GONE done and gone */
+	uint32_t *deps_left;  /* per op: its deps not done */
 	uint32_t *in_from;    /* per op: the sender's op of its incoming data, NO_OP none */
 	uint32_t *out_to;     /* per op: the receiver's op of its outgoing data, NO_OP none */
 	uint32_t *lane_next;  /* per lane: next op index (in lane_ops) to start */
@@ -98,7 +98,56 @@ struct run_rank {
 	uint32_t *dep_first;  /* per op: its first dependent in dep_ops; [nops] = their count */
 	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
 	guint span_base;      /* spans: this rank's first op's index in them */
+	GArray **dorm;        /* per lane (lazy): of struct dorm_seg, by position; NULL none */
+	guint *dorm_head;     /* per lane: the first segment with ops still dormant */
 };
+
+/* Lazy: ops a lane issued together with no run state yet: a send waiting
+ * in the runner's queue, or a receive whose transaction is not made yet,
+ * which nothing else touches until then. They are made alive, as issued
+ * at t_start, when their send gets its slot or their sender's
+ * transaction is made (op_live). */
+struct dorm_seg {
+	uint32_t first, last;   /* lane positions, inclusive */
+	uint32_t left;          /* of them still dormant */
+	sim_time_t t_start;     /* when they were issued */
+	struct bd_memo *bd;     /* owned reference: their start's causes; NULL: no breakdown */
+};
+
+/* A FIFO of op indices (a ring buffer that grows by doubling). */
+struct op_fifo {
+	uint32_t *buf;
+	uint32_t head, len, cap;
+};
+
+static void fifo_push(struct op_fifo *f, uint32_t v)
+{
+	if (f->len == f->cap) {
+		uint32_t cap = f->cap ? 2 * f->cap : 16;
+		uint32_t *b = g_new(uint32_t, cap);
+
+		for (uint32_t i = 0; i < f->len; i++)
+			b[i] = f->buf[(f->head + i) % f->cap];
+		g_free(f->buf);
+		f->buf = b;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->buf[(f->head + f->len++) % f->cap] = v;
+}
+
+static uint32_t fifo_pop(struct op_fifo *f)
+{
+	uint32_t v = f->buf[f->head];
+
+	g_assert(f->len > 0);
+	f->head = (f->head + 1) % f->cap;
+	f->len--;
+	return v;
+}
+
+/* live[] of an op whose run state was made and has gone (it is done). */
+#define OP_GONE UINT32_MAX
 
 #define NO_OP UINT32_MAX
 /* Run states per block of the runner's pool. */
@@ -121,7 +170,7 @@ struct runner {
 	uint64_t ops_live, ops_live_peak; /* run states alive now, and the most at once */
 	bool lazy;            /* a send that would wait for its unit's slot waits in the
 			       * runner's queue, its transaction not made yet */
-	struct run_op **queue_head, **queue_tail; /* per rank x unit: those sends, in order */
+	struct op_fifo *queues; /* per rank x unit: those sends' op indices, in order */
 	uint32_t units;       /* CDMA units per node */
 	GArray *steps;        /* borrowed: the result's steps, filled as ops end; NULL none */
 	GArray *spans;        /* borrowed: the result's spans, filled as ops end; NULL none */
@@ -173,6 +222,7 @@ static void op_try_finish(struct run_op *o);
 static void op_process(struct run_op *o);
 static void lane_advance(struct runner *r, int rank, uint32_t lane);
 static void bd_at_start(struct run_op *o);
+static struct bd_memo *bd_walk_start(struct run_op *o);
 static void bd_at_usable(struct run_op *o, struct paxi_txn *t);
 static void bd_at_end(struct run_op *o);
 
@@ -243,7 +293,50 @@ static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
 {
 	uint32_t l = r->ranks[rank].live[i];
 
-	return l ? pool_at(r, l - 1) : NULL;
+	return l && l != OP_GONE ? pool_at(r, l - 1) : NULL;
+}
+
+/* Op i's position in its lane's list. */
+static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t lane)
+{
+	const GArray *lo = r->ranks[rank].lane_ops[lane];
+	uint32_t lo_i = 0, hi = lo->len;
+
+	if (r->nlanes == 1)
+		return i;
+	while (lo_i < hi) {
+		uint32_t mid = lo_i + (hi - lo_i) / 2;
+
+		if (g_array_index(lo, uint32_t, mid) < i)
+			lo_i = mid + 1;
+		else
+			hi = mid;
+	}
+	g_assert(lo_i < lo->len && g_array_index(lo, uint32_t, lo_i) == i);
+	return lo_i;
+}
+
+/* The dormant segment holding op i (never made alive, issued), or NULL. */
+static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
+{
+	const struct run_rank *rr = &r->ranks[rank];
+	uint32_t lane = sched_op_of(r, rank, i)->lane;
+
+	if (!rr->dorm || !rr->dorm[lane] || rr->live[i])
+		return NULL;
+	uint32_t pos = lane_pos(r, rank, i, lane);
+
+	if (pos >= rr->lane_next[lane])
+		return NULL;
+	GArray *d = rr->dorm[lane];
+
+	for (guint k = rr->dorm_head[lane]; k < d->len; k++) {
+		struct dorm_seg *g = &g_array_index(d, struct dorm_seg, k);
+
+		if (pos >= g->first && pos <= g->last)
+			return g;
+	}
+	g_error("runner: op %u of rank %d issued, never alive, in no dormant segment", i, rank);
 }
 
 static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
@@ -251,6 +344,48 @@ static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem
 static uint64_t copy_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
 			   const struct sched_op *op);
 static bool op_local_pass(const struct run_op *o);
+
+static void memo_unref(struct runner *r, struct bd_memo *m);
+static bool op_local_kind(const struct runner *r, enum sched_op_kind k);
+
+/* A dormant op comes alive as it was issued: started at the segment's
+ * time, its send (if any) in the runner's queue with what it had
+ * supplied by then. */
+static void op_wake(struct run_op *o, struct dorm_seg *g)
+{
+	struct runner *r = o->r;
+	struct run_rank *rr = &r->ranks[o->rank];
+	uint32_t lane = o->op->lane, pos = lane_pos(r, o->rank, o->idx, lane);
+	enum sched_op_kind k = o->op->kind;
+
+	o->started = true;
+	o->t_start = g->t_start;
+	o->bd_start = g->bd;
+	if (g->bd)
+		g->bd->refs++;
+	if (pos + 1 < rr->lane_ops[lane]->len && rr->lane_next[lane] <= pos + 1)
+		o->refs++; /* its lane successor's start reads its start */
+	if (is_send(k)) {
+		o->out_queued = true;
+		if (k == SOP_SEND || k == SOP_COPY_SEND || (out_bytes(o) == 0 && in_bytes(o) == 0)) {
+			o->out_avail = out_bytes(o);
+			o->out_all_ps = g->t_start;
+		}
+	}
+	g_assert(g->left > 0);
+	g->left--;
+	GArray *d = rr->dorm[lane];
+
+	while (rr->dorm_head[lane] < d->len &&
+	       !g_array_index(d, struct dorm_seg, rr->dorm_head[lane]).left) {
+		memo_unref(r, g_array_index(d, struct dorm_seg, rr->dorm_head[lane]).bd);
+		rr->dorm_head[lane]++;
+	}
+	if (rr->dorm_head[lane] == d->len) {
+		g_array_set_size(d, 0);
+		rr->dorm_head[lane] = 0;
+	}
+}
 
 /* Op i of rank's run state, made alive if it is not: from the pool, with a
  * reference for itself and one for each reader to come. */
@@ -262,6 +397,9 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 
 	if (o)
 		return o;
+	g_assert(rr->live[i] != OP_GONE);
+	struct dorm_seg *sleeping = r->lazy ? dorm_find(r, rank, i) : NULL;
+
 	if (r->free_op) {
 		idx = r->free_op - 1;
 		r->free_op = pool_at(r, idx)->next_free;
@@ -277,7 +415,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 
 	*o = (struct run_op){
 		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / r->s->ranks[rank].ops->len),
-		.deps_left = op->ndeps, .lane_pred = -1, .pool_idx = idx,
+		.lane_pred = -1, .pool_idx = idx,
 		/* itself, its dependents, and its partners */
 		.refs = 1 + (rr->dep_first[i + 1] - rr->dep_first[i]) + (is_send(op->kind) ? 1 : 0) +
 			(is_recv(op->kind) ? 1 : 0),
@@ -290,6 +428,8 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	rr->live[i] = idx + 1;
 	if (++r->ops_live > r->ops_live_peak)
 		r->ops_live_peak = r->ops_live;
+	if (sleeping)
+		op_wake(o, sleeping);
 	return o;
 }
 
@@ -344,7 +484,7 @@ static void op_unref(struct run_op *o)
 	memo_unref(r, o->bd_start);
 	memo_unref(r, o->bd_usable);
 	memo_unref(r, o->bd_end);
-	r->ranks[o->rank].live[o->idx] = 0;
+	r->ranks[o->rank].live[o->idx] = OP_GONE;
 	r->ops_live--;
 	o->next_free = r->free_op;
 	r->free_op = o->pool_idx + 1;
@@ -431,14 +571,9 @@ static void send_issue(struct run_op *o)
 	struct runner *r = o->r;
 	uint32_t q = (uint32_t)o->rank * r->units + o->op->lane % r->units;
 
-	if (r->queue_head[q] || paxi_unit_would_wait(r->px, node(r, o->rank), o->op->lane)) {
+	if (r->queues[q].len || paxi_unit_would_wait(r->px, node(r, o->rank), o->op->lane)) {
 		o->out_queued = true;
-		o->next_queued = NULL;
-		if (r->queue_tail[q])
-			r->queue_tail[q]->next_queued = o;
-		else
-			r->queue_head[q] = o;
-		r->queue_tail[q] = o;
+		fifo_push(&r->queues[q], o->idx);
 		return;
 	}
 	make_out(o);
@@ -451,14 +586,14 @@ static void send_issue(struct run_op *o)
 static void on_refill(void *user, int nd, uint32_t unit)
 {
 	struct runner *r = user;
-	uint32_t q = (uint32_t)nd * r->units + unit;
-	struct run_op *o = r->queue_head[q];
+	struct op_fifo *f = &r->queues[(uint32_t)nd * r->units + unit];
 
-	if (!o)
+	if (!f->len)
 		return;
-	r->queue_head[q] = o->next_queued;
-	if (!r->queue_head[q])
-		r->queue_tail[q] = NULL;
+	/* lazy runs only where schedule rank and node are one */
+	struct run_op *o = op_live(r, nd, fifo_pop(f));
+
+	g_assert(o->out_queued);
 	o->out_queued = false;
 	make_out(o);
 	paxi_txn_start_queued(o->out, o->t_start, o->out_avail, o->out_all_ps);
@@ -554,6 +689,79 @@ static void on_op_setup(void *user)
 	op_begin(user);
 }
 
+/* o has started: its deps and its lane predecessor have been read for the
+ * last time. */
+static void op_release_readers(const struct run_op *o)
+{
+	struct runner *r = o->r;
+	const struct sched_rank *sr = &r->s->ranks[o->rank];
+	uint32_t base = o->call * sr->ops->len;
+
+	for (uint32_t d = 0; d < o->op->ndeps; d++)
+		op_unref(op_get(r, o->rank, g_array_index(sr->deps, uint32_t, o->op->dep_first + d) + base));
+	if (o->lane_pred >= 0) {
+		struct run_op *pred = op_get(r, o->rank, (uint32_t)o->lane_pred);
+
+		if (pred) /* else dormant: it counts no reader */
+			op_unref(pred);
+	}
+}
+
+/* Lazy: whether op i, at the head of its lane with its deps done and not
+ * alive, may be issued dormant: a send or receive with no local work whose
+ * send (if any) would wait in the runner's queue. */
+static bool op_may_sleep(const struct runner *r, int rank, uint32_t i)
+{
+	const struct sched_op *op = sched_op_of(r, rank, i);
+
+	if (op_local_kind(r, op->kind) || !(is_send(op->kind) || is_recv(op->kind)))
+		return false;
+	if (!is_send(op->kind))
+		return true;
+	return r->queues[(uint32_t)rank * r->units + op->lane % r->units].len ||
+	       paxi_unit_would_wait(r->px, node(r, rank), op->lane);
+}
+
+/* Issues op i (lane position pos) dormant: its start's causes are walked
+ * now, its send joins the runner's queue, and the lane's segment of
+ * dormant ops holds the rest (struct dorm_seg). */
+static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
+{
+	struct run_rank *rr = &r->ranks[rank];
+	const struct sched_op *op = sched_op_of(r, rank, i);
+	GArray *lo = rr->lane_ops[op->lane];
+	struct run_op tmp = {
+		.r = r, .op = op, .rank = rank, .idx = i,
+		.call = (uint8_t)(i / r->s->ranks[rank].ops->len),
+		.lane_pred = pos ? (int32_t)g_array_index(lo, uint32_t, pos - 1) : -1,
+		.t_start = sim_now(r->sim), .started = true,
+	};
+	struct bd_memo *bd = r->bd_on ? bd_walk_start(&tmp) : NULL;
+
+	op_release_readers(&tmp);
+	if (is_send(op->kind))
+		fifo_push(&r->queues[(uint32_t)rank * r->units + op->lane % r->units], i);
+	if (!rr->dorm) {
+		rr->dorm = g_new0(GArray *, r->nlanes);
+		rr->dorm_head = g_new0(guint, r->nlanes);
+	}
+	if (!rr->dorm[op->lane])
+		rr->dorm[op->lane] = g_array_new(FALSE, FALSE, sizeof(struct dorm_seg));
+	GArray *d = rr->dorm[op->lane];
+	struct dorm_seg *last = d->len > rr->dorm_head[op->lane]
+		? &g_array_index(d, struct dorm_seg, d->len - 1) : NULL;
+
+	if (last && last->last + 1 == pos && last->t_start == tmp.t_start && last->bd == bd) {
+		last->last = pos;
+		last->left++;
+		memo_unref(r, bd);
+	} else {
+		struct dorm_seg g = { .first = pos, .last = pos, .left = 1, .t_start = tmp.t_start, .bd = bd };
+
+		g_array_append_val(d, g);
+	}
+}
+
 /* An op is issued: with setup_recv, a receive without a send of its own
  * first takes its unit's setup (a fused op pays it with its send). */
 static void op_start(struct run_op *o)
@@ -562,14 +770,7 @@ static void op_start(struct run_op *o)
 
 	o->t_start = sim_now(r->sim);
 	bd_at_start(o);
-	/* its deps and its lane predecessor have been read for the last time */
-	const struct sched_rank *sr = &r->s->ranks[o->rank];
-	uint32_t base = o->call * sr->ops->len;
-
-	for (uint32_t d = 0; d < o->op->ndeps; d++)
-		op_unref(op_get(r, o->rank, g_array_index(sr->deps, uint32_t, o->op->dep_first + d) + base));
-	if (o->lane_pred >= 0)
-		op_unref(op_get(r, o->rank, (uint32_t)o->lane_pred));
+	op_release_readers(o);
 	op_txns(o);
 	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
 		paxi_unit_setup(r->px, node(r, o->rank), o->op->lane, on_op_setup, o);
@@ -580,12 +781,15 @@ static void op_start(struct run_op *o)
 
 /* Whether op o does local work of its own on the reducer: a copy, a sum, or
  * a copy-send's copy where no engine makes it one pass with the send. */
+static bool op_local_kind(const struct runner *r, enum sched_op_kind k)
+{
+	return k == SOP_COPY || k == SOP_REDUCE ||
+	       (k == SOP_COPY_SEND && !paxi_get_params(r->px)->engine);
+}
+
 static bool op_local_pass(const struct run_op *o)
 {
-	enum sched_op_kind k = o->op->kind;
-
-	return k == SOP_COPY || k == SOP_REDUCE ||
-	       (k == SOP_COPY_SEND && !paxi_get_params(o->r->px)->engine);
+	return op_local_kind(o->r, o->op->kind);
 }
 
 static void op_begin(struct run_op *o)
@@ -677,11 +881,11 @@ static void op_try_finish(struct run_op *o)
 	struct run_rank *rr = &r->ranks[o->rank];
 
 	for (uint32_t i = rr->dep_first[o->idx]; i < rr->dep_first[o->idx + 1]; i++) {
-		struct run_op *d = op_live(r, o->rank, rr->dep_ops[i]);
+		uint32_t d = rr->dep_ops[i];
 
-		g_assert(d->deps_left > 0);
-		if (--d->deps_left == 0)
-			lane_advance(r, o->rank, d->op->lane);
+		g_assert(rr->deps_left[d] > 0);
+		if (--rr->deps_left[d] == 0)
+			lane_advance(r, o->rank, sched_op_of(r, o->rank, d)->lane);
 	}
 	/* its partners' walks are done with it once they are done; it with them */
 	if (o->out)
@@ -701,9 +905,13 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 		uint32_t pos = rr->lane_next[lane], i = g_array_index(lo, uint32_t, pos);
 		const struct run_op *alive = op_get(r, rank, i);
 
-		if ((alive ? alive->deps_left : sched_op_of(r, rank, i)->ndeps) ||
-		    i / r->s->ranks[rank].ops->len >= rr->launched)
+		if (rr->deps_left[i] || i / r->s->ranks[rank].ops->len >= rr->launched)
 			return;
+		if (!alive && r->lazy && op_may_sleep(r, rank, i)) {
+			rr->lane_next[lane]++;
+			op_sleep(r, rank, i, pos);
+			continue;
+		}
 		struct run_op *o = op_live(r, rank, i);
 
 		rr->lane_next[lane]++;
@@ -840,6 +1048,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 	struct walk w = { .p = p, .bd = acc.c };
 	sim_time_t kick = r->t0 + r->overhead_ps;
 	struct bd_memo *memo = NULL, *out;
+	struct run_op pred_tmp;
 	sim_time_t memo_ps = 0;
 	bool self = true;
 
@@ -943,6 +1152,14 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			struct run_op *best = NULL;
 			struct run_op *pred = o->lane_pred >= 0 ? op_get(r, o->rank, (uint32_t)o->lane_pred)
 								: NULL;
+			struct dorm_seg *g = !pred && o->lane_pred >= 0 && r->lazy
+				? dorm_find(r, o->rank, (uint32_t)o->lane_pred) : NULL;
+
+			if (g) {
+				/* dormant: its start is the segment's */
+				pred_tmp = (struct run_op){ .t_start = g->t_start, .bd_start = g->bd };
+				pred = &pred_tmp;
+			}
 
 			for (uint32_t d = 0; d < o->op->ndeps; d++) {
 				struct run_op *c = op_get(r, o->rank,
@@ -986,6 +1203,12 @@ add_memo:
 	out = memo_new(r);
 	out->v = acc;
 	return out;
+}
+
+/* The causes of o's start, o issued now. */
+static struct bd_memo *bd_walk_start(struct run_op *o)
+{
+	return bd_walk(o->r, AT_OP_START, o, NULL, o->t_start);
 }
 
 static void bd_at_start(struct run_op *o)
@@ -1235,8 +1458,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 	r->call_end = g_new0(sim_time_t, r->calls);
 	r->pool = g_ptr_array_new_with_free_func(g_free);
 	if (r->lazy) {
-		r->queue_head = g_new0(struct run_op *, (gsize)s->nranks * r->units);
-		r->queue_tail = g_new0(struct run_op *, (gsize)s->nranks * r->units);
+		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);
 		paxi_set_refill(r->px, on_refill, r);
 	}
 	r->memo_blocks = g_ptr_array_new_with_free_func(g_free);
@@ -1248,6 +1470,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 
 		rr->nops = per * r->calls;
 		rr->live = g_new0(uint32_t, rr->nops ? rr->nops : 1);
+		rr->deps_left = g_new(uint32_t, rr->nops ? rr->nops : 1);
 		rr->in_from = g_new(uint32_t, rr->nops ? rr->nops : 1);
 		rr->out_to = g_new(uint32_t, rr->nops ? rr->nops : 1);
 		rr->lane_next = g_new0(uint32_t, r->nlanes);
@@ -1261,6 +1484,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 			uint32_t call = i / per;
 
 			rr->in_from[i] = rr->out_to[i] = NO_OP;
+			rr->deps_left[i] = op->ndeps;
 			rr->call_left[call]++;
 			g_array_append_val(rr->lane_ops[op->lane], i);
 			for (uint32_t d = 0; d < op->ndeps; d++) {
@@ -1304,16 +1528,23 @@ static void teardown(struct runner *r)
 		g_free(rr->lane_next);
 		g_free(rr->call_left);
 		g_free(rr->live);
+		g_free(rr->deps_left);
 		g_free(rr->in_from);
 		g_free(rr->out_to);
+		for (uint32_t l = 0; rr->dorm && l < r->nlanes; l++)
+			if (rr->dorm[l])
+				g_array_unref(rr->dorm[l]);
+		g_free(rr->dorm);
+		g_free(rr->dorm_head);
 	}
 	g_free(r->ranks);
 	g_free(r->call_end);
 	if (r->lazy)
 		paxi_set_refill(r->px, NULL, NULL);
-	g_free(r->queue_head);
-	g_free(r->queue_tail);
-	r->queue_head = r->queue_tail = NULL;
+	for (uint32_t q = 0; r->queues && q < (uint32_t)r->s->nranks * r->units; q++)
+		g_free(r->queues[q].buf);
+	g_free(r->queues);
+	r->queues = NULL;
 	if (r->pool)
 		g_ptr_array_unref(r->pool);
 	if (r->memo_blocks)
