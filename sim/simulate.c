@@ -146,7 +146,7 @@ static bool bound_check(const struct sched *s, const struct simulate_job *job,
 			    loss > 1 ? " or a lower 'link.error_rate'" : "");
 		return false;
 	}
-	uint64_t need = runner_memory_bytes(s, job->launches);
+	uint64_t need = runner_memory_bytes(s, job->launches, &pl->paxi);
 	uint64_t have = job->max_memory_bytes ? job->max_memory_bytes : physical_memory();
 
 	if (have && need > have) {

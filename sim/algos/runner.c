@@ -329,14 +329,22 @@ static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 	if (pos >= rr->lane_next[lane])
 		return NULL;
 	GArray *d = rr->dorm[lane];
+	/* segments are in lane order: the last that begins at or before pos */
+	guint lo = rr->dorm_head[lane], hi = d->len;
 
-	for (guint k = rr->dorm_head[lane]; k < d->len; k++) {
-		struct dorm_seg *g = &g_array_index(d, struct dorm_seg, k);
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
 
-		if (pos >= g->first && pos <= g->last)
-			return g;
+		if (g_array_index(d, struct dorm_seg, mid).first <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	g_error("runner: op %u of rank %d issued, never alive, in no dormant segment", i, rank);
+	struct dorm_seg *g = lo > rr->dorm_head[lane] ? &g_array_index(d, struct dorm_seg, lo - 1) : NULL;
+
+	if (!g || pos > g->last)
+		g_error("runner: op %u of rank %d issued, never alive, in no dormant segment", i, rank);
+	return g;
 }
 
 static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
@@ -1567,7 +1575,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			    /* the sends and receives whose issue the queue can keep
 			     * exact: no engine item or receive setup needs the
 			     * transaction, no ready flag answers a post at once */
-			    .lazy = !pp->engine && !pp->setup_recv && pp->handshake != PAXI_HS_READY,
+			    .lazy = runner_lazy(pp),
 			    .units = pp->cdma_units };
 	bool ok = false;
 
@@ -1667,14 +1675,24 @@ out:
 	return ok;
 }
 
-uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls)
+bool runner_lazy(const struct paxi_params *pp)
+{
+	return !pp->engine && !pp->setup_recv && pp->handshake != PAXI_HS_READY;
+}
+
+uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct paxi_params *pp)
 {
 	uint64_t ops = 0;
 
 	for (int r = 0; r < s->nranks; r++)
 		ops += s->ranks[r].ops->len;
 	calls = MIN(MAX(calls, 1), RUNNER_CALLS_SIMULATED);
-	return ops * calls * RUNNER_BYTES_PER_OP +
+	ops *= calls;
+	uint64_t live = runner_lazy(pp)
+		? MIN(ops, (uint64_t)s->nranks * pp->cdma_units * RUNNER_LIVE_PER_SLOT * pp->slots)
+		: ops;
+
+	return ops * RUNNER_BYTES_PER_OP + live * RUNNER_BYTES_PER_LIVE_OP +
 	       (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step);
 }
 
