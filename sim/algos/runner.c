@@ -4,13 +4,25 @@
  * Matching is done up front and is an index, not a search: each rank's sends
  * are grouped by (receiver, lane) and its receives by (sender, lane), each
  * group in list order (the schedule's FIFO order), and the k-th receive of a
- * group meets the k-th send of its partner's group; the pair is one
- * transaction, created before the run. Memory is linear in the schedule's
- * ops: a rank has a group only per peer it talks to. Per op the runner
- * keeps how much of its incoming data is usable and how much has been
+ * group meets the k-th send of its partner's group (in_from, out_to); the
+ * pair is one transaction, made when the send gets its CDMA slot (or, where
+ * the runner is not lazy, when the first of the two is issued). Per op the
+ * runner keeps how much of its incoming data is usable and how much has been
  * processed (reduced); one reduction per op is in flight at a time, and it
  * takes everything usable when it starts, so slices that arrive while the
- * reducer is busy are batched. */
+ * reducer is busy are batched.
+ *
+ * Memory: for the whole run, a few indices per op (about 32 bytes: the
+ * matching, deps left, the lane and dependent lists); an op's run state
+ * (struct run_op) and its transaction only while something reads them, from
+ * a pool. An issued send that would wait for its unit's slot, and a receive
+ * whose sender has none, are dormant: no state at all, only a lane segment
+ * (struct dorm_seg) and the runner's queue per unit, which continues the
+ * paxi's own (the refill hook) so that grants, times and event order are the
+ * same as if every transaction had been made at once. The breakdown's
+ * critical path is walked forward as ops start and end (bd_walk), so no op's
+ * history is kept after its readers are done. Alive at once: a few ops per
+ * rank and slot (tests/sim /sim/runner/live-bounded), not the schedule. */
 #include "sim/algos/runner.h"
 
 G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
@@ -976,7 +988,7 @@ static void launch_next(struct runner *r, int rank, uint32_t call)
 	ev->data[0].u = (uint64_t)rank;
 }
 
-/* ---- the critical path, walked back from the end ---- */
+/* ---- the critical path ---- */
 
 const char *bd_cause_name(enum bd_cause c)
 {

@@ -38,7 +38,9 @@ struct runner_step {
 
 /* Where the time of the critical path went: the chain of ops, transactions
  * and reductions that ended last, walked back from the end of the call. Each
- * picosecond of the latency is given to exactly one cause, so they sum to it. */
+ * picosecond of the latency is given to exactly one cause, so they sum to it.
+ * The runner computes it as the run goes (each op's start and end carry the
+ * causes of the chain behind them), keeping no op's history to the end. */
 enum bd_cause {
 	BD_OVERHEAD,      /* software (launch) overhead */
 	BD_HANDSHAKE,     /* CDMA setup, RTS/CTS, completion flags and responses */
