@@ -401,8 +401,12 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 		memo_unref(r, g_array_index(d, struct dorm_seg, rr->dorm_head[lane]).bd);
 		rr->dorm_head[lane]++;
 	}
+	/* the segments no op sleeps in any more go: memory follows the dormant */
 	if (rr->dorm_head[lane] == d->len) {
 		g_array_set_size(d, 0);
+		rr->dorm_head[lane] = 0;
+	} else if (rr->dorm_head[lane] >= 64 && 2 * rr->dorm_head[lane] >= d->len) {
+		g_array_remove_range(d, 0, rr->dorm_head[lane]);
 		rr->dorm_head[lane] = 0;
 	}
 }
