@@ -1045,9 +1045,14 @@ enum walk_at {
 	AT_DONE,
 };
 
-/* ---- the same walk, forward: each point's causes as the run goes ----
+/* ---- the walk, forward: each point's causes as the run goes ----
  *
- * critical_path's walk, run from a point, reads only that point's own times
+ * The critical path is defined as a walk back from the end of the op that
+ * ended last: from a point of an op (its end, its start, its incoming data
+ * processed, its transaction's data usable) it gives the time before the
+ * cursor to causes, back to the point's own time and through the op's
+ * phases, then moves to the point that let it happen. That walk, run from a
+ * point, reads only that point's own times
  * and then moves to an earlier point of the op, its transaction, its sender,
  * its receiver, a dep or its lane predecessor. Every point that a walk can
  * enter from elsewhere is entered with the cursor at or after the point's own
@@ -1064,7 +1069,9 @@ enum walk_at {
  * the end over every op's kept times, without keeping them. */
 
 /* The walk from state `at` of op o (transaction t for AT_TXN_USABLE) with the
- * cursor at p; `self` is the point being computed (walked, not looked up). */
+ * cursor at p, down to the call's start; `self` is the point being computed
+ * (walked, not looked up). Returns an owned reference: a new memo, or the
+ * one it reached with nothing in between. */
 static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op *o,
 			       struct paxi_txn *t, sim_time_t p)
 {
