@@ -1615,8 +1615,10 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	if (!setup(&r, bytes, elem_bytes, error))
 		goto out;
 	/* steps and spans are filled in as ops end (op_record) */
-	g_array_set_size(res->steps, (guint)s->nranks * s->nsteps);
-	for (int rank = 0; rank < s->nranks; rank++)
+	bool want_steps = !(bb && bb->no_steps);
+
+	g_array_set_size(res->steps, want_steps ? (guint)s->nranks * s->nsteps : 0);
+	for (int rank = 0; want_steps && rank < s->nranks; rank++)
 		for (uint32_t st = 0; st < s->nsteps; st++) {
 			struct runner_step *x = &g_array_index(res->steps, struct runner_step,
 							       (guint)rank * s->nsteps + st);
@@ -1625,7 +1627,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			x->step = st;
 			x->start_ps = SIM_TIME_MAX;
 		}
-	r.steps = res->steps;
+	r.steps = want_steps ? res->steps : NULL;
 	if (spans) {
 		guint n = 0;
 

@@ -100,6 +100,8 @@ bool runner_run_spans(struct paxi *px, const struct sched *s, uint64_t bytes,
 struct runner_launches {
 	uint32_t calls;         /* the calls the timer averages; <= 1: one call alone */
 	sim_time_t issue_ps;    /* the host's time to issue one call; 0: no bound */
+	bool no_steps;          /* leave res->steps empty: no step table (a 32-byte
+				 * row per rank and step, 1 GB for a ring at 4096) */
 };
 
 #define RUNNER_CALLS_SIMULATED 3
