@@ -1054,10 +1054,10 @@ enum walk_at {
  * phases, then moves to the point that let it happen. That walk, run from a
  * point, reads only that point's own times
  * and then moves to an earlier point of the op, its transaction, its sender,
- * its receiver, a dep or its lane predecessor. Every point that a walk can
- * enter from elsewhere is entered with the cursor at or after the point's own
- * time (its first give), and from there the walk is a function of the point
- * alone: so the walk from the point at its own time is kept with the op
+ * its receiver, a dep or its lane predecessor. An op's start and end, and
+ * its incoming data's usable point where the cursor is at or after it, are
+ * entered with the cursor at or after the point's own time (its first give),
+ * and from there the walk is a function of the point alone: so the walk from the point at its own time is kept with the op
  * (struct run_op's bd_start, bd_usable, bd_end), and a later walk that reaches
  * it adds that value and the dependency time in between, instead of going on.
  * An op's end is always entered at its end time; its start at or after it;
