@@ -146,7 +146,7 @@ static bool bound_check(const struct sched *s, const struct simulate_job *job,
 			    loss > 1 ? " or a lower 'link.error_rate'" : "");
 		return false;
 	}
-	uint64_t need = runner_memory_bytes(s, job->launches);
+	uint64_t need = runner_memory_bytes(s, job->launches, &pl->paxi);
 	uint64_t have = job->max_memory_bytes ? job->max_memory_bytes : physical_memory();
 
 	if (have && need > have) {
@@ -384,7 +384,7 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		double t0 = (double)g_get_monotonic_time() / 1e6;
 
 		struct runner_launches bb = { .calls = job->launches,
-					      .issue_ps = issue_ps };
+					      .issue_ps = issue_ps, .no_steps = job->no_steps };
 
 		ok = job->trace ? runner_run_spans(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
 						   max_events(job), &out->run, error)

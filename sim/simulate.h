@@ -30,6 +30,8 @@ struct simulate_job {
 	uint64_t max_events;         /* 0: SIMULATE_MAX_EVENTS; UINT64_MAX: no limit */
 	uint64_t max_memory_bytes;   /* the run's memory beyond its schedule, about
 				      * (runner_memory_bytes); 0: the machine's */
+	bool no_steps;               /* leave run.steps empty (the per-rank step table
+				      * is not made: memory at thousands of ranks) */
 	bool inplace;                /* run in place: a schedule that is out-of-place only
 				      * first copies each rank's input window aside (one
 				      * more launch, then the copy at the reduce rate),

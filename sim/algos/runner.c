@@ -4,21 +4,57 @@
  * Matching is done up front and is an index, not a search: each rank's sends
  * are grouped by (receiver, lane) and its receives by (sender, lane), each
  * group in list order (the schedule's FIFO order), and the k-th receive of a
- * group meets the k-th send of its partner's group; the pair is one
- * transaction, created before the run. Memory is linear in the schedule's
- * ops: a rank has a group only per peer it talks to. Per op the runner
- * keeps how much of its incoming data is usable and how much has been
+ * group meets the k-th send of its partner's group (in_from, out_to); the
+ * pair is one transaction, made when the send gets its CDMA slot (or, where
+ * the runner is not lazy, when the first of the two is issued). Per op the
+ * runner keeps how much of its incoming data is usable and how much has been
  * processed (reduced); one reduction per op is in flight at a time, and it
  * takes everything usable when it starts, so slices that arrive while the
- * reducer is busy are batched. */
+ * reducer is busy are batched.
+ *
+ * Memory: for the whole run, a few indices per op (about 32 bytes: the
+ * matching, deps left, the lane and dependent lists); an op's run state
+ * (struct run_op) and its transaction only while something reads them, from
+ * a pool. An issued send that would wait for its unit's slot, and a receive
+ * whose sender has none, are dormant: no state at all, only a lane segment
+ * (struct dorm_seg) and the runner's queue per unit, which continues the
+ * paxi's own (the refill hook) so that grants, times and event order are the
+ * same as if every transaction had been made at once. The breakdown's
+ * critical path is walked forward as ops start and end (bd_walk), so no op's
+ * history is kept after its readers are done. Alive at once: a few ops per
+ * rank and slot (tests/sim /sim/runner/live-bounded), not the schedule. */
 #include "sim/algos/runner.h"
 
 G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
 
 enum { RUN_KICK = 1, RUN_LAUNCH };
 
-/* An op's run state: 128 bytes, kept for the whole run (the critical path
- * walks the ops' times after it). */
+/* Where the critical path's time went up to some point: each cause's
+ * picoseconds from the call's start (they sum to the point's time less the
+ * call's start). */
+struct bd_vec {
+	sim_time_t c[BD_NCAUSES];
+};
+
+/* A point's causes, shared by the points whose walk reaches it with nothing
+ * in between (the ops a lane issues at once all start from the same one). */
+struct bd_memo {
+	struct bd_vec v;
+	uint32_t refs;            /* the run states pointing to it */
+	struct bd_memo *next_free;
+};
+
+/* Memos per block of the runner's memo pool. */
+#define BD_MEMO_BLOCK 1024
+
+/* An op's run state, alive only while something can still read it: from
+ * when it is first reached (a dep of it ends, its lane reaches it, or its
+ * partner makes their transaction) until it is done and every reader is too:
+ * each dependent and its lane successor have started (their start reads its
+ * end or start), and its partners (the sender of its incoming data, the
+ * receiver of its outgoing data) are done (their walks read its points).
+ * `refs` counts those; at 0 it goes back to the runner's pool, and a
+ * transaction goes back to the paxi once both its ops have. */
 struct run_op {
 	struct runner *r;
 	const struct sched_op *op;    /* borrowed: the schedule owns it */
@@ -37,32 +73,99 @@ struct run_op {
 	sim_time_t t_reduce;      /* the last reduction batch was issued */
 	int32_t rank;
 	uint32_t idx;
-	uint32_t deps_left;
 	int32_t lane_pred;        /* previous op of this lane, -1 none */
+	uint32_t refs;            /* itself until done, and each reader to come */
+	uint32_t pool_idx;        /* its place in the runner's pool */
+	uint32_t next_free;       /* in the pool's free list: the next one + 1, 0 end */
 	uint8_t call;             /* which of the back-to-back calls, from 0 */
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
+	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
+	uint64_t out_avail;       /* out_queued: bytes supplied so far */
+	sim_time_t out_all_ps;    /* out_queued: when all of them were, 0 not yet */
+	/* the critical path's causes from the call's start up to a point of
+	 * this op (bd_walk's states), owned references, NULL until reached:
+	 * its start, its end, and its incoming transaction's data all usable */
+	struct bd_memo *bd_start, *bd_end, *bd_usable;
 };
 
 G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= UINT8_MAX);
 
-/* The bytes of the op's incoming transaction, 0 if none. */
-static uint64_t in_bytes(const struct run_op *o)
-{
-	return o->in ? paxi_txn_bytes(o->in) : 0;
-}
+static uint64_t in_bytes(const struct run_op *o);
+static uint64_t out_bytes(const struct run_op *o);
 
+/* What the runner keeps of a rank for the whole run: about 20 bytes per op
+ * (5 indices, and one per dependent), the ops' run state living only while
+ * it is read (struct run_op). */
 struct run_rank {
-	struct run_op *ops;
-	uint32_t nops;
+	uint32_t nops;        /* the schedule's ops of this rank x calls */
+	uint32_t *live;       /* per op: its run state's pool index + 1, 0 never alive,
+			       * OP_GONE done and gone */
+	uint32_t *deps_left;  /* per op: its deps not done */
+	uint32_t *in_from;    /* per op: the sender's op of its incoming data, NO_OP none */
+	uint32_t *out_to;     /* per op: the receiver's op of its outgoing data, NO_OP none */
 	uint32_t *lane_next;  /* per lane: next op index (in lane_ops) to start */
 	GArray **lane_ops;    /* per lane: op indices in list order */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
-	const struct paxi_txn *landed; /* borrowed: the last outgoing transaction whose
-				* landing completed an op (paxi_send_done); NULL none */
+	struct paxi_landing landed; /* the last outgoing transaction whose landing
+				     * completed an op (paxi_send_done); zero: none */
 	uint32_t *call_left;  /* per call: its ops on this rank not done */
 	uint32_t *dep_first;  /* per op: its first dependent in dep_ops; [nops] = their count */
 	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
+	guint span_base;      /* spans: this rank's first op's index in them */
+	GArray **dorm;        /* per lane (lazy): of struct dorm_seg, by position; NULL none */
+	guint *dorm_head;     /* per lane: the first segment with ops still dormant */
 };
+
+/* Lazy: ops a lane issued together with no run state yet: a send waiting
+ * in the runner's queue, or a receive whose transaction is not made yet,
+ * which nothing else touches until then. They are made alive, as issued
+ * at t_start, when their send gets its slot or their sender's
+ * transaction is made (op_live). */
+struct dorm_seg {
+	uint32_t first, last;   /* lane positions, inclusive */
+	uint32_t left;          /* of them still dormant */
+	sim_time_t t_start;     /* when they were issued */
+	struct bd_memo *bd;     /* owned reference: their start's causes; NULL: no breakdown */
+};
+
+/* A FIFO of op indices (a ring buffer that grows by doubling). */
+struct op_fifo {
+	uint32_t *buf;
+	uint32_t head, len, cap;
+};
+
+static void fifo_push(struct op_fifo *f, uint32_t v)
+{
+	if (f->len == f->cap) {
+		uint32_t cap = f->cap ? 2 * f->cap : 16;
+		uint32_t *b = g_new(uint32_t, cap);
+
+		for (uint32_t i = 0; i < f->len; i++)
+			b[i] = f->buf[(f->head + i) % f->cap];
+		g_free(f->buf);
+		f->buf = b;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->buf[(f->head + f->len++) % f->cap] = v;
+}
+
+static uint32_t fifo_pop(struct op_fifo *f)
+{
+	uint32_t v = f->buf[f->head];
+
+	g_assert(f->len > 0);
+	f->head = (f->head + 1) % f->cap;
+	f->len--;
+	return v;
+}
+
+/* live[] of an op whose run state was made and has gone (it is done). */
+#define OP_GONE UINT32_MAX
+
+#define NO_OP UINT32_MAX
+/* Run states per block of the runner's pool. */
+#define RUN_OP_BLOCK 1024
 
 struct runner {
 	struct sim_component c;
@@ -71,6 +174,20 @@ struct runner {
 	const struct sched *s;
 	struct run_rank *ranks;
 	uint32_t nlanes;
+	uint64_t elems;       /* elements of the collective */
+	uint32_t elem_bytes;
+	GPtrArray *pool;      /* owned: blocks of RUN_OP_BLOCK run states */
+	GPtrArray *memo_blocks; /* owned: blocks of BD_MEMO_BLOCK memos */
+	struct bd_memo *free_memos;
+	uint32_t pool_used;   /* run states taken from the last block */
+	uint32_t free_op;     /* pool index + 1 of a handed back run state, 0 none */
+	uint64_t ops_live, ops_live_peak; /* run states alive now, and the most at once */
+	bool lazy;            /* a send that would wait for its unit's slot waits in the
+			       * runner's queue, its transaction not made yet */
+	struct op_fifo *queues; /* per rank x unit: those sends' op indices, in order */
+	uint32_t units;       /* CDMA units per node */
+	GArray *steps;        /* borrowed: the result's steps, filled as ops end; NULL none */
+	GArray *spans;        /* borrowed: the result's spans, filled as ops end; NULL none */
 	uint64_t left;        /* ops not done */
 	sim_time_t t0, t_end;
 	uint32_t calls;       /* back-to-back calls simulated, >= 1 */
@@ -79,6 +196,12 @@ struct runner {
 	const int *node_of;   /* a job's: the fabric node of each schedule rank; NULL: the same */
 	void (*rank_done)(void *user, int rank); /* a job's: a rank's ops are all done */
 	void *user;
+	bool bd_on;           /* the breakdown is walked as the run goes (one call alone) */
+	bool has_last;        /* an op has ended: last_* are set */
+	sim_time_t last_end;  /* the op that ended last (lowest rank and index on ties) */
+	int32_t last_rank;
+	uint32_t last_idx;
+	struct bd_vec bd_last; /* its causes: the call's breakdown */
 };
 
 /* The fabric node that schedule rank `rank` runs on. */
@@ -88,6 +211,7 @@ static int node(const struct runner *r, int rank)
 }
 
 static void launch_next(struct runner *r, int rank, uint32_t call);
+
 
 /* Op kinds by their flags (sched_op_kind_flags, the one table). */
 static bool is_recv(enum sched_op_kind k)
@@ -109,8 +233,13 @@ static bool is_reducing(enum sched_op_kind k)
 }
 
 static void op_try_finish(struct run_op *o);
+static void op_unref(struct run_op *o);
 static void op_process(struct run_op *o);
 static void lane_advance(struct runner *r, int rank, uint32_t lane);
+static void bd_at_start(struct run_op *o);
+static struct bd_memo *bd_walk_start(struct run_op *o);
+static void bd_at_usable(struct run_op *o, struct paxi_txn *t);
+static void bd_at_end(struct run_op *o);
 
 static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
 {
@@ -118,6 +247,8 @@ static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
 
 	o->usable = usable;
 	o->in_all = all;
+	if (all)
+		bd_at_usable(o, t);
 	if (o->started)
 		op_process(o);
 }
@@ -127,6 +258,10 @@ static void on_sent(void *user, struct paxi_txn *t)
 	struct run_op *o = user;
 
 	o->out_sent = true;
+	if (o->done) {
+		op_unref(o); /* done when its data landed: the response closes it */
+		return;
+	}
 	op_try_finish(o);
 }
 
@@ -149,14 +284,351 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
 	/* a reduction takes about as long again as the piece's transit: half */
-	if (o->out)
-		return reducer ? paxi_txn_drain_ps(o->out) / 2 : paxi_txn_drain_ps(o->out);
+	if (is_send(o->op->kind))
+		/* a send still in the runner's queue may not send yet: 0 */
+		return !o->out ? 0 : reducer ? paxi_txn_drain_ps(o->out) / 2 : paxi_txn_drain_ps(o->out);
 	return reducer ? 0 : SIM_TIME_END;
 }
 
 static const struct paxi_txn_ops txn_ops = {
 	.usable = on_usable, .sent = on_sent, .slack = on_slack,
 };
+
+/* The schedule's op of rank's run op i (calls repeat the rank's list). */
+static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i)
+{
+	const GArray *ops = r->s->ranks[rank].ops;
+
+	return &g_array_index(ops, struct sched_op, i % ops->len);
+}
+
+static struct run_op *pool_at(const struct runner *r, uint32_t idx)
+{
+	return (struct run_op *)g_ptr_array_index(r->pool, idx / RUN_OP_BLOCK) + idx % RUN_OP_BLOCK;
+}
+
+/* Op i of rank's run state if it is alive, else NULL. */
+static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
+{
+	uint32_t l = r->ranks[rank].live[i];
+
+	return l && l != OP_GONE ? pool_at(r, l - 1) : NULL;
+}
+
+/* Op i's position in its lane's list. */
+static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t lane)
+{
+	const GArray *lo = r->ranks[rank].lane_ops[lane];
+	uint32_t lo_i = 0, hi = lo->len;
+
+	if (r->nlanes == 1)
+		return i;
+	while (lo_i < hi) {
+		uint32_t mid = lo_i + (hi - lo_i) / 2;
+
+		if (g_array_index(lo, uint32_t, mid) < i)
+			lo_i = mid + 1;
+		else
+			hi = mid;
+	}
+	g_assert(lo_i < lo->len && g_array_index(lo, uint32_t, lo_i) == i);
+	return lo_i;
+}
+
+/* The dormant segment holding op i (never made alive, issued), or NULL. */
+static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
+{
+	const struct run_rank *rr = &r->ranks[rank];
+	uint32_t lane = sched_op_of(r, rank, i)->lane;
+
+	if (!rr->dorm || !rr->dorm[lane] || rr->live[i])
+		return NULL;
+	uint32_t pos = lane_pos(r, rank, i, lane);
+
+	if (pos >= rr->lane_next[lane])
+		return NULL;
+	GArray *d = rr->dorm[lane];
+	/* segments are in lane order: the last that begins at or before pos */
+	guint lo = rr->dorm_head[lane], hi = d->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(d, struct dorm_seg, mid).first <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	struct dorm_seg *g = lo > rr->dorm_head[lane] ? &g_array_index(d, struct dorm_seg, lo - 1) : NULL;
+
+	if (!g || pos > g->last)
+		g_error("runner: op %u of rank %d issued, never alive, in no dormant segment", i, rank);
+	return g;
+}
+
+static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
+			    uint32_t off, uint32_t count);
+static uint64_t copy_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
+			   const struct sched_op *op);
+static bool op_local_pass(const struct run_op *o);
+
+static void memo_unref(struct runner *r, struct bd_memo *m);
+static bool op_local_kind(const struct runner *r, enum sched_op_kind k);
+
+/* A dormant op comes alive as it was issued: started at the segment's
+ * time, its send (if any) in the runner's queue with what it had
+ * supplied by then. */
+static void op_wake(struct run_op *o, struct dorm_seg *g)
+{
+	struct runner *r = o->r;
+	struct run_rank *rr = &r->ranks[o->rank];
+	uint32_t lane = o->op->lane, pos = lane_pos(r, o->rank, o->idx, lane);
+	enum sched_op_kind k = o->op->kind;
+
+	o->started = true;
+	o->t_start = g->t_start;
+	o->bd_start = g->bd;
+	if (g->bd)
+		g->bd->refs++;
+	if (pos + 1 < rr->lane_ops[lane]->len && rr->lane_next[lane] <= pos + 1)
+		o->refs++; /* its lane successor's start reads its start */
+	if (is_send(k)) {
+		o->out_queued = true;
+		if (k == SOP_SEND || k == SOP_COPY_SEND || (out_bytes(o) == 0 && in_bytes(o) == 0)) {
+			o->out_avail = out_bytes(o);
+			o->out_all_ps = g->t_start;
+		}
+	}
+	g_assert(g->left > 0);
+	g->left--;
+	GArray *d = rr->dorm[lane];
+
+	while (rr->dorm_head[lane] < d->len &&
+	       !g_array_index(d, struct dorm_seg, rr->dorm_head[lane]).left) {
+		memo_unref(r, g_array_index(d, struct dorm_seg, rr->dorm_head[lane]).bd);
+		rr->dorm_head[lane]++;
+	}
+	/* the segments no op sleeps in any more go: memory follows the dormant */
+	if (rr->dorm_head[lane] == d->len) {
+		g_array_set_size(d, 0);
+		rr->dorm_head[lane] = 0;
+	} else if (rr->dorm_head[lane] >= 64 && 2 * rr->dorm_head[lane] >= d->len) {
+		g_array_remove_range(d, 0, rr->dorm_head[lane]);
+		rr->dorm_head[lane] = 0;
+	}
+}
+
+/* Op i of rank's run state, made alive if it is not: from the pool, with a
+ * reference for itself and one for each reader to come. */
+static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
+{
+	struct run_rank *rr = &r->ranks[rank];
+	struct run_op *o = op_get(r, rank, i);
+	uint32_t idx;
+
+	if (o)
+		return o;
+	g_assert(rr->live[i] != OP_GONE);
+	struct dorm_seg *sleeping = r->lazy ? dorm_find(r, rank, i) : NULL;
+
+	if (r->free_op) {
+		idx = r->free_op - 1;
+		r->free_op = pool_at(r, idx)->next_free;
+	} else {
+		if (!r->pool->len || r->pool_used == RUN_OP_BLOCK) {
+			g_ptr_array_add(r->pool, g_new(struct run_op, RUN_OP_BLOCK));
+			r->pool_used = 0;
+		}
+		idx = (r->pool->len - 1) * RUN_OP_BLOCK + r->pool_used++;
+	}
+	o = pool_at(r, idx);
+	const struct sched_op *op = sched_op_of(r, rank, i);
+
+	*o = (struct run_op){
+		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / r->s->ranks[rank].ops->len),
+		.lane_pred = -1, .pool_idx = idx,
+		/* itself, its dependents, and its partners */
+		.refs = 1 + (rr->dep_first[i + 1] - rr->dep_first[i]) + (is_send(op->kind) ? 1 : 0) +
+			(is_recv(op->kind) ? 1 : 0),
+	};
+	/* w is a send's engine progress otherwise */
+	if (op_local_pass(o))
+		o->w.local_bytes = op->kind == SOP_COPY
+			? copy_bytes(r->s, r->elems, r->elem_bytes, op)
+			: units_bytes(r->s, r->elems, r->elem_bytes, op->src_off, op->count);
+	rr->live[i] = idx + 1;
+	if (++r->ops_live > r->ops_live_peak)
+		r->ops_live_peak = r->ops_live;
+	if (sleeping)
+		op_wake(o, sleeping);
+	return o;
+}
+
+static void memo_unref(struct runner *r, struct bd_memo *m)
+{
+	if (!m || --m->refs)
+		return;
+	m->next_free = r->free_memos;
+	r->free_memos = m;
+}
+
+static struct bd_memo *memo_new(struct runner *r)
+{
+	if (!r->free_memos) {
+		struct bd_memo *b = g_new(struct bd_memo, BD_MEMO_BLOCK);
+
+		g_ptr_array_add(r->memo_blocks, b);
+		for (int i = 0; i < BD_MEMO_BLOCK; i++) {
+			b[i].next_free = r->free_memos;
+			r->free_memos = &b[i];
+		}
+	}
+	struct bd_memo *m = r->free_memos;
+
+	r->free_memos = m->next_free;
+	m->refs = 1;
+	return m;
+}
+
+/* Drops one reference to o; the last hands o back to the pool, and each of
+ * its transactions to the paxi once its other op has gone too. */
+static void op_unref(struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	g_assert(o->refs > 0);
+	if (--o->refs)
+		return;
+	g_assert(o->done);
+	if (o->in) {
+		if (paxi_txn_user(o->in, false))
+			paxi_txn_set_dst_user(o->in, NULL);
+		else
+			paxi_txn_free(o->in);
+	}
+	if (o->out) {
+		if (paxi_txn_user(o->out, true))
+			paxi_txn_set_src_user(o->out, NULL);
+		else
+			paxi_txn_free(o->out);
+	}
+	memo_unref(r, o->bd_start);
+	memo_unref(r, o->bd_usable);
+	memo_unref(r, o->bd_end);
+	r->ranks[o->rank].live[o->idx] = OP_GONE;
+	r->ops_live--;
+	o->next_free = r->free_op;
+	r->free_op = o->pool_idx + 1;
+}
+
+/* The bytes of a send op's transaction. */
+static uint64_t send_bytes(const struct runner *r, const struct sched_op *op)
+{
+	uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
+
+	return units_bytes(r->s, r->elems, r->elem_bytes, sb, op->count);
+}
+
+/* The bytes of the op's incoming transaction (made or not), 0 if none. */
+static uint64_t in_bytes(const struct run_op *o)
+{
+	if (o->in)
+		return paxi_txn_bytes(o->in);
+	if (!is_recv(o->op->kind))
+		return 0;
+	return send_bytes(o->r, sched_op_of(o->r, o->op->recv_peer,
+					    o->r->ranks[o->rank].in_from[o->idx]));
+}
+
+/* The bytes of the op's outgoing transaction (made or not), 0 if none. */
+static uint64_t out_bytes(const struct run_op *o)
+{
+	return o->out ? paxi_txn_bytes(o->out) : is_send(o->op->kind) ? send_bytes(o->r, o->op) : 0;
+}
+
+/* Makes o's outgoing transaction; its receiver's run state comes alive with
+ * it (and, lazy, has posted already if it has begun). */
+static void make_out(struct run_op *o)
+{
+	struct runner *r = o->r;
+	struct run_op *d = op_live(r, o->op->send_peer, r->ranks[o->rank].out_to[o->idx]);
+
+	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank),
+				      node(r, o->op->send_peer), o->op->lane,
+				      send_bytes(r, o->op), &txn_ops, o, d);
+	if (r->lazy && d->started)
+		paxi_txn_post_at(o->out, d->t_start);
+}
+
+/* Makes o's transactions, as it is issued, where its partner has not: the
+ * partner's run state comes alive with them. (Lazy: the send makes its
+ * own when it gets its slot; a receive posts on it, or is posted then.) */
+static void op_txns(struct run_op *o)
+{
+	struct runner *r = o->r;
+	struct run_rank *rr = &r->ranks[o->rank];
+
+	if (r->lazy)
+		return;
+	if (is_send(o->op->kind) && !o->out)
+		make_out(o);
+	if (is_recv(o->op->kind) && !o->in) {
+		struct run_op *src = op_live(r, o->op->recv_peer, rr->in_from[o->idx]);
+
+		o->in = src->out = paxi_txn_new(r->px, src->op->paxi, node(r, src->rank),
+						node(r, o->rank), src->op->lane,
+						send_bytes(r, src->op), &txn_ops, src, o);
+	}
+}
+
+/* Data of o's outgoing transaction is available up to `avail` bytes: to
+ * the paxi, or kept until the transaction is made. */
+static void out_supply(struct run_op *o, uint64_t avail)
+{
+	if (o->out) {
+		paxi_txn_supply(o->out, avail);
+		return;
+	}
+	g_assert(o->out_queued && avail >= o->out_avail);
+	o->out_avail = avail;
+	if (avail == out_bytes(o) && !o->out_all_ps)
+		o->out_all_ps = sim_now(o->r->sim);
+}
+
+/* Lazy: issues o's send, or queues it behind those its unit would make
+ * wait (the runner's queue continues the paxi's, in issue order). */
+static void send_issue(struct run_op *o)
+{
+	struct runner *r = o->r;
+	uint32_t q = (uint32_t)o->rank * r->units + o->op->lane % r->units;
+
+	if (r->queues[q].len || paxi_unit_would_wait(r->px, node(r, o->rank), o->op->lane)) {
+		o->out_queued = true;
+		fifo_push(&r->queues[q], o->idx);
+		return;
+	}
+	make_out(o);
+	paxi_txn_start(o->out);
+}
+
+/* The paxi's refill hook: a slot of (node, unit) is free and nothing waits
+ * in the paxi's queue: the runner's next send there starts, as if it had
+ * waited there since it was issued. */
+static void on_refill(void *user, int nd, uint32_t unit)
+{
+	struct runner *r = user;
+	struct op_fifo *f = &r->queues[(uint32_t)nd * r->units + unit];
+
+	if (!f->len)
+		return;
+	/* lazy runs only where schedule rank and node are one */
+	struct run_op *o = op_live(r, nd, fifo_pop(f));
+
+	g_assert(o->out_queued);
+	o->out_queued = false;
+	make_out(o);
+	paxi_txn_start_queued(o->out, o->t_start, o->out_avail, o->out_all_ps);
+}
 
 /* engine: a forwarding op's reduced (or copied) data streams on as it is
  * made (paxi_engine_work calls it only with the engine). */
@@ -173,8 +645,8 @@ static void on_reduced(void *user)
 
 	o->processed = o->reducing;
 	o->reducing = 0;
-	if (o->out)
-		paxi_txn_supply(o->out, o->processed);
+	if (is_send(o->op->kind))
+		out_supply(o, o->processed);
 	op_process(o);
 }
 
@@ -195,8 +667,8 @@ static void op_process(struct run_op *o)
 		}
 	} else if (o->usable > o->processed) {
 		o->processed = o->usable;
-		if (o->out)
-			paxi_txn_supply(o->out, o->processed);
+		if (is_send(k))
+			out_supply(o, o->processed);
 	}
 	op_try_finish(o);
 }
@@ -250,6 +722,79 @@ static void on_op_setup(void *user)
 	op_begin(user);
 }
 
+/* o has started: its deps and its lane predecessor have been read for the
+ * last time. */
+static void op_release_readers(const struct run_op *o)
+{
+	struct runner *r = o->r;
+	const struct sched_rank *sr = &r->s->ranks[o->rank];
+	uint32_t base = o->call * sr->ops->len;
+
+	for (uint32_t d = 0; d < o->op->ndeps; d++)
+		op_unref(op_get(r, o->rank, g_array_index(sr->deps, uint32_t, o->op->dep_first + d) + base));
+	if (o->lane_pred >= 0) {
+		struct run_op *pred = op_get(r, o->rank, (uint32_t)o->lane_pred);
+
+		if (pred) /* else dormant: it counts no reader */
+			op_unref(pred);
+	}
+}
+
+/* Lazy: whether op i, at the head of its lane with its deps done and not
+ * alive, may be issued dormant: a send or receive with no local work whose
+ * send (if any) would wait in the runner's queue. */
+static bool op_may_sleep(const struct runner *r, int rank, uint32_t i)
+{
+	const struct sched_op *op = sched_op_of(r, rank, i);
+
+	if (op_local_kind(r, op->kind) || !(is_send(op->kind) || is_recv(op->kind)))
+		return false;
+	if (!is_send(op->kind))
+		return true;
+	return r->queues[(uint32_t)rank * r->units + op->lane % r->units].len ||
+	       paxi_unit_would_wait(r->px, node(r, rank), op->lane);
+}
+
+/* Issues op i (lane position pos) dormant: its start's causes are walked
+ * now, its send joins the runner's queue, and the lane's segment of
+ * dormant ops holds the rest (struct dorm_seg). */
+static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
+{
+	struct run_rank *rr = &r->ranks[rank];
+	const struct sched_op *op = sched_op_of(r, rank, i);
+	GArray *lo = rr->lane_ops[op->lane];
+	struct run_op tmp = {
+		.r = r, .op = op, .rank = rank, .idx = i,
+		.call = (uint8_t)(i / r->s->ranks[rank].ops->len),
+		.lane_pred = pos ? (int32_t)g_array_index(lo, uint32_t, pos - 1) : -1,
+		.t_start = sim_now(r->sim), .started = true,
+	};
+	struct bd_memo *bd = r->bd_on ? bd_walk_start(&tmp) : NULL;
+
+	op_release_readers(&tmp);
+	if (is_send(op->kind))
+		fifo_push(&r->queues[(uint32_t)rank * r->units + op->lane % r->units], i);
+	if (!rr->dorm) {
+		rr->dorm = g_new0(GArray *, r->nlanes);
+		rr->dorm_head = g_new0(guint, r->nlanes);
+	}
+	if (!rr->dorm[op->lane])
+		rr->dorm[op->lane] = g_array_new(FALSE, FALSE, sizeof(struct dorm_seg));
+	GArray *d = rr->dorm[op->lane];
+	struct dorm_seg *last = d->len > rr->dorm_head[op->lane]
+		? &g_array_index(d, struct dorm_seg, d->len - 1) : NULL;
+
+	if (last && last->last + 1 == pos && last->t_start == tmp.t_start && last->bd == bd) {
+		last->last = pos;
+		last->left++;
+		memo_unref(r, bd);
+	} else {
+		struct dorm_seg g = { .first = pos, .last = pos, .left = 1, .t_start = tmp.t_start, .bd = bd };
+
+		g_array_append_val(d, g);
+	}
+}
+
 /* An op is issued: with setup_recv, a receive without a send of its own
  * first takes its unit's setup (a fused op pays it with its send). */
 static void op_start(struct run_op *o)
@@ -257,6 +802,9 @@ static void op_start(struct run_op *o)
 	struct runner *r = o->r;
 
 	o->t_start = sim_now(r->sim);
+	bd_at_start(o);
+	op_release_readers(o);
+	op_txns(o);
 	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
 		paxi_unit_setup(r->px, node(r, o->rank), o->op->lane, on_op_setup, o);
 		return;
@@ -266,12 +814,15 @@ static void op_start(struct run_op *o)
 
 /* Whether op o does local work of its own on the reducer: a copy, a sum, or
  * a copy-send's copy where no engine makes it one pass with the send. */
+static bool op_local_kind(const struct runner *r, enum sched_op_kind k)
+{
+	return k == SOP_COPY || k == SOP_REDUCE ||
+	       (k == SOP_COPY_SEND && !paxi_get_params(r->px)->engine);
+}
+
 static bool op_local_pass(const struct run_op *o)
 {
-	enum sched_op_kind k = o->op->kind;
-
-	return k == SOP_COPY || k == SOP_REDUCE ||
-	       (k == SOP_COPY_SEND && !paxi_get_params(o->r->px)->engine);
+	return op_local_kind(o->r, o->op->kind);
 }
 
 static void op_begin(struct run_op *o)
@@ -281,24 +832,28 @@ static void op_begin(struct run_op *o)
 	bool from_local = k == SOP_SEND || k == SOP_COPY_SEND; /* sends local data */
 
 	o->started = true;
-	if (o->out) {
-		paxi_txn_start(o->out);
-		if (from_local && paxi_get_params(r->px)->engine && paxi_txn_bytes(o->out))
+	if (is_send(k)) {
+		if (r->lazy)
+			send_issue(o);
+		else
+			paxi_txn_start(o->out);
+		if (from_local && paxi_get_params(r->px)->engine && out_bytes(o))
 			send_move(o);
 		else if (from_local)
-			paxi_txn_supply(o->out, paxi_txn_bytes(o->out));
-		else if (paxi_txn_bytes(o->out) == 0 && in_bytes(o) == 0)
-			paxi_txn_supply(o->out, 0);
+			out_supply(o, out_bytes(o));
+		else if (out_bytes(o) == 0 && in_bytes(o) == 0)
+			out_supply(o, 0);
 	}
 	if (op_local_pass(o)) {
 		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, node(r, o->rank), o->op->lane,
 							    o->w.local_bytes, on_local_done, o);
 		return;
 	}
-	if (o->in) {
+	if (is_recv(k)) {
 		/* a receive started by a send's landing: its ready flag rides
 		 * beside that send's completion flag (paxi checks it landed now) */
-		paxi_txn_post_beside(o->in, r->ranks[o->rank].landed);
+		if (o->in)
+			paxi_txn_post_beside(o->in, &r->ranks[o->rank].landed); /* else make_out posts it */
 		op_process(o);
 		return;
 	}
@@ -315,45 +870,84 @@ static bool out_done(const struct run_op *o)
 
 	if (o->out_sent)
 		return true;
-	return pp->engine && pp->send_done == PAXI_SEND_DONE_LANDED && paxi_txn_bytes(o->out) &&
-	       paxi_txn_times(o->out)->arrived;
+	return o->out && pp->engine && pp->send_done == PAXI_SEND_DONE_LANDED &&
+	       paxi_txn_bytes(o->out) && paxi_txn_times(o->out)->arrived;
+}
+
+/* A done op's times into the result: its step's row (first call only) and
+ * its span. */
+static void op_record(const struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	if (r->steps && o->call == 0) {
+		struct runner_step *x = &g_array_index(r->steps, struct runner_step,
+						       (guint)o->rank * r->s->nsteps + o->op->step);
+
+		x->start_ps = MIN(x->start_ps, o->t_start - r->t0);
+		x->end_ps = MAX(x->end_ps, o->t_end - r->t0);
+		if (is_send(o->op->kind) && o->out)
+			x->bytes_sent += paxi_txn_bytes(o->out);
+	}
+	if (r->spans)
+		g_array_index(r->spans, struct runner_op_span, r->ranks[o->rank].span_base + o->idx) =
+			(struct runner_op_span){
+				.rank = o->rank, .op = o->idx, .lane = o->op->lane, .step = o->op->step,
+				.kind = o->op->kind,
+				.peer = o->op->send_peer >= 0 ? o->op->send_peer : o->op->recv_peer,
+				.start_ps = o->t_start - r->t0, .end_ps = o->t_end - r->t0,
+				.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? in_bytes(o) : o->w.local_bytes,
+			};
 }
 
 static void op_try_finish(struct run_op *o)
 {
 	if (o->done || !o->started)
 		return;
-	if (o->in && !(o->in_all && o->processed == in_bytes(o) && !o->reducing))
+	if (is_recv(o->op->kind) &&
+	    !(o->in && o->in_all && o->processed == in_bytes(o) && !o->reducing))
 		return;
 	if (o->in && !o->t_in_done)
 		o->t_in_done = sim_now(o->r->sim);
-	if (o->out && !out_done(o))
+	if (is_send(o->op->kind) && !out_done(o))
 		return;
 	if (op_local_pass(o) && !o->local_done)
 		return;
 	struct runner *r = o->r;
 
-	if (o->out && !o->out_sent)
-		r->ranks[o->rank].landed = o->out; /* done when its data landed */
+	if (o->out && !o->out_sent) {
+		/* done when its data landed; its response is still on the way
+		 * (on_sent drops this reference) */
+		r->ranks[o->rank].landed = paxi_txn_landing(o->out);
+		o->refs++;
+	}
 	o->done = true;
 	o->t_end = sim_now(r->sim);
 	r->t_end = MAX(r->t_end, o->t_end);
 	r->call_end[o->call] = MAX(r->call_end[o->call], o->t_end);
+	bd_at_end(o);
 	r->left--;
 	if (--r->ranks[o->rank].call_left[o->call] == 0) {
 		launch_next(r, o->rank, o->call);
 		if (r->rank_done)
 			r->rank_done(r->user, o->rank);
 	}
+	op_record(o);
 	struct run_rank *rr = &r->ranks[o->rank];
 
 	for (uint32_t i = rr->dep_first[o->idx]; i < rr->dep_first[o->idx + 1]; i++) {
-		struct run_op *d = &rr->ops[rr->dep_ops[i]];
+		uint32_t d = rr->dep_ops[i];
 
-		g_assert(d->deps_left > 0);
-		if (--d->deps_left == 0)
-			lane_advance(r, o->rank, d->op->lane);
+		g_assert(rr->deps_left[d] > 0);
+		if (--rr->deps_left[d] == 0)
+			lane_advance(r, o->rank, sched_op_of(r, o->rank, d)->lane);
 	}
+	/* its partners' walks are done with it once they are done; it with them */
+	if (o->out)
+		op_unref(paxi_txn_user(o->out, true));
+	if (o->in)
+		op_unref(paxi_txn_user(o->in, false));
+	op_unref(o);
 }
 
 /* Starts the ops at the head of a lane whose deps are done, in order. */
@@ -363,11 +957,22 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 	GArray *lo = rr->lane_ops[lane];
 
 	while (rr->lane_next[lane] < lo->len) {
-		struct run_op *o = &rr->ops[g_array_index(lo, uint32_t, rr->lane_next[lane])];
+		uint32_t pos = rr->lane_next[lane], i = g_array_index(lo, uint32_t, pos);
+		const struct run_op *alive = op_get(r, rank, i);
 
-		if (o->deps_left || o->call >= rr->launched)
+		if (rr->deps_left[i] || i / r->s->ranks[rank].ops->len >= rr->launched)
 			return;
+		if (!alive && r->lazy && op_may_sleep(r, rank, i)) {
+			rr->lane_next[lane]++;
+			op_sleep(r, rank, i, pos);
+			continue;
+		}
+		struct run_op *o = op_live(r, rank, i);
+
 		rr->lane_next[lane]++;
+		o->lane_pred = pos ? (int32_t)g_array_index(lo, uint32_t, pos - 1) : -1;
+		if (pos + 1 < lo->len)
+			o->refs++; /* its lane successor's start reads its start */
 		op_start(o);
 	}
 }
@@ -418,7 +1023,7 @@ static void launch_next(struct runner *r, int rank, uint32_t call)
 	ev->data[0].u = (uint64_t)rank;
 }
 
-/* ---- the critical path, walked back from the end ---- */
+/* ---- the critical path ---- */
 
 const char *bd_cause_name(enum bd_cause c)
 {
@@ -471,28 +1076,56 @@ enum walk_at {
 	AT_DONE,
 };
 
-static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
+/* ---- the walk, forward: each point's causes as the run goes ----
+ *
+ * The critical path is defined as a walk back from the end of the op that
+ * ended last: from a point of an op (its end, its start, its incoming data
+ * processed, its transaction's data usable) it gives the time before the
+ * cursor to causes, back to the point's own time and through the op's
+ * phases, then moves to the point that let it happen. That walk, run from a
+ * point, reads only that point's own times
+ * and then moves to an earlier point of the op, its transaction, its sender,
+ * its receiver, a dep or its lane predecessor. An op's start and end, and
+ * its incoming data's usable point where the cursor is at or after it, are
+ * entered with the cursor at or after the point's own time (its first give),
+ * and from there the walk is a function of the point alone: so the walk from the point at its own time is kept with the op
+ * (struct run_op's bd_start, bd_usable, bd_end), and a later walk that reaches
+ * it adds that value and the dependency time in between, instead of going on.
+ * An op's end is always entered at its end time; its start at or after it;
+ * its incoming data's usable point, where it is not (a Send/Recv's response
+ * before the data's flag), and its incoming data processed point (entered
+ * from a streaming sender's last supply, before it) are walked again, from
+ * times that are final by then. The op that ends last, lowest rank and index
+ * on ties, gives the call's breakdown: the same bytes as the walk back from
+ * the end over every op's kept times, without keeping them. */
+
+/* The walk from state `at` of op o (transaction t for AT_TXN_USABLE) with the
+ * cursor at p, down to the call's start; `self` is the point being computed
+ * (walked, not looked up). Returns an owned reference: a new memo, or the
+ * one it reached with nothing in between. */
+static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op *o,
+			       struct paxi_txn *t, sim_time_t p)
 {
-	struct walk w = { .p = r->t_end, .bd = bd };
-	struct run_op *o = NULL;
-	struct paxi_txn *t = NULL;
-	enum walk_at at = AT_OP_END;
+	struct bd_vec acc = { { 0 } };
+	struct walk w = { .p = p, .bd = acc.c };
+	sim_time_t kick = r->t0 + r->overhead_ps;
+	struct bd_memo *memo = NULL, *out;
+	struct run_op pred_tmp;
+	sim_time_t memo_ps = 0;
+	bool self = true;
 
-	/* the op that ended last (lowest rank and index on ties) */
-	for (int rank = 0; rank < r->s->nranks; rank++)
-		for (uint32_t i = 0; i < r->ranks[rank].nops; i++) {
-			struct run_op *c = &r->ranks[rank].ops[i];
-
-			if (!o || c->t_end > o->t_end)
-				o = c;
-		}
-	if (!o)
-		at = AT_DONE;
 	while (at != AT_DONE && w.p > kick) {
 		switch (at) {
 		case AT_OP_END: {
 			enum sched_op_kind k = o->op->kind;
 
+			if (!self) {
+				/* only ever entered at its end (AT_OP_START's rule) */
+				g_assert(o->done && w.p == o->t_end);
+				memo = o->bd_end;
+				memo_ps = o->t_end;
+				goto add_memo;
+			}
 			give(&w, BD_DEPENDENCY, o->t_end);
 			if (o->out && paxi_txn_times(o->out)->sent == w.p &&
 			    (!o->in || o->t_in_done <= w.p)) {
@@ -517,12 +1150,13 @@ static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
 		case AT_IN_DONE: {
 			const struct paxi_txn_times *tm = paxi_txn_times(o->in);
 
-			give(&w, BD_DEPENDENCY, o->t_in_done);
+			/* not done yet: it will be, after now, so after the cursor */
+			if (o->t_in_done)
+				give(&w, BD_DEPENDENCY, o->t_in_done);
 			if (is_reducing(o->op->kind) && o->t_reduce >= tm->usable &&
 			    o->t_reduce >= o->t_start)
 				give(&w, BD_REDUCTION, o->t_reduce);
 			if (o->t_start > tm->usable) {
-				/* the data waited for the op to start */
 				at = AT_OP_START;
 				break;
 			}
@@ -535,11 +1169,15 @@ static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
 			struct run_op *src = paxi_txn_user(t, false);
 			struct run_op *dst = paxi_txn_user(t, true);
 
+			if (!self && dst && dst->bd_usable && w.p >= tm->usable) {
+				memo = dst->bd_usable;
+				memo_ps = tm->usable;
+				goto add_memo;
+			}
 			give(&w, BD_DEPENDENCY, tm->usable);
 			if (tm->kind == PAXI_SENDRECV)
-				give(&w, BD_HANDSHAKE, tm->arrived); /* completion flag */
+				give(&w, BD_HANDSHAKE, tm->arrived);
 			if (tm->last_supply > tm->data_allowed) {
-				/* streaming: the last bytes came late from upstream */
 				give_transit(&w, t, tm->last_supply, tm->last_msg_bytes + tm->backlog_last);
 				o = src;
 				at = o->in ? AT_IN_DONE : AT_OP_START;
@@ -551,33 +1189,49 @@ static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
 
 				give(&w, BD_HANDSHAKE, cts_sent);
 				if (tm->posted > tm->rts_arrived && dst && dst->t_start == tm->posted) {
-					/* the receiver posted late: follow it */
 					o = dst;
 					at = AT_OP_START;
 					break;
 				}
 			}
-			give(&w, BD_HANDSHAKE, tm->slot);   /* setup */
-			give(&w, BD_QUEUEING, tm->start);   /* waiting for a slot */
+			give(&w, BD_HANDSHAKE, tm->slot);
+			give(&w, BD_QUEUEING, tm->start);
 			o = src;
 			at = AT_OP_START;
 			break;
 		}
 		case AT_OP_START: {
+			if (!self) {
+				g_assert(w.p >= o->t_start); /* issued (op_start) */
+				memo = o->bd_start;
+				memo_ps = o->t_start;
+				goto add_memo;
+			}
 			give(&w, BD_DEPENDENCY, o->t_start);
 			if (w.p <= kick) {
 				at = AT_DONE;
 				break;
 			}
 			/* what let it start: the dep that ended last, or its lane
-			 * predecessor starting */
-			struct run_rank *rr = &r->ranks[o->rank];
+			 * predecessor starting (alive: they wait for its start) */
 			const struct sched_rank *sr = &r->s->ranks[o->rank];
+			uint32_t base = o->call * sr->ops->len;
 			struct run_op *best = NULL;
+			struct run_op *pred = o->lane_pred >= 0 ? op_get(r, o->rank, (uint32_t)o->lane_pred)
+								: NULL;
+			struct dorm_seg *g = !pred && o->lane_pred >= 0 && r->lazy
+				? dorm_find(r, o->rank, (uint32_t)o->lane_pred) : NULL;
+
+			if (g) {
+				/* dormant: its start is the segment's */
+				pred_tmp = (struct run_op){ .t_start = g->t_start, .bd_start = g->bd };
+				pred = &pred_tmp;
+			}
 
 			for (uint32_t d = 0; d < o->op->ndeps; d++) {
-				struct run_op *c = &rr->ops[g_array_index(sr->deps, uint32_t,
-									 o->op->dep_first + d)];
+				struct run_op *c = op_get(r, o->rank,
+							  g_array_index(sr->deps, uint32_t,
+									o->op->dep_first + d) + base);
 
 				if (!best || c->t_end > best->t_end)
 					best = c;
@@ -585,8 +1239,8 @@ static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
 			if (best && best->t_end == w.p) {
 				o = best;
 				at = AT_OP_END;
-			} else if (o->lane_pred >= 0 && rr->ops[o->lane_pred].t_start == w.p) {
-				o = &rr->ops[o->lane_pred];
+			} else if (pred && pred->t_start == w.p) {
+				o = pred;
 				at = AT_OP_START;
 			} else {
 				at = AT_DONE;
@@ -596,10 +1250,63 @@ static void critical_path(struct runner *r, sim_time_t kick, sim_time_t *bd)
 		case AT_DONE:
 			break;
 		}
+		self = false;
 	}
-	/* whatever is left before the first causal event */
 	give(&w, BD_DEPENDENCY, kick);
 	give(&w, BD_OVERHEAD, r->t0);
+	out = memo_new(r);
+	out->v = acc;
+	return out;
+add_memo:
+	/* the walk from the point at its own time, and the idle time since */
+	g_assert(memo && w.p >= memo_ps);
+	if (w.p == p && p == memo_ps) {
+		memo->refs++; /* nothing in between: the same causes */
+		return memo;
+	}
+	w.bd[BD_DEPENDENCY] += w.p - memo_ps;
+	for (int c = 0; c < BD_NCAUSES; c++)
+		w.bd[c] += memo->v.c[c];
+	out = memo_new(r);
+	out->v = acc;
+	return out;
+}
+
+/* The causes of o's start, o issued now. */
+static struct bd_memo *bd_walk_start(struct run_op *o)
+{
+	return bd_walk(o->r, AT_OP_START, o, NULL, o->t_start);
+}
+
+static void bd_at_start(struct run_op *o)
+{
+	if (o->r->bd_on)
+		o->bd_start = bd_walk(o->r, AT_OP_START, o, NULL, o->t_start);
+}
+
+static void bd_at_usable(struct run_op *o, struct paxi_txn *t)
+{
+	if (!o->r->bd_on)
+		return;
+	o->bd_usable = bd_walk(o->r, AT_TXN_USABLE, NULL, t, paxi_txn_times(t)->usable);
+}
+
+static void bd_at_end(struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	if (!r->bd_on)
+		return;
+	o->bd_end = bd_walk(r, AT_OP_END, o, NULL, o->t_end);
+	if (!r->has_last || o->t_end > r->last_end ||
+	    (o->t_end == r->last_end &&
+	     (o->rank < r->last_rank || (o->rank == r->last_rank && o->idx < r->last_idx)))) {
+		r->has_last = true;
+		r->last_end = o->t_end;
+		r->last_rank = o->rank;
+		r->last_idx = o->idx;
+		r->bd_last = o->bd_end->v;
+	}
 }
 
 static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
@@ -651,18 +1358,18 @@ static int match_entry_cmp(const void *a, const void *b)
 }
 
 /* Fills *m with the rank's sends (send true) or receives, from its ops. */
-static void match_side_init(struct match_side *m, const struct run_rank *rr, uint32_t nlanes,
-			    bool send)
+static void match_side_init(struct match_side *m, const struct runner *r, int rank, bool send)
 {
-	uint32_t n = 0, g = 0;
+	const struct run_rank *rr = &r->ranks[rank];
+	uint32_t n = 0, g = 0, nlanes = r->nlanes;
 
 	for (uint32_t i = 0; i < rr->nops; i++)
-		n += send ? is_send(rr->ops[i].op->kind) : is_recv(rr->ops[i].op->kind);
+		n += send ? is_send(sched_op_of(r, rank, i)->kind) : is_recv(sched_op_of(r, rank, i)->kind);
 	struct match_entry *e = g_new(struct match_entry, n ? n : 1);
 
 	n = 0;
 	for (uint32_t i = 0; i < rr->nops; i++) {
-		const struct sched_op *op = rr->ops[i].op;
+		const struct sched_op *op = sched_op_of(r, rank, i);
 
 		if (send ? is_send(op->kind) : is_recv(op->kind))
 			e[n++] = (struct match_entry){
@@ -712,8 +1419,8 @@ static int64_t match_side_find(const struct match_side *m, uint32_t key)
 	return lo < m->ngroups && m->keys[lo] == key ? (int64_t)lo : -1;
 }
 
-/* Pairs every receive with its send (o->in is the sender's transaction);
- * false with the first receive (by rank, then op) that no send matches, or
+/* Pairs every receive with its send (in_from and out_to: their
+ * transaction is made when the first of them is issued); false with the first receive (by rank, then op) that no send matches, or
  * else the first such send. */
 static bool match(struct runner *r, GError **error)
 {
@@ -722,12 +1429,12 @@ static bool match(struct runner *r, GError **error)
 	bool ok = true;
 
 	for (int rank = 0; rank < s->nranks; rank++)
-		match_side_init(&sends[rank], &r->ranks[rank], r->nlanes, true);
+		match_side_init(&sends[rank], r, rank, true);
 	for (int b = 0; b < s->nranks; b++) {
 		struct run_rank *rb = &r->ranks[b];
 		struct match_side recvs;
 
-		match_side_init(&recvs, rb, r->nlanes, false);
+		match_side_init(&recvs, r, b, false);
 		for (uint32_t g = 0; g < recvs.ngroups; g++) {
 			uint32_t a = recvs.keys[g] / r->nlanes, lane = recvs.keys[g] % r->nlanes;
 			const struct match_side *sa = &sends[a];
@@ -735,33 +1442,33 @@ static bool match(struct runner *r, GError **error)
 			uint32_t nsend = sg < 0 ? 0 : sa->first[sg + 1] - sa->first[sg];
 
 			for (uint32_t k = 0; k < recvs.first[g + 1] - recvs.first[g] && k < nsend; k++) {
-				struct run_op *o = &rb->ops[recvs.ops[recvs.first[g] + k]];
+				uint32_t ri = recvs.ops[recvs.first[g] + k], si = sa->ops[sa->first[sg] + k];
 
-				o->in = r->ranks[a].ops[sa->ops[sa->first[sg] + k]].out;
-				paxi_txn_set_dst_user(o->in, o);
+				rb->in_from[ri] = si;
+				r->ranks[a].out_to[si] = ri;
 			}
 		}
 		match_side_release(&recvs);
 	}
 	for (int rank = 0; rank < s->nranks && ok; rank++)
 		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
-			struct run_op *o = &r->ranks[rank].ops[i];
+			const struct sched_op *op = sched_op_of(r, rank, i);
 
-			if (is_recv(o->op->kind) && !o->in) {
+			if (is_recv(op->kind) && r->ranks[rank].in_from[i] == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
-					    rank, i, o->op->recv_peer, o->op->lane);
+					    rank, i, op->recv_peer, op->lane);
 				ok = false;
 			}
 		}
 	for (int rank = 0; rank < s->nranks && ok; rank++)
 		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
-			struct run_op *o = &r->ranks[rank].ops[i];
+			const struct sched_op *op = sched_op_of(r, rank, i);
 
-			if (o->out && !paxi_txn_user(o->out, true)) {
+			if (is_send(op->kind) && r->ranks[rank].out_to[i] == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u sends to rank %d on lane %u, which never receives it",
-					    rank, i, o->op->send_peer, o->op->lane);
+					    rank, i, op->send_peer, op->lane);
 				ok = false;
 			}
 		}
@@ -803,27 +1510,36 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 	return true;
 }
 
-/* Builds r's ranks and ops for its schedule r->s and matches them; the
- * transactions are created on r->px. */
+/* Builds r's ranks for its schedule r->s (lanes, dependents) and matches
+ * its sends and receives; the ops' run states and transactions are made as
+ * the run reaches them. */
 static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError **error)
 {
 	const struct sched *s = r->s;
-	struct paxi *px = r->px;
-	uint64_t elems = bytes / elem_bytes;
 
-	if (!copies_keep_data(s, elems, error))
+	r->elems = bytes / elem_bytes;
+	r->elem_bytes = elem_bytes;
+	if (!copies_keep_data(s, r->elems, error))
 		return false;
 	r->ranks = g_new0(struct run_rank, s->nranks);
 	r->call_end = g_new0(sim_time_t, r->calls);
+	r->pool = g_ptr_array_new_with_free_func(g_free);
+	if (r->lazy) {
+		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);
+		paxi_set_refill(r->px, on_refill, r);
+	}
+	r->memo_blocks = g_ptr_array_new_with_free_func(g_free);
 
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 		const struct sched_rank *sr = &s->ranks[rank];
-
 		uint32_t per = sr->ops->len; /* ops of one call */
 
 		rr->nops = per * r->calls;
-		rr->ops = g_new0(struct run_op, rr->nops ? rr->nops : 1);
+		rr->live = g_new0(uint32_t, rr->nops ? rr->nops : 1);
+		rr->deps_left = g_new(uint32_t, rr->nops ? rr->nops : 1);
+		rr->in_from = g_new(uint32_t, rr->nops ? rr->nops : 1);
+		rr->out_to = g_new(uint32_t, rr->nops ? rr->nops : 1);
 		rr->lane_next = g_new0(uint32_t, r->nlanes);
 		rr->lane_ops = g_new0(GArray *, r->nlanes);
 		rr->call_left = g_new0(uint32_t, r->calls);
@@ -831,40 +1547,19 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		for (uint32_t l = 0; l < r->nlanes; l++)
 			rr->lane_ops[l] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 		for (uint32_t i = 0; i < rr->nops; i++) {
-			struct run_op *o = &rr->ops[i];
 			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
+			uint32_t call = i / per;
 
-			o->r = r;
-			o->op = op;
-			o->rank = rank;
-			o->idx = i;
-			o->call = i / per;
-			rr->call_left[o->call]++;
-			o->deps_left = op->ndeps;
-			o->lane_pred = rr->lane_ops[op->lane]->len
-				? (int32_t)g_array_index(rr->lane_ops[op->lane], uint32_t,
-							 rr->lane_ops[op->lane]->len - 1)
-				: -1;
+			rr->in_from[i] = rr->out_to[i] = NO_OP;
+			rr->deps_left[i] = op->ndeps;
+			rr->call_left[call]++;
 			g_array_append_val(rr->lane_ops[op->lane], i);
 			for (uint32_t d = 0; d < op->ndeps; d++) {
 				uint32_t dep = g_array_index(sr->deps, uint32_t, op->dep_first + d) +
-					       o->call * per;
+					       call * per;
 
 				g_assert(dep < i);
 				rr->dep_first[dep + 1]++;
-			}
-			/* w is a send's engine progress otherwise */
-			if (op_local_pass(o))
-				o->w.local_bytes = op->kind == SOP_COPY
-					? copy_bytes(s, elems, elem_bytes, op)
-					: units_bytes(s, elems, elem_bytes, op->src_off, op->count);
-			if (is_send(op->kind)) {
-				uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
-
-				o->out = paxi_txn_new(px, op->paxi, node(r, rank), node(r, op->send_peer),
-						      op->lane,
-						      units_bytes(s, elems, elem_bytes, sb, op->count),
-						      &txn_ops, o, NULL);
 			}
 			r->left++;
 		}
@@ -876,11 +1571,11 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		g_autofree uint32_t *fill = g_memdup2(rr->dep_first, sizeof(uint32_t) * rr->nops);
 
 		for (uint32_t i = 0; i < rr->nops; i++) {
-			const struct sched_op *op = rr->ops[i].op;
+			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
 
 			for (uint32_t d = 0; d < op->ndeps; d++)
 				rr->dep_ops[fill[g_array_index(sr->deps, uint32_t, op->dep_first + d) +
-						 rr->ops[i].call * per]++] = i;
+						 (i / per) * per]++] = i;
 		}
 	}
 	return match(r, error);
@@ -899,10 +1594,29 @@ static void teardown(struct runner *r)
 		g_free(rr->lane_ops);
 		g_free(rr->lane_next);
 		g_free(rr->call_left);
-		g_free(rr->ops);
+		g_free(rr->live);
+		g_free(rr->deps_left);
+		g_free(rr->in_from);
+		g_free(rr->out_to);
+		for (uint32_t l = 0; rr->dorm && l < r->nlanes; l++)
+			if (rr->dorm[l])
+				g_array_unref(rr->dorm[l]);
+		g_free(rr->dorm);
+		g_free(rr->dorm_head);
 	}
 	g_free(r->ranks);
 	g_free(r->call_end);
+	if (r->lazy)
+		paxi_set_refill(r->px, NULL, NULL);
+	for (uint32_t q = 0; r->queues && q < (uint32_t)r->s->nranks * r->units; q++)
+		g_free(r->queues[q].buf);
+	g_free(r->queues);
+	r->queues = NULL;
+	if (r->pool)
+		g_ptr_array_unref(r->pool);
+	if (r->memo_blocks)
+		g_ptr_array_unref(r->memo_blocks);
+	r->pool = r->memo_blocks = NULL;
 	r->ranks = NULL;
 	r->call_end = NULL;
 }
@@ -913,9 +1627,15 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 {
 	struct sim *sim = paxi_sim(px);
 	uint32_t timed = bb && bb->calls > 1 ? bb->calls : 1;
+	const struct paxi_params *pp = paxi_get_params(px);
 	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1),
-			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED),
-			    .overhead_ps = overhead_ps, .issue_ps = bb ? bb->issue_ps : 0 };
+			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED), .bd_on = timed == 1,
+			    .overhead_ps = overhead_ps, .issue_ps = bb ? bb->issue_ps : 0,
+			    /* the sends and receives whose issue the queue can keep
+			     * exact: no engine item or receive setup needs the
+			     * transaction, no ready flag answers a post at once */
+			    .lazy = runner_lazy(pp),
+			    .units = pp->cdma_units };
 	bool ok = false;
 
 	memset(res, 0, sizeof(*res));
@@ -930,6 +1650,31 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	}
 	if (!setup(&r, bytes, elem_bytes, error))
 		goto out;
+	/* steps and spans are filled in as ops end (op_record) */
+	bool want_steps = !(bb && bb->no_steps);
+
+	g_array_set_size(res->steps, want_steps ? (guint)s->nranks * s->nsteps : 0);
+	for (int rank = 0; want_steps && rank < s->nranks; rank++)
+		for (uint32_t st = 0; st < s->nsteps; st++) {
+			struct runner_step *x = &g_array_index(res->steps, struct runner_step,
+							       (guint)rank * s->nsteps + st);
+
+			x->rank = rank;
+			x->step = st;
+			x->start_ps = SIM_TIME_MAX;
+		}
+	r.steps = want_steps ? res->steps : NULL;
+	if (spans) {
+		guint n = 0;
+
+		for (int rank = 0; rank < s->nranks; rank++) {
+			r.ranks[rank].span_base = n;
+			n += r.ranks[rank].nops;
+		}
+		res->spans = g_array_sized_new(FALSE, FALSE, sizeof(struct runner_op_span), n);
+		g_array_set_size(res->spans, n);
+		r.spans = res->spans;
+	}
 	sim_component_init(sim, &r.c, "runner", runner_handler);
 	r.t0 = sim_now(sim);
 	r.t_end = r.t0 + overhead_ps;
@@ -965,62 +1710,50 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 
 		res->latency_ps = (last + (sim_time_t)(timed - r.calls) * pace) / timed;
 	}
-	for (int rank = 0; rank < s->nranks; rank++) {
-		struct run_rank *rr = &r.ranks[rank];
-		guint base = res->steps->len;
+	for (int rank = 0; rank < s->nranks; rank++)
+		res->ops += r.ranks[rank].nops / r.calls;
+	res->ops_live_peak = r.ops_live_peak;
+	if (timed == 1) {
+		if (r.has_last && r.last_end == r.t_end) {
+			memcpy(res->breakdown, r.bd_last.c, sizeof(res->breakdown));
+		} else {
+			/* no op (or none after the overhead): all overhead */
+			struct walk w = { .p = r.t_end, .bd = res->breakdown };
 
-		g_array_set_size(res->steps, base + s->nsteps);
-		for (uint32_t st = 0; st < s->nsteps; st++) {
-			struct runner_step *x = &g_array_index(res->steps, struct runner_step, base + st);
-
-			x->rank = rank;
-			x->step = st;
-			x->start_ps = SIM_TIME_MAX;
+			give(&w, BD_DEPENDENCY, r.t0 + overhead_ps);
+			give(&w, BD_OVERHEAD, r.t0);
 		}
-		for (uint32_t i = 0; i < rr->nops / r.calls; i++) {
-			struct run_op *o = &rr->ops[i];
-			struct runner_step *x = &g_array_index(res->steps, struct runner_step,
-							       base + o->op->step);
-
-			x->start_ps = MIN(x->start_ps, o->t_start - r.t0);
-			x->end_ps = MAX(x->end_ps, o->t_end - r.t0);
-			if (is_send(o->op->kind) && o->out)
-				x->bytes_sent += paxi_txn_bytes(o->out);
-		}
-		res->ops += rr->nops / r.calls;
-	}
-	if (timed == 1)
-		critical_path(&r, r.t0 + overhead_ps, res->breakdown);
-	if (spans) {
-		res->spans = g_array_new(FALSE, FALSE, sizeof(struct runner_op_span));
-		for (int rank = 0; rank < s->nranks; rank++)
-			for (uint32_t i = 0; i < r.ranks[rank].nops; i++) {
-				struct run_op *o = &r.ranks[rank].ops[i];
-				struct runner_op_span sp = {
-					.rank = rank, .op = i, .lane = o->op->lane, .step = o->op->step,
-					.kind = o->op->kind,
-					.peer = o->op->send_peer >= 0 ? o->op->send_peer : o->op->recv_peer,
-					.start_ps = o->t_start - r.t0, .end_ps = o->t_end - r.t0,
-					.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? in_bytes(o) : o->w.local_bytes,
-				};
-
-				g_array_append_val(res->spans, sp);
-			}
 	}
 	ok = true;
 out:
+	if (!ok) {
+		g_array_set_size(res->steps, 0);
+		if (res->spans)
+			g_array_unref(res->spans);
+		res->spans = NULL;
+	}
 	teardown(&r);
 	return ok;
 }
 
-uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls)
+bool runner_lazy(const struct paxi_params *pp)
+{
+	return !pp->engine && !pp->setup_recv && pp->handshake != PAXI_HS_READY;
+}
+
+uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct paxi_params *pp)
 {
 	uint64_t ops = 0;
 
 	for (int r = 0; r < s->nranks; r++)
 		ops += s->ranks[r].ops->len;
 	calls = MIN(MAX(calls, 1), RUNNER_CALLS_SIMULATED);
-	return ops * calls * RUNNER_BYTES_PER_OP +
+	ops *= calls;
+	uint64_t live = runner_lazy(pp)
+		? MIN(ops, (uint64_t)s->nranks * pp->cdma_units * RUNNER_LIVE_PER_SLOT * pp->slots)
+		: ops;
+
+	return ops * RUNNER_BYTES_PER_OP + live * RUNNER_BYTES_PER_LIVE_OP +
 	       (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step);
 }
 

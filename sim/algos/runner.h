@@ -38,7 +38,9 @@ struct runner_step {
 
 /* Where the time of the critical path went: the chain of ops, transactions
  * and reductions that ended last, walked back from the end of the call. Each
- * picosecond of the latency is given to exactly one cause, so they sum to it. */
+ * picosecond of the latency is given to exactly one cause, so they sum to it.
+ * The runner computes it as the run goes (each op's start and end carry the
+ * causes of the chain behind them), keeping no op's history to the end. */
 enum bd_cause {
 	BD_OVERHEAD,      /* software (launch) overhead */
 	BD_HANDSHAKE,     /* CDMA setup, RTS/CTS, completion flags and responses */
@@ -60,6 +62,9 @@ struct runner_result {
 	sim_time_t breakdown[BD_NCAUSES]; /* sums to latency_ps; zero for calls back
 					   * to back (runner_run_launches) */
 	GArray *spans;          /* of struct runner_op_span, if asked for; owned */
+	uint64_t ops_live_peak; /* the most ops' run states alive at once (struct
+				 * run_op: an op's from when the run reaches it until
+				 * nothing reads it again) */
 };
 
 /* One op's life, for traces. */
@@ -95,18 +100,33 @@ bool runner_run_spans(struct paxi *px, const struct sched *s, uint64_t bytes,
 struct runner_launches {
 	uint32_t calls;         /* the calls the timer averages; <= 1: one call alone */
 	sim_time_t issue_ps;    /* the host's time to issue one call; 0: no bound */
+	bool no_steps;          /* leave res->steps empty: no step table (a 32-byte
+				 * row per rank and step, 1 GB for a ring at 4096) */
 };
 
 #define RUNNER_CALLS_SIMULATED 3
 
-/* What a run of s takes of memory, about, beyond the schedule: per op of
- * each simulated call (`calls` as struct runner_launches counts them) its
- * state (128 bytes), its PAXI transaction (264) and its places in the lane
- * and dependent lists, measured at about 380 bytes (ring AllReduce, 512 and
- * 1024 ranks) and counted as RUNNER_BYTES_PER_OP; plus the step table (a
- * row per rank and step). */
-#define RUNNER_BYTES_PER_OP 448
-uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls);
+/* Whether runner_run keeps issued sends that wait for their CDMA slot, and
+ * receives whose sender has none yet, dormant (no state, no transaction):
+ * everywhere but where a transaction must exist as soon as an op is
+ * issued (an engine's work items, a receive's own setup, a ready flag
+ * answering a post at once). Jobs (runner_job_new) never do. */
+bool runner_lazy(const struct paxi_params *pp);
+
+/* What a run of s on a paxi of parameters pp takes of memory, about, beyond
+ * the schedule: for the whole run, per op of each simulated call (`calls`
+ * as struct runner_launches counts them) its indices (live state, deps
+ * left, partners, its place in the lane and dependent lists: about
+ * RUNNER_BYTES_PER_OP); per op alive at once its state (176 bytes), its
+ * PAXI transaction (264) and its causes (72, shared where equal): about
+ * RUNNER_BYTES_PER_LIVE_OP. Alive at once: every op without runner_lazy;
+ * with it, about RUNNER_LIVE_PER_SLOT x slots per rank and unit at most
+ * (measured on rings at 3 at most, tests/sim /sim/runner/live-bounded).
+ * Plus the step table (a row per rank and step). */
+#define RUNNER_BYTES_PER_OP 32
+#define RUNNER_BYTES_PER_LIVE_OP 640
+#define RUNNER_LIVE_PER_SLOT 4
+uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct paxi_params *pp);
 
 /* As runner_run, for calls back to back: latency_ps is the mean time of a
  * call; steps are those of the first call (bb->calls <= 1: runner_run). */

@@ -110,6 +110,9 @@ struct paxi {
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
+	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_wait */
+	void (*refill)(void *user, int node, uint32_t unit); /* paxi_set_refill's */
+	void *refill_user;
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
 	GPtrArray *blocks;            /* owned: msg and reduce pools */
 	struct paxi_msg *free_msgs;
@@ -323,6 +326,23 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes)
 		return 0;
 	/* the slowest channel carries every packet; each other adds one */
 	return slowest + (sum_pkt - max_pkt) + lat;
+}
+
+void paxi_txn_free(struct paxi_txn *t)
+{
+	struct paxi *x = t->x;
+
+	g_assert(t->state == TX_DATA && t->tm.sent && t->notified == t->bytes);
+	g_assert(x->st.txns_live > 0);
+	x->st.txns_live--;
+	t->x = NULL;
+	t->next_wait = x->free_txns;
+	x->free_txns = t;
+}
+
+void paxi_txn_set_src_user(struct paxi_txn *t, void *src_user)
+{
+	t->src_user = src_user;
 }
 
 void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user)
@@ -553,14 +573,23 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			      void *src_user, void *dst_user)
 {
 	g_assert(src >= 0 && src < x->nodes && dst >= 0 && dst < x->nodes && src != dst);
-	/* transactions live until paxi_free: taken from blocks, freed with them */
-	if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
-		g_ptr_array_add(x->txn_blocks, g_new0(struct paxi_txn, TXN_BLOCK));
-		x->txn_block_used = 0;
+	/* transactions come from blocks, freed with them at paxi_free; one
+	 * handed back (paxi_txn_free) is taken again first */
+	struct paxi_txn *t = x->free_txns;
+
+	if (t) {
+		x->free_txns = t->next_wait;
+		*t = (struct paxi_txn){ 0 };
+	} else {
+		if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
+			g_ptr_array_add(x->txn_blocks, g_new0(struct paxi_txn, TXN_BLOCK));
+			x->txn_block_used = 0;
+		}
+		t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks, x->txn_blocks->len - 1) +
+		    x->txn_block_used++;
 	}
-	struct paxi_txn *t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks,
-								 x->txn_blocks->len - 1) +
-			     x->txn_block_used++;
+	if (++x->st.txns_live > x->st.txns_live_peak)
+		x->st.txns_live_peak = x->st.txns_live;
 
 	t->x = x;
 	t->ops = ops;
@@ -608,6 +637,43 @@ void paxi_txn_start(struct paxi_txn *t)
 	u->wait_tail = t;
 }
 
+bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit)
+{
+	const struct cdma *u = &x->units[(size_t)node * x->p.cdma_units + unit % x->p.cdma_units];
+
+	return u->busy >= x->p.slots || u->wait_head;
+}
+
+void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32_t unit),
+		     void *user)
+{
+	x->refill = refill;
+	x->refill_user = user;
+}
+
+void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t available,
+			   sim_time_t last_supply_ps)
+{
+	struct cdma *u = unit_of(t);
+
+	g_assert(!t->started && !u->wait_head && u->busy < t->x->p.slots);
+	g_assert(available <= t->bytes && start_ps <= sim_now(t->x->s));
+	t->started = true;
+	t->tm.start = start_ps;
+	t->available = available;
+	t->tm.last_supply = last_supply_ps;
+	begin_setup(t);
+}
+
+void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
+{
+	/* nothing to answer: a Send/Recv's RTS comes only once it is started */
+	g_assert(!t->posted && !t->started &&
+		 (t->tm.kind == PAXI_TRANSFER || t->x->p.handshake == PAXI_HS_RTS));
+	t->posted = true;
+	t->tm.posted = posted_ps;
+}
+
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available)
 {
 	g_assert(available <= t->bytes && available >= t->available);
@@ -628,13 +694,18 @@ void paxi_txn_post(struct paxi_txn *t)
 		send_ctrl(t, CTRL_CTS); /* the ready flag, or the answer to RTS */
 }
 
-void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_txn *beside)
+struct paxi_landing paxi_txn_landing(const struct paxi_txn *t)
+{
+	return (struct paxi_landing){ .src = t->src, .dst = t->dst, .arrived_ps = t->tm.arrived };
+}
+
+void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside)
 {
 	struct paxi *x = t->x;
 
 	if (t->tm.kind != PAXI_SENDRECV || x->p.handshake != PAXI_HS_READY ||
-	    x->p.control != PAXI_CONTROL_OOB || !beside || beside->src != t->dst ||
-	    beside->dst != t->src || beside->tm.arrived != sim_now(x->s)) {
+	    x->p.control != PAXI_CONTROL_OOB || !beside->arrived_ps || beside->src != t->dst ||
+	    beside->dst != t->src || beside->arrived_ps != sim_now(x->s)) {
 		paxi_txn_post(t);
 		return;
 	}
@@ -660,6 +731,8 @@ static void release_slot(struct paxi_txn *t)
 		if (!u->wait_head)
 			u->wait_tail = NULL;
 		begin_setup(n);
+	} else if (t->x->refill) {
+		t->x->refill(t->x->refill_user, t->src, t->unit);
 	}
 }
 

@@ -214,6 +214,8 @@ struct paxi_stats {
 	sim_time_t handshake_ps;  /* Send/Recv: issue to clear-to-send at the source */
 	sim_time_t reduce_ps;     /* reduction work */
 	uint64_t reduced_bytes;
+	uint64_t txns_live;       /* transactions made and not handed back (paxi_txn_free) */
+	uint64_t txns_live_peak;  /* the most at once */
 };
 
 struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
@@ -224,7 +226,8 @@ void paxi_free(struct paxi *x);
  * (taken modulo the platform's units). Nothing happens until the source
  * starts it; the destination may post before or after. Owned by the paxi:
  * it stays valid (paxi_txn_times, paxi_txn_user) after both sides are done
- * with it, until paxi_free frees every transaction. */
+ * with it, until the user hands it back (paxi_txn_free) or paxi_free frees
+ * every transaction. */
 struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
 			      uint32_t unit, uint64_t bytes, const struct paxi_txn_ops *ops,
 			      void *src_user, void *dst_user);
@@ -238,11 +241,36 @@ void paxi_txn_start(struct paxi_txn *t);
  * packet fidelity. */
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t);
 
+/* Starts queued at the source, for a user that keeps its own queue of the
+ * transactions a CDMA unit would hold waiting (memory: a transaction is
+ * made only when it gets its slot). paxi_unit_would_wait says whether a
+ * transaction started now on `unit` of `node` would wait for a slot; the
+ * refill hook (one per paxi; NULL: none) runs when a slot of such a unit
+ * frees with nothing waiting in the paxi's own queue, and may then start
+ * the user's next one with paxi_txn_start_queued: as if it had been
+ * started at start_ps, and since waited in the queue, with `available`
+ * bytes supplied (all of them first at last_supply_ps, else 0). The
+ * grants, their order and every time are those of paxi_txn_start at
+ * start_ps. paxi_txn_post_at: a Transfer's destination posted at
+ * posted_ps, before the transaction was made. */
+bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit);
+void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32_t unit),
+		     void *user);
+void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t available,
+			   sim_time_t last_supply_ps);
+void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps);
+
 /* Source data available so far (cumulative, <= bytes). */
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available);
 
 /* The destination has posted its receive (Send/Recv: allows clear-to-send). */
 void paxi_txn_post(struct paxi_txn *t);
+/* A transaction's landing, by value: its source and destination nodes and
+ * when its data arrived (arrived_ps 0: none). */
+struct paxi_landing {
+	int src, dst;
+	sim_time_t arrived_ps;
+};
 
 /* paxi_txn_post, in the pass that saw `beside` land: a transaction that t's
  * destination sent to t's source, whose data has all arrived just now. The
@@ -252,7 +280,10 @@ void paxi_txn_post(struct paxi_txn *t);
  * its release and raises the next receive's ready flag right after
  * (gpu/core/interp.h), so the two reach the peer together. Otherwise as
  * paxi_txn_post. */
-void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_txn *beside);
+void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside);
+/* Where and when t's data landed, kept by value (t may be handed back
+ * before a receive posts beside it). */
+struct paxi_landing paxi_txn_landing(const struct paxi_txn *t);
 
 uint64_t paxi_txn_bytes(const struct paxi_txn *t);
 
@@ -290,6 +321,14 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes);
 
 /* Sets the user pointer passed to ops->usable (the destination's side). */
 void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user);
+/* Sets the user pointer passed to ops->sent (the source's side). */
+void paxi_txn_set_src_user(struct paxi_txn *t, void *src_user);
+
+/* Hands back a transaction that is over (its completion response has
+ * reached the source) and that nothing will read again: its memory is taken
+ * by the next paxi_txn_new. Memory then follows the transactions alive at
+ * once (paxi_stats' txns_live_peak), not all the run's. */
+void paxi_txn_free(struct paxi_txn *t);
 
 /* Reduces (or copies) `bytes` at `node` for CDMA unit `unit` (taken modulo
  * the units): `done(user)` runs when the reducer (the node's, or the unit's

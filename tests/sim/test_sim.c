@@ -428,6 +428,54 @@ static void test_breakdown_sums(void)
 	platform_release(&pl);
 }
 
+/* The runner keeps an op's state, and the paxi a transaction, only while
+ * something can read it, and makes neither for a send that waits for its
+ * CDMA slot or a receive whose sender has not got one: the most alive at
+ * once follows ranks x slots, not the schedule's length. A ring with 8
+ * times the ops (nchunks 8), or twice the ranks (4 times the ops), peaks
+ * within 4 x slots per rank (each op's state was alive for the whole run
+ * before); the breakdown still sums to the latency. Memory for thousands
+ * of ranks depends on this. */
+static void test_runner_live_bounded(void)
+{
+	static const struct {
+		enum coll c;
+		const char *algo;
+		int nranks;
+		uint32_t nchunks;
+	} runs[] = {
+		{ COLL_ALLREDUCE, "ring", 32, 1 }, { COLL_ALLREDUCE, "ring", 32, 8 },
+		{ COLL_ALLREDUCE, "ring", 64, 1 }, { COLL_ALLTOALL, "pairwise", 32, 1 },
+		{ COLL_ALLREDUCE, "hd", 32, 1 },
+	};
+
+	for (int fid = 0; fid < 2; fid++)
+		for (size_t k = 0; k < G_N_ELEMENTS(runs); k++) {
+			struct platform pl;
+			struct simulate_outcome r;
+			int n = runs[k].nranks;
+
+			platform_init_default(&pl);
+			pl.fabric.nranks = n;
+			pl.fabric.fidelity = fid ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
+			g_assert_true(run(&pl, runs[k].c, runs[k].algo, 4ull << 20, runs[k].nchunks, &r));
+			g_test_message("fidelity %d, %s %d ranks, nchunks %u: %" G_GUINT64_FORMAT " ops, at most %"
+				       G_GUINT64_FORMAT " alive, %" G_GUINT64_FORMAT " transactions",
+				       fid, runs[k].algo, n, runs[k].nchunks, r.run.ops, r.run.ops_live_peak,
+				       r.paxi.txns_live_peak);
+			/* a ring: about 2 N ops per rank and chunk */
+			if (!strcmp(runs[k].algo, "ring"))
+				g_assert_cmpuint(r.run.ops, >=, (uint64_t)n * 2 * (n - 1) * runs[k].nchunks);
+			g_assert_cmpuint(r.run.ops_live_peak, >=, n);
+			g_assert_cmpuint(r.run.ops_live_peak, <=, 4ull * pl.paxi.slots * n);
+			g_assert_cmpuint(r.paxi.txns_live_peak, >=, n);
+			g_assert_cmpuint(r.paxi.txns_live_peak, <=, 4ull * pl.paxi.slots * n);
+			g_assert_cmpuint(bd_sum(&r), ==, r.run.latency_ps);
+			simulate_outcome_clear(&r);
+			platform_release(&pl);
+		}
+}
+
 static void test_breakdown_causes(void)
 {
 	struct platform pl;
@@ -1463,8 +1511,11 @@ static void test_memory_limit(void)
 	struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring",
 				    .bytes = 4096, .elem_bytes = 4, .params = { .nchunks = 1, .peer = 1 },
 				    .seed = 1, .max_memory_bytes = 1000000 };
-	/* 64 ranks x 127 ops x RUNNER_BYTES_PER_OP, and 64 x 126 step rows */
-	uint64_t need = 64 * 127 * RUNNER_BYTES_PER_OP + 64 * 126 * sizeof(struct runner_step);
+	/* 64 ranks x 127 ops x RUNNER_BYTES_PER_OP, at most 64 ranks x 2 units x
+	 * RUNNER_LIVE_PER_SLOT x 8 slots alive at once, and 64 x 126 step rows */
+	uint64_t need = 64 * 127 * RUNNER_BYTES_PER_OP +
+			64 * 2 * RUNNER_LIVE_PER_SLOT * 8 * RUNNER_BYTES_PER_LIVE_OP +
+			64 * 126 * sizeof(struct runner_step);
 
 	g_assert_false(simulate(&job, &r, &e));
 	g_assert_error(e, SIMULATE_ERROR, SIMULATE_ERROR_MEMORY);
@@ -2176,6 +2227,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/seed/cross-primitive", test_cross_primitive);
 	g_test_add_func("/sim/breakdown/sums-to-latency", test_breakdown_sums);
 	g_test_add_func("/sim/breakdown/causes", test_breakdown_causes);
+	g_test_add_func("/sim/runner/live-bounded", test_runner_live_bounded);
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/fidelity", test_cli_fidelity);
