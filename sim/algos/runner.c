@@ -1153,10 +1153,11 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			/* not done yet: it will be, after now, so after the cursor */
 			if (o->t_in_done)
 				give(&w, BD_DEPENDENCY, o->t_in_done);
-			if (is_reducing(o->op->kind) && o->t_reduce >= tm->usable &&
+			/* a usable time not known yet (0) is after the cursor */
+			if (is_reducing(o->op->kind) && tm->usable && o->t_reduce >= tm->usable &&
 			    o->t_reduce >= o->t_start)
 				give(&w, BD_REDUCTION, o->t_reduce);
-			if (o->t_start > tm->usable) {
+			if (tm->usable && o->t_start > tm->usable) {
 				at = AT_OP_START;
 				break;
 			}
@@ -1169,12 +1170,15 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			struct run_op *src = paxi_txn_user(t, false);
 			struct run_op *dst = paxi_txn_user(t, true);
 
-			if (!self && dst && dst->bd_usable && w.p >= tm->usable) {
+			if (!self && dst && dst->bd_usable && tm->usable && w.p >= tm->usable) {
 				memo = dst->bd_usable;
 				memo_ps = tm->usable;
 				goto add_memo;
 			}
-			give(&w, BD_DEPENDENCY, tm->usable);
+			/* not usable yet (a send done when its data landed, before the
+			 * destination's flag): usable after the cursor */
+			if (tm->usable)
+				give(&w, BD_DEPENDENCY, tm->usable);
 			if (tm->kind == PAXI_SENDRECV)
 				give(&w, BD_HANDSHAKE, tm->arrived);
 			if (tm->last_supply > tm->data_allowed) {
