@@ -470,8 +470,12 @@ static void activate(struct flow_net *n, struct flow *fl)
 			best = level;
 	}
 	fl->rate = best;
+	/* its first piece, now that it has a rate, before its event: one
+	 * event scheduled, not one scheduled and one cancelled (the same order
+	 * of every other event: nothing in between reads the queue) */
+	if (fl->slack && fl->next_x < fl->bytes)
+		fl->next_x = boundary_after(fl, 0);
 	schedule_progress(n, fl);
-	first_piece(n, fl);
 }
 
 /* Delivers x bytes one tail from now, but never before what the same
