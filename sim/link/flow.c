@@ -72,6 +72,7 @@ struct flow {
 	struct flow_use *use;  /* owned, reused: nuse entries, alloc_use capacity */
 	uint32_t nuse, alloc_use;
 	int chan0;             /* first channel */
+	int hops;              /* channels crossed: use[0..hops) while units > 0 */
 	uint32_t pair;         /* index of (src, dst) in flow_net.pair_last */
 	struct sim_event_ref ev;
 	bool ev_pending, frozen;
@@ -657,6 +658,7 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	fl->first = first_bytes;
 	fl->piece = piece_bytes;
 	fl->chan0 = chans[0];
+	fl->hops = hops;
 	fl->ev_pending = false;
 	fl->rate = 0;
 	fl->stamp = 0;
@@ -717,4 +719,59 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	q->tail = fl;
 	q->waiting_units += fl->units;
 	start_waiting(n, q);
+}
+
+/* Channel c's traffic of a message of `bytes` over `hops` channels, added
+ * (sign 1) or taken back (sign -1). */
+static void count_traffic(struct flow_net *n, int c, int hops, uint64_t bytes, int64_t sign)
+{
+	const struct link_params *p = &n->p[c];
+	uint64_t npk = packets_of(p, bytes);
+	uint64_t wire = bytes + npk * p->header_bytes;
+	struct channel_stats *st = &n->st[c];
+
+	st->payload_bytes += (uint64_t)sign * bytes;
+	st->wire_bytes += (uint64_t)sign * wire;
+	st->packets += (uint64_t)sign * npk;
+	st->busy_ps += (uint64_t)sign * link_wire_ps(wire, p->bw_bytes_per_s);
+	st->hops_histogram[MIN(hops, 7)] += (uint64_t)sign * bytes;
+}
+
+bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, void *user)
+{
+	g_assert(chan >= 0 && chan < n->nchans);
+	struct chan_fifo *q = &n->fifo[chan];
+	struct flow *fl = q->tail;
+
+	if (!fl || fl->user != user || fl->src != src || fl->dst != dst || fl->bytes == 0 ||
+	    more == 0 || (q->busy && q->active == fl) || fl->chan0 != chan)
+		return false;
+	/* it waits: nothing of it is scheduled or shared yet */
+	uint64_t bytes = fl->bytes + more;
+	const struct link_params *p0 = &n->p[chan];
+	double units = (double)(bytes + packets_of(p0, bytes) * p0->header_bytes);
+	sim_time_t lat = 0, sum_pkt = 0, max_pkt = 0;
+
+	for (int h = 0; h < fl->hops; h++) {
+		int c = (int)fl->use[h].res;
+		const struct link_params *p = &n->p[c];
+		sim_time_t pkt = link_wire_ps(MIN(bytes, (uint64_t)p->max_payload_bytes) +
+						      p->header_bytes,
+					      p->bw_bytes_per_s);
+
+		count_traffic(n, c, fl->hops, fl->bytes, -1);
+		count_traffic(n, c, fl->hops, bytes, 1);
+		lat += p->lat_ps;
+		sum_pkt += pkt;
+		max_pkt = MAX(max_pkt, pkt);
+		fl->use[h].w = (double)(bytes + packets_of(p, bytes) * p->header_bytes) / units;
+	}
+	for (uint32_t u = (uint32_t)fl->hops; u < fl->nuse; u++)
+		fl->use[u].w = (double)bytes / units;
+	q->waiting_units += units - fl->units;
+	fl->units = units;
+	fl->bytes = bytes;
+	fl->tail = lat + sum_pkt - max_pkt;
+	fl->next_x = boundary_after(fl, 0);
+	return true;
 }
