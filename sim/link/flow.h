@@ -99,7 +99,7 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan);
 uint64_t flow_in_flight(const struct flow_net *n);
 
 /* Channel i's traffic: payload, wire bytes, packets and busy time (wire
- * bytes at its rate) of the messages that crossed it; nothing is lost or
+ * bytes at its rate) of the messages that have started on it; nothing is lost or
  * retransmitted at flow level. `out`'s src and dst are left as they are. */
 void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *out);
 
