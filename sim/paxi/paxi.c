@@ -205,6 +205,8 @@ bool paxi_proto_polled(enum paxi_proto p)
 uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes)
 {
 	g_assert(p < PAXI_NPROTOS);
+	if (wire_den[p] == 1 && bytes <= UINT64_MAX / wire_num[p])
+		return bytes * wire_num[p]; /* Simple, LL: no division */
 	return (uint64_t)(((unsigned __int128)bytes * wire_num[p] + wire_den[p] - 1) / wire_den[p]);
 }
 
@@ -455,18 +457,16 @@ static void pump(struct paxi_txn *t)
 
 	if (t->state != TX_DATA)
 		return;
-	if (t->available > t->injected && t->last_data &&
-	    fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST,
-			  paxi_proto_wire_bytes(t->proto, t->available) -
-				  paxi_proto_wire_bytes(t->proto, t->injected),
-			  t->last_data)) {
-		/* its last message has not started: it carries this data too */
+	if (t->available > t->injected && t->last_data) {
 		uint64_t wire = paxi_proto_wire_bytes(t->proto, t->available) -
 				paxi_proto_wire_bytes(t->proto, t->injected);
 
-		g_array_index(x->inflight, uint64_t, t->pair) += wire;
-		t->tm.last_msg_bytes += wire;
-		t->injected = t->available;
+		/* its last message has not started: it carries this data too */
+		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
+			g_array_index(x->inflight, uint64_t, t->pair) += wire;
+			t->tm.last_msg_bytes += wire;
+			t->injected = t->available;
+		}
 	}
 	if (t->available > t->injected || (t->bytes == 0 && !t->zero_sent)) {
 		struct paxi_msg *m = msg_get(x);
