@@ -425,6 +425,7 @@ int cmd_sim(int argc, char **argv)
 	job.plat = &pl;
 	job.seed = (uint64_t)o.seed;
 	job.no_steps = !o.verbose; /* only --verbose prints the step table */
+	job.no_breakdown = !o.breakdown; /* only --breakdown prints it */
 	if (o.counts || o.counts_dist) {
 		struct weights_dist wd;
 

@@ -43,6 +43,8 @@ bool fidelity_point(const struct topo_ops *kind, int ranks, enum coll c, const c
 			.plat = &pl, .coll = c, .algo = algo, .bytes = bytes, .elem_bytes = 4,
 			.params = { .nranks = ranks, .nchunks = 1, .root = 0, .peer = 1 },
 			.seed = 1, .proto = SIMULATE_PROTO_AUTO, .max_events = UINT64_MAX,
+			/* only the latency is compared */
+			.no_steps = true, .no_breakdown = true,
 		};
 
 		pl.fabric.fidelity = fid ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;

@@ -384,7 +384,8 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		double t0 = (double)g_get_monotonic_time() / 1e6;
 
 		struct runner_launches bb = { .calls = job->launches,
-					      .issue_ps = issue_ps, .no_steps = job->no_steps };
+					      .issue_ps = issue_ps, .no_steps = job->no_steps,
+					      .no_breakdown = job->no_breakdown };
 
 		ok = job->trace ? runner_run_spans(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
 						   max_events(job), &out->run, error)

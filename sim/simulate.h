@@ -32,6 +32,8 @@ struct simulate_job {
 				      * (runner_memory_bytes); 0: the machine's */
 	bool no_steps;               /* leave run.steps empty (the per-rank step table
 				      * is not made: memory at thousands of ranks) */
+	bool no_breakdown;           /* leave run.breakdown zero (the critical path is
+				      * not walked: work and state per op) */
 	bool inplace;                /* run in place: a schedule that is out-of-place only
 				      * first copies each rank's input window aside (one
 				      * more launch, then the copy at the reduce rate),

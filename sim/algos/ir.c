@@ -6,10 +6,7 @@
 
 #include <string.h>
 
-static const struct {
-	const char *name;
-	unsigned flags;
-} kinds[SOP_NKINDS] = {
+const struct ir_op_kind_info ir_op_kinds[SOP_NKINDS] = {
 	[SOP_SEND] = { "send", SOPF_SEND | SOPF_SRC },
 	[SOP_RECV] = { "recv", SOPF_RECV | SOPF_DST },
 	[SOP_RECV_REDUCE] = { "recv_reduce", SOPF_RECV | SOPF_SRC | SOPF_DST | SOPF_ADD },
@@ -25,18 +22,18 @@ static const struct {
 
 unsigned ir_op_kind_flags(int k)
 {
-	return k >= 0 && k < SOP_NKINDS ? kinds[k].flags : 0;
+	return k >= 0 && k < SOP_NKINDS ? ir_op_kinds[k].flags : 0;
 }
 
 const char *ir_op_kind_name(int k)
 {
-	return k >= 0 && k < SOP_NKINDS ? kinds[k].name : "?";
+	return k >= 0 && k < SOP_NKINDS ? ir_op_kinds[k].name : "?";
 }
 
 bool ir_op_kind_parse(const char *name, enum sched_op_kind *out)
 {
 	for (int k = 0; k < SOP_NKINDS; k++)
-		if (!strcmp(kinds[k].name, name)) {
+		if (!strcmp(ir_op_kinds[k].name, name)) {
 			*out = (enum sched_op_kind)k;
 			return true;
 		}

@@ -104,6 +104,14 @@ enum {
 #define SCHED_MAX_NCHUNKS 256
 #define SCHED_MAX_LANES 256
 
+/* Each op kind's name and flags, indexed by kind: the one table that the
+ * functions below read (a caller that has checked its kind may index it). */
+struct ir_op_kind_info {
+	const char *name;
+	unsigned flags;
+};
+extern const struct ir_op_kind_info ir_op_kinds[SOP_NKINDS];
+
 /* The flags of op kind k; 0 for a value that is no kind. */
 unsigned ir_op_kind_flags(int k);
 /* Names as the schedule file writes them ("recv_reduce_send", "in",

@@ -1633,7 +1633,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	uint32_t timed = bb && bb->calls > 1 ? bb->calls : 1;
 	const struct paxi_params *pp = paxi_get_params(px);
 	struct runner r = { .sim = sim, .px = px, .s = s, .nlanes = MAX(s->nlanes, 1),
-			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED), .bd_on = timed == 1,
+			    .calls = MIN(timed, RUNNER_CALLS_SIMULATED), .bd_on = timed == 1 && !(bb && bb->no_breakdown),
 			    .overhead_ps = overhead_ps, .issue_ps = bb ? bb->issue_ps : 0,
 			    /* the sends and receives whose issue the queue can keep
 			     * exact: no engine item or receive setup needs the
@@ -1717,7 +1717,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	for (int rank = 0; rank < s->nranks; rank++)
 		res->ops += r.ranks[rank].nops / r.calls;
 	res->ops_live_peak = r.ops_live_peak;
-	if (timed == 1) {
+	if (r.bd_on) {
 		if (r.has_last && r.last_end == r.t_end) {
 			memcpy(res->breakdown, r.bd_last.c, sizeof(res->breakdown));
 		} else {

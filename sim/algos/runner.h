@@ -60,7 +60,8 @@ struct runner_result {
 	uint64_t ops;
 	GArray *steps;          /* of struct runner_step, by rank then step; owned */
 	sim_time_t breakdown[BD_NCAUSES]; /* sums to latency_ps; zero for calls back
-					   * to back (runner_run_launches) */
+					   * to back (runner_run_launches) and with
+					   * no_breakdown */
 	GArray *spans;          /* of struct runner_op_span, if asked for; owned */
 	uint64_t ops_live_peak; /* the most ops' run states alive at once (struct
 				 * run_op: an op's from when the run reaches it until
@@ -102,6 +103,9 @@ struct runner_launches {
 	sim_time_t issue_ps;    /* the host's time to issue one call; 0: no bound */
 	bool no_steps;          /* leave res->steps empty: no step table (a 32-byte
 				 * row per rank and step, 1 GB for a ring at 4096) */
+	bool no_breakdown;      /* leave res->breakdown zero: the critical path is
+				 * not walked as the run goes (a walk and a set of
+				 * causes per op start, usable time and end) */
 };
 
 #define RUNNER_CALLS_SIMULATED 3

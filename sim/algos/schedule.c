@@ -123,12 +123,6 @@ const char *sched_op_kind_name(enum sched_op_kind k)
 	return ir_op_kind_name(k);
 }
 
-unsigned sched_op_kind_flags(enum sched_op_kind k)
-{
-	g_assert((unsigned)k < SOP_NKINDS);
-	return ir_op_kind_flags(k);
-}
-
 bool sched_op_kind_parse(const char *name, enum sched_op_kind *out)
 {
 	return ir_op_kind_parse(name, out);

@@ -110,8 +110,13 @@ enum sched_error_code {
 	SCHED_ERROR_INVALID, /* a schedule that does not compute its collective */
 };
 
-/* ir_op_kind_flags, with the kind asserted valid. */
-unsigned sched_op_kind_flags(enum sched_op_kind k);
+/* ir_op_kind_flags, with the kind asserted valid; inline, as the runner
+ * asks it several times per op. */
+static inline unsigned sched_op_kind_flags(enum sched_op_kind k)
+{
+	g_assert((unsigned)k < SOP_NKINDS);
+	return ir_op_kinds[k].flags;
+}
 
 /* Names as the schedule file writes them ("recv_reduce_send", "in"); the
  * parsers return false on an unknown name (PAXI kinds: paxi_kind_name). */

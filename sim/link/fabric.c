@@ -997,6 +997,18 @@ static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
 	return f->next_id++;
 }
 
+bool fabric_append(struct fabric *f, int src, int dst, enum route_hint hint, uint64_t more,
+		   void *user)
+{
+	if (!f->flow || src == dst)
+		return false;
+	const int *chans;
+
+	if (flow_route(f, src, dst, hint, &chans) < 1)
+		return false;
+	return flow_append(f->flow, src, dst, chans[0], more, user);
+}
+
 sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint hint)
 {
 	if (!f->flow || src == dst)

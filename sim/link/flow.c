@@ -8,6 +8,11 @@
  * it crosses and has one pending FL_PROGRESS event, at its next piece
  * boundary or its last byte), or sent (only its delivery events remain).
  *
+ * A flow is sized (its weights, tail, memory sides and channel statistics)
+ * when it leaves its channel's line, when its size is final: a waiting flow
+ * may grow (flow_append) and keeps only its wire bytes on its first channel
+ * (for the line's drain time) until then.
+ *
  * Rates change only when a flow becomes active or finishes sending. Then
  * reshare() walks the connected component of the flows that share a
  * resource with it, brings each one's position up to now at its old rate,
@@ -72,6 +77,8 @@ struct flow {
 	struct flow_use *use;  /* owned, reused: nuse entries, alloc_use capacity */
 	uint32_t nuse, alloc_use;
 	int chan0;             /* first channel */
+	int hops;              /* channels crossed, use[0..hops).res from the send on
+				* (weights and memory sides once sized) */
 	uint32_t pair;         /* index of (src, dst) in flow_net.pair_last */
 	struct sim_event_ref ev;
 	bool ev_pending, frozen;
@@ -239,6 +246,19 @@ static double units_of(const struct flow *fl, uint64_t x)
 	if (fl->bytes == 0 || x == fl->bytes)
 		return fl->units;
 	return (double)x * fl->units / (double)fl->bytes;
+}
+
+/* Packets of `bytes` on a channel of p: at least one. */
+static uint64_t packets_of(const struct link_params *p, uint64_t bytes)
+{
+	return bytes ? (bytes + p->max_payload_bytes - 1) / p->max_payload_bytes : 1;
+}
+
+/* W of a message of `bytes` whose first channel has parameters p: its wire
+ * bytes there. */
+static double units_on(const struct link_params *p, uint64_t bytes)
+{
+	return (double)(bytes + packets_of(p, bytes) * p->header_bytes);
 }
 
 /* The first payload boundary after x (x sent now, at rate fl->rate once
@@ -470,8 +490,12 @@ static void activate(struct flow_net *n, struct flow *fl)
 			best = level;
 	}
 	fl->rate = best;
+	/* its first piece, now that it has a rate, before its event: one
+	 * event scheduled, not one scheduled and one cancelled (the same order
+	 * of every other event: nothing in between reads the queue) */
+	if (fl->slack && fl->next_x < fl->bytes)
+		fl->next_x = boundary_after(fl, 0);
 	schedule_progress(n, fl);
-	first_piece(n, fl);
 }
 
 /* Delivers x bytes one tail from now, but never before what the same
@@ -491,6 +515,58 @@ static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 	ev->data[1].u = x;
 }
 
+/* A flow's timing, resources and traffic, once it leaves its channel's
+ * line (its size is final then): the wire bytes on each channel of its
+ * route (use[0..hops).res) as weights, its tail, the memory sides it
+ * loads, and what it adds to each channel's statistics. */
+static void size_flow(struct flow_net *n, struct flow *fl)
+{
+	uint64_t bytes = fl->bytes;
+	double units = fl->units;
+	int hops = fl->hops;
+	sim_time_t lat = 0, sum_pkt = 0, max_pkt = 0;
+
+	fl->nuse = 0;
+	for (int h = 0; h < hops; h++) {
+		int c = (int)fl->use[h].res;
+		const struct link_params *p = &n->p[c];
+		uint64_t npk = packets_of(p, bytes);
+		uint64_t wire = bytes + npk * p->header_bytes;
+		struct chan_fifo *m = &n->fifo[c];
+
+		if (m->memo_bytes != bytes) {
+			m->memo_bytes = bytes;
+			m->memo_pkt_ps = link_wire_ps(MIN(bytes, (uint64_t)p->max_payload_bytes) +
+							      p->header_bytes,
+						      p->bw_bytes_per_s);
+			m->memo_busy_ps = link_wire_ps(wire, p->bw_bytes_per_s);
+		}
+		sim_time_t pkt = m->memo_pkt_ps;
+		struct channel_stats *st = &n->st[c];
+
+		lat += p->lat_ps;
+		sum_pkt += pkt;
+		max_pkt = MAX(max_pkt, pkt);
+		st->payload_bytes += bytes;
+		st->wire_bytes += wire;
+		st->packets += npk;
+		st->busy_ps += m->memo_busy_ps;
+		st->hops_histogram[MIN(hops, 7)] += bytes;
+		if (units > 0)
+			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)c, (double)wire / units };
+	}
+	fl->tail = lat + sum_pkt - max_pkt;
+	if (units > 0 && bytes > 0) {
+		uint32_t inj = (uint32_t)(n->nchans + fl->src);
+		uint32_t ej = (uint32_t)(n->nchans + n->nranks + fl->dst);
+
+		if (n->res[inj].cap > 0)
+			fl->use[fl->nuse++] = (struct flow_use){ inj, (double)bytes / units };
+		if (n->res[ej].cap > 0)
+			fl->use[fl->nuse++] = (struct flow_use){ ej, (double)bytes / units };
+	}
+}
+
 /* Starts the messages waiting on channel FIFO q, in order, while it is
  * idle: one with nothing to send (no payload, no header) only waits its
  * tail, so it is delivered behind what was sent before it and the next
@@ -508,6 +584,7 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 			q->waiting_units -= next->units;
 		}
 		next->next = NULL;
+		size_flow(n, next);
 		if (next->units > 0)
 			activate(n, next);
 		else
@@ -617,12 +694,6 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 	return idx;
 }
 
-/* Packets of `bytes` on a channel of p: at least one. */
-static uint64_t packets_of(const struct link_params *p, uint64_t bytes)
-{
-	return bytes ? (bytes + p->max_payload_bytes - 1) / p->max_payload_bytes : 1;
-}
-
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
 	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
 	       fabric_deliver_fn deliver, void *user)
@@ -653,52 +724,14 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	fl->first = first_bytes;
 	fl->piece = piece_bytes;
 	fl->chan0 = chans[0];
+	fl->hops = hops;
 	fl->ev_pending = false;
 	fl->rate = 0;
 	fl->stamp = 0;
-
-	const struct link_params *p0 = &n->p[chans[0]];
-	double units = (double)(bytes + packets_of(p0, bytes) * p0->header_bytes);
-	sim_time_t lat = 0, sum_pkt = 0, max_pkt = 0;
-
-	fl->units = units;
+	for (int h = 0; h < hops; h++)
+		fl->use[h].res = (uint32_t)chans[h];
 	fl->nuse = 0;
-	for (int h = 0; h < hops; h++) {
-		const struct link_params *p = &n->p[chans[h]];
-		uint64_t npk = packets_of(p, bytes);
-		uint64_t wire = bytes + npk * p->header_bytes;
-		struct chan_fifo *m = &n->fifo[chans[h]];
-
-		if (m->memo_bytes != bytes) {
-			m->memo_bytes = bytes;
-			m->memo_pkt_ps = link_wire_ps(MIN(bytes, (uint64_t)p->max_payload_bytes) +
-							      p->header_bytes,
-						      p->bw_bytes_per_s);
-			m->memo_busy_ps = link_wire_ps(wire, p->bw_bytes_per_s);
-		}
-		sim_time_t pkt = m->memo_pkt_ps;
-		struct channel_stats *st = &n->st[chans[h]];
-
-		lat += p->lat_ps;
-		sum_pkt += pkt;
-		max_pkt = MAX(max_pkt, pkt);
-		st->payload_bytes += bytes;
-		st->wire_bytes += wire;
-		st->packets += npk;
-		st->busy_ps += m->memo_busy_ps;
-		st->hops_histogram[MIN(hops, 7)] += bytes;
-		if (units > 0)
-			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)chans[h], (double)wire / units };
-	}
-	fl->tail = lat + sum_pkt - max_pkt;
-	if (units > 0 && bytes > 0) {
-		uint32_t inj = (uint32_t)(n->nchans + src), ej = (uint32_t)(n->nchans + n->nranks + dst);
-
-		if (n->res[inj].cap > 0)
-			fl->use[fl->nuse++] = (struct flow_use){ inj, (double)bytes / units };
-		if (n->res[ej].cap > 0)
-			fl->use[fl->nuse++] = (struct flow_use){ ej, (double)bytes / units };
-	}
+	fl->units = units_on(&n->p[chans[0]], bytes);
 	fl->next_x = boundary_after(fl, 0);
 	if (bytes == 0)
 		fl->next_x = 0;
@@ -713,4 +746,25 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	q->tail = fl;
 	q->waiting_units += fl->units;
 	start_waiting(n, q);
+}
+
+bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, void *user)
+{
+	g_assert(chan >= 0 && chan < n->nchans);
+	struct chan_fifo *q = &n->fifo[chan];
+	struct flow *fl = q->tail;
+
+	/* the tail of the line waits (the active flow has left it): nothing of
+	 * it is sized, scheduled or shared yet */
+	if (!fl || fl->user != user || fl->src != src || fl->dst != dst || fl->bytes == 0 ||
+	    more == 0)
+		return false;
+	g_assert(fl->chan0 == chan && fl != q->active);
+	double units = units_on(&n->p[chan], fl->bytes + more);
+
+	q->waiting_units += units - fl->units;
+	fl->units = units;
+	fl->bytes += more;
+	fl->next_x = boundary_after(fl, 0);
+	return true;
 }

@@ -46,6 +46,12 @@
  *    the check against packet fidelity bounds); it saves the events of the
  *    pieces it merges (a ring step of 64 slices of 16 KiB: a few pieces).
  *    Slack 0 keeps first_bytes and piece_bytes, call for call.
+ *  - a message still waiting in its channel's order may grow
+ *    (flow_append): it is then timed, counted and delivered as one message
+ *    of the sum sent in its place. PAXI grows a Transfer's last message
+ *    with the data supplied while it waits, for a receiver with a slack
+ *    function: the message would have waited for the one ahead anyway, and
+ *    the receiver's pieces follow its slack, not how the data was supplied.
  *
  * Go-Back-N loss is an expected goodput factor on each channel:
  * (1 - p) / (1 - p + p x k), k = the packets a loss throws away (those sent
@@ -78,6 +84,13 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
 	       fabric_deliver_fn deliver, void *user);
 
+/* Grows by `more` payload bytes the message from src to dst of `user` that
+ * waits, last in line, on channel `chan` (its first), as if it had been
+ * sent that large: one flow instead of two that would go one after the
+ * other; returns false (and does nothing) when the last message waiting on
+ * `chan` is not that one, or has already started. */
+bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, void *user);
+
 /* The time from now until channel `chan` has sent the messages from memory
  * active and waiting on it, at the active one's rate of now; 0 if idle. */
 sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan);
@@ -86,7 +99,7 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan);
 uint64_t flow_in_flight(const struct flow_net *n);
 
 /* Channel i's traffic: payload, wire bytes, packets and busy time (wire
- * bytes at its rate) of the messages that crossed it; nothing is lost or
+ * bytes at its rate) of the messages that have started on it; nothing is lost or
  * retransmitted at flow level. `out`'s src and dst are left as they are. */
 void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *out);
 

@@ -309,6 +309,15 @@ uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
 			    enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
 			    fabric_slack_fn slack, fabric_deliver_fn deliver, void *user);
 
+/* Flow fidelity: grows by `more` bytes the last message sent from src to
+ * dst with `user` along the route of `hint` (fabric_send_pieces), if it
+ * still waits behind what its node's memory sent before it on the route's
+ * first channel, as if it had been sent that large (its deliveries report
+ * the bytes of both); returns false, changing nothing, when it does not,
+ * and always at packet fidelity. */
+bool fabric_append(struct fabric *f, int src, int dst, enum route_hint hint, uint64_t more,
+		   void *user);
+
 /* Flow fidelity: the time from now until the first channel of the route src
  * -> dst has sent what its node's memory has queued on it (at the rates of
  * now); 0 when it is idle, and always 0 at packet fidelity. */

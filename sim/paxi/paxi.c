@@ -57,6 +57,8 @@ struct paxi_txn {
 	struct paxi_txn_times tm; /* tm.kind is the transaction's kind */
 	struct paxi_txn *next_wait; /* slot queue link */
 	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
+	struct paxi_msg *last_data; /* flow fidelity: its last data message while in
+				     * flight (pump may grow it), else NULL */
 };
 
 struct paxi_msg {
@@ -203,6 +205,8 @@ bool paxi_proto_polled(enum paxi_proto p)
 uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes)
 {
 	g_assert(p < PAXI_NPROTOS);
+	if (wire_den[p] == 1 && bytes <= UINT64_MAX / wire_num[p])
+		return bytes * wire_num[p]; /* Simple, LL: no division */
 	return (uint64_t)(((unsigned __int128)bytes * wire_num[p] + wire_den[p] - 1) / wire_den[p]);
 }
 
@@ -453,6 +457,17 @@ static void pump(struct paxi_txn *t)
 
 	if (t->state != TX_DATA)
 		return;
+	if (t->available > t->injected && t->last_data) {
+		uint64_t wire = paxi_proto_wire_bytes(t->proto, t->available) -
+				paxi_proto_wire_bytes(t->proto, t->injected);
+
+		/* its last message has not started: it carries this data too */
+		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
+			g_array_index(x->inflight, uint64_t, t->pair) += wire;
+			t->tm.last_msg_bytes += wire;
+			t->injected = t->available;
+		}
+	}
 	if (t->available > t->injected || (t->bytes == 0 && !t->zero_sent)) {
 		struct paxi_msg *m = msg_get(x);
 
@@ -474,6 +489,10 @@ static void pump(struct paxi_txn *t)
 
 			fabric_send_pieces(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, slice, slice,
 					   t->ops->slack ? data_slack : NULL, on_data_delivered, m);
+			/* a receiver that can wait takes later data in the same
+			 * message while it waits (fabric_append) */
+			if (t->ops->slack && !x->p.engine)
+				t->last_data = m;
 		} else {
 			fabric_send(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, on_data_delivered, m);
 		}
@@ -523,6 +542,8 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 					wire_num[t->proto]);
 	if (done) {
 		t->tm.replayed += fabric_delivering_replayed(x->f);
+		if (t->last_data == m)
+			t->last_data = NULL;
 		msg_put(x, m);
 	}
 	if (t->arrived == t->bytes && done)

@@ -31,8 +31,10 @@
  * delivered per slice, not per packet (fabric_send_pieces), so a fused op
  * forwards each slice as it arrives, as at packet fidelity: the slice sets
  * the pipeline. Where it cannot, the receiver's slack (paxi_txn_ops.slack)
- * merges slices into larger pieces. A Send/Recv's data, usable only whole,
- * arrives whole.
+ * merges slices into larger pieces, and data supplied while the
+ * Transfer's last message still waits behind others on its first channel
+ * joins that message (fabric_append) instead of following it as one more.
+ * A Send/Recv's data, usable only whole, arrives whole.
  *
  * Lower layers: sim/core, sim/link. PAXI knows nothing of schedules. */
 #ifndef G5_SIM_PAXI_PAXI_H

@@ -2,7 +2,8 @@
  * route a message takes the packet fabric's time; flows share a channel
  * max-min fairly and take the capacity a finished one leaves; messages from
  * one node's memory on one channel go in order; pieces are delivered at
- * their boundaries; and a run is deterministic. */
+ * their boundaries; a message waiting in that order can grow; and a run is
+ * deterministic. */
 #include <glib.h>
 
 #include "sim/link/topos.h"
@@ -292,6 +293,72 @@ static void test_slack_pieces(void)
 	}
 }
 
+/* fabric_append: a message that waits behind another on its first channel
+ * grows as if it had been sent that large (one delivery of the sum, at the
+ * time a message of the sum sent in its place is delivered); one that has
+ * started, another sender's or another user's does not, nor any at packet
+ * fidelity. */
+static void test_append(void)
+{
+	const uint64_t big = 1 << 20, b = 100000, more = 200000;
+	sim_time_t want = 0;
+	struct channel_stats want_st = { 0 };
+
+	for (int pass = 0; pass < 2; pass++) {
+		struct net x = net_new(&topo_ring_ops, 4, LINK_FIDELITY_FLOW);
+		struct rx ahead = { 0 }, r = { .at = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
+
+		g_dataset_set_data(&ahead, "sim", x.s);
+		g_dataset_set_data(&r, "sim", x.s);
+		fabric_send(x.f, 0, 1, big, ROUTE_SHORTEST, on_deliver, &ahead);
+		fabric_send_pieces(x.f, 0, 1, pass ? b : b + more, ROUTE_SHORTEST, 0, 0, NULL,
+				   on_deliver, &r);
+		/* the one ahead has started: it does not grow */
+		g_assert_false(fabric_append(x.f, 0, 1, ROUTE_SHORTEST, more, &ahead));
+		/* not from this source, or not to this destination */
+		g_assert_false(fabric_append(x.f, 2, 1, ROUTE_SHORTEST, more, &r));
+		g_assert_false(fabric_append(x.f, 0, 2, ROUTE_SHORTEST, more, &r));
+		if (pass)
+			g_assert_true(fabric_append(x.f, 0, 1, ROUTE_SHORTEST, more, &r));
+		sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_cmpuint(r.at->len, ==, 1);
+		g_assert_cmpuint(r.last_bytes, ==, b + more);
+		g_assert_cmpuint(r.done_ps, >, ahead.done_ps);
+		/* and its channel counts one message of the sum */
+		struct channel_stats st = { 0 };
+
+		fabric_channel_stats(x.f, fabric_channel_find(x.f, 0, 1), &st);
+		if (!pass) {
+			want = r.done_ps;
+			want_st = st;
+		} else {
+			g_assert_cmpuint(r.done_ps, ==, want);
+			g_assert_cmpuint(st.payload_bytes, ==, want_st.payload_bytes);
+			g_assert_cmpuint(st.wire_bytes, ==, want_st.wire_bytes);
+			g_assert_cmpuint(st.packets, ==, want_st.packets);
+			g_assert_cmpuint(st.busy_ps, ==, want_st.busy_ps);
+		}
+		g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+		g_array_unref(r.at);
+		g_dataset_destroy(&ahead);
+		g_dataset_destroy(&r);
+		net_free(&x);
+	}
+	/* alone, it starts at once; at packet fidelity nothing grows */
+	for (int fid = 0; fid < 2; fid++) {
+		struct net x = net_new(&topo_ring_ops, 4, fid ? LINK_FIDELITY_PACKET : LINK_FIDELITY_FLOW);
+		struct rx r = { 0 };
+
+		g_dataset_set_data(&r, "sim", x.s);
+		fabric_send_pieces(x.f, 0, 1, b, ROUTE_SHORTEST, 0, 0, NULL, on_deliver, &r);
+		g_assert_false(fabric_append(x.f, 0, 1, ROUTE_SHORTEST, more, &r));
+		sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_cmpuint(r.last_bytes, ==, b);
+		g_dataset_destroy(&r);
+		net_free(&x);
+	}
+}
+
 /* The drain time of a route's first channel: 0 when idle, the queued wire
  * bytes at the channel's rate while a message from memory sends on it. */
 static void test_drain(void)
@@ -358,6 +425,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/in-order-many-peers", test_in_order_many_peers);
 	g_test_add_func("/flow/pieces", test_pieces);
 	g_test_add_func("/flow/slack-pieces", test_slack_pieces);
+	g_test_add_func("/flow/append", test_append);
 	g_test_add_func("/flow/drain", test_drain);
 	g_test_add_func("/flow/deterministic", test_deterministic);
 	return g_test_run();
