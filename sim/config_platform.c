@@ -135,6 +135,7 @@ static const struct pkey pkeys[] = {
 	{ "channels.send_done", PK_CHOICE, PF(send_done), 0, PAXI_SEND_DONE_LANDED, -1, send_done_names, 0 },
 	{ "channels.spread", PK_TIME, PF(channel_spread_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
 	{ "channels.flag_poll", PK_CHOICE, PF(flag_poll), 0, IMPL_FLAG_POLL_ROUND, -1, flag_poll_names, 0 },
+	{ "channels.ready_latency", PK_TIME, PF(ready_lat_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
 	{ "nccl.overhead", PK_TIME, PF(nccl.overhead_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
 	{ "nccl.overhead_mpi", PK_TIME, PF(nccl.overhead_mpi_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
 	{ "nccl.issue", PK_TIME, PF(nccl.issue_ps), 0, MAX_TIME_PS, -1, NULL, 0 },

@@ -60,6 +60,7 @@ void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
 		.send_done = p->send_done,
 		.channel_spread_ps = p->channel_spread_ps,
 		.flag_poll = p->flag_poll,
+		.ready_lat_ps = p->ready_lat_ps,
 	};
 	if (!nccl)
 		return;
@@ -71,6 +72,7 @@ void platform_impl(const struct platform *p, bool nccl, struct impl_params *out)
 	out->send_done = PAXI_SEND_DONE_RESPONSE;
 	out->channel_spread_ps = 0;
 	out->flag_poll = IMPL_FLAG_POLL_CTRL_PROC;
+	out->ready_lat_ps = 0;
 	if (p->nccl.overhead_ps) {
 		out->overhead_ps = p->nccl.overhead_ps;
 		out->overhead_mpi_ps = p->nccl.overhead_mpi_ps;

@@ -58,6 +58,9 @@ struct impl_params {
 				      * doubling of the run's channels (a round in
 				      * lockstep ends with its slowest channel); 0: none */
 	uint32_t flag_poll;          /* paxi.engine: enum impl_flag_poll */
+	sim_time_t ready_lat_ps;     /* paxi.engine, handshake ready: what raising a
+				      * receive's ready flag costs the engine
+				      * (paxi_params.engine_ready_ps); 0: nothing */
 };
 
 /* What a flag (a ready flag, a Send/Recv's completion flag, a response)
@@ -87,6 +90,7 @@ struct platform {
 	uint32_t send_done;          /* enum paxi_send_done (channels.send_done) */
 	sim_time_t channel_spread_ps; /* channels.spread */
 	uint32_t flag_poll;          /* enum impl_flag_poll (channels.flag_poll) */
+	sim_time_t ready_lat_ps;     /* channels.ready_latency */
 	struct impl_params nccl;     /* NCCL; a zero overhead falls back to G5's */
 };
 

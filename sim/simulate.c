@@ -262,6 +262,7 @@ void simulate_channels(struct platform *pl, const struct impl_params *impl, enum
 		pl->paxi.send_done = impl->send_done;
 		if (impl->flag_poll == IMPL_FLAG_POLL_ROUND)
 			pl->paxi.ctrl_proc_ps = 0;
+		pl->paxi.engine_ready_ps = impl->ready_lat_ps;
 	}
 	if (pl->paxi.engine && nchannels && pl->paxi.slice_bytes <= UINT64_MAX / nchannels)
 		pl->paxi.engine_round_bytes = pl->paxi.slice_bytes * nchannels;

@@ -123,6 +123,7 @@ struct paxi {
 };
 
 static void engine_kick(struct paxi *x, int node);
+static void engine_ready(struct paxi_txn *t);
 static void engine_try_finish(struct paxi *x, int node);
 static void pump(struct paxi_txn *t);
 
@@ -713,6 +714,7 @@ void paxi_txn_post(struct paxi_txn *t)
 		return;
 	if (t->x->p.handshake == PAXI_HS_READY || t->rts_arrived)
 		send_ctrl(t, CTRL_CTS); /* the ready flag, or the answer to RTS */
+	engine_ready(t);
 }
 
 struct paxi_landing paxi_txn_landing(const struct paxi_txn *t)
@@ -738,6 +740,7 @@ void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside)
 
 	ev->data[0].p = t;
 	ev->data[1].u = CTRL_CTS;
+	engine_ready(t);
 }
 
 static void release_slot(struct paxi_txn *t)
@@ -919,6 +922,26 @@ static void engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, 
 	it->user = user;
 	g_queue_push_tail(&x->engines[node].queue, it);
 	engine_kick(x, node);
+}
+
+/* A Send/Recv receive has raised its ready flag (handshake ready): on an
+ * engine that pays for it (engine_ready_ps), the receiver's engine spends
+ * that long on it before any work queued there, as a GPU channel's leader
+ * raises the flag with a release store of its own when it starts the
+ * receive, before it looks for its next slice (gpu/core/interp.h,
+ * gx_start_ready). The flag itself travels as before (send_ctrl). */
+static void engine_ready(struct paxi_txn *t)
+{
+	struct paxi *x = t->x;
+
+	if (t->tm.kind != PAXI_SENDRECV || x->p.handshake != PAXI_HS_READY || !x->p.engine ||
+	    !x->p.engine_ready_ps)
+		return;
+	struct engine_item *it = g_new0(struct engine_item, 1);
+
+	it->lat = x->p.engine_ready_ps;
+	g_queue_push_head(&x->engines[t->dst].queue, it);
+	engine_kick(x, t->dst);
 }
 
 void paxi_engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, uint64_t to,

@@ -175,6 +175,11 @@ struct paxi_params {
 				       * latency, which then leaves the setup) */
 	sim_time_t engine_local_lat_ps; /* engine: the same for local work (a copy or a
 				       * sum that raises no peer's flag) */
+	sim_time_t engine_ready_ps;   /* engine, handshake ready: what raising a
+				       * receive's ready flag costs its node's engine,
+				       * ahead of any queued work (a GPU channel's leader
+				       * raises it with a release store of its own before
+				       * its next slice); 0: nothing (set per run) */
 	uint64_t engine_round_bytes;  /* engine: bytes of an op per round (the run's
 				       * channels x slice); 0: one round per op */
 	uint64_t engine_bytes_per_s;  /* engine: its data rate (the run's channels x the

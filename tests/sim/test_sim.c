@@ -1823,6 +1823,7 @@ static void test_send_done(void)
 
 	load_h200(&pl);
 	g_assert_cmpuint(pl.send_done, ==, PAXI_SEND_DONE_LANDED);
+	pl.ready_lat_ps = 0; /* the ready flag's cost on the engine: test_ready_latency */
 	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
 		pl.send_done = PAXI_SEND_DONE_LANDED;
 		double sr_landed = run_job(&pl, COLL_ALLREDUCE, "sendrecv", sizes[i], MODE_SINGLE,
@@ -1914,6 +1915,63 @@ static void test_flag_poll(void)
 	g_assert_cmpfloat(sr_proc - sr_round, >=, 2 * (double)pl.paxi.ctrl_proc_ps / 1e6 - 1e-6);
 	g_assert_cmpfloat(ring_round, ==, ring_proc);
 	g_assert_cmpfloat(nccl_round, ==, nccl_proc);
+	platform_release(&pl);
+}
+
+/* Halving-Doubling AllReduce with nchunks 4 (16 ops per rank, eight of
+ * them Send/Recv receives) at 4 KiB, one channel. */
+static double run_hd4(const struct platform *pl, bool nccl)
+{
+	struct simulate_job job = {
+		.plat = pl, .coll = COLL_ALLREDUCE, .algo = nccl ? "nccl" : "hd", .bytes = 4096,
+		.elem_bytes = 4, .params = { .nchunks = nccl ? 1 : 4, .peer = 1 }, .seed = 1,
+		.mode = MODE_SINGLE, .proto = PAXI_PROTO_SIMPLE,
+	};
+	struct simulate_outcome o;
+	GError *err = NULL;
+
+	g_assert_true(simulate(&job, &o, &err));
+	g_assert_no_error(err);
+	double us = o.latency_us;
+
+	simulate_outcome_clear(&o);
+	return us;
+}
+
+/* channels.ready_latency: a Send/Recv receive's ready flag is a release
+ * store of the channel's leader, paid on the engine before its next slice.
+ * Halving-Doubling with nchunks 4 starts four receives per phase at once,
+ * and their flags hold the engine back from the sends and sums queued
+ * behind them: at 4 KiB it grows by at least four of them (rank 0 raises
+ * four flags before its first send) and at most by all eight of a rank.
+ * The Transfer rings raise no ready flag and NCCL's runs keep none. */
+static void test_ready_latency(void)
+{
+	struct platform pl;
+	const sim_time_t r = SIM_NS(1000);
+
+	load_h200(&pl);
+	g_assert_cmpuint(pl.ready_lat_ps, ==, pl.fabric.link.lat_ps);
+	pl.ready_lat_ps = 0;
+	double hd0 = run_hd4(&pl, false), nccl0 = run_hd4(&pl, true);
+	double ring0 = run_job(&pl, COLL_ALLREDUCE, "ring", 4096, MODE_SINGLE, PAXI_PROTO_SIMPLE,
+			       NULL);
+
+	pl.ready_lat_ps = r;
+	double hd = run_hd4(&pl, false), nccl = run_hd4(&pl, true);
+	double ring = run_job(&pl, COLL_ALLREDUCE, "ring", 4096, MODE_SINGLE, PAXI_PROTO_SIMPLE,
+			      NULL);
+
+	g_assert_cmpfloat(hd - hd0, >=, 4 * (double)r / 1e6 - 1e-6);
+	g_assert_cmpfloat(hd - hd0, <=, 8 * (double)r / 1e6 + 1e-6);
+	g_assert_cmpfloat(ring, ==, ring0);
+	g_assert_cmpfloat(nccl, ==, nccl0);
+	/* only with the ready handshake: RTS/CTS leaves the engine alone */
+	pl.paxi.handshake = PAXI_HS_RTS;
+	hd = run_hd4(&pl, false);
+	pl.ready_lat_ps = 0;
+	hd0 = run_hd4(&pl, false);
+	g_assert_cmpfloat(hd, ==, hd0);
 	platform_release(&pl);
 }
 
@@ -2311,6 +2369,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/gpu/send-done", test_send_done);
 	g_test_add_func("/sim/gpu/channel-spread", test_channel_spread);
 	g_test_add_func("/sim/gpu/flag-poll", test_flag_poll);
+	g_test_add_func("/sim/gpu/ready-latency", test_ready_latency);
 	g_test_add_func("/sim/gpu/receive-costs", test_receive_costs);
 	g_test_add_func("/sim/platform/write-roundtrip", test_platform_write_roundtrip);
 	g_test_add_func("/sim/gpu/copy-in", test_copy_in);
