@@ -128,8 +128,10 @@ struct chan {
 	bool kick_pending, in_pump, wait_ack, wait_credit, timer_pending;
 	bool nak_sent;             /* receiver: the current gap was NAKed */
 
-	/* credits per virtual channel; returns pending in a ring of
-	 * (time << 1 | vc) sorted by time, oldest at cq_head */
+	/* credits per virtual channel, not counting the returns in the ring
+	 * that are due (collected when a virtual channel runs out); returns
+	 * pending in a ring of (time << 1 | vc) sorted by time, oldest at
+	 * cq_head */
 	uint32_t cred[2];
 	uint64_t *cq;              /* owned, cq_mask + 1 >= cq_cap slots, on first use */
 	uint32_t cq_head, cq_len, cq_mask, cq_cap; /* cq_cap = nvc x credits */
@@ -628,11 +630,12 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 			c->wait_ack = true;
 		goto out;
 	}
+	/* Credits are collected only when an input finds its virtual channel
+	 * without one: the count it would have seen counts the returns due by
+	 * now, so the decision is the same as collecting first, and the
+	 * return ring is read once per many packets, not at every one. */
 	const bool credits = c->p.credits != 0;
-
-	if (credits)
-		credits_collect(c, now);
-
+	bool collected = false;
 	bool credit_blocked = false;
 	sim_time_t inject_at = SIM_TIME_MAX;
 	const sim_time_t inject_free = f->nodes[c->src].inject_free;
@@ -641,6 +644,10 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 		int i = act_pop(c);
 		int vc = i == 0 ? c->lhead->vc0 : (i - 1) & c->vc_mask;
 
+		if (credits && c->cred[vc] == 0 && !collected) {
+			credits_collect(c, now);
+			collected = true;
+		}
 		if (credits && c->cred[vc] == 0) {
 			credit_blocked = true;
 			act_push(c, i);
