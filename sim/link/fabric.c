@@ -536,6 +536,7 @@ static inline sim_time_t node_ps(struct node_rate *r, uint64_t bytes, uint64_t b
 static inline void pkt_to_event(struct sim_event *ev, const struct pkt *p, uint64_t seq)
 {
 	ev->data[0].p = p->msg;
+	ev->flags |= SIM_EV_PREFETCH_DATA; /* the receiver reads the message first */
 	ev->data[1].u = p->end;
 	ev->data[2].u = (uint64_t)p->payload | (uint64_t)p->hop << 32 | (uint64_t)p->last << 63;
 	ev->data[3].u = seq;
@@ -752,8 +753,8 @@ static inline void pkt_deliver(struct fabric *f, struct msg *m, uint64_t end, bo
 /* Packet p has reached its last node: delivered now, or by EV_DELIVER
  * (which carries it) when the node's ejection is busy. A packet of the pool
  * (owned) goes back to it. */
-static inline void eject(struct fabric *f, struct chan *c, struct pkt *p, bool owned,
-			 sim_time_t now)
+static inline __attribute__((always_inline)) void
+eject(struct fabric *f, struct chan *c, struct pkt *p, bool owned, sim_time_t now)
 {
 	struct node *n = &f->nodes[c->dst];
 	sim_time_t t = MAX(now, n->eject_free);
@@ -774,6 +775,7 @@ static inline void eject(struct fabric *f, struct chan *c, struct pkt *p, bool o
 	struct sim_event *ev = sim_schedule(f->s, t - now, &c->comp, EV_DELIVER);
 
 	ev->data[0].p = m;
+	ev->flags |= SIM_EV_PREFETCH_DATA;
 	ev->data[1].u = end;
 	ev->data[2].u = last;
 }
@@ -781,8 +783,9 @@ static inline void eject(struct fabric *f, struct chan *c, struct pkt *p, bool o
 /* The receiver accepts packet seq, p: of the pool on a lossy channel
  * (owned), else the event's copy, which a packet of the pool replaces when
  * it waits for its next channel. */
-static inline void accept(struct fabric *f, struct chan *c, uint64_t seq, struct pkt *p,
-			  bool owned, sim_time_t now)
+static inline __attribute__((always_inline)) void
+accept(struct fabric *f, struct chan *c, uint64_t seq, struct pkt *p,
+       bool owned, sim_time_t now)
 {
 	struct msg *m = p->msg;
 	sim_time_t ack = now + c->p.lat_ps;
