@@ -30,7 +30,9 @@
  * incoming channel x virtual channel) round-robin, one packet at a time; each
  * input is FIFO. Messages from memory on one channel are served in the order
  * they were sent. Packets and messages come from free lists refilled in slabs,
- * never one heap allocation per packet. */
+ * never one heap allocation per packet; on a lossless channel a packet on
+ * the wire lives in its EV_ARRIVE event (pkt_to_event), and one of the pool
+ * only while it waits in an input or, on a lossy channel, for its ACK. */
 #include "sim/link/link.h"
 
 #include <stdlib.h>
