@@ -840,7 +840,7 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 {
 	struct chan *c = (struct chan *)self;
 	struct fabric *f = c->f;
-	sim_time_t now = sim_now(s);
+	sim_time_t now = ev->time; /* the clock, without a call into the engine */
 
 	if (G_LIKELY(ev->type == EV_ARRIVE)) {
 		if (G_LIKELY(!chan_lossy(c))) {
