@@ -124,10 +124,20 @@ static inline bool eq_can_put(const struct eq *q, unsigned j)
 void eq_push(struct eq *q, uint64_t time, struct sim_event *ev);
 
 /* Level-0 pops prefetch the event this many entries ahead in their bucket,
- * and the target component of the one EQ_LEAD_TARGET ahead (its event was
- * prefetched EQ_LEAD - EQ_LEAD_TARGET pops earlier). */
+ * the line its data[0].p points at for the one EQ_LEAD_DATA ahead when it
+ * asks for it (SIM_EV_PREFETCH_DATA), and the target component of the one
+ * EQ_LEAD_TARGET ahead (each event was prefetched EQ_LEAD - EQ_LEAD_DATA or
+ * EQ_LEAD - EQ_LEAD_TARGET pops earlier). */
 #define EQ_LEAD 12
+#define EQ_LEAD_DATA 8
 #define EQ_LEAD_TARGET 4
+
+/* Prefetches what ev's data[0].p points at, when ev asks for it. */
+static inline void eq_prefetch_data(const struct sim_event *ev)
+{
+	if (ev->flags & SIM_EV_PREFETCH_DATA)
+		__builtin_prefetch(ev->data[0].p);
+}
 
 /* Prefetches the hot lines of ev's target component (sim.h), ev itself
  * being expected in the cache by then. The queue does not need a target:
@@ -197,6 +207,8 @@ static inline struct sim_event *eq_pop_until(struct eq *q, uint64_t until)
 			q->head[j] = h + 1;
 			if (h + EQ_LEAD < b->len)
 				__builtin_prefetch(e[EQ_LEAD].ev);
+			if (h + EQ_LEAD_DATA < b->len)
+				eq_prefetch_data(e[EQ_LEAD_DATA].ev);
 			if (h + EQ_LEAD_TARGET < b->len)
 				eq_prefetch_target(e[EQ_LEAD_TARGET].ev);
 		}

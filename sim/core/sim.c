@@ -20,6 +20,7 @@
 
 #define EV_CANCELLED 1u
 #define EV_FIRING 2u    /* being handled: too late to cancel */
+G_STATIC_ASSERT(((EV_CANCELLED | EV_FIRING) & SIM_EV_PREFETCH_DATA) == 0);
 #define SLAB_EVENTS_FIRST 4096
 #define SLAB_BYTES_LATER ((size_t)2 << 20)
 

@@ -69,9 +69,14 @@ struct sim_event {
 	uint64_t seq;                 /* scheduling order; 0 when not pending */
 	struct sim_component *target; /* borrowed */
 	uint32_t type;                /* interpreted by target->handler */
-	uint32_t flags;               /* engine-private */
+	uint32_t flags;               /* engine-private, but for SIM_EV_PREFETCH_DATA */
 	union sim_word data[4];       /* payload, the caller's to fill */
 };
+
+/* An event flag its scheduler may set: data[0].p points at what its handler
+ * reads first (or is NULL), and the engine prefetches that line a few events
+ * before the event fires, as it does the target's hot lines. */
+#define SIM_EV_PREFETCH_DATA 4u
 
 /* Identifies one pending event for cancellation; stays safe to use after the
  * event has fired (cancel then answers false). */

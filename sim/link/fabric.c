@@ -30,7 +30,9 @@
  * incoming channel x virtual channel) round-robin, one packet at a time; each
  * input is FIFO. Messages from memory on one channel are served in the order
  * they were sent. Packets and messages come from free lists refilled in slabs,
- * never one heap allocation per packet. */
+ * never one heap allocation per packet; on a lossless channel a packet on
+ * the wire lives in its EV_ARRIVE event (pkt_to_event), and one of the pool
+ * only while it waits in an input or, on a lossy channel, for its ACK. */
 #include "sim/link/link.h"
 
 #include <stdlib.h>
@@ -128,8 +130,10 @@ struct chan {
 	bool kick_pending, in_pump, wait_ack, wait_credit, timer_pending;
 	bool nak_sent;             /* receiver: the current gap was NAKed */
 
-	/* credits per virtual channel; returns pending in a ring of
-	 * (time << 1 | vc) sorted by time, oldest at cq_head */
+	/* credits per virtual channel, not counting the returns in the ring
+	 * that are due (collected when a virtual channel runs out); returns
+	 * pending in a ring of (time << 1 | vc) sorted by time, oldest at
+	 * cq_head */
 	uint32_t cred[2];
 	uint64_t *cq;              /* owned, cq_mask + 1 >= cq_cap slots, on first use */
 	uint32_t cq_head, cq_len, cq_mask, cq_cap; /* cq_cap = nvc x credits */
@@ -321,6 +325,12 @@ static void msg_free_fn(gpointer p)
 	g_free(m);
 }
 
+/* The virtual channel of m's hop h. */
+static inline uint8_t msg_vc(const struct msg *m, uint32_t h)
+{
+	return h == 0 ? m->vc0 : m->vc[h];
+}
+
 /* ---- arbiter inputs ---- */
 
 static inline void act_push(struct chan *c, int i)
@@ -356,9 +366,17 @@ static inline void chan_inputs(struct chan *c)
 		c->in = g_new0(struct input, c->nin);
 }
 
-/* Takes the next packet of input i: from memory, cut from the head message.
- * Sets *more when the input still has packets after this one. */
-static inline struct pkt *input_take(struct fabric *f, struct chan *c, int i, bool *more)
+static inline bool chan_lossy(const struct chan *c)
+{
+	return c->p.error_rate > 0;
+}
+
+/* Takes the next packet of input i: from memory, cut from the head message,
+ * into v on a lossless channel (its event will carry it) or a packet of the
+ * pool on a lossy one (its replay slot keeps it). Sets *more when the input
+ * still has packets after this one. */
+static inline struct pkt *input_take(struct fabric *f, struct chan *c, int i, bool *more,
+				     struct pkt *v)
 {
 	if (i > 0) {
 		struct input *in = &c->in[i];
@@ -372,7 +390,7 @@ static inline struct pkt *input_take(struct fabric *f, struct chan *c, int i, bo
 		return p;
 	}
 	struct msg *m = c->lhead;
-	struct pkt *p = pkt_alloc(f);
+	struct pkt *p = G_UNLIKELY(chan_lossy(c)) ? pkt_alloc(f) : v;
 	uint64_t rest = m->bytes - m->cut;
 
 	p->msg = m;
@@ -514,11 +532,36 @@ static inline sim_time_t node_ps(struct node_rate *r, uint64_t bytes, uint64_t b
 	return r->ps;
 }
 
+/* A lossless channel's EV_ARRIVE carries its packet: the message, the end
+ * byte, and the payload, hop and last flag in one word (payload below
+ * LINK_MAX_PAYLOAD_BYTES < 2^31, hop < 2^31); and its sequence number. */
+static inline void pkt_to_event(struct sim_event *ev, const struct pkt *p, uint64_t seq)
+{
+	ev->data[0].p = p->msg;
+	ev->flags |= SIM_EV_PREFETCH_DATA; /* the receiver reads the message first */
+	ev->data[1].u = p->end;
+	ev->data[2].u = (uint64_t)p->payload | (uint64_t)p->hop << 32 | (uint64_t)p->last << 63;
+	ev->data[3].u = seq;
+}
+
+static inline void pkt_from_event(struct pkt *p, const struct sim_event *ev)
+{
+	uint64_t w = ev->data[2].u;
+
+	*p = (struct pkt){
+		.msg = ev->data[0].p,
+		.end = ev->data[1].u,
+		.payload = (uint32_t)w,
+		.hop = (uint32_t)(w >> 32) & 0x7fffffffu,
+		.last = w >> 63,
+	};
+}
+
 /* Puts packet p (sequence number seq) on the wire now; on a lossy channel
  * its slot has been filled and the transmission may be lost. */
 static inline __attribute__((always_inline)) void
-wire_start(struct fabric *f, struct chan *c, struct pkt *p, uint32_t payload,
-	   sim_time_t wire_ps, uint64_t seq, sim_time_t now)
+wire_start(struct fabric *f, struct chan *c, struct pkt *p, const struct pkt *v,
+	   uint32_t payload, sim_time_t wire_ps, uint64_t seq, sim_time_t now)
 {
 	uint64_t serial = ++c->tx_serial;
 	bool lost = false;
@@ -541,10 +584,19 @@ wire_start(struct fabric *f, struct chan *c, struct pkt *p, uint32_t payload,
 	}
 	struct sim_event *ev = sim_schedule(f->s, wire_ps + c->p.lat_ps, &c->comp, EV_ARRIVE);
 
-	ev->data[0].u = seq;
-	ev->data[1].u = serial;
-	ev->data[2].u = lost;
-	ev->data[3].p = p; /* the receiver reads it from the event */
+	if (G_UNLIKELY(chan_lossy(c))) {
+		ev->data[0].u = seq;
+		ev->data[1].u = serial;
+		ev->data[2].u = lost;
+		ev->data[3].p = p; /* the receiver reads it from the event */
+		return;
+	}
+	/* Lossless: the event carries the packet itself (pkt_to_event), so
+	 * the receiver reads no packet of the pool, and one that came from
+	 * an input's FIFO goes back to the pool now. */
+	pkt_to_event(ev, p, seq);
+	if (p != v)
+		pkt_release(f, p);
 }
 
 /* A replay of seq (lossy channels only). */
@@ -552,11 +604,11 @@ static void transmit_again(struct fabric *f, struct chan *c, uint64_t seq, sim_t
 {
 	struct gbn_slot *sl = slot(c, seq);
 
-	wire_start(f, c, sl->pkt, sl->payload, sl->wire_ps, seq, now);
+	wire_start(f, c, sl->pkt, NULL, sl->payload, sl->wire_ps, seq, now);
 }
 
-static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p, int vc,
-				sim_time_t now)
+static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p,
+				const struct pkt *v, int vc, sim_time_t now)
 {
 	struct msg *m = p->msg;
 
@@ -585,6 +637,7 @@ static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p,
 	}
 	if (c->p.credits)
 		c->cred[vc]--;
+	G_STATIC_ASSERT(LINK_MAX_PAYLOAD_BYTES < (1u << 31));
 	if (p->hop == 0) {
 		if (f->np.inject_bytes_per_s)
 			f->nodes[c->src].inject_free =
@@ -592,9 +645,9 @@ static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p,
 	} else {
 		struct chan *up = &f->chans[m->chan[p->hop - 1]];
 
-		credit_return(f, up, m->vc[p->hop - 1], now + up->p.credit_return_ps, now);
+		credit_return(f, up, msg_vc(m, p->hop - 1), now + up->p.credit_return_ps, now);
 	}
-	wire_start(f, c, p, p->payload, wire_ps, seq, now);
+	wire_start(f, c, p, v, p->payload, wire_ps, seq, now);
 }
 
 /* The transmitter's decision, at a time the wire is free: a replay first,
@@ -628,11 +681,12 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 			c->wait_ack = true;
 		goto out;
 	}
+	/* Credits are collected only when an input finds its virtual channel
+	 * without one: the count it would have seen counts the returns due by
+	 * now, so the decision is the same as collecting first, and the
+	 * return ring is read once per many packets, not at every one. */
 	const bool credits = c->p.credits != 0;
-
-	if (credits)
-		credits_collect(c, now);
-
+	bool collected = false;
 	bool credit_blocked = false;
 	sim_time_t inject_at = SIM_TIME_MAX;
 	const sim_time_t inject_free = f->nodes[c->src].inject_free;
@@ -641,6 +695,10 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 		int i = act_pop(c);
 		int vc = i == 0 ? c->lhead->vc0 : (i - 1) & c->vc_mask;
 
+		if (credits && c->cred[vc] == 0 && !collected) {
+			credits_collect(c, now);
+			collected = true;
+		}
 		if (credits && c->cred[vc] == 0) {
 			credit_blocked = true;
 			act_push(c, i);
@@ -652,11 +710,12 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 			continue;
 		}
 		bool more;
-		struct pkt *p = input_take(f, c, i, &more);
+		struct pkt v;
+		struct pkt *p = input_take(f, c, i, &more, &v);
 
 		if (more)
 			act_push(c, i);
-		transmit_new(f, c, p, vc, now);
+		transmit_new(f, c, p, &v, vc, now);
 		goto busy;
 	}
 	if (credit_blocked) {
@@ -677,16 +736,14 @@ out:
 
 /* ---- receiver ---- */
 
-static inline void pkt_deliver(struct fabric *f, struct pkt *p)
+/* Delivers the packet of m that ends at byte `end` (the last one when
+ * done). */
+static inline void pkt_deliver(struct fabric *f, struct msg *m, uint64_t end, bool done)
 {
-	struct msg *m = p->msg;
-	bool done = p->last;
-	uint64_t end = p->end;
 	fabric_deliver_fn fn = m->deliver;
 	void *user = m->user;
 
 	f->delivering_replayed = m->replayed;
-	pkt_release(f, p);
 	if (done) {
 		f->in_flight--;
 		m->next = f->msg_free;
@@ -695,24 +752,42 @@ static inline void pkt_deliver(struct fabric *f, struct pkt *p)
 	fn(user, end, done);
 }
 
-static inline void eject(struct fabric *f, struct chan *c, struct pkt *p, sim_time_t now)
+/* Packet p has reached its last node: delivered now, or by EV_DELIVER
+ * (which carries it) when the node's ejection is busy. A packet of the pool
+ * (owned) goes back to it. */
+static inline __attribute__((always_inline)) void
+eject(struct fabric *f, struct chan *c, struct pkt *p, bool owned, sim_time_t now)
 {
 	struct node *n = &f->nodes[c->dst];
 	sim_time_t t = MAX(now, n->eject_free);
+	struct msg *m = p->msg;
+	uint64_t end = p->end;
+	bool last = p->last;
 
 	if (f->np.eject_bytes_per_s)
 		n->eject_free = t + node_ps(&f->eject_rate, p->payload, f->np.eject_bytes_per_s);
-	credit_return(f, c, p->msg->vc[p->hop - 1], t + c->p.credit_return_ps, now);
+	credit_return(f, c, msg_vc(m, p->hop - 1), t + c->p.credit_return_ps, now);
+	if (owned)
+		pkt_release(f, p);
 	if (t == now && n->eject_pending == 0) {
-		pkt_deliver(f, p);
+		pkt_deliver(f, m, end, last);
 		return;
 	}
 	n->eject_pending++;
-	sim_schedule(f->s, t - now, &c->comp, EV_DELIVER)->data[0].p = p;
+	struct sim_event *ev = sim_schedule(f->s, t - now, &c->comp, EV_DELIVER);
+
+	ev->data[0].p = m;
+	ev->flags |= SIM_EV_PREFETCH_DATA;
+	ev->data[1].u = end;
+	ev->data[2].u = last;
 }
 
-static inline void accept(struct fabric *f, struct chan *c, uint64_t seq, struct pkt *p,
-			  sim_time_t now)
+/* The receiver accepts packet seq, p: of the pool on a lossy channel
+ * (owned), else the event's copy, which a packet of the pool replaces when
+ * it waits for its next channel. */
+static inline __attribute__((always_inline)) void
+accept(struct fabric *f, struct chan *c, uint64_t seq, struct pkt *p,
+       bool owned, sim_time_t now)
 {
 	struct msg *m = p->msg;
 	sim_time_t ack = now + c->p.lat_ps;
@@ -736,8 +811,14 @@ static inline void accept(struct fabric *f, struct chan *c, uint64_t seq, struct
 	c->st.hops_histogram[MIN(m->nhops, 7u)] += p->payload;
 	p->hop++;
 	if (p->hop == m->nhops) {
-		eject(f, c, p, now);
+		eject(f, c, p, owned, now);
 		return;
+	}
+	if (!owned) {
+		struct pkt *q = pkt_alloc(f);
+
+		*q = *p;
+		p = q;
 	}
 	struct chan *next = &f->chans[m->chan[p->hop]];
 	int i = 1 + f->t.nvc * c->in_index + m->vc[p->hop];
@@ -759,15 +840,27 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 {
 	struct chan *c = (struct chan *)self;
 	struct fabric *f = c->f;
-	sim_time_t now = sim_now(s);
+	sim_time_t now = ev->time; /* the clock, without a call into the engine */
 
 	if (G_LIKELY(ev->type == EV_ARRIVE)) {
+		if (G_LIKELY(!chan_lossy(c))) {
+			/* nothing is lost: packets arrive in sequence */
+			struct pkt v;
+
+			if (G_UNLIKELY(ev->data[3].u != c->expected))
+				g_error("link %s: packet %" G_GUINT64_FORMAT " arrived, %"
+					G_GUINT64_FORMAT " expected", c->name, ev->data[3].u,
+					c->expected);
+			pkt_from_event(&v, ev);
+			accept(f, c, c->expected, &v, false, now);
+			return;
+		}
 		uint64_t seq = ev->data[0].u;
 
 		if (G_UNLIKELY(ev->data[2].u))
 			return; /* lost on the wire: the receiver sees nothing */
 		if (G_LIKELY(seq == c->expected)) {
-			accept(f, c, seq, ev->data[3].p, now);
+			accept(f, c, seq, ev->data[3].p, true, now);
 			return;
 		}
 		if (seq > c->expected && !c->nak_sent) {
@@ -816,7 +909,7 @@ static void chan_handler(struct sim *s, struct sim_component *self, struct sim_e
 	}
 	case EV_DELIVER:
 		f->nodes[c->dst].eject_pending--;
-		pkt_deliver(f, ev->data[0].p);
+		pkt_deliver(f, ev->data[0].p, ev->data[1].u, ev->data[2].u);
 		break;
 	default:
 		g_error("link %s: unknown event type %u", c->name, ev->type);

@@ -15,6 +15,10 @@
  * Send/Recv. Reductions use a per-node virtual clock at the reduce rate. */
 #include "sim/paxi/paxi.h"
 
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
 G_DEFINE_QUARK(g5-paxi-error-quark, paxi_error)
 
 enum {
@@ -39,27 +43,34 @@ enum txn_state {
 #define TXN_BLOCK 1024
 
 struct paxi_txn {
+	/* Line 0 holds what every delivered packet reads (on_data_delivered);
+	 * the blocks of transactions are aligned to a line. */
 	struct paxi *x;
 	const struct paxi_txn_ops *ops;
-	void *src_user, *dst_user;
-	enum txn_state state;
-	int src, dst;
-	uint32_t unit;
-	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
-	enum paxi_proto proto; /* Transfer: the run's protocol; Send/Recv: simple */
+	void *dst_user;
 	uint64_t bytes;
-	uint64_t available;   /* supplied by the source so far */
-	uint64_t injected;    /* handed to the fabric so far */
 	uint64_t arrived;     /* delivered at the destination */
 	uint64_t notified;    /* reported usable */
 	uint64_t wire_arrived; /* Transfer: wire bytes delivered (protocol lines) */
+	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
+	uint8_t proto;         /* enum paxi_proto. Transfer: the run's protocol;
+				* Send/Recv: simple */
+	uint8_t kind;          /* enum paxi_kind: tm.kind, beside the fields above */
+
+	void *src_user;
+	enum txn_state state;
+	int src, dst;
+	uint32_t unit;
+	uint64_t available;   /* supplied by the source so far */
+	uint64_t injected;    /* handed to the fabric so far */
 	bool started, posted, rts_arrived, cts_arrived, flag_sent, zero_sent;
 	struct paxi_txn_times tm; /* tm.kind is the transaction's kind */
 	struct paxi_txn *next_wait; /* slot queue link */
 	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
 	struct paxi_msg *last_data; /* flow fidelity: its last data message while in
 				     * flight (pump may grow it), else NULL */
-};
+} __attribute__((aligned(64)));
+G_STATIC_ASSERT(offsetof(struct paxi_txn, kind) < 64);
 
 struct paxi_msg {
 	struct paxi_txn *t;
@@ -248,7 +259,7 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
-	x->txn_blocks = g_ptr_array_new_with_free_func(g_free);
+	x->txn_blocks = g_ptr_array_new_with_free_func(free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	x->blocks = g_ptr_array_new_with_free_func(g_free);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
@@ -551,7 +562,7 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 		t->tm.arrived = sim_now(x->s);
 	if (x->p.engine && x->engines[t->src].cur && x->engines[t->src].cur->t == t)
 		engine_try_finish(x, t->src);
-	if (t->tm.kind != PAXI_TRANSFER)
+	if (t->kind != PAXI_TRANSFER)
 		return;
 	bool all = t->arrived == t->bytes && done;
 
@@ -604,7 +615,12 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 		*t = (struct paxi_txn){ 0 };
 	} else {
 		if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
-			g_ptr_array_add(x->txn_blocks, g_new0(struct paxi_txn, TXN_BLOCK));
+			void *mem = NULL;
+
+			if (posix_memalign(&mem, 64, sizeof(struct paxi_txn) * TXN_BLOCK))
+				g_error("paxi: out of memory for %d transactions", TXN_BLOCK);
+			memset(mem, 0, sizeof(struct paxi_txn) * TXN_BLOCK);
+			g_ptr_array_add(x->txn_blocks, mem);
 			x->txn_block_used = 0;
 		}
 		t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks, x->txn_blocks->len - 1) +
@@ -620,7 +636,8 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 		t->src = src;
 	t->dst = dst;
 	t->unit = unit % x->p.cdma_units;
-	t->proto = kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE;
+	t->proto = (uint8_t)(kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE);
+	t->kind = (uint8_t)kind;
 	t->bytes = bytes;
 	t->tm.kind = kind;
 	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
