@@ -267,7 +267,8 @@ static void on_sent(void *user, struct paxi_txn *t)
 
 /* Flow fidelity: how long op o can wait for more of its incoming data
  * without delaying anything. A forwarding op whose outgoing channel is busy
- * sending what is queued on it loses nothing until that drains (a reducing
+ * sending what is queued on it, or whose outgoing Transfer is still in its
+ * setup (paxi_txn_drain_ps), loses nothing until that drains (a reducing
  * one: half of it, as its reduction of a piece takes about as long as the
  * piece's transit); an op that only stores its data needs it whole; a
  * reduction without an output, a staged copy, or an op not started yet take

@@ -38,7 +38,8 @@
  *    (done = true); piece_bytes = 0: once, on the last byte.
  *  - with a slack function, the receiver says at each boundary how long it
  *    can wait for more data without delaying anything (a fused op whose own
- *    output channel is busy with queued data for that long): the next piece
+ *    output channel is busy with queued data for that long, or whose
+ *    outgoing Transfer is still in its setup that long): the next piece
  *    (the first too, once the flow has a rate) is then as many piece_bytes
  *    as the flow sends, at its rate of now, in half of that slack less its
  *    tail. A larger piece does not change the receiver's output while that

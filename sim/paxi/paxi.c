@@ -531,6 +531,15 @@ static sim_time_t data_slack(void *user)
 
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 {
+	if (t->state == TX_SETUP && t->tm.kind == PAXI_TRANSFER && !t->x->p.engine &&
+	    fabric_fidelity(t->x->f) == LINK_FIDELITY_FLOW) {
+		/* none of its data leaves before its setup ends (PX_SETUP_DONE
+		 * allows a Transfer's data at once), nor before its channel has
+		 * sent what is queued on it */
+		sim_time_t left = t->tm.setup_end - sim_now(t->x->s);
+
+		return MAX(left, fabric_drain_ps(t->x->f, t->src, t->dst, ROUTE_SHORTEST));
+	}
 	if (t->state != TX_DATA)
 		return 0;
 	return fabric_drain_ps(t->x->f, t->src, t->dst, ROUTE_SHORTEST);

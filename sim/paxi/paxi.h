@@ -244,8 +244,10 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 void paxi_txn_start(struct paxi_txn *t);
 
 /* Flow fidelity: the time from now until t's first channel has sent what
- * is queued on it (fabric_drain_ps); 0 before t may send data, and at
- * packet fidelity. */
+ * is queued on it (fabric_drain_ps); for a Transfer still in its setup
+ * (without an engine), at least the time until that setup ends, as none of
+ * its data leaves before; 0 otherwise before t may send data, and at packet
+ * fidelity. */
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t);
 
 /* Starts queued at the source, for a user that keeps its own queue of the

@@ -179,6 +179,36 @@ static void test_slots_and_setup(void)
 	rig_close(&r);
 }
 
+/* Flow fidelity: a Transfer's drain (the receiver's slack comes from it)
+ * covers its setup, as none of its data leaves before the setup ends;
+ * packet fidelity: 0. */
+static void test_drain_in_setup(void)
+{
+	for (int flow = 0; flow < 2; flow++) {
+		struct rig r;
+		struct probe a = { 0 }, da = { 0 };
+
+		rig_init(&r);
+		r.fc.fidelity = flow ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
+		rig_open(&r);
+		struct paxi_txn *t = rig_send(&r, PAXI_TRANSFER, 100000, &a, &da);
+		sim_time_t end = r.pp.setup_ps + r.pp.protos[PAXI_PROTO_SIMPLE].lat_ps;
+
+		g_assert_cmpuint(paxi_txn_drain_ps(t), ==, (flow ? end : 0));
+		sim_run(r.s, end - SIM_NS(10), UINT64_MAX);
+		g_assert_cmpuint(paxi_txn_drain_ps(t), ==, (flow ? SIM_NS(10) : 0));
+		/* after it: its data on the channel, at the channel's rate */
+		sim_run(r.s, end + 1, UINT64_MAX);
+		if (flow)
+			g_assert_cmpuint(paxi_txn_drain_ps(t), >, SIM_NS(10));
+		else
+			g_assert_cmpuint(paxi_txn_drain_ps(t), ==, 0);
+		sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_cmpuint(da.last_usable, ==, 100000);
+		rig_close(&r);
+	}
+}
+
 struct red_probe {
 	struct sim *s;
 	sim_time_t at[3];
@@ -557,6 +587,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/paxi/supply/partial-increments", test_partial_supply);
 	g_test_add_func("/paxi/params/refused", test_params_refused);
 	g_test_add_func("/paxi/cdma/slots-and-setup", test_slots_and_setup);
+	g_test_add_func("/paxi/transfer/drain-in-setup", test_drain_in_setup);
 	g_test_add_func("/paxi/reduce/queue-per-node", test_reduce_queue);
 	g_test_add_func("/paxi/reduce/per-unit", test_reduce_per_unit);
 	g_test_add_func("/paxi/sendrecv/ready-flag", test_ready_handshake);
