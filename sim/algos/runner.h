@@ -122,9 +122,9 @@ bool runner_lazy(const struct paxi_params *pp);
  * as struct runner_launches counts them) its indices (live state, deps
  * left, partners, its place in the lane and dependent lists: about
  * RUNNER_BYTES_PER_OP); per op alive at once its state (176 bytes), its
- * PAXI transaction (264) and its causes (72, shared where equal): about
- * RUNNER_BYTES_PER_LIVE_OP. Alive at once: every op without runner_lazy;
- * with it, about RUNNER_LIVE_PER_SLOT x slots per rank and unit at most
+ * PAXI transaction (320: 64-byte aligned) and its causes (72, shared where
+ * equal): about RUNNER_BYTES_PER_LIVE_OP. Alive at once: every op without
+ * runner_lazy; with it, about RUNNER_LIVE_PER_SLOT x slots per rank and unit at most
  * (measured on rings at 3 at most, tests/sim /sim/runner/live-bounded).
  * Plus the step table (a row per rank and step). */
 #define RUNNER_BYTES_PER_OP 32
