@@ -24,6 +24,7 @@
  * history is kept after its readers are done. Alive at once: a few ops per
  * rank and slot (tests/sim /sim/runner/live-bounded), not the schedule. */
 #include "sim/algos/runner.h"
+#include "sim/util/pool.h"
 
 G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
 
@@ -41,7 +42,6 @@ struct bd_vec {
 struct bd_memo {
 	struct bd_vec v;
 	uint32_t refs;            /* the run states pointing to it */
-	struct bd_memo *next_free;
 };
 
 /* Memos per block of the runner's memo pool. */
@@ -177,8 +177,7 @@ struct runner {
 	uint64_t elems;       /* elements of the collective */
 	uint32_t elem_bytes;
 	GPtrArray *pool;      /* owned: blocks of RUN_OP_BLOCK run states */
-	GPtrArray *memo_blocks; /* owned: blocks of BD_MEMO_BLOCK memos */
-	struct bd_memo *free_memos;
+	struct pool memos;    /* of struct bd_memo, BD_MEMO_BLOCK a block */
 	uint32_t pool_used;   /* run states taken from the last block */
 	uint32_t free_op;     /* pool index + 1 of a handed back run state, 0 none */
 	uint64_t ops_live, ops_live_peak; /* run states alive now, and the most at once */
@@ -469,24 +468,13 @@ static void memo_unref(struct runner *r, struct bd_memo *m)
 {
 	if (!m || --m->refs)
 		return;
-	m->next_free = r->free_memos;
-	r->free_memos = m;
+	pool_give(&r->memos, m);
 }
 
 static struct bd_memo *memo_new(struct runner *r)
 {
-	if (!r->free_memos) {
-		struct bd_memo *b = g_new(struct bd_memo, BD_MEMO_BLOCK);
+	struct bd_memo *m = pool_take(&r->memos);
 
-		g_ptr_array_add(r->memo_blocks, b);
-		for (int i = 0; i < BD_MEMO_BLOCK; i++) {
-			b[i].next_free = r->free_memos;
-			r->free_memos = &b[i];
-		}
-	}
-	struct bd_memo *m = r->free_memos;
-
-	r->free_memos = m->next_free;
 	m->refs = 1;
 	return m;
 }
@@ -1533,7 +1521,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);
 		paxi_set_refill(r->px, on_refill, r);
 	}
-	r->memo_blocks = g_ptr_array_new_with_free_func(g_free);
+	pool_init(&r->memos, sizeof(struct bd_memo), BD_MEMO_BLOCK);
 
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
@@ -1619,9 +1607,8 @@ static void teardown(struct runner *r)
 	r->queues = NULL;
 	if (r->pool)
 		g_ptr_array_unref(r->pool);
-	if (r->memo_blocks)
-		g_ptr_array_unref(r->memo_blocks);
-	r->pool = r->memo_blocks = NULL;
+	pool_release(&r->memos);
+	r->pool = NULL;
 	r->ranks = NULL;
 	r->call_end = NULL;
 }

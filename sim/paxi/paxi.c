@@ -14,6 +14,7 @@
  * bytes are reported per slice for a Transfer and once, on the flag, for a
  * Send/Recv. Reductions use a per-node virtual clock at the reduce rate. */
 #include "sim/paxi/paxi.h"
+#include "sim/util/pool.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -41,6 +42,8 @@ enum txn_state {
 
 /* Transactions per block of paxi's transaction store. */
 #define TXN_BLOCK 1024
+/* Messages and reduction requests per block of their pools. */
+#define POOL_BLOCK 256
 
 struct paxi_txn {
 	/* Line 0 holds what every delivered packet reads (on_data_delivered);
@@ -77,7 +80,6 @@ struct paxi_msg {
 	enum ctrl_type ctrl;     /* for control messages */
 	bool data;
 	uint64_t seen;           /* data: bytes delivered so far */
-	struct paxi_msg *next_free;
 };
 
 struct cdma {
@@ -106,7 +108,6 @@ struct engine {
 struct reduce_req {
 	void (*done)(void *user);
 	void *user;
-	struct reduce_req *next_free;
 };
 
 struct paxi {
@@ -127,9 +128,8 @@ struct paxi {
 	void (*refill)(void *user, int node, uint32_t unit); /* paxi_set_refill's */
 	void *refill_user;
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
-	GPtrArray *blocks;            /* owned: msg and reduce pools */
-	struct paxi_msg *free_msgs;
-	struct reduce_req *free_reqs;
+	struct pool msgs;             /* of struct paxi_msg */
+	struct pool reqs;             /* of struct reduce_req */
 	struct paxi_stats st;
 };
 
@@ -261,7 +261,8 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->txn_blocks = g_ptr_array_new_with_free_func(free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
-	x->blocks = g_ptr_array_new_with_free_func(g_free);
+	pool_init(&x->msgs, sizeof(struct paxi_msg), POOL_BLOCK);
+	pool_init(&x->reqs, sizeof(struct reduce_req), POOL_BLOCK);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
 	return x;
 }
@@ -272,7 +273,8 @@ void paxi_free(struct paxi *x)
 		return;
 	g_ptr_array_unref(x->txn_blocks);
 	g_array_unref(x->route);
-	g_ptr_array_unref(x->blocks);
+	pool_release(&x->msgs);
+	pool_release(&x->reqs);
 	g_free(x->units);
 	g_free(x->reduce_free_at);
 	for (int i = 0; i < x->nodes; i++) {
@@ -372,30 +374,17 @@ static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
 	return bytes_per_s ? link_wire_ps(bytes, bytes_per_s) : 0;
 }
 
-#define POOL_BLOCK 256
-
 static struct paxi_msg *msg_get(struct paxi *x)
 {
-	if (!x->free_msgs) {
-		struct paxi_msg *b = g_new0(struct paxi_msg, POOL_BLOCK);
+	struct paxi_msg *m = pool_take(&x->msgs);
 
-		g_ptr_array_add(x->blocks, b);
-		for (int i = 0; i < POOL_BLOCK; i++) {
-			b[i].next_free = x->free_msgs;
-			x->free_msgs = &b[i];
-		}
-	}
-	struct paxi_msg *m = x->free_msgs;
-
-	x->free_msgs = m->next_free;
 	*m = (struct paxi_msg){ 0 };
 	return m;
 }
 
 static void msg_put(struct paxi *x, struct paxi_msg *m)
 {
-	m->next_free = x->free_msgs;
-	x->free_msgs = m;
+	pool_give(&x->msgs, m);
 }
 
 static void on_ctrl_delivered(void *user, uint64_t bytes, bool done);
@@ -820,19 +809,8 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 
 static struct reduce_req *req_get(struct paxi *x, void (*done)(void *user), void *user)
 {
-	struct reduce_req *r;
+	struct reduce_req *r = pool_take(&x->reqs);
 
-	if (!x->free_reqs) {
-		struct reduce_req *b = g_new0(struct reduce_req, POOL_BLOCK);
-
-		g_ptr_array_add(x->blocks, b);
-		for (int i = 0; i < POOL_BLOCK; i++) {
-			b[i].next_free = x->free_reqs;
-			x->free_reqs = &b[i];
-		}
-	}
-	r = x->free_reqs;
-	x->free_reqs = r->next_free;
 	r->done = done;
 	r->user = user;
 	return r;
@@ -1033,8 +1011,7 @@ static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_e
 		void (*done)(void *) = r->done;
 		void *user = r->user;
 
-		r->next_free = x->free_reqs;
-		x->free_reqs = r;
+		pool_give(&x->reqs, r);
 		done(user);
 		break;
 	}
