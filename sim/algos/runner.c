@@ -93,28 +93,54 @@ G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= UINT8_MAX);
 static uint64_t in_bytes(const struct run_op *o);
 static uint64_t out_bytes(const struct run_op *o);
 
-/* What the runner keeps of a rank for the whole run: about 20 bytes per op
- * (5 indices, and one per dependent), the ops' run state living only while
- * it is read (struct run_op). */
-struct run_rank {
-	uint32_t nops;        /* the schedule's ops of this rank x calls */
-	uint32_t *live;       /* per op: its run state's pool index + 1, 0 never alive,
+/* What the runner keeps of an op for the whole run, in one record, as an
+ * event that reaches the op reads them together. */
+struct op_slot {
+	uint32_t live;        /* its run state's pool index + 1, 0 never alive,
 			       * OP_GONE done and gone */
-	uint32_t *deps_left;  /* per op: its deps not done */
-	uint32_t *in_from;    /* per op: the sender's op of its incoming data, NO_OP none */
-	uint32_t *out_to;     /* per op: the receiver's op of its outgoing data, NO_OP none */
-	uint32_t *lane_next;  /* per lane: next op index (in lane_ops) to start */
-	GArray **lane_ops;    /* per lane: op indices in list order */
+	uint32_t deps_left;   /* its deps not done */
+	uint32_t in_from;     /* the sender's op of its incoming data, NO_OP none */
+	uint32_t out_to;      /* the receiver's op of its outgoing data, NO_OP none */
+	uint32_t dep_first;   /* its first dependent in dep_ops (the next slot's
+			       * dep_first ends them) */
+};
+
+/* What the runner keeps of a rank for the whole run: a record per op
+ * (struct op_slot), an index per dependent, and with several lanes an index
+ * per op in its lane's list; the ops' run state lives only while it is read
+ * (struct run_op). What an event reads comes first. */
+struct run_rank {
+	struct op_slot *slot; /* per op, and one past the last: [nops].dep_first
+			       * is the count of dependents */
+	const struct sched_op *sops; /* borrowed: the schedule's ops of this rank */
+	const uint32_t *sdeps; /* borrowed: the schedule's deps of this rank */
+	uint32_t per;         /* the schedule's ops of this rank (one call) */
+	uint32_t nops;        /* per x calls */
+	uint32_t *lane_next;  /* per lane: the position in its list of the next op to start */
+	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
+	uint32_t *lane_first; /* several lanes: per lane, its list's first index in
+			       * lane_ops; [nlanes] = nops. NULL: one lane, whose
+			       * list is every op, position = index */
+	uint32_t *lane_ops;   /* several lanes: op indices by lane, in list order */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
+	guint span_base;      /* spans: this rank's first op's index in them */
+	uint32_t *call_left;  /* per call: its ops on this rank not done */
 	struct paxi_landing landed; /* the last outgoing transaction whose landing
 				     * completed an op (paxi_send_done); zero: none */
-	uint32_t *call_left;  /* per call: its ops on this rank not done */
-	uint32_t *dep_first;  /* per op: its first dependent in dep_ops; [nops] = their count */
-	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
-	guint span_base;      /* spans: this rank's first op's index in them */
 	GArray **dorm;        /* per lane (lazy): of struct dorm_seg, by position; NULL none */
 	guint *dorm_head;     /* per lane: the first segment with ops still dormant */
 };
+
+/* The length of a lane's list, and the op at position pos of it. */
+static uint32_t lane_len(const struct run_rank *rr, uint32_t lane)
+{
+	return rr->lane_first ? rr->lane_first[lane + 1] - rr->lane_first[lane] : rr->nops;
+}
+
+static uint32_t lane_op(const struct run_rank *rr, uint32_t lane, uint32_t pos)
+{
+	return rr->lane_first ? rr->lane_ops[rr->lane_first[lane] + pos] : pos;
+}
 
 /* Lazy: ops a lane issued together with no run state yet: a send waiting
  * in the runner's queue, or a receive whose transaction is not made yet,
@@ -160,7 +186,7 @@ static uint32_t fifo_pop(struct op_fifo *f)
 	return v;
 }
 
-/* live[] of an op whose run state was made and has gone (it is done). */
+/* op_slot.live of an op whose run state was made and has gone (it is done). */
 #define OP_GONE UINT32_MAX
 
 #define NO_OP UINT32_MAX
@@ -297,9 +323,9 @@ static const struct paxi_txn_ops txn_ops = {
 /* The schedule's op of rank's run op i (calls repeat the rank's list). */
 static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i)
 {
-	const GArray *ops = r->s->ranks[rank].ops;
+	const struct run_rank *rr = &r->ranks[rank];
 
-	return &g_array_index(ops, struct sched_op, i % ops->len);
+	return &rr->sops[i < rr->per ? i : i % rr->per];
 }
 
 static struct run_op *pool_at(const struct runner *r, uint32_t idx)
@@ -310,7 +336,7 @@ static struct run_op *pool_at(const struct runner *r, uint32_t idx)
 /* Op i of rank's run state if it is alive, else NULL. */
 static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
 {
-	uint32_t l = r->ranks[rank].live[i];
+	uint32_t l = r->ranks[rank].slot[i].live;
 
 	return l && l != OP_GONE ? pool_at(r, l - 1) : NULL;
 }
@@ -318,20 +344,20 @@ static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
 /* Op i's position in its lane's list. */
 static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t lane)
 {
-	const GArray *lo = r->ranks[rank].lane_ops[lane];
-	uint32_t lo_i = 0, hi = lo->len;
+	const struct run_rank *rr = &r->ranks[rank];
+	uint32_t lo_i = 0, len = lane_len(rr, lane), hi = len;
 
-	if (r->nlanes == 1)
+	if (!rr->lane_first)
 		return i;
 	while (lo_i < hi) {
 		uint32_t mid = lo_i + (hi - lo_i) / 2;
 
-		if (g_array_index(lo, uint32_t, mid) < i)
+		if (lane_op(rr, lane, mid) < i)
 			lo_i = mid + 1;
 		else
 			hi = mid;
 	}
-	g_assert(lo_i < lo->len && g_array_index(lo, uint32_t, lo_i) == i);
+	g_assert(lo_i < len && lane_op(rr, lane, lo_i) == i);
 	return lo_i;
 }
 
@@ -341,7 +367,7 @@ static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 	const struct run_rank *rr = &r->ranks[rank];
 	uint32_t lane = sched_op_of(r, rank, i)->lane;
 
-	if (!rr->dorm || !rr->dorm[lane] || rr->live[i])
+	if (!rr->dorm || !rr->dorm[lane] || rr->slot[i].live)
 		return NULL;
 	uint32_t pos = lane_pos(r, rank, i, lane);
 
@@ -390,7 +416,7 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 	o->bd_start = g->bd;
 	if (g->bd)
 		g->bd->refs++;
-	if (pos + 1 < rr->lane_ops[lane]->len && rr->lane_next[lane] <= pos + 1)
+	if (pos + 1 < lane_len(rr, lane) && rr->lane_next[lane] <= pos + 1)
 		o->refs++; /* its lane successor's start reads its start */
 	if (is_send(k)) {
 		o->out_queued = true;
@@ -428,7 +454,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 
 	if (o)
 		return o;
-	g_assert(rr->live[i] != OP_GONE);
+	g_assert(rr->slot[i].live != OP_GONE);
 	struct dorm_seg *sleeping = r->lazy ? dorm_find(r, rank, i) : NULL;
 
 	if (r->free_op) {
@@ -445,10 +471,10 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	const struct sched_op *op = sched_op_of(r, rank, i);
 
 	*o = (struct run_op){
-		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / r->s->ranks[rank].ops->len),
+		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / rr->per),
 		.lane_pred = -1, .pool_idx = idx,
 		/* itself, its dependents, and its partners */
-		.refs = 1 + (rr->dep_first[i + 1] - rr->dep_first[i]) + (is_send(op->kind) ? 1 : 0) +
+		.refs = 1 + (rr->slot[i + 1].dep_first - rr->slot[i].dep_first) + (is_send(op->kind) ? 1 : 0) +
 			(is_recv(op->kind) ? 1 : 0),
 	};
 	/* w is a send's engine progress otherwise */
@@ -456,7 +482,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 		o->w.local_bytes = op->kind == SOP_COPY
 			? copy_bytes(r->s, r->elems, r->elem_bytes, op)
 			: units_bytes(r->s, r->elems, r->elem_bytes, op->src_off, op->count);
-	rr->live[i] = idx + 1;
+	rr->slot[i].live = idx + 1;
 	if (++r->ops_live > r->ops_live_peak)
 		r->ops_live_peak = r->ops_live;
 	if (sleeping)
@@ -504,7 +530,7 @@ static void op_unref(struct run_op *o)
 	memo_unref(r, o->bd_start);
 	memo_unref(r, o->bd_usable);
 	memo_unref(r, o->bd_end);
-	r->ranks[o->rank].live[o->idx] = OP_GONE;
+	r->ranks[o->rank].slot[o->idx].live = OP_GONE;
 	r->ops_live--;
 	o->next_free = r->free_op;
 	r->free_op = o->pool_idx + 1;
@@ -526,7 +552,7 @@ static uint64_t in_bytes(const struct run_op *o)
 	if (!is_recv(o->op->kind))
 		return 0;
 	return send_bytes(o->r, sched_op_of(o->r, o->op->recv_peer,
-					    o->r->ranks[o->rank].in_from[o->idx]));
+					    o->r->ranks[o->rank].slot[o->idx].in_from));
 }
 
 /* The bytes of the op's outgoing transaction (made or not), 0 if none. */
@@ -540,7 +566,7 @@ static uint64_t out_bytes(const struct run_op *o)
 static void make_out(struct run_op *o)
 {
 	struct runner *r = o->r;
-	struct run_op *d = op_live(r, o->op->send_peer, r->ranks[o->rank].out_to[o->idx]);
+	struct run_op *d = op_live(r, o->op->send_peer, r->ranks[o->rank].slot[o->idx].out_to);
 
 	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank),
 				      node(r, o->op->send_peer), o->op->lane,
@@ -562,7 +588,7 @@ static void op_txns(struct run_op *o)
 	if (is_send(o->op->kind) && !o->out)
 		make_out(o);
 	if (is_recv(o->op->kind) && !o->in) {
-		struct run_op *src = op_live(r, o->op->recv_peer, rr->in_from[o->idx]);
+		struct run_op *src = op_live(r, o->op->recv_peer, rr->slot[o->idx].in_from);
 
 		o->in = src->out = paxi_txn_new(r->px, src->op->paxi, node(r, src->rank),
 						node(r, o->rank), src->op->lane,
@@ -716,11 +742,11 @@ static void on_op_setup(void *user)
 static void op_release_readers(const struct run_op *o)
 {
 	struct runner *r = o->r;
-	const struct sched_rank *sr = &r->s->ranks[o->rank];
-	uint32_t base = o->call * sr->ops->len;
+	const struct run_rank *rr = &r->ranks[o->rank];
+	uint32_t base = o->call * rr->per;
 
 	for (uint32_t d = 0; d < o->op->ndeps; d++)
-		op_unref(op_get(r, o->rank, g_array_index(sr->deps, uint32_t, o->op->dep_first + d) + base));
+		op_unref(op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base));
 	if (o->lane_pred >= 0) {
 		struct run_op *pred = op_get(r, o->rank, (uint32_t)o->lane_pred);
 
@@ -751,11 +777,10 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 {
 	struct run_rank *rr = &r->ranks[rank];
 	const struct sched_op *op = sched_op_of(r, rank, i);
-	GArray *lo = rr->lane_ops[op->lane];
 	struct run_op tmp = {
 		.r = r, .op = op, .rank = rank, .idx = i,
-		.call = (uint8_t)(i / r->s->ranks[rank].ops->len),
-		.lane_pred = pos ? (int32_t)g_array_index(lo, uint32_t, pos - 1) : -1,
+		.call = (uint8_t)(i / rr->per),
+		.lane_pred = pos ? (int32_t)lane_op(rr, op->lane, pos - 1) : -1,
 		.t_start = sim_now(r->sim), .started = true,
 	};
 	struct bd_memo *bd = r->bd_on ? bd_walk_start(&tmp) : NULL;
@@ -924,11 +949,11 @@ static void op_try_finish(struct run_op *o)
 	op_record(o);
 	struct run_rank *rr = &r->ranks[o->rank];
 
-	for (uint32_t i = rr->dep_first[o->idx]; i < rr->dep_first[o->idx + 1]; i++) {
+	for (uint32_t i = rr->slot[o->idx].dep_first; i < rr->slot[o->idx + 1].dep_first; i++) {
 		uint32_t d = rr->dep_ops[i];
 
-		g_assert(rr->deps_left[d] > 0);
-		if (--rr->deps_left[d] == 0)
+		g_assert(rr->slot[d].deps_left > 0);
+		if (--rr->slot[d].deps_left == 0)
 			lane_advance(r, o->rank, sched_op_of(r, o->rank, d)->lane);
 	}
 	/* its partners' walks are done with it once they are done; it with them */
@@ -943,13 +968,13 @@ static void op_try_finish(struct run_op *o)
 static void lane_advance(struct runner *r, int rank, uint32_t lane)
 {
 	struct run_rank *rr = &r->ranks[rank];
-	GArray *lo = rr->lane_ops[lane];
+	uint32_t len = lane_len(rr, lane);
 
-	while (rr->lane_next[lane] < lo->len) {
-		uint32_t pos = rr->lane_next[lane], i = g_array_index(lo, uint32_t, pos);
+	while (rr->lane_next[lane] < len) {
+		uint32_t pos = rr->lane_next[lane], i = lane_op(rr, lane, pos);
 		const struct run_op *alive = op_get(r, rank, i);
 
-		if (rr->deps_left[i] || i / r->s->ranks[rank].ops->len >= rr->launched)
+		if (rr->slot[i].deps_left || i / rr->per >= rr->launched)
 			return;
 		if (!alive && r->lazy && op_may_sleep(r, rank, i)) {
 			rr->lane_next[lane]++;
@@ -959,8 +984,8 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 		struct run_op *o = op_live(r, rank, i);
 
 		rr->lane_next[lane]++;
-		o->lane_pred = pos ? (int32_t)g_array_index(lo, uint32_t, pos - 1) : -1;
-		if (pos + 1 < lo->len)
+		o->lane_pred = pos ? (int32_t)lane_op(rr, lane, pos - 1) : -1;
+		if (pos + 1 < len)
 			o->refs++; /* its lane successor's start reads its start */
 		op_start(o);
 	}
@@ -1207,8 +1232,8 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			}
 			/* what let it start: the dep that ended last, or its lane
 			 * predecessor starting (alive: they wait for its start) */
-			const struct sched_rank *sr = &r->s->ranks[o->rank];
-			uint32_t base = o->call * sr->ops->len;
+			const struct run_rank *rr = &r->ranks[o->rank];
+			uint32_t base = o->call * rr->per;
 			struct run_op *best = NULL;
 			struct run_op *pred = o->lane_pred >= 0 ? op_get(r, o->rank, (uint32_t)o->lane_pred)
 								: NULL;
@@ -1222,9 +1247,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			}
 
 			for (uint32_t d = 0; d < o->op->ndeps; d++) {
-				struct run_op *c = op_get(r, o->rank,
-							  g_array_index(sr->deps, uint32_t,
-									o->op->dep_first + d) + base);
+				struct run_op *c = op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base);
 
 				if (!best || c->t_end > best->t_end)
 					best = c;
@@ -1370,7 +1393,14 @@ static void match_side_init(struct match_side *m, const struct runner *r, int ra
 				.op = i,
 			};
 	}
-	qsort(e, n, sizeof(*e), match_entry_cmp);
+	/* already in order where a rank talks to its peers one after another
+	 * (a ring's every send goes to one peer on one lane) */
+	bool sorted = true;
+
+	for (uint32_t i = 1; i < n && sorted; i++)
+		sorted = e[i - 1].key <= e[i].key;
+	if (!sorted)
+		qsort(e, n, sizeof(*e), match_entry_cmp);
 	for (uint32_t i = 0; i < n; i++)
 		g += !i || e[i].key != e[i - 1].key;
 	m->ngroups = g;
@@ -1437,8 +1467,8 @@ static bool match(struct runner *r, GError **error)
 			for (uint32_t k = 0; k < recvs.first[g + 1] - recvs.first[g] && k < nsend; k++) {
 				uint32_t ri = recvs.ops[recvs.first[g] + k], si = sa->ops[sa->first[sg] + k];
 
-				rb->in_from[ri] = si;
-				r->ranks[a].out_to[si] = ri;
+				rb->slot[ri].in_from = si;
+				r->ranks[a].slot[si].out_to = ri;
 			}
 		}
 		match_side_release(&recvs);
@@ -1447,7 +1477,7 @@ static bool match(struct runner *r, GError **error)
 		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
 			const struct sched_op *op = sched_op_of(r, rank, i);
 
-			if (is_recv(op->kind) && r->ranks[rank].in_from[i] == NO_OP) {
+			if (is_recv(op->kind) && r->ranks[rank].slot[i].in_from == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
 					    rank, i, op->recv_peer, op->lane);
@@ -1458,7 +1488,7 @@ static bool match(struct runner *r, GError **error)
 		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
 			const struct sched_op *op = sched_op_of(r, rank, i);
 
-			if (is_send(op->kind) && r->ranks[rank].out_to[i] == NO_OP) {
+			if (is_send(op->kind) && r->ranks[rank].slot[i].out_to == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u sends to rank %d on lane %u, which never receives it",
 					    rank, i, op->send_peer, op->lane);
@@ -1528,47 +1558,57 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		const struct sched_rank *sr = &s->ranks[rank];
 		uint32_t per = sr->ops->len; /* ops of one call */
 
+		rr->sops = (const struct sched_op *)(const void *)sr->ops->data;
+		rr->sdeps = (const uint32_t *)(const void *)sr->deps->data;
+		rr->per = per;
 		rr->nops = per * r->calls;
-		rr->live = g_new0(uint32_t, rr->nops ? rr->nops : 1);
-		rr->deps_left = g_new(uint32_t, rr->nops ? rr->nops : 1);
-		rr->in_from = g_new(uint32_t, rr->nops ? rr->nops : 1);
-		rr->out_to = g_new(uint32_t, rr->nops ? rr->nops : 1);
+		rr->slot = g_new0(struct op_slot, (gsize)rr->nops + 1);
 		rr->lane_next = g_new0(uint32_t, r->nlanes);
-		rr->lane_ops = g_new0(GArray *, r->nlanes);
 		rr->call_left = g_new0(uint32_t, r->calls);
-		rr->dep_first = g_new0(uint32_t, (gsize)rr->nops + 1);
-		for (uint32_t l = 0; l < r->nlanes; l++)
-			rr->lane_ops[l] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		if (r->nlanes > 1) {
+			rr->lane_first = g_new0(uint32_t, (gsize)r->nlanes + 1);
+			rr->lane_ops = g_new(uint32_t, rr->nops ? rr->nops : 1);
+		}
 		for (uint32_t i = 0; i < rr->nops; i++) {
-			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
+			const struct sched_op *op = &rr->sops[i % per];
 			uint32_t call = i / per;
 
-			rr->in_from[i] = rr->out_to[i] = NO_OP;
-			rr->deps_left[i] = op->ndeps;
+			rr->slot[i].in_from = rr->slot[i].out_to = NO_OP;
+			rr->slot[i].deps_left = op->ndeps;
 			rr->call_left[call]++;
-			g_array_append_val(rr->lane_ops[op->lane], i);
+			if (rr->lane_first)
+				rr->lane_first[op->lane + 1]++;
 			for (uint32_t d = 0; d < op->ndeps; d++) {
-				uint32_t dep = g_array_index(sr->deps, uint32_t, op->dep_first + d) +
-					       call * per;
+				uint32_t dep = rr->sdeps[op->dep_first + d] + call * per;
 
 				g_assert(dep < i);
-				rr->dep_first[dep + 1]++;
+				rr->slot[dep + 1].dep_first++;
 			}
 			r->left++;
 		}
-		/* dep_first holds each op's count of dependents at [op + 1]: made
-		 * offsets, then filled in list order */
+		/* dep_first (lane_first) holds each op's count of dependents (each
+		 * lane's of ops) at [op + 1]: made offsets, then filled in list order */
 		for (uint32_t i = 0; i < rr->nops; i++)
-			rr->dep_first[i + 1] += rr->dep_first[i];
-		rr->dep_ops = g_new(uint32_t, rr->dep_first[rr->nops] ? rr->dep_first[rr->nops] : 1);
-		g_autofree uint32_t *fill = g_memdup2(rr->dep_first, sizeof(uint32_t) * rr->nops);
+			rr->slot[i + 1].dep_first += rr->slot[i].dep_first;
+		rr->dep_ops = g_new(uint32_t, rr->slot[rr->nops].dep_first ? rr->slot[rr->nops].dep_first : 1);
+		g_autofree uint32_t *fill = g_new(uint32_t, rr->nops ? rr->nops : 1);
 
+		for (uint32_t i = 0; i < rr->nops; i++)
+			fill[i] = rr->slot[i].dep_first;
 		for (uint32_t i = 0; i < rr->nops; i++) {
-			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
+			const struct sched_op *op = &rr->sops[i % per];
 
 			for (uint32_t d = 0; d < op->ndeps; d++)
-				rr->dep_ops[fill[g_array_index(sr->deps, uint32_t, op->dep_first + d) +
-						 (i / per) * per]++] = i;
+				rr->dep_ops[fill[rr->sdeps[op->dep_first + d] + (i / per) * per]++] = i;
+		}
+		if (rr->lane_first) {
+			g_autofree uint32_t *at = g_new(uint32_t, r->nlanes);
+
+			for (uint32_t l = 0; l < r->nlanes; l++)
+				rr->lane_first[l + 1] += rr->lane_first[l];
+			memcpy(at, rr->lane_first, sizeof(uint32_t) * r->nlanes);
+			for (uint32_t i = 0; i < rr->nops; i++)
+				rr->lane_ops[at[rr->sops[i % per].lane]++] = i;
 		}
 	}
 	return match(r, error);
@@ -1580,17 +1620,12 @@ static void teardown(struct runner *r)
 	for (int rank = 0; r->ranks && rank < r->s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 
-		g_free(rr->dep_first);
+		g_free(rr->slot);
 		g_free(rr->dep_ops);
-		for (uint32_t l = 0; rr->lane_ops && l < r->nlanes; l++)
-			g_array_unref(rr->lane_ops[l]);
+		g_free(rr->lane_first);
 		g_free(rr->lane_ops);
 		g_free(rr->lane_next);
 		g_free(rr->call_left);
-		g_free(rr->live);
-		g_free(rr->deps_left);
-		g_free(rr->in_from);
-		g_free(rr->out_to);
 		for (uint32_t l = 0; rr->dorm && l < r->nlanes; l++)
 			if (rr->dorm[l])
 				g_array_unref(rr->dorm[l]);
