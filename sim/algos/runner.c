@@ -26,6 +26,9 @@
 #include "sim/algos/runner.h"
 #include "sim/util/pool.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
 
 enum { RUN_KICK = 1, RUN_LAUNCH };
@@ -105,43 +108,6 @@ struct op_slot {
 			       * dep_first ends them) */
 };
 
-/* What the runner keeps of a rank for the whole run: a record per op
- * (struct op_slot), an index per dependent, and with several lanes an index
- * per op in its lane's list; the ops' run state lives only while it is read
- * (struct run_op). What an event reads comes first. */
-struct run_rank {
-	struct op_slot *slot; /* per op, and one past the last: [nops].dep_first
-			       * is the count of dependents */
-	const struct sched_op *sops; /* borrowed: the schedule's ops of this rank */
-	const uint32_t *sdeps; /* borrowed: the schedule's deps of this rank */
-	uint32_t per;         /* the schedule's ops of this rank (one call) */
-	uint32_t nops;        /* per x calls */
-	uint32_t *lane_next;  /* per lane: the position in its list of the next op to start */
-	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
-	uint32_t *lane_first; /* several lanes: per lane, its list's first index in
-			       * lane_ops; [nlanes] = nops. NULL: one lane, whose
-			       * list is every op, position = index */
-	uint32_t *lane_ops;   /* several lanes: op indices by lane, in list order */
-	uint32_t launched;    /* calls whose kernel has started on this rank */
-	guint span_base;      /* spans: this rank's first op's index in them */
-	uint32_t *call_left;  /* per call: its ops on this rank not done */
-	struct paxi_landing landed; /* the last outgoing transaction whose landing
-				     * completed an op (paxi_send_done); zero: none */
-	GArray **dorm;        /* per lane (lazy): of struct dorm_seg, by position; NULL none */
-	guint *dorm_head;     /* per lane: the first segment with ops still dormant */
-};
-
-/* The length of a lane's list, and the op at position pos of it. */
-static uint32_t lane_len(const struct run_rank *rr, uint32_t lane)
-{
-	return rr->lane_first ? rr->lane_first[lane + 1] - rr->lane_first[lane] : rr->nops;
-}
-
-static uint32_t lane_op(const struct run_rank *rr, uint32_t lane, uint32_t pos)
-{
-	return rr->lane_first ? rr->lane_ops[rr->lane_first[lane] + pos] : pos;
-}
-
 /* Lazy: ops a lane issued together with no run state yet: a send waiting
  * in the runner's queue, or a receive whose transaction is not made yet,
  * which nothing else touches until then. They are made alive, as issued
@@ -153,6 +119,51 @@ struct dorm_seg {
 	sim_time_t t_start;     /* when they were issued */
 	struct bd_memo *bd;     /* owned reference: their start's causes; NULL: no breakdown */
 };
+
+/* A lane of a rank: where it is, and (lazy) its dormant ops. */
+struct run_lane {
+	uint32_t next;          /* the position in its list of the next op to start */
+	uint32_t dorm_head;     /* the first segment with ops still dormant */
+	uint32_t dorm_len, dorm_cap; /* segments in dorm, and its room */
+	struct dorm_seg *dorm;  /* owned: segments by position, NULL none */
+};
+
+/* What the runner keeps of a rank for the whole run: a record per op
+ * (struct op_slot), an index per dependent, and with several lanes an index
+ * per op in its lane's list; the ops' run state lives only while it is read
+ * (struct run_op). What an event reads comes first, in the first line of a
+ * rank that is 64-byte aligned (the runner's ranks are). */
+struct run_rank {
+	struct op_slot *slot; /* per op, and one past the last: [nops].dep_first
+			       * is the count of dependents */
+	const struct sched_op *sops; /* borrowed: the schedule's ops of this rank */
+	struct run_lane *lanes; /* per lane: &lane0 with one lane, else owned */
+	uint32_t per;         /* the schedule's ops of this rank (one call) */
+	uint32_t launched;    /* calls whose kernel has started on this rank */
+	struct run_lane lane0; /* the lane of a schedule of one */
+	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
+	const uint32_t *sdeps; /* borrowed: the schedule's deps of this rank */
+	uint32_t nops;        /* per x calls */
+	guint span_base;      /* spans: this rank's first op's index in them */
+	uint32_t *lane_first; /* several lanes: per lane, its list's first index in
+			       * lane_ops; [nlanes] = nops. NULL: one lane, whose
+			       * list is every op, position = index */
+	uint32_t *lane_ops;   /* several lanes: op indices by lane, in list order */
+	uint32_t *call_left;  /* per call: its ops on this rank not done */
+	struct paxi_landing landed; /* the last outgoing transaction whose landing
+				     * completed an op (paxi_send_done); zero: none */
+} __attribute__((aligned(64)));
+
+/* The length of a lane's list, and the op at position pos of it. */
+static uint32_t lane_len(const struct run_rank *rr, uint32_t lane)
+{
+	return rr->lane_first ? rr->lane_first[lane + 1] - rr->lane_first[lane] : rr->nops;
+}
+
+static uint32_t lane_op(const struct run_rank *rr, uint32_t lane, uint32_t pos)
+{
+	return rr->lane_first ? rr->lane_ops[rr->lane_first[lane] + pos] : pos;
+}
 
 /* A FIFO of op indices (a ring buffer that grows by doubling). */
 struct op_fifo {
@@ -366,26 +377,29 @@ static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 {
 	const struct run_rank *rr = &r->ranks[rank];
 	uint32_t lane = sched_op_of(r, rank, i)->lane;
+	const struct run_lane *ln = &rr->lanes[lane];
 
-	if (!rr->dorm || !rr->dorm[lane] || rr->slot[i].live)
+	if (ln->dorm_head == ln->dorm_len || rr->slot[i].live)
 		return NULL;
 	uint32_t pos = lane_pos(r, rank, i, lane);
 
-	if (pos >= rr->lane_next[lane])
+	if (pos >= ln->next)
 		return NULL;
-	GArray *d = rr->dorm[lane];
-	/* segments are in lane order: the last that begins at or before pos */
-	guint lo = rr->dorm_head[lane], hi = d->len;
+	/* segments are in lane order: the last that begins at or before pos
+	 * (most often the first: ops wake about in the order they slept) */
+	uint32_t lo = ln->dorm_head, hi = ln->dorm_len;
 
+	if (pos <= ln->dorm[lo].last)
+		hi = lo + 1;
 	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
+		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (g_array_index(d, struct dorm_seg, mid).first <= pos)
+		if (ln->dorm[mid].first <= pos)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	struct dorm_seg *g = lo > rr->dorm_head[lane] ? &g_array_index(d, struct dorm_seg, lo - 1) : NULL;
+	struct dorm_seg *g = lo > ln->dorm_head ? &ln->dorm[lo - 1] : NULL;
 
 	if (!g || pos > g->last)
 		g_error("runner: op %u of rank %d issued, never alive, in no dormant segment", i, rank);
@@ -416,7 +430,7 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 	o->bd_start = g->bd;
 	if (g->bd)
 		g->bd->refs++;
-	if (pos + 1 < lane_len(rr, lane) && rr->lane_next[lane] <= pos + 1)
+	if (pos + 1 < lane_len(rr, lane) && rr->lanes[lane].next <= pos + 1)
 		o->refs++; /* its lane successor's start reads its start */
 	if (is_send(k)) {
 		o->out_queued = true;
@@ -427,20 +441,20 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 	}
 	g_assert(g->left > 0);
 	g->left--;
-	GArray *d = rr->dorm[lane];
+	struct run_lane *ln = &rr->lanes[lane];
 
-	while (rr->dorm_head[lane] < d->len &&
-	       !g_array_index(d, struct dorm_seg, rr->dorm_head[lane]).left) {
-		memo_unref(r, g_array_index(d, struct dorm_seg, rr->dorm_head[lane]).bd);
-		rr->dorm_head[lane]++;
+	while (ln->dorm_head < ln->dorm_len && !ln->dorm[ln->dorm_head].left) {
+		memo_unref(r, ln->dorm[ln->dorm_head].bd);
+		ln->dorm_head++;
 	}
 	/* the segments no op sleeps in any more go: memory follows the dormant */
-	if (rr->dorm_head[lane] == d->len) {
-		g_array_set_size(d, 0);
-		rr->dorm_head[lane] = 0;
-	} else if (rr->dorm_head[lane] >= 64 && 2 * rr->dorm_head[lane] >= d->len) {
-		g_array_remove_range(d, 0, rr->dorm_head[lane]);
-		rr->dorm_head[lane] = 0;
+	if (ln->dorm_head == ln->dorm_len) {
+		ln->dorm_len = ln->dorm_head = 0;
+	} else if (ln->dorm_head >= 64 && 2 * ln->dorm_head >= ln->dorm_len) {
+		memmove(ln->dorm, ln->dorm + ln->dorm_head,
+			sizeof(struct dorm_seg) * (ln->dorm_len - ln->dorm_head));
+		ln->dorm_len -= ln->dorm_head;
+		ln->dorm_head = 0;
 	}
 }
 
@@ -788,24 +802,21 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 	op_release_readers(&tmp);
 	if (is_send(op->kind))
 		fifo_push(&r->queues[(uint32_t)rank * r->units + op->lane % r->units], i);
-	if (!rr->dorm) {
-		rr->dorm = g_new0(GArray *, r->nlanes);
-		rr->dorm_head = g_new0(guint, r->nlanes);
-	}
-	if (!rr->dorm[op->lane])
-		rr->dorm[op->lane] = g_array_new(FALSE, FALSE, sizeof(struct dorm_seg));
-	GArray *d = rr->dorm[op->lane];
-	struct dorm_seg *last = d->len > rr->dorm_head[op->lane]
-		? &g_array_index(d, struct dorm_seg, d->len - 1) : NULL;
+	struct run_lane *ln = &rr->lanes[op->lane];
+	struct dorm_seg *last = ln->dorm_len > ln->dorm_head ? &ln->dorm[ln->dorm_len - 1] : NULL;
 
 	if (last && last->last + 1 == pos && last->t_start == tmp.t_start && last->bd == bd) {
 		last->last = pos;
 		last->left++;
 		memo_unref(r, bd);
 	} else {
-		struct dorm_seg g = { .first = pos, .last = pos, .left = 1, .t_start = tmp.t_start, .bd = bd };
-
-		g_array_append_val(d, g);
+		if (ln->dorm_len == ln->dorm_cap) {
+			ln->dorm_cap = ln->dorm_cap ? 2 * ln->dorm_cap : 4;
+			ln->dorm = g_renew(struct dorm_seg, ln->dorm, ln->dorm_cap);
+		}
+		ln->dorm[ln->dorm_len++] = (struct dorm_seg){
+			.first = pos, .last = pos, .left = 1, .t_start = tmp.t_start, .bd = bd,
+		};
 	}
 }
 
@@ -970,20 +981,22 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 	struct run_rank *rr = &r->ranks[rank];
 	uint32_t len = lane_len(rr, lane);
 
-	while (rr->lane_next[lane] < len) {
-		uint32_t pos = rr->lane_next[lane], i = lane_op(rr, lane, pos);
+	struct run_lane *ln = &rr->lanes[lane];
+
+	while (ln->next < len) {
+		uint32_t pos = ln->next, i = lane_op(rr, lane, pos);
 		const struct run_op *alive = op_get(r, rank, i);
 
 		if (rr->slot[i].deps_left || i / rr->per >= rr->launched)
 			return;
 		if (!alive && r->lazy && op_may_sleep(r, rank, i)) {
-			rr->lane_next[lane]++;
+			ln->next++;
 			op_sleep(r, rank, i, pos);
 			continue;
 		}
 		struct run_op *o = op_live(r, rank, i);
 
-		rr->lane_next[lane]++;
+		ln->next++;
 		o->lane_pred = pos ? (int32_t)lane_op(rr, lane, pos - 1) : -1;
 		if (pos + 1 < len)
 			o->refs++; /* its lane successor's start reads its start */
@@ -1544,7 +1557,11 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 	r->elem_bytes = elem_bytes;
 	if (!copies_keep_data(s, r->elems, error))
 		return false;
-	r->ranks = g_new0(struct run_rank, s->nranks);
+	void *mem;
+
+	if (posix_memalign(&mem, 64, sizeof(struct run_rank) * (gsize)MAX(s->nranks, 1)))
+		g_error("runner: out of memory for %d ranks", s->nranks);
+	r->ranks = memset(mem, 0, sizeof(struct run_rank) * (gsize)MAX(s->nranks, 1));
 	r->call_end = g_new0(sim_time_t, r->calls);
 	r->pool = g_ptr_array_new_with_free_func(g_free);
 	if (r->lazy) {
@@ -1563,7 +1580,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		rr->per = per;
 		rr->nops = per * r->calls;
 		rr->slot = g_new0(struct op_slot, (gsize)rr->nops + 1);
-		rr->lane_next = g_new0(uint32_t, r->nlanes);
+		rr->lanes = r->nlanes > 1 ? g_new0(struct run_lane, r->nlanes) : &rr->lane0;
 		rr->call_left = g_new0(uint32_t, r->calls);
 		if (r->nlanes > 1) {
 			rr->lane_first = g_new0(uint32_t, (gsize)r->nlanes + 1);
@@ -1624,15 +1641,13 @@ static void teardown(struct runner *r)
 		g_free(rr->dep_ops);
 		g_free(rr->lane_first);
 		g_free(rr->lane_ops);
-		g_free(rr->lane_next);
+		for (uint32_t l = 0; rr->lanes && l < r->nlanes; l++)
+			g_free(rr->lanes[l].dorm);
+		if (rr->lanes != &rr->lane0)
+			g_free(rr->lanes);
 		g_free(rr->call_left);
-		for (uint32_t l = 0; rr->dorm && l < r->nlanes; l++)
-			if (rr->dorm[l])
-				g_array_unref(rr->dorm[l]);
-		g_free(rr->dorm);
-		g_free(rr->dorm_head);
 	}
-	g_free(r->ranks);
+	free(r->ranks);
 	g_free(r->call_end);
 	if (r->lazy)
 		paxi_set_refill(r->px, NULL, NULL);
