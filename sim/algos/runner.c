@@ -447,6 +447,13 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 		memo_unref(r, ln->dorm[ln->dorm_head].bd);
 		ln->dorm_head++;
 	}
+	/* and from the end: a lane whose first segment sleeps long (a ring's
+	 * reduce-scatter, issued at once) goes on making segments that wake
+	 * soon, one at a time */
+	while (ln->dorm_len > ln->dorm_head && !ln->dorm[ln->dorm_len - 1].left) {
+		memo_unref(r, ln->dorm[ln->dorm_len - 1].bd);
+		ln->dorm_len--;
+	}
 	/* the segments no op sleeps in any more go: memory follows the dormant */
 	if (ln->dorm_head == ln->dorm_len) {
 		ln->dorm_len = ln->dorm_head = 0;
