@@ -12,8 +12,9 @@
  * takes everything usable when it starts, so slices that arrive while the
  * reducer is busy are batched.
  *
- * Memory: for the whole run, a few indices per op (about 32 bytes: the
- * matching, deps left, the lane and dependent lists); an op's run state
+ * Memory: for the whole run, a few indices per op (about 24 bytes: a
+ * record of its matching, deps left and first dependent, struct op_slot,
+ * and the dependent lists; the lane lists with several lanes); an op's run state
  * (struct run_op) and its transaction only while something reads them, from
  * a pool. An issued send that would wait for its unit's slot, and a receive
  * whose sender has none, are dormant: no state at all, only a lane segment
@@ -26,6 +27,7 @@
 #include "sim/algos/runner.h"
 #include "sim/util/pool.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,12 +61,19 @@ struct bd_memo {
  * `refs` counts those; at 0 it goes back to the runner's pool, and a
  * transaction goes back to the paxi once both its ops have. */
 struct run_op {
+	/* first line: what most events read */
 	struct runner *r;
 	const struct sched_op *op;    /* borrowed: the schedule owns it */
 	struct paxi_txn *in, *out;    /* borrowed: paxi owns them; NULL none */
 	uint64_t usable;      /* incoming bytes usable */
 	uint64_t processed;   /* incoming bytes reduced or stored */
 	uint64_t reducing;    /* upper end of the reduction in flight, 0 none */
+	int32_t rank;
+	uint8_t kind;             /* op->kind, op->lane: kept here, a line less to read */
+	uint8_t lane;
+	uint8_t call;             /* which of the back-to-back calls, from 0 */
+	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
+	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
 	union {
 		uint64_t local_bytes;   /* COPY / REDUCE work (a COPY_SEND's copy without an engine) */
 		struct {
@@ -74,22 +83,20 @@ struct run_op {
 	sim_time_t t_start, t_end;
 	sim_time_t t_in_done;     /* incoming data all usable and processed */
 	sim_time_t t_reduce;      /* the last reduction batch was issued */
-	int32_t rank;
 	uint32_t idx;
 	int32_t lane_pred;        /* previous op of this lane, -1 none */
 	uint32_t refs;            /* itself until done, and each reader to come */
 	uint32_t pool_idx;        /* its place in the runner's pool */
 	uint32_t next_free;       /* in the pool's free list: the next one + 1, 0 end */
-	uint8_t call;             /* which of the back-to-back calls, from 0 */
-	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
-	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
 	uint64_t out_avail;       /* out_queued: bytes supplied so far */
 	sim_time_t out_all_ps;    /* out_queued: when all of them were, 0 not yet */
 	/* the critical path's causes from the call's start up to a point of
 	 * this op (bd_walk's states), owned references, NULL until reached:
 	 * its start, its end, and its incoming transaction's data all usable */
 	struct bd_memo *bd_start, *bd_end, *bd_usable;
-};
+} __attribute__((aligned(64)));
+
+G_STATIC_ASSERT(offsetof(struct run_op, w) == 64);
 
 G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= UINT8_MAX);
 
@@ -153,6 +160,10 @@ struct run_rank {
 	struct paxi_landing landed; /* the last outgoing transaction whose landing
 				     * completed an op (paxi_send_done); zero: none */
 } __attribute__((aligned(64)));
+
+/* the record and about one dependent's index: what runner_memory_bytes counts */
+G_STATIC_ASSERT(sizeof(struct op_slot) + sizeof(uint32_t) == RUNNER_BYTES_PER_OP);
+G_STATIC_ASSERT(offsetof(struct run_rank, dep_ops) + sizeof(uint32_t *) <= 64);
 
 /* The length of a lane's list, and the op at position pos of it. */
 static uint32_t lane_len(const struct run_rank *rr, uint32_t lane)
@@ -315,13 +326,13 @@ static void on_sent(void *user, struct paxi_txn *t)
 static sim_time_t on_slack(void *user, struct paxi_txn *t)
 {
 	struct run_op *o = user;
-	bool reducer = is_reducing(o->op->kind) || paxi_get_params(o->r->px)->staging;
+	bool reducer = is_reducing(o->kind) || paxi_get_params(o->r->px)->staging;
 
 	(void)t;
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
 	/* a reduction takes about as long again as the piece's transit: half */
-	if (is_send(o->op->kind))
+	if (is_send(o->kind))
 		/* a send still in the runner's queue may not send yet: 0 */
 		return !o->out ? 0 : reducer ? paxi_txn_drain_ps(o->out) / 2 : paxi_txn_drain_ps(o->out);
 	return reducer ? 0 : SIM_TIME_END;
@@ -376,7 +387,7 @@ static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t 
 static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 {
 	const struct run_rank *rr = &r->ranks[rank];
-	uint32_t lane = sched_op_of(r, rank, i)->lane;
+	uint32_t lane = r->nlanes > 1 ? sched_op_of(r, rank, i)->lane : 0;
 	const struct run_lane *ln = &rr->lanes[lane];
 
 	if (ln->dorm_head == ln->dorm_len || rr->slot[i].live)
@@ -422,8 +433,8 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 {
 	struct runner *r = o->r;
 	struct run_rank *rr = &r->ranks[o->rank];
-	uint32_t lane = o->op->lane, pos = lane_pos(r, o->rank, o->idx, lane);
-	enum sched_op_kind k = o->op->kind;
+	uint32_t lane = o->lane, pos = lane_pos(r, o->rank, o->idx, lane);
+	enum sched_op_kind k = o->kind;
 
 	o->started = true;
 	o->t_start = g->t_start;
@@ -483,7 +494,11 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 		r->free_op = pool_at(r, idx)->next_free;
 	} else {
 		if (!r->pool->len || r->pool_used == RUN_OP_BLOCK) {
-			g_ptr_array_add(r->pool, g_new(struct run_op, RUN_OP_BLOCK));
+			void *mem;
+
+			if (posix_memalign(&mem, 64, sizeof(struct run_op) * RUN_OP_BLOCK))
+				g_error("runner: out of memory for %d run states", RUN_OP_BLOCK);
+			g_ptr_array_add(r->pool, mem);
 			r->pool_used = 0;
 		}
 		idx = (r->pool->len - 1) * RUN_OP_BLOCK + r->pool_used++;
@@ -493,7 +508,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 
 	*o = (struct run_op){
 		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / rr->per),
-		.lane_pred = -1, .pool_idx = idx,
+		.kind = op->kind, .lane = op->lane, .lane_pred = -1, .pool_idx = idx,
 		/* itself, its dependents, and its partners */
 		.refs = 1 + (rr->slot[i + 1].dep_first - rr->slot[i].dep_first) + (is_send(op->kind) ? 1 : 0) +
 			(is_recv(op->kind) ? 1 : 0),
@@ -548,9 +563,11 @@ static void op_unref(struct run_op *o)
 		else
 			paxi_txn_free(o->out);
 	}
-	memo_unref(r, o->bd_start);
-	memo_unref(r, o->bd_usable);
-	memo_unref(r, o->bd_end);
+	if (r->bd_on) { /* else no op has causes: a line of o left unread */
+		memo_unref(r, o->bd_start);
+		memo_unref(r, o->bd_usable);
+		memo_unref(r, o->bd_end);
+	}
 	r->ranks[o->rank].slot[o->idx].live = OP_GONE;
 	r->ops_live--;
 	o->next_free = r->free_op;
@@ -570,7 +587,7 @@ static uint64_t in_bytes(const struct run_op *o)
 {
 	if (o->in)
 		return paxi_txn_bytes(o->in);
-	if (!is_recv(o->op->kind))
+	if (!is_recv(o->kind))
 		return 0;
 	return send_bytes(o->r, sched_op_of(o->r, o->op->recv_peer,
 					    o->r->ranks[o->rank].slot[o->idx].in_from));
@@ -579,7 +596,7 @@ static uint64_t in_bytes(const struct run_op *o)
 /* The bytes of the op's outgoing transaction (made or not), 0 if none. */
 static uint64_t out_bytes(const struct run_op *o)
 {
-	return o->out ? paxi_txn_bytes(o->out) : is_send(o->op->kind) ? send_bytes(o->r, o->op) : 0;
+	return o->out ? paxi_txn_bytes(o->out) : is_send(o->kind) ? send_bytes(o->r, o->op) : 0;
 }
 
 /* Makes o's outgoing transaction; its receiver's run state comes alive with
@@ -590,7 +607,7 @@ static void make_out(struct run_op *o)
 	struct run_op *d = op_live(r, o->op->send_peer, r->ranks[o->rank].slot[o->idx].out_to);
 
 	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank),
-				      node(r, o->op->send_peer), o->op->lane,
+				      node(r, o->op->send_peer), o->lane,
 				      send_bytes(r, o->op), &txn_ops, o, d);
 	if (r->lazy && d->started)
 		paxi_txn_post_at(o->out, d->t_start);
@@ -606,9 +623,9 @@ static void op_txns(struct run_op *o)
 
 	if (r->lazy)
 		return;
-	if (is_send(o->op->kind) && !o->out)
+	if (is_send(o->kind) && !o->out)
 		make_out(o);
-	if (is_recv(o->op->kind) && !o->in) {
+	if (is_recv(o->kind) && !o->in) {
 		struct run_op *src = op_live(r, o->op->recv_peer, rr->slot[o->idx].in_from);
 
 		o->in = src->out = paxi_txn_new(r->px, src->op->paxi, node(r, src->rank),
@@ -636,9 +653,9 @@ static void out_supply(struct run_op *o, uint64_t avail)
 static void send_issue(struct run_op *o)
 {
 	struct runner *r = o->r;
-	uint32_t q = (uint32_t)o->rank * r->units + o->op->lane % r->units;
+	uint32_t q = (uint32_t)o->rank * r->units + o->lane % r->units;
 
-	if (r->queues[q].len || paxi_unit_would_wait(r->px, node(r, o->rank), o->op->lane)) {
+	if (r->queues[q].len || paxi_unit_would_wait(r->px, node(r, o->rank), o->lane)) {
 		o->out_queued = true;
 		fifo_push(&r->queues[q], o->idx);
 		return;
@@ -681,7 +698,7 @@ static void on_reduced(void *user)
 
 	o->processed = o->reducing;
 	o->reducing = 0;
-	if (is_send(o->op->kind))
+	if (is_send(o->kind))
 		out_supply(o, o->processed);
 	op_process(o);
 }
@@ -689,14 +706,14 @@ static void on_reduced(void *user)
 /* Moves usable incoming data along: store, reduce, forward. */
 static void op_process(struct run_op *o)
 {
-	enum sched_op_kind k = o->op->kind;
+	enum sched_op_kind k = o->kind;
 
 	/* staging: a received byte is also copied out of the staging buffer */
 	if (is_reducing(k) || paxi_get_params(o->r->px)->staging) {
 		if (!o->reducing && o->usable > o->processed) {
 			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
-			paxi_engine_work(o->r->px, node(o->r, o->rank), o->op->lane, o->processed, o->usable,
+			paxi_engine_work(o->r->px, node(o->r, o->rank), o->lane, o->processed, o->usable,
 					 is_reducing(k), o->in, o->out,
 					 o->out ? on_forward : NULL, on_reduced, o);
 			return;
@@ -739,7 +756,7 @@ static void send_move(struct run_op *o)
 	if (o->w.send.moved == total)
 		return;
 	o->w.send.moving = round ? o->w.send.moved + MIN(round, total - o->w.send.moved) : total;
-	paxi_engine_work(o->r->px, node(o->r, o->rank), o->op->lane, o->w.send.moved, o->w.send.moving, false, NULL, o->out,
+	paxi_engine_work(o->r->px, node(o->r, o->rank), o->lane, o->w.send.moved, o->w.send.moving, false, NULL, o->out,
 			 on_moving, on_moved, o);
 }
 
@@ -799,7 +816,7 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 	struct run_rank *rr = &r->ranks[rank];
 	const struct sched_op *op = sched_op_of(r, rank, i);
 	struct run_op tmp = {
-		.r = r, .op = op, .rank = rank, .idx = i,
+		.r = r, .op = op, .rank = rank, .idx = i, .kind = op->kind, .lane = op->lane,
 		.call = (uint8_t)(i / rr->per),
 		.lane_pred = pos ? (int32_t)lane_op(rr, op->lane, pos - 1) : -1,
 		.t_start = sim_now(r->sim), .started = true,
@@ -838,7 +855,7 @@ static void op_start(struct run_op *o)
 	op_release_readers(o);
 	op_txns(o);
 	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
-		paxi_unit_setup(r->px, node(r, o->rank), o->op->lane, on_op_setup, o);
+		paxi_unit_setup(r->px, node(r, o->rank), o->lane, on_op_setup, o);
 		return;
 	}
 	op_begin(o);
@@ -854,13 +871,13 @@ static bool op_local_kind(const struct runner *r, enum sched_op_kind k)
 
 static bool op_local_pass(const struct run_op *o)
 {
-	return op_local_kind(o->r, o->op->kind);
+	return op_local_kind(o->r, o->kind);
 }
 
 static void op_begin(struct run_op *o)
 {
 	struct runner *r = o->r;
-	enum sched_op_kind k = o->op->kind;
+	enum sched_op_kind k = o->kind;
 	bool from_local = k == SOP_SEND || k == SOP_COPY_SEND; /* sends local data */
 
 	o->started = true;
@@ -877,7 +894,7 @@ static void op_begin(struct run_op *o)
 			out_supply(o, 0);
 	}
 	if (op_local_pass(o)) {
-		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, node(r, o->rank), o->op->lane,
+		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, node(r, o->rank), o->lane,
 							    o->w.local_bytes, on_local_done, o);
 		return;
 	}
@@ -918,14 +935,14 @@ static void op_record(const struct run_op *o)
 
 		x->start_ps = MIN(x->start_ps, o->t_start - r->t0);
 		x->end_ps = MAX(x->end_ps, o->t_end - r->t0);
-		if (is_send(o->op->kind) && o->out)
+		if (is_send(o->kind) && o->out)
 			x->bytes_sent += paxi_txn_bytes(o->out);
 	}
 	if (r->spans)
 		g_array_index(r->spans, struct runner_op_span, r->ranks[o->rank].span_base + o->idx) =
 			(struct runner_op_span){
-				.rank = o->rank, .op = o->idx, .lane = o->op->lane, .step = o->op->step,
-				.kind = o->op->kind,
+				.rank = o->rank, .op = o->idx, .lane = o->lane, .step = o->op->step,
+				.kind = o->kind,
 				.peer = o->op->send_peer >= 0 ? o->op->send_peer : o->op->recv_peer,
 				.start_ps = o->t_start - r->t0, .end_ps = o->t_end - r->t0,
 				.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? in_bytes(o) : o->w.local_bytes,
@@ -936,12 +953,12 @@ static void op_try_finish(struct run_op *o)
 {
 	if (o->done || !o->started)
 		return;
-	if (is_recv(o->op->kind) &&
+	if (is_recv(o->kind) &&
 	    !(o->in && o->in_all && o->processed == in_bytes(o) && !o->reducing))
 		return;
 	if (o->in && !o->t_in_done)
 		o->t_in_done = sim_now(o->r->sim);
-	if (is_send(o->op->kind) && !out_done(o))
+	if (is_send(o->kind) && !out_done(o))
 		return;
 	if (op_local_pass(o) && !o->local_done)
 		return;
@@ -972,7 +989,7 @@ static void op_try_finish(struct run_op *o)
 
 		g_assert(rr->slot[d].deps_left > 0);
 		if (--rr->slot[d].deps_left == 0)
-			lane_advance(r, o->rank, sched_op_of(r, o->rank, d)->lane);
+			lane_advance(r, o->rank, r->nlanes > 1 ? sched_op_of(r, o->rank, d)->lane : 0);
 	}
 	/* its partners' walks are done with it once they are done; it with them */
 	if (o->out)
@@ -1151,7 +1168,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 	while (at != AT_DONE && w.p > kick) {
 		switch (at) {
 		case AT_OP_END: {
-			enum sched_op_kind k = o->op->kind;
+			enum sched_op_kind k = o->kind;
 
 			if (!self) {
 				/* only ever entered at its end (AT_OP_START's rule) */
@@ -1188,7 +1205,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			if (o->t_in_done)
 				give(&w, BD_DEPENDENCY, o->t_in_done);
 			/* a usable time not known yet (0) is after the cursor */
-			if (is_reducing(o->op->kind) && tm->usable && o->t_reduce >= tm->usable &&
+			if (is_reducing(o->kind) && tm->usable && o->t_reduce >= tm->usable &&
 			    o->t_reduce >= o->t_start)
 				give(&w, BD_REDUCTION, o->t_reduce);
 			if (tm->usable && o->t_start > tm->usable) {
@@ -1399,11 +1416,9 @@ static void match_side_init(struct match_side *m, const struct runner *r, int ra
 	const struct run_rank *rr = &r->ranks[rank];
 	uint32_t n = 0, g = 0, nlanes = r->nlanes;
 
-	for (uint32_t i = 0; i < rr->nops; i++)
-		n += send ? is_send(sched_op_of(r, rank, i)->kind) : is_recv(sched_op_of(r, rank, i)->kind);
-	struct match_entry *e = g_new(struct match_entry, n ? n : 1);
+	/* room for every op: one walk of the ops, not two */
+	struct match_entry *e = g_new(struct match_entry, rr->nops ? rr->nops : 1);
 
-	n = 0;
 	for (uint32_t i = 0; i < rr->nops; i++) {
 		const struct sched_op *op = sched_op_of(r, rank, i);
 
@@ -1493,28 +1508,33 @@ static bool match(struct runner *r, GError **error)
 		}
 		match_side_release(&recvs);
 	}
+	/* one walk: the first unmatched receive, else the first unmatched send */
+	int bad_send = -1;
+	uint32_t bad_send_op = 0;
+
 	for (int rank = 0; rank < s->nranks && ok; rank++)
 		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
 			const struct sched_op *op = sched_op_of(r, rank, i);
+			const struct op_slot *sl = &r->ranks[rank].slot[i];
 
-			if (is_recv(op->kind) && r->ranks[rank].slot[i].in_from == NO_OP) {
+			if (is_recv(op->kind) && sl->in_from == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
 					    rank, i, op->recv_peer, op->lane);
 				ok = false;
+			} else if (bad_send < 0 && is_send(op->kind) && sl->out_to == NO_OP) {
+				bad_send = rank;
+				bad_send_op = i;
 			}
 		}
-	for (int rank = 0; rank < s->nranks && ok; rank++)
-		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
-			const struct sched_op *op = sched_op_of(r, rank, i);
+	if (ok && bad_send >= 0) {
+		const struct sched_op *op = sched_op_of(r, bad_send, bad_send_op);
 
-			if (is_send(op->kind) && r->ranks[rank].slot[i].out_to == NO_OP) {
-				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
-					    "rank %d op %u sends to rank %d on lane %u, which never receives it",
-					    rank, i, op->send_peer, op->lane);
-				ok = false;
-			}
-		}
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
+			    "rank %d op %u sends to rank %d on lane %u, which never receives it",
+			    bad_send, bad_send_op, op->send_peer, op->lane);
+		ok = false;
+	}
 	for (int rank = 0; rank < s->nranks; rank++)
 		match_side_release(&sends[rank]);
 	g_free(sends);
@@ -1570,7 +1590,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		g_error("runner: out of memory for %d ranks", s->nranks);
 	r->ranks = memset(mem, 0, sizeof(struct run_rank) * (gsize)MAX(s->nranks, 1));
 	r->call_end = g_new0(sim_time_t, r->calls);
-	r->pool = g_ptr_array_new_with_free_func(g_free);
+	r->pool = g_ptr_array_new_with_free_func(free);
 	if (r->lazy) {
 		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);
 		paxi_set_refill(r->px, on_refill, r);
@@ -1802,7 +1822,8 @@ uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct
 		? MIN(ops, (uint64_t)s->nranks * pp->cdma_units * RUNNER_LIVE_PER_SLOT * pp->slots)
 		: ops;
 
-	return ops * RUNNER_BYTES_PER_OP + live * RUNNER_BYTES_PER_LIVE_OP +
+	return ops * (RUNNER_BYTES_PER_OP + (s->nlanes > 1 ? RUNNER_BYTES_PER_LANE_OP : 0)) +
+	       live * RUNNER_BYTES_PER_LIVE_OP +
 	       (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step);
 }
 
