@@ -450,20 +450,23 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 			o->out_all_ps = g->t_start;
 		}
 	}
+	struct run_lane *ln = &rr->lanes[lane];
+	/* the first and the last segment always have ops asleep: only the
+	 * one that wakes its last can end a run of empty ones */
+	bool at_head = g == &ln->dorm[ln->dorm_head], at_tail = g == &ln->dorm[ln->dorm_len - 1];
+
 	g_assert(g->left > 0);
 	g->left--;
-	struct run_lane *ln = &rr->lanes[lane];
-
-	while (ln->dorm_head < ln->dorm_len && !ln->dorm[ln->dorm_head].left) {
-		memo_unref(r, ln->dorm[ln->dorm_head].bd);
-		ln->dorm_head++;
-	}
-	/* and from the end: a lane whose first segment sleeps long (a ring's
+	/* from the end: a lane whose first segment sleeps long (a ring's
 	 * reduce-scatter, issued at once) goes on making segments that wake
 	 * soon, one at a time */
-	while (ln->dorm_len > ln->dorm_head && !ln->dorm[ln->dorm_len - 1].left) {
+	while (at_tail && ln->dorm_len > ln->dorm_head && !ln->dorm[ln->dorm_len - 1].left) {
 		memo_unref(r, ln->dorm[ln->dorm_len - 1].bd);
 		ln->dorm_len--;
+	}
+	while (at_head && ln->dorm_head < ln->dorm_len && !ln->dorm[ln->dorm_head].left) {
+		memo_unref(r, ln->dorm[ln->dorm_head].bd);
+		ln->dorm_head++;
 	}
 	/* the segments no op sleeps in any more go: memory follows the dormant */
 	if (ln->dorm_head == ln->dorm_len) {
