@@ -130,7 +130,7 @@ struct dorm_seg {
 /* A lane of a rank: where it is, and (lazy) its dormant ops. */
 struct run_lane {
 	uint32_t next;          /* the position in its list of the next op to start */
-	uint32_t dorm_head;     /* the first segment with ops still dormant */
+	uint32_t dorm_empty;    /* segments in dorm whose ops have all woken */
 	uint32_t dorm_len, dorm_cap; /* segments in dorm, and its room */
 	struct dorm_seg *dorm;  /* owned: segments by position, NULL none */
 };
@@ -390,18 +390,19 @@ static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 	uint32_t lane = r->nlanes > 1 ? sched_op_of(r, rank, i)->lane : 0;
 	const struct run_lane *ln = &rr->lanes[lane];
 
-	if (ln->dorm_head == ln->dorm_len || rr->slot[i].live)
+	if (ln->dorm_empty == ln->dorm_len || rr->slot[i].live)
 		return NULL;
 	uint32_t pos = lane_pos(r, rank, i, lane);
 
 	if (pos >= ln->next)
 		return NULL;
 	/* segments are in lane order: the last that begins at or before pos
-	 * (most often the first: ops wake about in the order they slept) */
-	uint32_t lo = ln->dorm_head, hi = ln->dorm_len;
+	 * (most often the first: ops wake about in the order they slept); an
+	 * op in one whose ops have all woken is alive, so not asked for */
+	uint32_t lo = 0, hi = ln->dorm_len;
 
-	if (pos <= ln->dorm[lo].last)
-		hi = lo + 1;
+	if (pos <= ln->dorm[0].last)
+		hi = 1;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -410,9 +411,9 @@ static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 		else
 			hi = mid;
 	}
-	struct dorm_seg *g = lo > ln->dorm_head ? &ln->dorm[lo - 1] : NULL;
+	struct dorm_seg *g = lo ? &ln->dorm[lo - 1] : NULL;
 
-	if (!g || pos > g->last)
+	if (!g || pos > g->last || !g->left)
 		g_error("runner: op %u of rank %d issued, never alive, in no dormant segment", i, rank);
 	return g;
 }
@@ -451,31 +452,26 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 		}
 	}
 	struct run_lane *ln = &rr->lanes[lane];
-	/* the first and the last segment always have ops asleep: only the
-	 * one that wakes its last can end a run of empty ones */
-	bool at_head = g == &ln->dorm[ln->dorm_head], at_tail = g == &ln->dorm[ln->dorm_len - 1];
 
 	g_assert(g->left > 0);
-	g->left--;
-	/* from the end: a lane whose first segment sleeps long (a ring's
-	 * reduce-scatter, issued at once) goes on making segments that wake
-	 * soon, one at a time */
-	while (at_tail && ln->dorm_len > ln->dorm_head && !ln->dorm[ln->dorm_len - 1].left) {
-		memo_unref(r, ln->dorm[ln->dorm_len - 1].bd);
-		ln->dorm_len--;
-	}
-	while (at_head && ln->dorm_head < ln->dorm_len && !ln->dorm[ln->dorm_head].left) {
-		memo_unref(r, ln->dorm[ln->dorm_head].bd);
-		ln->dorm_head++;
-	}
-	/* the segments no op sleeps in any more go: memory follows the dormant */
-	if (ln->dorm_head == ln->dorm_len) {
-		ln->dorm_len = ln->dorm_head = 0;
-	} else if (ln->dorm_head >= 64 && 2 * ln->dorm_head >= ln->dorm_len) {
-		memmove(ln->dorm, ln->dorm + ln->dorm_head,
-			sizeof(struct dorm_seg) * (ln->dorm_len - ln->dorm_head));
-		ln->dorm_len -= ln->dorm_head;
-		ln->dorm_head = 0;
+	if (--g->left)
+		return;
+	memo_unref(r, g->bd);
+	g->bd = NULL;
+	/* the segments no op sleeps in any more go, wherever they are in the
+	 * list (a ring's reduce-scatter, issued at once, sleeps for half the
+	 * run while the segments made after it wake one at a time): once they
+	 * are half of it, in one pass that keeps the order */
+	if (++ln->dorm_empty == ln->dorm_len) {
+		ln->dorm_len = ln->dorm_empty = 0;
+	} else if (2 * ln->dorm_empty > ln->dorm_len) {
+		uint32_t w = 0;
+
+		for (uint32_t s = 0; s < ln->dorm_len; s++)
+			if (ln->dorm[s].left)
+				ln->dorm[w++] = ln->dorm[s];
+		ln->dorm_len = w;
+		ln->dorm_empty = 0;
 	}
 }
 
@@ -830,7 +826,8 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 	if (is_send(op->kind))
 		fifo_push(&r->queues[(uint32_t)rank * r->units + op->lane % r->units], i);
 	struct run_lane *ln = &rr->lanes[op->lane];
-	struct dorm_seg *last = ln->dorm_len > ln->dorm_head ? &ln->dorm[ln->dorm_len - 1] : NULL;
+	struct dorm_seg *last = ln->dorm_len && ln->dorm[ln->dorm_len - 1].left
+		? &ln->dorm[ln->dorm_len - 1] : NULL;
 
 	if (last && last->last + 1 == pos && last->t_start == tmp.t_start && last->bd == bd) {
 		last->last = pos;
