@@ -279,7 +279,7 @@ int cmd_sim(int argc, char **argv)
 	struct platform pl;
 	GError *err = NULL;
 	int rc = 2;
-	struct sched *file_sched = NULL;
+	struct sched *file_sched = NULL, *built = NULL;
 	GArray *sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	struct simulate_job job = { 0 };
 	uint64_t *weights = NULL;
@@ -487,11 +487,11 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (!job.schedule) {
 		struct algo_params p;
-		struct sched *check;
 
+		/* built once: the check, every size and protocol run it */
 		simulate_params(&job, &p);
-		check = algo_build(algo_find(job.coll, job.algo, NULL), job.coll, &p, &err);
-		if (!check) {
+		built = algo_build(algo_find(job.coll, job.algo, NULL), job.coll, &p, &err);
+		if (!built) {
 			if (g_error_matches(err, ALGO_ERROR, ALGO_ERROR_NOT_ADMITTED)) {
 				fprintf(stderr, "%s: %s\n", argv[0], err->message);
 				rc = 1;
@@ -499,7 +499,7 @@ int cmd_sim(int argc, char **argv)
 			}
 			goto usage;
 		}
-		sched_free(check);
+		job.built = built;
 	}
 	/* a size whose run cannot fit the clock: refused before any output */
 	for (guint i = 0; i < sizes->len; i++) {
@@ -621,6 +621,7 @@ out:
 	if (outcomes)
 		g_array_unref(outcomes);
 	sched_free(file_sched);
+	sched_free(built);
 	platform_release(&pl);
 	g_free(o.topo); g_free(o.ranks); g_free(o.cdma_units); g_free(o.slots); g_free(o.dims); g_free(o.link_bw); g_free(o.link_lat); g_free(o.packet);
 	g_free(o.header); g_free(o.credits); g_free(o.credit_ret); g_free(o.error_rate);

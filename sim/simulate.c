@@ -310,10 +310,10 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		a = algo_find(job->coll, job->algo, error);
 		if (!a)
 			return false;
-		built = algo_build(a, job->coll, &p, error);
-		if (!built)
+		built = job->built ? NULL : algo_build(a, job->coll, &p, error);
+		if (!built && !job->built)
 			return false;
-		s = built;
+		s = job->built ? job->built : built;
 	}
 	if (!a) /* a given schedule: the theory of the algorithm it is, if any */
 		a = theory_of(s, &p);
@@ -446,10 +446,10 @@ bool simulate_check(const struct simulate_job *job, GError **error)
 		const struct algo_ops *a = algo_find(job->coll, job->algo, error);
 
 		simulate_params(job, &p);
-		built = a ? algo_build(a, job->coll, &p, error) : NULL;
-		if (!built)
+		built = a && !job->built ? algo_build(a, job->coll, &p, error) : NULL;
+		if (!a || (!built && !job->built))
 			return false;
-		s = built;
+		s = job->built ? job->built : built;
 	}
 	struct sim *sim = sim_new(job->seed);
 	struct fabric *f = fabric_new(sim, &job->plat->fabric, error);

@@ -18,6 +18,10 @@ struct simulate_job {
 	enum coll coll;
 	const char *algo;            /* registry name; ignored when schedule is set */
 	const struct sched *schedule; /* borrowed, or NULL to build from algo */
+	const struct sched *built;    /* borrowed: algo's schedule as simulate_params()
+				      * builds it, made once by a front end that runs
+				      * it several times (sizes, the check); NULL: each
+				      * run builds its own. Ignored when schedule is set */
 	uint64_t bytes;              /* nccl-tests' size */
 	uint32_t elem_bytes;         /* 4 fp32, 2 fp16/bf16 */
 	struct algo_params params;   /* nranks is taken from the platform */

@@ -12,8 +12,9 @@
  * takes everything usable when it starts, so slices that arrive while the
  * reducer is busy are batched.
  *
- * Memory: for the whole run, a few indices per op (about 32 bytes: the
- * matching, deps left, the lane and dependent lists); an op's run state
+ * Memory: for the whole run, a few indices per op (about 24 bytes: a
+ * record of its matching, deps left and first dependent, struct op_slot,
+ * and the dependent lists; the lane lists with several lanes); an op's run state
  * (struct run_op) and its transaction only while something reads them, from
  * a pool. An issued send that would wait for its unit's slot, and a receive
  * whose sender has none, are dormant: no state at all, only a lane segment
@@ -25,6 +26,10 @@
  * rank and slot (tests/sim /sim/runner/live-bounded), not the schedule. */
 #include "sim/algos/runner.h"
 #include "sim/util/pool.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 G_DEFINE_QUARK(g5-runner-error-quark, runner_error)
 
@@ -56,12 +61,19 @@ struct bd_memo {
  * `refs` counts those; at 0 it goes back to the runner's pool, and a
  * transaction goes back to the paxi once both its ops have. */
 struct run_op {
+	/* first line: what most events read */
 	struct runner *r;
 	const struct sched_op *op;    /* borrowed: the schedule owns it */
 	struct paxi_txn *in, *out;    /* borrowed: paxi owns them; NULL none */
 	uint64_t usable;      /* incoming bytes usable */
 	uint64_t processed;   /* incoming bytes reduced or stored */
 	uint64_t reducing;    /* upper end of the reduction in flight, 0 none */
+	int32_t rank;
+	uint8_t kind;             /* op->kind, op->lane: kept here, a line less to read */
+	uint8_t lane;
+	uint8_t call;             /* which of the back-to-back calls, from 0 */
+	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
+	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
 	union {
 		uint64_t local_bytes;   /* COPY / REDUCE work (a COPY_SEND's copy without an engine) */
 		struct {
@@ -71,49 +83,36 @@ struct run_op {
 	sim_time_t t_start, t_end;
 	sim_time_t t_in_done;     /* incoming data all usable and processed */
 	sim_time_t t_reduce;      /* the last reduction batch was issued */
-	int32_t rank;
 	uint32_t idx;
 	int32_t lane_pred;        /* previous op of this lane, -1 none */
 	uint32_t refs;            /* itself until done, and each reader to come */
 	uint32_t pool_idx;        /* its place in the runner's pool */
 	uint32_t next_free;       /* in the pool's free list: the next one + 1, 0 end */
-	uint8_t call;             /* which of the back-to-back calls, from 0 */
-	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
-	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
 	uint64_t out_avail;       /* out_queued: bytes supplied so far */
 	sim_time_t out_all_ps;    /* out_queued: when all of them were, 0 not yet */
 	/* the critical path's causes from the call's start up to a point of
 	 * this op (bd_walk's states), owned references, NULL until reached:
 	 * its start, its end, and its incoming transaction's data all usable */
 	struct bd_memo *bd_start, *bd_end, *bd_usable;
-};
+} __attribute__((aligned(64)));
+
+G_STATIC_ASSERT(offsetof(struct run_op, w) == 64);
 
 G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= UINT8_MAX);
 
 static uint64_t in_bytes(const struct run_op *o);
 static uint64_t out_bytes(const struct run_op *o);
 
-/* What the runner keeps of a rank for the whole run: about 20 bytes per op
- * (5 indices, and one per dependent), the ops' run state living only while
- * it is read (struct run_op). */
-struct run_rank {
-	uint32_t nops;        /* the schedule's ops of this rank x calls */
-	uint32_t *live;       /* per op: its run state's pool index + 1, 0 never alive,
+/* What the runner keeps of an op for the whole run, in one record, as an
+ * event that reaches the op reads them together. */
+struct op_slot {
+	uint32_t live;        /* its run state's pool index + 1, 0 never alive,
 			       * OP_GONE done and gone */
-	uint32_t *deps_left;  /* per op: its deps not done */
-	uint32_t *in_from;    /* per op: the sender's op of its incoming data, NO_OP none */
-	uint32_t *out_to;     /* per op: the receiver's op of its outgoing data, NO_OP none */
-	uint32_t *lane_next;  /* per lane: next op index (in lane_ops) to start */
-	GArray **lane_ops;    /* per lane: op indices in list order */
-	uint32_t launched;    /* calls whose kernel has started on this rank */
-	struct paxi_landing landed; /* the last outgoing transaction whose landing
-				     * completed an op (paxi_send_done); zero: none */
-	uint32_t *call_left;  /* per call: its ops on this rank not done */
-	uint32_t *dep_first;  /* per op: its first dependent in dep_ops; [nops] = their count */
-	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
-	guint span_base;      /* spans: this rank's first op's index in them */
-	GArray **dorm;        /* per lane (lazy): of struct dorm_seg, by position; NULL none */
-	guint *dorm_head;     /* per lane: the first segment with ops still dormant */
+	uint32_t deps_left;   /* its deps not done */
+	uint32_t in_from;     /* the sender's op of its incoming data, NO_OP none */
+	uint32_t out_to;      /* the receiver's op of its outgoing data, NO_OP none */
+	uint32_t dep_first;   /* its first dependent in dep_ops (the next slot's
+			       * dep_first ends them) */
 };
 
 /* Lazy: ops a lane issued together with no run state yet: a send waiting
@@ -127,6 +126,55 @@ struct dorm_seg {
 	sim_time_t t_start;     /* when they were issued */
 	struct bd_memo *bd;     /* owned reference: their start's causes; NULL: no breakdown */
 };
+
+/* A lane of a rank: where it is, and (lazy) its dormant ops. */
+struct run_lane {
+	uint32_t next;          /* the position in its list of the next op to start */
+	uint32_t dorm_empty;    /* segments in dorm whose ops have all woken */
+	uint32_t dorm_len, dorm_cap; /* segments in dorm, and its room */
+	struct dorm_seg *dorm;  /* owned: segments by position, NULL none */
+};
+
+/* What the runner keeps of a rank for the whole run: a record per op
+ * (struct op_slot), an index per dependent, and with several lanes an index
+ * per op in its lane's list; the ops' run state lives only while it is read
+ * (struct run_op). What an event reads comes first, in the first line of a
+ * rank that is 64-byte aligned (the runner's ranks are). */
+struct run_rank {
+	struct op_slot *slot; /* per op, and one past the last: [nops].dep_first
+			       * is the count of dependents */
+	const struct sched_op *sops; /* borrowed: the schedule's ops of this rank */
+	struct run_lane *lanes; /* per lane: &lane0 with one lane, else owned */
+	uint32_t per;         /* the schedule's ops of this rank (one call) */
+	uint32_t launched;    /* calls whose kernel has started on this rank */
+	struct run_lane lane0; /* the lane of a schedule of one */
+	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
+	const uint32_t *sdeps; /* borrowed: the schedule's deps of this rank */
+	uint32_t nops;        /* per x calls */
+	guint span_base;      /* spans: this rank's first op's index in them */
+	uint32_t *lane_first; /* several lanes: per lane, its list's first index in
+			       * lane_ops; [nlanes] = nops. NULL: one lane, whose
+			       * list is every op, position = index */
+	uint32_t *lane_ops;   /* several lanes: op indices by lane, in list order */
+	uint32_t *call_left;  /* per call: its ops on this rank not done */
+	struct paxi_landing landed; /* the last outgoing transaction whose landing
+				     * completed an op (paxi_send_done); zero: none */
+} __attribute__((aligned(64)));
+
+/* the record and about one dependent's index: what runner_memory_bytes counts */
+G_STATIC_ASSERT(sizeof(struct op_slot) + sizeof(uint32_t) == RUNNER_BYTES_PER_OP);
+G_STATIC_ASSERT(offsetof(struct run_rank, dep_ops) + sizeof(uint32_t *) <= 64);
+
+/* The length of a lane's list, and the op at position pos of it. */
+static uint32_t lane_len(const struct run_rank *rr, uint32_t lane)
+{
+	return rr->lane_first ? rr->lane_first[lane + 1] - rr->lane_first[lane] : rr->nops;
+}
+
+static uint32_t lane_op(const struct run_rank *rr, uint32_t lane, uint32_t pos)
+{
+	return rr->lane_first ? rr->lane_ops[rr->lane_first[lane] + pos] : pos;
+}
 
 /* A FIFO of op indices (a ring buffer that grows by doubling). */
 struct op_fifo {
@@ -160,7 +208,7 @@ static uint32_t fifo_pop(struct op_fifo *f)
 	return v;
 }
 
-/* live[] of an op whose run state was made and has gone (it is done). */
+/* op_slot.live of an op whose run state was made and has gone (it is done). */
 #define OP_GONE UINT32_MAX
 
 #define NO_OP UINT32_MAX
@@ -278,13 +326,13 @@ static void on_sent(void *user, struct paxi_txn *t)
 static sim_time_t on_slack(void *user, struct paxi_txn *t)
 {
 	struct run_op *o = user;
-	bool reducer = is_reducing(o->op->kind) || paxi_get_params(o->r->px)->staging;
+	bool reducer = is_reducing(o->kind) || paxi_get_params(o->r->px)->staging;
 
 	(void)t;
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
 	/* a reduction takes about as long again as the piece's transit: half */
-	if (is_send(o->op->kind))
+	if (is_send(o->kind))
 		/* a send still in the runner's queue may not send yet: 0 */
 		return !o->out ? 0 : reducer ? paxi_txn_drain_ps(o->out) / 2 : paxi_txn_drain_ps(o->out);
 	return reducer ? 0 : SIM_TIME_END;
@@ -297,9 +345,9 @@ static const struct paxi_txn_ops txn_ops = {
 /* The schedule's op of rank's run op i (calls repeat the rank's list). */
 static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i)
 {
-	const GArray *ops = r->s->ranks[rank].ops;
+	const struct run_rank *rr = &r->ranks[rank];
 
-	return &g_array_index(ops, struct sched_op, i % ops->len);
+	return &rr->sops[i < rr->per ? i : i % rr->per];
 }
 
 static struct run_op *pool_at(const struct runner *r, uint32_t idx)
@@ -310,7 +358,7 @@ static struct run_op *pool_at(const struct runner *r, uint32_t idx)
 /* Op i of rank's run state if it is alive, else NULL. */
 static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
 {
-	uint32_t l = r->ranks[rank].live[i];
+	uint32_t l = r->ranks[rank].slot[i].live;
 
 	return l && l != OP_GONE ? pool_at(r, l - 1) : NULL;
 }
@@ -318,20 +366,20 @@ static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
 /* Op i's position in its lane's list. */
 static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t lane)
 {
-	const GArray *lo = r->ranks[rank].lane_ops[lane];
-	uint32_t lo_i = 0, hi = lo->len;
+	const struct run_rank *rr = &r->ranks[rank];
+	uint32_t lo_i = 0, len = lane_len(rr, lane), hi = len;
 
-	if (r->nlanes == 1)
+	if (!rr->lane_first)
 		return i;
 	while (lo_i < hi) {
 		uint32_t mid = lo_i + (hi - lo_i) / 2;
 
-		if (g_array_index(lo, uint32_t, mid) < i)
+		if (lane_op(rr, lane, mid) < i)
 			lo_i = mid + 1;
 		else
 			hi = mid;
 	}
-	g_assert(lo_i < lo->len && g_array_index(lo, uint32_t, lo_i) == i);
+	g_assert(lo_i < len && lane_op(rr, lane, lo_i) == i);
 	return lo_i;
 }
 
@@ -339,29 +387,33 @@ static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t 
 static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 {
 	const struct run_rank *rr = &r->ranks[rank];
-	uint32_t lane = sched_op_of(r, rank, i)->lane;
+	uint32_t lane = r->nlanes > 1 ? sched_op_of(r, rank, i)->lane : 0;
+	const struct run_lane *ln = &rr->lanes[lane];
 
-	if (!rr->dorm || !rr->dorm[lane] || rr->live[i])
+	if (ln->dorm_empty == ln->dorm_len || rr->slot[i].live)
 		return NULL;
 	uint32_t pos = lane_pos(r, rank, i, lane);
 
-	if (pos >= rr->lane_next[lane])
+	if (pos >= ln->next)
 		return NULL;
-	GArray *d = rr->dorm[lane];
-	/* segments are in lane order: the last that begins at or before pos */
-	guint lo = rr->dorm_head[lane], hi = d->len;
+	/* segments are in lane order: the last that begins at or before pos
+	 * (most often the first: ops wake about in the order they slept); an
+	 * op in one whose ops have all woken is alive, so not asked for */
+	uint32_t lo = 0, hi = ln->dorm_len;
 
+	if (pos <= ln->dorm[0].last)
+		hi = 1;
 	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
+		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (g_array_index(d, struct dorm_seg, mid).first <= pos)
+		if (ln->dorm[mid].first <= pos)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	struct dorm_seg *g = lo > rr->dorm_head[lane] ? &g_array_index(d, struct dorm_seg, lo - 1) : NULL;
+	struct dorm_seg *g = lo ? &ln->dorm[lo - 1] : NULL;
 
-	if (!g || pos > g->last)
+	if (!g || pos > g->last || !g->left)
 		g_error("runner: op %u of rank %d issued, never alive, in no dormant segment", i, rank);
 	return g;
 }
@@ -382,15 +434,15 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 {
 	struct runner *r = o->r;
 	struct run_rank *rr = &r->ranks[o->rank];
-	uint32_t lane = o->op->lane, pos = lane_pos(r, o->rank, o->idx, lane);
-	enum sched_op_kind k = o->op->kind;
+	uint32_t lane = o->lane, pos = lane_pos(r, o->rank, o->idx, lane);
+	enum sched_op_kind k = o->kind;
 
 	o->started = true;
 	o->t_start = g->t_start;
 	o->bd_start = g->bd;
 	if (g->bd)
 		g->bd->refs++;
-	if (pos + 1 < rr->lane_ops[lane]->len && rr->lane_next[lane] <= pos + 1)
+	if (pos + 1 < lane_len(rr, lane) && rr->lanes[lane].next <= pos + 1)
 		o->refs++; /* its lane successor's start reads its start */
 	if (is_send(k)) {
 		o->out_queued = true;
@@ -399,22 +451,27 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 			o->out_all_ps = g->t_start;
 		}
 	}
-	g_assert(g->left > 0);
-	g->left--;
-	GArray *d = rr->dorm[lane];
+	struct run_lane *ln = &rr->lanes[lane];
 
-	while (rr->dorm_head[lane] < d->len &&
-	       !g_array_index(d, struct dorm_seg, rr->dorm_head[lane]).left) {
-		memo_unref(r, g_array_index(d, struct dorm_seg, rr->dorm_head[lane]).bd);
-		rr->dorm_head[lane]++;
-	}
-	/* the segments no op sleeps in any more go: memory follows the dormant */
-	if (rr->dorm_head[lane] == d->len) {
-		g_array_set_size(d, 0);
-		rr->dorm_head[lane] = 0;
-	} else if (rr->dorm_head[lane] >= 64 && 2 * rr->dorm_head[lane] >= d->len) {
-		g_array_remove_range(d, 0, rr->dorm_head[lane]);
-		rr->dorm_head[lane] = 0;
+	g_assert(g->left > 0);
+	if (--g->left)
+		return;
+	memo_unref(r, g->bd);
+	g->bd = NULL;
+	/* the segments no op sleeps in any more go, wherever they are in the
+	 * list (a ring's reduce-scatter, issued at once, sleeps for half the
+	 * run while the segments made after it wake one at a time): once they
+	 * are half of it, in one pass that keeps the order */
+	if (++ln->dorm_empty == ln->dorm_len) {
+		ln->dorm_len = ln->dorm_empty = 0;
+	} else if (2 * ln->dorm_empty > ln->dorm_len) {
+		uint32_t w = 0;
+
+		for (uint32_t s = 0; s < ln->dorm_len; s++)
+			if (ln->dorm[s].left)
+				ln->dorm[w++] = ln->dorm[s];
+		ln->dorm_len = w;
+		ln->dorm_empty = 0;
 	}
 }
 
@@ -428,7 +485,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 
 	if (o)
 		return o;
-	g_assert(rr->live[i] != OP_GONE);
+	g_assert(rr->slot[i].live != OP_GONE);
 	struct dorm_seg *sleeping = r->lazy ? dorm_find(r, rank, i) : NULL;
 
 	if (r->free_op) {
@@ -436,7 +493,11 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 		r->free_op = pool_at(r, idx)->next_free;
 	} else {
 		if (!r->pool->len || r->pool_used == RUN_OP_BLOCK) {
-			g_ptr_array_add(r->pool, g_new(struct run_op, RUN_OP_BLOCK));
+			void *mem;
+
+			if (posix_memalign(&mem, 64, sizeof(struct run_op) * RUN_OP_BLOCK))
+				g_error("runner: out of memory for %d run states", RUN_OP_BLOCK);
+			g_ptr_array_add(r->pool, mem);
 			r->pool_used = 0;
 		}
 		idx = (r->pool->len - 1) * RUN_OP_BLOCK + r->pool_used++;
@@ -445,10 +506,10 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	const struct sched_op *op = sched_op_of(r, rank, i);
 
 	*o = (struct run_op){
-		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / r->s->ranks[rank].ops->len),
-		.lane_pred = -1, .pool_idx = idx,
+		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / rr->per),
+		.kind = op->kind, .lane = op->lane, .lane_pred = -1, .pool_idx = idx,
 		/* itself, its dependents, and its partners */
-		.refs = 1 + (rr->dep_first[i + 1] - rr->dep_first[i]) + (is_send(op->kind) ? 1 : 0) +
+		.refs = 1 + (rr->slot[i + 1].dep_first - rr->slot[i].dep_first) + (is_send(op->kind) ? 1 : 0) +
 			(is_recv(op->kind) ? 1 : 0),
 	};
 	/* w is a send's engine progress otherwise */
@@ -456,7 +517,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 		o->w.local_bytes = op->kind == SOP_COPY
 			? copy_bytes(r->s, r->elems, r->elem_bytes, op)
 			: units_bytes(r->s, r->elems, r->elem_bytes, op->src_off, op->count);
-	rr->live[i] = idx + 1;
+	rr->slot[i].live = idx + 1;
 	if (++r->ops_live > r->ops_live_peak)
 		r->ops_live_peak = r->ops_live;
 	if (sleeping)
@@ -501,10 +562,12 @@ static void op_unref(struct run_op *o)
 		else
 			paxi_txn_free(o->out);
 	}
-	memo_unref(r, o->bd_start);
-	memo_unref(r, o->bd_usable);
-	memo_unref(r, o->bd_end);
-	r->ranks[o->rank].live[o->idx] = OP_GONE;
+	if (r->bd_on) { /* else no op has causes: a line of o left unread */
+		memo_unref(r, o->bd_start);
+		memo_unref(r, o->bd_usable);
+		memo_unref(r, o->bd_end);
+	}
+	r->ranks[o->rank].slot[o->idx].live = OP_GONE;
 	r->ops_live--;
 	o->next_free = r->free_op;
 	r->free_op = o->pool_idx + 1;
@@ -523,16 +586,16 @@ static uint64_t in_bytes(const struct run_op *o)
 {
 	if (o->in)
 		return paxi_txn_bytes(o->in);
-	if (!is_recv(o->op->kind))
+	if (!is_recv(o->kind))
 		return 0;
 	return send_bytes(o->r, sched_op_of(o->r, o->op->recv_peer,
-					    o->r->ranks[o->rank].in_from[o->idx]));
+					    o->r->ranks[o->rank].slot[o->idx].in_from));
 }
 
 /* The bytes of the op's outgoing transaction (made or not), 0 if none. */
 static uint64_t out_bytes(const struct run_op *o)
 {
-	return o->out ? paxi_txn_bytes(o->out) : is_send(o->op->kind) ? send_bytes(o->r, o->op) : 0;
+	return o->out ? paxi_txn_bytes(o->out) : is_send(o->kind) ? send_bytes(o->r, o->op) : 0;
 }
 
 /* Makes o's outgoing transaction; its receiver's run state comes alive with
@@ -540,10 +603,10 @@ static uint64_t out_bytes(const struct run_op *o)
 static void make_out(struct run_op *o)
 {
 	struct runner *r = o->r;
-	struct run_op *d = op_live(r, o->op->send_peer, r->ranks[o->rank].out_to[o->idx]);
+	struct run_op *d = op_live(r, o->op->send_peer, r->ranks[o->rank].slot[o->idx].out_to);
 
 	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank),
-				      node(r, o->op->send_peer), o->op->lane,
+				      node(r, o->op->send_peer), o->lane,
 				      send_bytes(r, o->op), &txn_ops, o, d);
 	if (r->lazy && d->started)
 		paxi_txn_post_at(o->out, d->t_start);
@@ -559,10 +622,10 @@ static void op_txns(struct run_op *o)
 
 	if (r->lazy)
 		return;
-	if (is_send(o->op->kind) && !o->out)
+	if (is_send(o->kind) && !o->out)
 		make_out(o);
-	if (is_recv(o->op->kind) && !o->in) {
-		struct run_op *src = op_live(r, o->op->recv_peer, rr->in_from[o->idx]);
+	if (is_recv(o->kind) && !o->in) {
+		struct run_op *src = op_live(r, o->op->recv_peer, rr->slot[o->idx].in_from);
 
 		o->in = src->out = paxi_txn_new(r->px, src->op->paxi, node(r, src->rank),
 						node(r, o->rank), src->op->lane,
@@ -589,9 +652,9 @@ static void out_supply(struct run_op *o, uint64_t avail)
 static void send_issue(struct run_op *o)
 {
 	struct runner *r = o->r;
-	uint32_t q = (uint32_t)o->rank * r->units + o->op->lane % r->units;
+	uint32_t q = (uint32_t)o->rank * r->units + o->lane % r->units;
 
-	if (r->queues[q].len || paxi_unit_would_wait(r->px, node(r, o->rank), o->op->lane)) {
+	if (r->queues[q].len || paxi_unit_would_wait(r->px, node(r, o->rank), o->lane)) {
 		o->out_queued = true;
 		fifo_push(&r->queues[q], o->idx);
 		return;
@@ -634,7 +697,7 @@ static void on_reduced(void *user)
 
 	o->processed = o->reducing;
 	o->reducing = 0;
-	if (is_send(o->op->kind))
+	if (is_send(o->kind))
 		out_supply(o, o->processed);
 	op_process(o);
 }
@@ -642,14 +705,14 @@ static void on_reduced(void *user)
 /* Moves usable incoming data along: store, reduce, forward. */
 static void op_process(struct run_op *o)
 {
-	enum sched_op_kind k = o->op->kind;
+	enum sched_op_kind k = o->kind;
 
 	/* staging: a received byte is also copied out of the staging buffer */
 	if (is_reducing(k) || paxi_get_params(o->r->px)->staging) {
 		if (!o->reducing && o->usable > o->processed) {
 			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
-			paxi_engine_work(o->r->px, node(o->r, o->rank), o->op->lane, o->processed, o->usable,
+			paxi_engine_work(o->r->px, node(o->r, o->rank), o->lane, o->processed, o->usable,
 					 is_reducing(k), o->in, o->out,
 					 o->out ? on_forward : NULL, on_reduced, o);
 			return;
@@ -692,7 +755,7 @@ static void send_move(struct run_op *o)
 	if (o->w.send.moved == total)
 		return;
 	o->w.send.moving = round ? o->w.send.moved + MIN(round, total - o->w.send.moved) : total;
-	paxi_engine_work(o->r->px, node(o->r, o->rank), o->op->lane, o->w.send.moved, o->w.send.moving, false, NULL, o->out,
+	paxi_engine_work(o->r->px, node(o->r, o->rank), o->lane, o->w.send.moved, o->w.send.moving, false, NULL, o->out,
 			 on_moving, on_moved, o);
 }
 
@@ -716,11 +779,11 @@ static void on_op_setup(void *user)
 static void op_release_readers(const struct run_op *o)
 {
 	struct runner *r = o->r;
-	const struct sched_rank *sr = &r->s->ranks[o->rank];
-	uint32_t base = o->call * sr->ops->len;
+	const struct run_rank *rr = &r->ranks[o->rank];
+	uint32_t base = o->call * rr->per;
 
 	for (uint32_t d = 0; d < o->op->ndeps; d++)
-		op_unref(op_get(r, o->rank, g_array_index(sr->deps, uint32_t, o->op->dep_first + d) + base));
+		op_unref(op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base));
 	if (o->lane_pred >= 0) {
 		struct run_op *pred = op_get(r, o->rank, (uint32_t)o->lane_pred);
 
@@ -751,11 +814,10 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 {
 	struct run_rank *rr = &r->ranks[rank];
 	const struct sched_op *op = sched_op_of(r, rank, i);
-	GArray *lo = rr->lane_ops[op->lane];
 	struct run_op tmp = {
-		.r = r, .op = op, .rank = rank, .idx = i,
-		.call = (uint8_t)(i / r->s->ranks[rank].ops->len),
-		.lane_pred = pos ? (int32_t)g_array_index(lo, uint32_t, pos - 1) : -1,
+		.r = r, .op = op, .rank = rank, .idx = i, .kind = op->kind, .lane = op->lane,
+		.call = (uint8_t)(i / rr->per),
+		.lane_pred = pos ? (int32_t)lane_op(rr, op->lane, pos - 1) : -1,
 		.t_start = sim_now(r->sim), .started = true,
 	};
 	struct bd_memo *bd = r->bd_on ? bd_walk_start(&tmp) : NULL;
@@ -763,24 +825,22 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 	op_release_readers(&tmp);
 	if (is_send(op->kind))
 		fifo_push(&r->queues[(uint32_t)rank * r->units + op->lane % r->units], i);
-	if (!rr->dorm) {
-		rr->dorm = g_new0(GArray *, r->nlanes);
-		rr->dorm_head = g_new0(guint, r->nlanes);
-	}
-	if (!rr->dorm[op->lane])
-		rr->dorm[op->lane] = g_array_new(FALSE, FALSE, sizeof(struct dorm_seg));
-	GArray *d = rr->dorm[op->lane];
-	struct dorm_seg *last = d->len > rr->dorm_head[op->lane]
-		? &g_array_index(d, struct dorm_seg, d->len - 1) : NULL;
+	struct run_lane *ln = &rr->lanes[op->lane];
+	struct dorm_seg *last = ln->dorm_len && ln->dorm[ln->dorm_len - 1].left
+		? &ln->dorm[ln->dorm_len - 1] : NULL;
 
 	if (last && last->last + 1 == pos && last->t_start == tmp.t_start && last->bd == bd) {
 		last->last = pos;
 		last->left++;
 		memo_unref(r, bd);
 	} else {
-		struct dorm_seg g = { .first = pos, .last = pos, .left = 1, .t_start = tmp.t_start, .bd = bd };
-
-		g_array_append_val(d, g);
+		if (ln->dorm_len == ln->dorm_cap) {
+			ln->dorm_cap = ln->dorm_cap ? 2 * ln->dorm_cap : 4;
+			ln->dorm = g_renew(struct dorm_seg, ln->dorm, ln->dorm_cap);
+		}
+		ln->dorm[ln->dorm_len++] = (struct dorm_seg){
+			.first = pos, .last = pos, .left = 1, .t_start = tmp.t_start, .bd = bd,
+		};
 	}
 }
 
@@ -795,7 +855,7 @@ static void op_start(struct run_op *o)
 	op_release_readers(o);
 	op_txns(o);
 	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
-		paxi_unit_setup(r->px, node(r, o->rank), o->op->lane, on_op_setup, o);
+		paxi_unit_setup(r->px, node(r, o->rank), o->lane, on_op_setup, o);
 		return;
 	}
 	op_begin(o);
@@ -811,13 +871,13 @@ static bool op_local_kind(const struct runner *r, enum sched_op_kind k)
 
 static bool op_local_pass(const struct run_op *o)
 {
-	return op_local_kind(o->r, o->op->kind);
+	return op_local_kind(o->r, o->kind);
 }
 
 static void op_begin(struct run_op *o)
 {
 	struct runner *r = o->r;
-	enum sched_op_kind k = o->op->kind;
+	enum sched_op_kind k = o->kind;
 	bool from_local = k == SOP_SEND || k == SOP_COPY_SEND; /* sends local data */
 
 	o->started = true;
@@ -834,7 +894,7 @@ static void op_begin(struct run_op *o)
 			out_supply(o, 0);
 	}
 	if (op_local_pass(o)) {
-		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, node(r, o->rank), o->op->lane,
+		(k == SOP_REDUCE ? paxi_reduce : paxi_copy)(r->px, node(r, o->rank), o->lane,
 							    o->w.local_bytes, on_local_done, o);
 		return;
 	}
@@ -875,14 +935,14 @@ static void op_record(const struct run_op *o)
 
 		x->start_ps = MIN(x->start_ps, o->t_start - r->t0);
 		x->end_ps = MAX(x->end_ps, o->t_end - r->t0);
-		if (is_send(o->op->kind) && o->out)
+		if (is_send(o->kind) && o->out)
 			x->bytes_sent += paxi_txn_bytes(o->out);
 	}
 	if (r->spans)
 		g_array_index(r->spans, struct runner_op_span, r->ranks[o->rank].span_base + o->idx) =
 			(struct runner_op_span){
-				.rank = o->rank, .op = o->idx, .lane = o->op->lane, .step = o->op->step,
-				.kind = o->op->kind,
+				.rank = o->rank, .op = o->idx, .lane = o->lane, .step = o->op->step,
+				.kind = o->kind,
 				.peer = o->op->send_peer >= 0 ? o->op->send_peer : o->op->recv_peer,
 				.start_ps = o->t_start - r->t0, .end_ps = o->t_end - r->t0,
 				.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? in_bytes(o) : o->w.local_bytes,
@@ -893,12 +953,12 @@ static void op_try_finish(struct run_op *o)
 {
 	if (o->done || !o->started)
 		return;
-	if (is_recv(o->op->kind) &&
+	if (is_recv(o->kind) &&
 	    !(o->in && o->in_all && o->processed == in_bytes(o) && !o->reducing))
 		return;
 	if (o->in && !o->t_in_done)
 		o->t_in_done = sim_now(o->r->sim);
-	if (is_send(o->op->kind) && !out_done(o))
+	if (is_send(o->kind) && !out_done(o))
 		return;
 	if (op_local_pass(o) && !o->local_done)
 		return;
@@ -924,12 +984,12 @@ static void op_try_finish(struct run_op *o)
 	op_record(o);
 	struct run_rank *rr = &r->ranks[o->rank];
 
-	for (uint32_t i = rr->dep_first[o->idx]; i < rr->dep_first[o->idx + 1]; i++) {
+	for (uint32_t i = rr->slot[o->idx].dep_first; i < rr->slot[o->idx + 1].dep_first; i++) {
 		uint32_t d = rr->dep_ops[i];
 
-		g_assert(rr->deps_left[d] > 0);
-		if (--rr->deps_left[d] == 0)
-			lane_advance(r, o->rank, sched_op_of(r, o->rank, d)->lane);
+		g_assert(rr->slot[d].deps_left > 0);
+		if (--rr->slot[d].deps_left == 0)
+			lane_advance(r, o->rank, r->nlanes > 1 ? sched_op_of(r, o->rank, d)->lane : 0);
 	}
 	/* its partners' walks are done with it once they are done; it with them */
 	if (o->out)
@@ -943,24 +1003,26 @@ static void op_try_finish(struct run_op *o)
 static void lane_advance(struct runner *r, int rank, uint32_t lane)
 {
 	struct run_rank *rr = &r->ranks[rank];
-	GArray *lo = rr->lane_ops[lane];
+	uint32_t len = lane_len(rr, lane);
 
-	while (rr->lane_next[lane] < lo->len) {
-		uint32_t pos = rr->lane_next[lane], i = g_array_index(lo, uint32_t, pos);
+	struct run_lane *ln = &rr->lanes[lane];
+
+	while (ln->next < len) {
+		uint32_t pos = ln->next, i = lane_op(rr, lane, pos);
 		const struct run_op *alive = op_get(r, rank, i);
 
-		if (rr->deps_left[i] || i / r->s->ranks[rank].ops->len >= rr->launched)
+		if (rr->slot[i].deps_left || i / rr->per >= rr->launched)
 			return;
 		if (!alive && r->lazy && op_may_sleep(r, rank, i)) {
-			rr->lane_next[lane]++;
+			ln->next++;
 			op_sleep(r, rank, i, pos);
 			continue;
 		}
 		struct run_op *o = op_live(r, rank, i);
 
-		rr->lane_next[lane]++;
-		o->lane_pred = pos ? (int32_t)g_array_index(lo, uint32_t, pos - 1) : -1;
-		if (pos + 1 < lo->len)
+		ln->next++;
+		o->lane_pred = pos ? (int32_t)lane_op(rr, lane, pos - 1) : -1;
+		if (pos + 1 < len)
 			o->refs++; /* its lane successor's start reads its start */
 		op_start(o);
 	}
@@ -1106,7 +1168,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 	while (at != AT_DONE && w.p > kick) {
 		switch (at) {
 		case AT_OP_END: {
-			enum sched_op_kind k = o->op->kind;
+			enum sched_op_kind k = o->kind;
 
 			if (!self) {
 				/* only ever entered at its end (AT_OP_START's rule) */
@@ -1143,7 +1205,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			if (o->t_in_done)
 				give(&w, BD_DEPENDENCY, o->t_in_done);
 			/* a usable time not known yet (0) is after the cursor */
-			if (is_reducing(o->op->kind) && tm->usable && o->t_reduce >= tm->usable &&
+			if (is_reducing(o->kind) && tm->usable && o->t_reduce >= tm->usable &&
 			    o->t_reduce >= o->t_start)
 				give(&w, BD_REDUCTION, o->t_reduce);
 			if (tm->usable && o->t_start > tm->usable) {
@@ -1207,8 +1269,8 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			}
 			/* what let it start: the dep that ended last, or its lane
 			 * predecessor starting (alive: they wait for its start) */
-			const struct sched_rank *sr = &r->s->ranks[o->rank];
-			uint32_t base = o->call * sr->ops->len;
+			const struct run_rank *rr = &r->ranks[o->rank];
+			uint32_t base = o->call * rr->per;
 			struct run_op *best = NULL;
 			struct run_op *pred = o->lane_pred >= 0 ? op_get(r, o->rank, (uint32_t)o->lane_pred)
 								: NULL;
@@ -1222,9 +1284,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			}
 
 			for (uint32_t d = 0; d < o->op->ndeps; d++) {
-				struct run_op *c = op_get(r, o->rank,
-							  g_array_index(sr->deps, uint32_t,
-									o->op->dep_first + d) + base);
+				struct run_op *c = op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base);
 
 				if (!best || c->t_end > best->t_end)
 					best = c;
@@ -1356,11 +1416,9 @@ static void match_side_init(struct match_side *m, const struct runner *r, int ra
 	const struct run_rank *rr = &r->ranks[rank];
 	uint32_t n = 0, g = 0, nlanes = r->nlanes;
 
-	for (uint32_t i = 0; i < rr->nops; i++)
-		n += send ? is_send(sched_op_of(r, rank, i)->kind) : is_recv(sched_op_of(r, rank, i)->kind);
-	struct match_entry *e = g_new(struct match_entry, n ? n : 1);
+	/* room for every op: one walk of the ops, not two */
+	struct match_entry *e = g_new(struct match_entry, rr->nops ? rr->nops : 1);
 
-	n = 0;
 	for (uint32_t i = 0; i < rr->nops; i++) {
 		const struct sched_op *op = sched_op_of(r, rank, i);
 
@@ -1370,7 +1428,14 @@ static void match_side_init(struct match_side *m, const struct runner *r, int ra
 				.op = i,
 			};
 	}
-	qsort(e, n, sizeof(*e), match_entry_cmp);
+	/* already in order where a rank talks to its peers one after another
+	 * (a ring's every send goes to one peer on one lane) */
+	bool sorted = true;
+
+	for (uint32_t i = 1; i < n && sorted; i++)
+		sorted = e[i - 1].key <= e[i].key;
+	if (!sorted)
+		qsort(e, n, sizeof(*e), match_entry_cmp);
 	for (uint32_t i = 0; i < n; i++)
 		g += !i || e[i].key != e[i - 1].key;
 	m->ngroups = g;
@@ -1437,34 +1502,39 @@ static bool match(struct runner *r, GError **error)
 			for (uint32_t k = 0; k < recvs.first[g + 1] - recvs.first[g] && k < nsend; k++) {
 				uint32_t ri = recvs.ops[recvs.first[g] + k], si = sa->ops[sa->first[sg] + k];
 
-				rb->in_from[ri] = si;
-				r->ranks[a].out_to[si] = ri;
+				rb->slot[ri].in_from = si;
+				r->ranks[a].slot[si].out_to = ri;
 			}
 		}
 		match_side_release(&recvs);
 	}
+	/* one walk: the first unmatched receive, else the first unmatched send */
+	int bad_send = -1;
+	uint32_t bad_send_op = 0;
+
 	for (int rank = 0; rank < s->nranks && ok; rank++)
 		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
 			const struct sched_op *op = sched_op_of(r, rank, i);
+			const struct op_slot *sl = &r->ranks[rank].slot[i];
 
-			if (is_recv(op->kind) && r->ranks[rank].in_from[i] == NO_OP) {
+			if (is_recv(op->kind) && sl->in_from == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
 					    rank, i, op->recv_peer, op->lane);
 				ok = false;
+			} else if (bad_send < 0 && is_send(op->kind) && sl->out_to == NO_OP) {
+				bad_send = rank;
+				bad_send_op = i;
 			}
 		}
-	for (int rank = 0; rank < s->nranks && ok; rank++)
-		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
-			const struct sched_op *op = sched_op_of(r, rank, i);
+	if (ok && bad_send >= 0) {
+		const struct sched_op *op = sched_op_of(r, bad_send, bad_send_op);
 
-			if (is_send(op->kind) && r->ranks[rank].out_to[i] == NO_OP) {
-				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
-					    "rank %d op %u sends to rank %d on lane %u, which never receives it",
-					    rank, i, op->send_peer, op->lane);
-				ok = false;
-			}
-		}
+		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
+			    "rank %d op %u sends to rank %d on lane %u, which never receives it",
+			    bad_send, bad_send_op, op->send_peer, op->lane);
+		ok = false;
+	}
 	for (int rank = 0; rank < s->nranks; rank++)
 		match_side_release(&sends[rank]);
 	g_free(sends);
@@ -1514,9 +1584,13 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 	r->elem_bytes = elem_bytes;
 	if (!copies_keep_data(s, r->elems, error))
 		return false;
-	r->ranks = g_new0(struct run_rank, s->nranks);
+	void *mem;
+
+	if (posix_memalign(&mem, 64, sizeof(struct run_rank) * (gsize)MAX(s->nranks, 1)))
+		g_error("runner: out of memory for %d ranks", s->nranks);
+	r->ranks = memset(mem, 0, sizeof(struct run_rank) * (gsize)MAX(s->nranks, 1));
 	r->call_end = g_new0(sim_time_t, r->calls);
-	r->pool = g_ptr_array_new_with_free_func(g_free);
+	r->pool = g_ptr_array_new_with_free_func(free);
 	if (r->lazy) {
 		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);
 		paxi_set_refill(r->px, on_refill, r);
@@ -1528,47 +1602,57 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		const struct sched_rank *sr = &s->ranks[rank];
 		uint32_t per = sr->ops->len; /* ops of one call */
 
+		rr->sops = (const struct sched_op *)(const void *)sr->ops->data;
+		rr->sdeps = (const uint32_t *)(const void *)sr->deps->data;
+		rr->per = per;
 		rr->nops = per * r->calls;
-		rr->live = g_new0(uint32_t, rr->nops ? rr->nops : 1);
-		rr->deps_left = g_new(uint32_t, rr->nops ? rr->nops : 1);
-		rr->in_from = g_new(uint32_t, rr->nops ? rr->nops : 1);
-		rr->out_to = g_new(uint32_t, rr->nops ? rr->nops : 1);
-		rr->lane_next = g_new0(uint32_t, r->nlanes);
-		rr->lane_ops = g_new0(GArray *, r->nlanes);
+		rr->slot = g_new0(struct op_slot, (gsize)rr->nops + 1);
+		rr->lanes = r->nlanes > 1 ? g_new0(struct run_lane, r->nlanes) : &rr->lane0;
 		rr->call_left = g_new0(uint32_t, r->calls);
-		rr->dep_first = g_new0(uint32_t, (gsize)rr->nops + 1);
-		for (uint32_t l = 0; l < r->nlanes; l++)
-			rr->lane_ops[l] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		if (r->nlanes > 1) {
+			rr->lane_first = g_new0(uint32_t, (gsize)r->nlanes + 1);
+			rr->lane_ops = g_new(uint32_t, rr->nops ? rr->nops : 1);
+		}
 		for (uint32_t i = 0; i < rr->nops; i++) {
-			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
+			const struct sched_op *op = &rr->sops[i % per];
 			uint32_t call = i / per;
 
-			rr->in_from[i] = rr->out_to[i] = NO_OP;
-			rr->deps_left[i] = op->ndeps;
+			rr->slot[i].in_from = rr->slot[i].out_to = NO_OP;
+			rr->slot[i].deps_left = op->ndeps;
 			rr->call_left[call]++;
-			g_array_append_val(rr->lane_ops[op->lane], i);
+			if (rr->lane_first)
+				rr->lane_first[op->lane + 1]++;
 			for (uint32_t d = 0; d < op->ndeps; d++) {
-				uint32_t dep = g_array_index(sr->deps, uint32_t, op->dep_first + d) +
-					       call * per;
+				uint32_t dep = rr->sdeps[op->dep_first + d] + call * per;
 
 				g_assert(dep < i);
-				rr->dep_first[dep + 1]++;
+				rr->slot[dep + 1].dep_first++;
 			}
 			r->left++;
 		}
-		/* dep_first holds each op's count of dependents at [op + 1]: made
-		 * offsets, then filled in list order */
+		/* dep_first (lane_first) holds each op's count of dependents (each
+		 * lane's of ops) at [op + 1]: made offsets, then filled in list order */
 		for (uint32_t i = 0; i < rr->nops; i++)
-			rr->dep_first[i + 1] += rr->dep_first[i];
-		rr->dep_ops = g_new(uint32_t, rr->dep_first[rr->nops] ? rr->dep_first[rr->nops] : 1);
-		g_autofree uint32_t *fill = g_memdup2(rr->dep_first, sizeof(uint32_t) * rr->nops);
+			rr->slot[i + 1].dep_first += rr->slot[i].dep_first;
+		rr->dep_ops = g_new(uint32_t, rr->slot[rr->nops].dep_first ? rr->slot[rr->nops].dep_first : 1);
+		g_autofree uint32_t *fill = g_new(uint32_t, rr->nops ? rr->nops : 1);
 
+		for (uint32_t i = 0; i < rr->nops; i++)
+			fill[i] = rr->slot[i].dep_first;
 		for (uint32_t i = 0; i < rr->nops; i++) {
-			const struct sched_op *op = &g_array_index(sr->ops, struct sched_op, i % per);
+			const struct sched_op *op = &rr->sops[i % per];
 
 			for (uint32_t d = 0; d < op->ndeps; d++)
-				rr->dep_ops[fill[g_array_index(sr->deps, uint32_t, op->dep_first + d) +
-						 (i / per) * per]++] = i;
+				rr->dep_ops[fill[rr->sdeps[op->dep_first + d] + (i / per) * per]++] = i;
+		}
+		if (rr->lane_first) {
+			g_autofree uint32_t *at = g_new(uint32_t, r->nlanes);
+
+			for (uint32_t l = 0; l < r->nlanes; l++)
+				rr->lane_first[l + 1] += rr->lane_first[l];
+			memcpy(at, rr->lane_first, sizeof(uint32_t) * r->nlanes);
+			for (uint32_t i = 0; i < rr->nops; i++)
+				rr->lane_ops[at[rr->sops[i % per].lane]++] = i;
 		}
 	}
 	return match(r, error);
@@ -1580,24 +1664,17 @@ static void teardown(struct runner *r)
 	for (int rank = 0; r->ranks && rank < r->s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 
-		g_free(rr->dep_first);
+		g_free(rr->slot);
 		g_free(rr->dep_ops);
-		for (uint32_t l = 0; rr->lane_ops && l < r->nlanes; l++)
-			g_array_unref(rr->lane_ops[l]);
+		g_free(rr->lane_first);
 		g_free(rr->lane_ops);
-		g_free(rr->lane_next);
+		for (uint32_t l = 0; rr->lanes && l < r->nlanes; l++)
+			g_free(rr->lanes[l].dorm);
+		if (rr->lanes != &rr->lane0)
+			g_free(rr->lanes);
 		g_free(rr->call_left);
-		g_free(rr->live);
-		g_free(rr->deps_left);
-		g_free(rr->in_from);
-		g_free(rr->out_to);
-		for (uint32_t l = 0; rr->dorm && l < r->nlanes; l++)
-			if (rr->dorm[l])
-				g_array_unref(rr->dorm[l]);
-		g_free(rr->dorm);
-		g_free(rr->dorm_head);
 	}
-	g_free(r->ranks);
+	free(r->ranks);
 	g_free(r->call_end);
 	if (r->lazy)
 		paxi_set_refill(r->px, NULL, NULL);
@@ -1745,7 +1822,8 @@ uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct
 		? MIN(ops, (uint64_t)s->nranks * pp->cdma_units * RUNNER_LIVE_PER_SLOT * pp->slots)
 		: ops;
 
-	return ops * RUNNER_BYTES_PER_OP + live * RUNNER_BYTES_PER_LIVE_OP +
+	return ops * (RUNNER_BYTES_PER_OP + (s->nlanes > 1 ? RUNNER_BYTES_PER_LANE_OP : 0)) +
+	       live * RUNNER_BYTES_PER_LIVE_OP +
 	       (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step);
 }
 

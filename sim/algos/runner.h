@@ -120,14 +120,17 @@ bool runner_lazy(const struct paxi_params *pp);
 /* What a run of s on a paxi of parameters pp takes of memory, about, beyond
  * the schedule: for the whole run, per op of each simulated call (`calls`
  * as struct runner_launches counts them) its indices (live state, deps
- * left, partners, its place in the lane and dependent lists: about
- * RUNNER_BYTES_PER_OP); per op alive at once its state (176 bytes), its
+ * left, partners and first dependent in a 20-byte record, and an index per
+ * dependent, about one: RUNNER_BYTES_PER_OP; in a schedule of several
+ * lanes its place in its lane's list, RUNNER_BYTES_PER_LANE_OP more); per
+ * op alive at once its state (192 bytes: 64-byte aligned), its
  * PAXI transaction (320: 64-byte aligned) and its causes (72, shared where
  * equal): about RUNNER_BYTES_PER_LIVE_OP. Alive at once: every op without
  * runner_lazy; with it, about RUNNER_LIVE_PER_SLOT x slots per rank and unit at most
  * (measured on rings at 3 at most, tests/sim /sim/runner/live-bounded).
  * Plus the step table (a row per rank and step). */
-#define RUNNER_BYTES_PER_OP 32
+#define RUNNER_BYTES_PER_OP 24
+#define RUNNER_BYTES_PER_LANE_OP 4
 #define RUNNER_BYTES_PER_LIVE_OP 640
 #define RUNNER_LIVE_PER_SLOT 4
 uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct paxi_params *pp);
