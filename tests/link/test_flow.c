@@ -344,16 +344,34 @@ static void test_append(void)
 		g_dataset_destroy(&r);
 		net_free(&x);
 	}
-	/* alone, it starts at once; at packet fidelity nothing grows */
-	for (int fid = 0; fid < 2; fid++) {
-		struct net x = net_new(&topo_ring_ops, 4, fid ? LINK_FIDELITY_PACKET : LINK_FIDELITY_FLOW);
+	/* alone, it starts at once, and grows while it sends with nothing
+	 * behind it: delivered whole when a message of the sum sent in its
+	 * place is; at packet fidelity nothing grows */
+	sim_time_t sum_ps = 0;
+	struct link_params lp;
+
+	link_params_default(&lp);
+	for (int pass = 0; pass < 3; pass++) {
+		bool packet = pass == 2;
+		struct net x = net_new(&topo_ring_ops, 4, packet ? LINK_FIDELITY_PACKET : LINK_FIDELITY_FLOW);
 		struct rx r = { 0 };
 
 		g_dataset_set_data(&r, "sim", x.s);
-		fabric_send_pieces(x.f, 0, 1, b, ROUTE_SHORTEST, 0, 0, NULL, on_deliver, &r);
-		g_assert_false(fabric_append(x.f, 0, 1, ROUTE_SHORTEST, more, &r));
+		fabric_send_pieces(x.f, 0, 1, pass == 0 ? b + more : b, ROUTE_SHORTEST, 0, 0, NULL,
+				   on_deliver, &r);
+		if (pass == 1) {
+			/* half way through its first b bytes */
+			sim_run(x.s, link_wire_ps(b / 2, lp.bw_bytes_per_s), UINT64_MAX);
+			g_assert_true(fabric_append(x.f, 0, 1, ROUTE_SHORTEST, more, &r));
+		}
+		if (packet)
+			g_assert_false(fabric_append(x.f, 0, 1, ROUTE_SHORTEST, more, &r));
 		sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
-		g_assert_cmpuint(r.last_bytes, ==, b);
+		g_assert_cmpuint(r.last_bytes, ==, packet ? b : b + more);
+		if (pass == 0)
+			sum_ps = r.done_ps;
+		else if (pass == 1)
+			g_assert_cmpuint(r.done_ps, ==, sum_ps);
 		g_dataset_destroy(&r);
 		net_free(&x);
 	}
