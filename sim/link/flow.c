@@ -268,7 +268,7 @@ static double units_on(const struct link_params *p, uint64_t bytes)
 /* The first payload boundary after x (x sent now, at rate fl->rate once
  * active): first, then piece_bytes more, or as many piece_bytes as half the
  * receiver's slack less the tail carries (flow.h). */
-static uint64_t boundary_after(const struct flow *fl, uint64_t x, bool *grown)
+static uint64_t boundary_after(const struct flow *fl, uint64_t x, sim_time_t since, bool *grown)
 {
 	uint64_t next;
 
@@ -282,8 +282,8 @@ static uint64_t boundary_after(const struct flow *fl, uint64_t x, bool *grown)
 	if (fl->slack && fl->rate > 0 && fl->piece && next < fl->bytes) {
 		sim_time_t slack = fl->slack(fl->user);
 
-		if (slack > fl->tail) {
-			double units = fl->rate * (double)(slack - fl->tail);
+		if (slack + since > fl->tail) {
+			double units = fl->rate * (double)(slack + since - fl->tail);
 			double bytes = units * (double)fl->bytes / fl->units;
 
 			if (bytes >= (double)(fl->bytes - x))
@@ -301,11 +301,11 @@ static uint64_t boundary_after(const struct flow *fl, uint64_t x, bool *grown)
 
 /* Sets fl's next boundary after x: one the receiver's slack grew is
  * reached by its arrival alone (ahead), as nothing reads its sending. */
-static void set_next(struct flow *fl, uint64_t x)
+static void set_next(struct flow *fl, uint64_t x, sim_time_t since)
 {
 	bool grown;
 
-	fl->next_x = boundary_after(fl, x, &grown);
+	fl->next_x = boundary_after(fl, x, since, &grown);
 	fl->ahead = grown && fl->next_x < fl->bytes &&
 		    (fl->units - units_of(fl, fl->next_x)) > fl->rate * (double)fl->tail;
 }
@@ -492,7 +492,7 @@ static void first_piece(struct flow_net *n, struct flow *fl)
 		return;
 	uint64_t x = fl->next_x;
 
-	set_next(fl, 0);
+	set_next(fl, 0, 0);
 	if (x != fl->next_x || fl->ahead)
 		schedule_progress(n, fl);
 }
@@ -535,7 +535,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 	 * event scheduled, not one scheduled and one cancelled (the same order
 	 * of every other event: nothing in between reads the queue) */
 	if (fl->slack && fl->next_x < fl->bytes)
-		set_next(fl, 0);
+		set_next(fl, 0, 0);
 	schedule_progress(n, fl);
 }
 
@@ -669,13 +669,15 @@ static void on_progress(struct flow_net *n, struct flow *fl)
 		finish_sending(n, fl);
 		return;
 	}
-	set_next(fl, x);
+	set_next(fl, x, 0);
 	schedule_progress(n, fl);
 }
 
 /* Boundary next_x, sent at t_next, has arrived (ahead): the flow's next
- * boundary is set from the receiver's slack of now, beyond what it has sent
- * since, before the receiver reads this one. */
+ * boundary is set from the receiver's slack of now, before the receiver
+ * reads this one. If the receiver cannot wait, the piece boundaries sent
+ * since are delivered as they arrive, one tail after they were sent, and
+ * the flow goes on piece by piece. */
 static void on_arrive(struct flow_net *n, struct flow *fl)
 {
 	sim_time_t now = sim_now(n->s);
@@ -691,15 +693,19 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 	}
 	double pos = pos_at(fl, now);
 
-	set_next(fl, x);
+	set_next(fl, x, now - fl->t_next);
+	while (!fl->ahead && fl->next_x < fl->bytes && units_of(fl, fl->next_x) <= pos) {
+		/* sent already, not arrived yet */
+		uint64_t y = fl->next_x;
+		double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
+		sim_time_t at = MAX(fl->t_pos + (sim_time_t)MAX(d, 0) + fl->tail, *last);
+		struct sim_event *ev = sim_schedule(n->s, at - now, &n->c, FL_DELIVER);
 
-	if (units_of(fl, fl->next_x) <= pos) {
-		/* sent already: the first piece boundary beyond, or the last byte */
-		uint64_t sent = (uint64_t)(pos * (double)fl->bytes / fl->units);
-		uint64_t y = x + ((sent - x) / fl->piece + 1) * fl->piece;
-
-		fl->next_x = y < fl->bytes ? y : fl->bytes;
-		fl->ahead = fl->next_x < fl->bytes;
+		*last = at;
+		ev->data[0].p = fl;
+		ev->data[1].u = y;
+		fl->last_x = y;
+		fl->next_x = MIN(y + fl->piece, fl->bytes);
 	}
 	fl->pos = pos;
 	fl->t_pos = now;
@@ -812,7 +818,7 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 		fl->use[h].res = (uint32_t)chans[h];
 	fl->nuse = 0;
 	fl->units = units_on(&n->p[chans[0]], bytes);
-	set_next(fl, 0);
+	set_next(fl, 0, 0);
 	if (bytes == 0)
 		fl->next_x = 0;
 	n->in_flight++;
@@ -864,7 +870,7 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 	fl->pos = sent;
 	fl->t_pos = now;
 	if (fl->next_x == old_bytes) {
-		set_next(fl, fl->last_x);
+		set_next(fl, fl->last_x, 0);
 		if (units_of(fl, fl->next_x) <= sent) {
 			fl->next_x = old_bytes;
 			fl->ahead = false;
@@ -915,6 +921,6 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 	q->waiting_units += units - fl->units;
 	fl->units = units;
 	fl->bytes += more;
-	set_next(fl, 0);
+	set_next(fl, 0, 0);
 	return true;
 }
