@@ -86,6 +86,12 @@ struct flow {
 	bool ahead;            /* the pending event is next_x's arrival (FL_ARRIVE), one
 				* tail after it is sent, not its sending (FL_PROGRESS) */
 	sim_time_t t_next;     /* ahead: when next_x is sent */
+	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
+	bool ghost;            /* header only and alone: no event until its delivery, which
+				* is scheduled (dev) from its end of sending (t_end) */
+	sim_time_t t_end;      /* ghost: when it has sent its last byte */
+	sim_time_t prev_last;  /* ghost: its pair's pair_last before its delivery */
+	struct sim_event_ref dev; /* ghost: its delivery */
 	uint32_t stamp;
 };
 
@@ -497,11 +503,41 @@ static void first_piece(struct flow_net *n, struct flow *fl)
 		schedule_progress(n, fl);
 }
 
+/* A ghost flow something else needs: one that has sent its last byte
+ * leaves its resources and its channel; one still sending becomes an active
+ * flow like the others, its delivery left to its FL_PROGRESS. */
+static void settle(struct flow_net *n, struct flow *fl)
+{
+	sim_time_t now = sim_now(n->s);
+	struct chan_fifo *q = &n->fifo[fl->chan0];
+
+	g_assert(fl->ghost);
+	fl->ghost = false;
+	if (now >= fl->t_end) {
+		for (uint32_t u = 0; u < fl->nuse; u++)
+			res_remove(&n->res[fl->use[u].res], fl);
+		q->busy = false;
+		q->active = NULL;
+		return;
+	}
+	sim_cancel(n->s, fl->dev);
+	g_array_index(n->pair_last, sim_time_t, fl->pair) = fl->prev_last;
+	fl->pos = MIN(fl->rate * (double)(now - fl->t_pos), fl->units);
+	fl->t_pos = now;
+	struct sim_event *ev = sim_schedule(n->s, fl->t_end - now, &n->c, FL_PROGRESS);
+
+	ev->data[0].p = fl;
+	fl->ev = sim_event_ref(ev);
+	fl->ev_pending = true;
+}
+
 /* The flow starts sending: it joins its resources, and their component
  * shares again. */
 static void activate(struct flow_net *n, struct flow *fl)
 {
-	fl->t_pos = sim_now(n->s);
+	sim_time_t now = sim_now(n->s);
+
+	fl->t_pos = now;
 	fl->pos = 0;
 	fl->rate = 0;
 	n->fifo[fl->chan0].busy = true;
@@ -511,6 +547,8 @@ static void activate(struct flow_net *n, struct flow *fl)
 	for (uint32_t u = 0; u < fl->nuse; u++) {
 		struct fres *r = &n->res[fl->use[u].res];
 
+		if (r->n == 1 && r->fl[0]->ghost)
+			settle(n, r->fl[0]);
 		res_add(r, fl);
 		alone &= r->n == 1;
 	}
@@ -531,6 +569,24 @@ static void activate(struct flow_net *n, struct flow *fl)
 			best = level;
 	}
 	fl->rate = best;
+	if (fl->bytes == 0 && !n->fifo[fl->chan0].head) {
+		/* header only, alone, nothing behind it: its end and delivery
+		 * are known now; it stays on its resources until something
+		 * else needs them (settle) or it is delivered */
+		double d = ceil(fl->units / fl->rate);
+		sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
+
+		fl->t_end = now + (d >= (double)(SIM_TIME_END - now) ? SIM_TIME_END - now : (sim_time_t)d);
+		fl->prev_last = *last;
+		*last = MAX(fl->t_end + fl->tail, *last);
+		struct sim_event *ev = sim_schedule(n->s, *last - now + fl->late, &n->c, FL_DELIVER);
+
+		ev->data[0].p = fl;
+		ev->data[1].u = 0;
+		fl->dev = sim_event_ref(ev);
+		fl->ghost = true;
+		return;
+	}
 	/* its first piece, now that it has a rate, before its event: one
 	 * event scheduled, not one scheduled and one cancelled (the same order
 	 * of every other event: nothing in between reads the queue) */
@@ -548,7 +604,8 @@ static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 	sim_time_t now = sim_now(n->s);
 	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
 	sim_time_t at = MAX(now + fl->tail, *last);
-	struct sim_event *ev = sim_schedule(n->s, at - now, &n->c, FL_DELIVER);
+	struct sim_event *ev = sim_schedule(n->s, at - now + (x == fl->bytes ? fl->late : 0), &n->c,
+					    FL_DELIVER);
 
 	*last = at;
 
@@ -717,6 +774,8 @@ static void on_deliver(struct flow_net *n, struct flow *fl, uint64_t x)
 {
 	bool done = x == fl->bytes;
 
+	if (fl->ghost)
+		settle(n, fl);
 	fl->deliver(fl->user, x, done);
 	if (done) {
 		n->in_flight--;
@@ -780,7 +839,7 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 }
 
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
-	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack, sim_time_t late,
 	       fabric_deliver_fn deliver, void *user)
 {
 	g_assert(hops >= 1 && src >= 0 && src < n->nranks && dst >= 0 && dst < n->nranks);
@@ -809,6 +868,8 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	fl->first = first_bytes;
 	fl->piece = piece_bytes;
 	fl->last_x = 0;
+	fl->late = late;
+	fl->ghost = false;
 	fl->chan0 = chans[0];
 	fl->hops = hops;
 	fl->ev_pending = false;
@@ -825,6 +886,8 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 
 	struct chan_fifo *q = &n->fifo[fl->chan0];
 
+	if (q->active && q->active->ghost)
+		settle(n, q->active);
 	if (q->tail)
 		q->tail->next = fl;
 	else

@@ -80,9 +80,10 @@ void flow_net_free(struct flow_net *n);
 
 /* Starts a message of `bytes` from rank src to rank dst over channels
  * chans[0..hops) (copied), delivered as described above; with `slack`,
- * pieces after the first grow with the receiver's slack (below). */
+ * pieces after the first grow with the receiver's slack (below). The
+ * callback of its last byte runs `late` ps after that byte lands. */
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
-	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack, sim_time_t late,
 	       fabric_deliver_fn deliver, void *user);
 
 /* Grows by `more` payload bytes the message from src to dst of `user` that

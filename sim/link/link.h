@@ -309,6 +309,14 @@ uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
 			    enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
 			    fabric_slack_fn slack, fabric_deliver_fn deliver, void *user);
 
+/* Flow fidelity only: as fabric_send, but the callback of the last byte
+ * runs `late_ps` after that byte lands (a receiver that would only
+ * schedule its own event that much later: one event instead of two); the
+ * per-pair delivery order counts the landing, not the callback. */
+uint64_t fabric_send_late(struct fabric *f, int src, int dst, uint64_t bytes,
+			  enum route_hint hint, sim_time_t late_ps, fabric_deliver_fn deliver,
+			  void *user);
+
 /* Flow fidelity: grows by `more` bytes the last message sent from src to
  * dst with `user` along the route of `hint` (fabric_send_pieces), if it
  * still waits behind what its node's memory sent before it on the route's
