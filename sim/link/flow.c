@@ -289,7 +289,7 @@ static uint64_t boundary_after(const struct flow *fl, uint64_t x, sim_time_t sin
 		sim_time_t slack = fl->slack(fl->user);
 
 		if (slack + since > fl->tail) {
-			double units = fl->rate * (double)(slack + since - fl->tail);
+			double units = fl->rate * (double)(slack + since - fl->tail) * 2 / 3;
 			double bytes = units * (double)fl->bytes / fl->units;
 
 			if (bytes >= (double)(fl->bytes - x))
