@@ -5,13 +5,20 @@
  * side, then each rank's ejection side (only those with a finite rate carry
  * flows). A flow is either waiting in its first channel's FIFO of messages
  * from memory, active (sending: it sits in the flow list of every resource
- * it crosses and has one pending FL_PROGRESS event, at its next piece
- * boundary or its last byte), or sent (only its delivery events remain).
+ * it crosses and has one pending event: FL_PROGRESS at its next piece
+ * boundary or its last byte, or, for a boundary the receiver's slack grew
+ * (ahead), FL_ARRIVE when that boundary lands), or sent (only its delivery
+ * events remain). A header-only flow that starts alone with nothing behind
+ * it (a ghost) has no pending event but its delivery, and stays on its
+ * resources until it is delivered or settle() retires it (its end has
+ * passed) or makes it an ordinary active flow (something needs its
+ * resources before its end); so a ghost never shares a resource.
  *
  * A flow is sized (its weights, tail, memory sides and channel statistics)
  * when it leaves its channel's line, when its size is final: a waiting flow
  * may grow (flow_append) and keeps only its wire bytes on its first channel
- * (for the line's drain time) until then.
+ * (for the line's drain time) until then. An active flow that grows is
+ * sized again (grow_active), its wire bytes sent so far kept.
  *
  * Rates change only when a flow becomes active or finishes sending. Then
  * reshare() walks the connected component of the flows that share a
@@ -29,9 +36,10 @@
  * is kept only for the (src, dst) pairs that have sent, found through a
  * 2-entry cache per source and a hash table behind it.
  *
- * Events: FL_PROGRESS (a piece boundary has been sent) and FL_DELIVER (it
- * has arrived, one tail later). A flow lives in a free list after its last
- * delivery. */
+ * Events: FL_PROGRESS (a piece boundary has been sent), FL_DELIVER (it
+ * has arrived, one tail later) and FL_ARRIVE (an ahead boundary has
+ * arrived: delivered, and the next one chosen). A flow lives in a free list
+ * after its last delivery. */
 #include "sim/link/flow.h"
 
 #include <math.h>
@@ -271,9 +279,10 @@ static double units_on(const struct link_params *p, uint64_t bytes)
 	return (double)(bytes + packets_of(p, bytes) * p->header_bytes);
 }
 
-/* The first payload boundary after x (x sent now, at rate fl->rate once
- * active): first, then piece_bytes more, or as many piece_bytes as half the
- * receiver's slack less the tail carries (flow.h). */
+/* The first payload boundary after x (x sent `since` ago, at rate fl->rate
+ * once active): first, then piece_bytes more, or as many piece_bytes as two
+ * thirds of the receiver's slack plus `since` less the tail carries
+ * (flow.h); *grown says the slack made it larger. */
 static uint64_t boundary_after(const struct flow *fl, uint64_t x, sim_time_t since, bool *grown)
 {
 	uint64_t next;
