@@ -1080,13 +1080,14 @@ static int flow_route(struct fabric *f, int src, int dst, enum route_hint hint, 
 /* A message at flow fidelity: one flow over the route (flow.h). */
 static uint64_t flow_message(struct fabric *f, int src, int dst, uint64_t bytes,
 			     enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
-			     fabric_slack_fn slack, fabric_deliver_fn deliver, void *user)
+			     fabric_slack_fn slack, sim_time_t late, fabric_deliver_fn deliver,
+			     void *user)
 {
 	const int *chans;
 	int hops = flow_route(f, src, dst, hint, &chans);
 
-	flow_send(f->flow, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack, deliver,
-		  user);
+	flow_send(f->flow, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack, late,
+		  deliver, user);
 	return f->next_id++;
 }
 
@@ -1122,8 +1123,19 @@ uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
 	if (src < 0 || src >= f->t.nranks || dst < 0 || dst >= f->t.nranks || src == dst)
 		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
 	g_assert(deliver);
-	return flow_message(f, src, dst, bytes, hint, first_bytes, piece_bytes, slack, deliver,
+	return flow_message(f, src, dst, bytes, hint, first_bytes, piece_bytes, slack, 0, deliver,
 			    user);
+}
+
+uint64_t fabric_send_late(struct fabric *f, int src, int dst, uint64_t bytes,
+			  enum route_hint hint, sim_time_t late_ps, fabric_deliver_fn deliver,
+			  void *user)
+{
+	g_assert(f->flow);
+	if (src < 0 || src >= f->t.nranks || dst < 0 || dst >= f->t.nranks || src == dst)
+		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
+	g_assert(deliver);
+	return flow_message(f, src, dst, bytes, hint, 0, 0, NULL, late_ps, deliver, user);
 }
 
 enum link_fidelity fabric_fidelity(const struct fabric *f)
@@ -1138,7 +1150,7 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
 	g_assert(deliver);
 	if (f->flow)
-		return flow_message(f, src, dst, bytes, hint, 0, 0, NULL, deliver, user);
+		return flow_message(f, src, dst, bytes, hint, 0, 0, NULL, 0, deliver, user);
 	struct msg *m = msg_alloc(f);
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
 

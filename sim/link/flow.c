@@ -5,13 +5,20 @@
  * side, then each rank's ejection side (only those with a finite rate carry
  * flows). A flow is either waiting in its first channel's FIFO of messages
  * from memory, active (sending: it sits in the flow list of every resource
- * it crosses and has one pending FL_PROGRESS event, at its next piece
- * boundary or its last byte), or sent (only its delivery events remain).
+ * it crosses and has one pending event: FL_PROGRESS at its next piece
+ * boundary or its last byte, or, for a boundary the receiver's slack grew
+ * (ahead), FL_ARRIVE when that boundary lands), or sent (only its delivery
+ * events remain). A header-only flow that starts alone with nothing behind
+ * it (a ghost) has no pending event but its delivery, and stays on its
+ * resources until it is delivered or settle() retires it (its end has
+ * passed) or makes it an ordinary active flow (something needs its
+ * resources before its end); so a ghost never shares a resource.
  *
  * A flow is sized (its weights, tail, memory sides and channel statistics)
  * when it leaves its channel's line, when its size is final: a waiting flow
  * may grow (flow_append) and keeps only its wire bytes on its first channel
- * (for the line's drain time) until then.
+ * (for the line's drain time) until then. An active flow that grows is
+ * sized again (grow_active), its wire bytes sent so far kept.
  *
  * Rates change only when a flow becomes active or finishes sending. Then
  * reshare() walks the connected component of the flows that share a
@@ -29,9 +36,10 @@
  * is kept only for the (src, dst) pairs that have sent, found through a
  * 2-entry cache per source and a hash table behind it.
  *
- * Events: FL_PROGRESS (a piece boundary has been sent) and FL_DELIVER (it
- * has arrived, one tail later). A flow lives in a free list after its last
- * delivery. */
+ * Events: FL_PROGRESS (a piece boundary has been sent), FL_DELIVER (it
+ * has arrived, one tail later) and FL_ARRIVE (an ahead boundary has
+ * arrived: delivered, and the next one chosen). A flow lives in a free list
+ * after its last delivery. */
 #include "sim/link/flow.h"
 
 #include <math.h>
@@ -39,7 +47,7 @@
 
 #include "sim/link/link.h"
 
-enum { FL_PROGRESS = 1, FL_DELIVER };
+enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE };
 
 struct flow;
 
@@ -71,6 +79,7 @@ struct flow {
 	sim_time_t tail;       /* send -> delivery */
 	uint64_t first, piece; /* delivery boundaries (flow.h) */
 	uint64_t next_x;       /* next payload boundary to reach */
+	uint64_t last_x;       /* the last boundary reached (0 before the first) */
 	fabric_deliver_fn deliver;
 	fabric_slack_fn slack; /* NULL: fixed pieces */
 	void *user;
@@ -82,6 +91,15 @@ struct flow {
 	uint32_t pair;         /* index of (src, dst) in flow_net.pair_last */
 	struct sim_event_ref ev;
 	bool ev_pending, frozen;
+	bool ahead;            /* the pending event is next_x's arrival (FL_ARRIVE), one
+				* tail after it is sent, not its sending (FL_PROGRESS) */
+	sim_time_t t_next;     /* ahead: when next_x is sent */
+	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
+	bool ghost;            /* header only and alone: no event until its delivery, which
+				* is scheduled (dev) from its end of sending (t_end) */
+	sim_time_t t_end;      /* ghost: when it has sent its last byte */
+	sim_time_t prev_last;  /* ghost: its pair's pair_last before its delivery */
+	struct sim_event_ref dev; /* ghost: its delivery */
 	uint32_t stamp;
 };
 
@@ -261,13 +279,15 @@ static double units_on(const struct link_params *p, uint64_t bytes)
 	return (double)(bytes + packets_of(p, bytes) * p->header_bytes);
 }
 
-/* The first payload boundary after x (x sent now, at rate fl->rate once
- * active): first, then piece_bytes more, or as many piece_bytes as half the
- * receiver's slack less the tail carries (flow.h). */
-static uint64_t boundary_after(const struct flow *fl, uint64_t x)
+/* The first payload boundary after x (x sent `since` ago, at rate fl->rate
+ * once active): first, then piece_bytes more, or as many piece_bytes as two
+ * thirds of the receiver's slack plus `since` less the tail carries
+ * (flow.h); *grown says the slack made it larger. */
+static uint64_t boundary_after(const struct flow *fl, uint64_t x, sim_time_t since, bool *grown)
 {
 	uint64_t next;
 
+	*grown = false;
 	if (x < fl->first)
 		next = MIN(fl->first, fl->bytes);
 	else if (!fl->piece || fl->bytes - x <= fl->piece)
@@ -277,16 +297,43 @@ static uint64_t boundary_after(const struct flow *fl, uint64_t x)
 	if (fl->slack && fl->rate > 0 && fl->piece && next < fl->bytes) {
 		sim_time_t slack = fl->slack(fl->user);
 
-		if (slack > fl->tail) {
-			double units = fl->rate * (double)(slack - fl->tail) / 2;
+		if (slack + since > fl->tail) {
+			double units = fl->rate * (double)(slack + since - fl->tail) * 2 / 3;
 			double bytes = units * (double)fl->bytes / fl->units;
 
 			if (bytes >= (double)(fl->bytes - x))
 				return fl->bytes;
-			next = MAX(next, x + (uint64_t)(bytes / (double)fl->piece) * fl->piece);
+			uint64_t big = x + (uint64_t)(bytes / (double)fl->piece) * fl->piece;
+
+			if (big > next) {
+				next = big;
+				*grown = true;
+			}
 		}
 	}
 	return next;
+}
+
+/* Sets fl's next boundary after x: one the receiver's slack grew is
+ * reached by its arrival alone (ahead), as nothing reads its sending. */
+static void set_next(struct flow *fl, uint64_t x, sim_time_t since)
+{
+	bool grown;
+
+	fl->next_x = boundary_after(fl, x, since, &grown);
+	fl->ahead = grown && fl->next_x < fl->bytes &&
+		    (fl->units - units_of(fl, fl->next_x)) > fl->rate * (double)fl->tail;
+}
+
+/* Units fl has sent by `now` at its rate of now: up to its next boundary,
+ * or (ahead, whose boundary only its arrival reads) up to its end. */
+static double pos_at(const struct flow *fl, sim_time_t now)
+{
+	double lim = fl->ahead ? fl->units : units_of(fl, fl->next_x);
+
+	if (fl->rate <= 0)
+		return fl->pos;
+	return MIN(fl->pos + fl->rate * (double)(now - fl->t_pos), lim);
 }
 
 sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
@@ -331,11 +378,23 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 	double left = units_of(fl, fl->next_x) - fl->pos;
 	double d = left > 0 ? ceil(left / fl->rate) : 0;
 	sim_time_t delay = d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
+	uint32_t type = FL_PROGRESS;
 
 	g_assert(fl->rate > 0);
+	if (fl->ahead && fl->ev_pending && left <= 0)
+		return; /* sent: its arrival does not move */
 	if (fl->ev_pending)
 		sim_cancel(n->s, fl->ev);
-	struct sim_event *ev = sim_schedule(n->s, MIN(delay, SIM_TIME_END - now), &n->c, FL_PROGRESS);
+	delay = MIN(delay, SIM_TIME_END - now);
+	if (fl->ahead && delay < SIM_TIME_END - now - fl->tail) {
+		/* its delivery, in order behind what the pair delivered before */
+		sim_time_t last = g_array_index(n->pair_last, sim_time_t, fl->pair);
+
+		fl->t_next = now + delay;
+		delay = MAX(now + delay + fl->tail, last) - now;
+		type = FL_ARRIVE;
+	}
+	struct sim_event *ev = sim_schedule(n->s, delay, &n->c, type);
 
 	ev->data[0].p = fl;
 	fl->ev = sim_event_ref(ev);
@@ -388,9 +447,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	for (guint i = 0; i < flows->len; i++) {
 		struct flow *fl = flows->pdata[i];
 
-		if (fl->rate > 0)
-			fl->pos = MIN(fl->pos + fl->rate * (double)(now - fl->t_pos),
-				      units_of(fl, fl->next_x));
+		fl->pos = pos_at(fl, now);
 		fl->t_pos = now;
 		fl->frozen = false;
 		for (uint32_t u = 0; u < fl->nuse; u++) {
@@ -448,19 +505,48 @@ static void first_piece(struct flow_net *n, struct flow *fl)
 {
 	if (!fl->slack || fl->pos > 0 || fl->next_x >= fl->bytes || fl->rate <= 0)
 		return;
-	uint64_t x = boundary_after(fl, 0);
+	uint64_t x = fl->next_x;
 
-	if (x != fl->next_x) {
-		fl->next_x = x;
+	set_next(fl, 0, 0);
+	if (x != fl->next_x || fl->ahead)
 		schedule_progress(n, fl);
+}
+
+/* A ghost flow something else needs: one that has sent its last byte
+ * leaves its resources and its channel; one still sending becomes an active
+ * flow like the others, its delivery left to its FL_PROGRESS. */
+static void settle(struct flow_net *n, struct flow *fl)
+{
+	sim_time_t now = sim_now(n->s);
+	struct chan_fifo *q = &n->fifo[fl->chan0];
+
+	g_assert(fl->ghost);
+	fl->ghost = false;
+	if (now >= fl->t_end) {
+		for (uint32_t u = 0; u < fl->nuse; u++)
+			res_remove(&n->res[fl->use[u].res], fl);
+		q->busy = false;
+		q->active = NULL;
+		return;
 	}
+	sim_cancel(n->s, fl->dev);
+	g_array_index(n->pair_last, sim_time_t, fl->pair) = fl->prev_last;
+	fl->pos = MIN(fl->rate * (double)(now - fl->t_pos), fl->units);
+	fl->t_pos = now;
+	struct sim_event *ev = sim_schedule(n->s, fl->t_end - now, &n->c, FL_PROGRESS);
+
+	ev->data[0].p = fl;
+	fl->ev = sim_event_ref(ev);
+	fl->ev_pending = true;
 }
 
 /* The flow starts sending: it joins its resources, and their component
  * shares again. */
 static void activate(struct flow_net *n, struct flow *fl)
 {
-	fl->t_pos = sim_now(n->s);
+	sim_time_t now = sim_now(n->s);
+
+	fl->t_pos = now;
 	fl->pos = 0;
 	fl->rate = 0;
 	n->fifo[fl->chan0].busy = true;
@@ -470,6 +556,8 @@ static void activate(struct flow_net *n, struct flow *fl)
 	for (uint32_t u = 0; u < fl->nuse; u++) {
 		struct fres *r = &n->res[fl->use[u].res];
 
+		if (r->n == 1 && r->fl[0]->ghost)
+			settle(n, r->fl[0]);
 		res_add(r, fl);
 		alone &= r->n == 1;
 	}
@@ -490,11 +578,29 @@ static void activate(struct flow_net *n, struct flow *fl)
 			best = level;
 	}
 	fl->rate = best;
+	if (fl->bytes == 0 && !n->fifo[fl->chan0].head) {
+		/* header only, alone, nothing behind it: its end and delivery
+		 * are known now; it stays on its resources until something
+		 * else needs them (settle) or it is delivered */
+		double d = ceil(fl->units / fl->rate);
+		sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
+
+		fl->t_end = now + (d >= (double)(SIM_TIME_END - now) ? SIM_TIME_END - now : (sim_time_t)d);
+		fl->prev_last = *last;
+		*last = MAX(fl->t_end + fl->tail, *last);
+		struct sim_event *ev = sim_schedule(n->s, *last - now + fl->late, &n->c, FL_DELIVER);
+
+		ev->data[0].p = fl;
+		ev->data[1].u = 0;
+		fl->dev = sim_event_ref(ev);
+		fl->ghost = true;
+		return;
+	}
 	/* its first piece, now that it has a rate, before its event: one
 	 * event scheduled, not one scheduled and one cancelled (the same order
 	 * of every other event: nothing in between reads the queue) */
 	if (fl->slack && fl->next_x < fl->bytes)
-		fl->next_x = boundary_after(fl, 0);
+		set_next(fl, 0, 0);
 	schedule_progress(n, fl);
 }
 
@@ -507,7 +613,8 @@ static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 	sim_time_t now = sim_now(n->s);
 	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
 	sim_time_t at = MAX(now + fl->tail, *last);
-	struct sim_event *ev = sim_schedule(n->s, at - now, &n->c, FL_DELIVER);
+	struct sim_event *ev = sim_schedule(n->s, at - now + (x == fl->bytes ? fl->late : 0), &n->c,
+					    FL_DELIVER);
 
 	*last = at;
 
@@ -622,19 +729,62 @@ static void on_progress(struct flow_net *n, struct flow *fl)
 	fl->ev_pending = false;
 	fl->pos = units_of(fl, x);
 	fl->t_pos = sim_now(n->s);
+	fl->last_x = x;
 	deliver_later(n, fl, x);
 	if (x == fl->bytes) {
 		finish_sending(n, fl);
 		return;
 	}
-	fl->next_x = boundary_after(fl, x);
+	set_next(fl, x, 0);
 	schedule_progress(n, fl);
+}
+
+/* Boundary next_x, sent at t_next, has arrived (ahead): the flow's next
+ * boundary is set from the receiver's slack of now, before the receiver
+ * reads this one. If the receiver cannot wait, the piece boundaries sent
+ * since are delivered as they arrive, one tail after they were sent, and
+ * the flow goes on piece by piece. */
+static void on_arrive(struct flow_net *n, struct flow *fl)
+{
+	sim_time_t now = sim_now(n->s);
+	uint64_t x = fl->next_x;
+	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
+
+	fl->ev_pending = false;
+	*last = MAX(*last, now);
+	fl->last_x = x;
+	if (fl->pos < units_of(fl, x)) {
+		fl->pos = units_of(fl, x);
+		fl->t_pos = fl->t_next;
+	}
+	double pos = pos_at(fl, now);
+
+	set_next(fl, x, now - fl->t_next);
+	while (!fl->ahead && fl->next_x < fl->bytes && units_of(fl, fl->next_x) <= pos) {
+		/* sent already, not arrived yet */
+		uint64_t y = fl->next_x;
+		double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
+		sim_time_t at = MAX(fl->t_pos + (sim_time_t)MAX(d, 0) + fl->tail, *last);
+		struct sim_event *ev = sim_schedule(n->s, at - now, &n->c, FL_DELIVER);
+
+		*last = at;
+		ev->data[0].p = fl;
+		ev->data[1].u = y;
+		fl->last_x = y;
+		fl->next_x = MIN(y + fl->piece, fl->bytes);
+	}
+	fl->pos = pos;
+	fl->t_pos = now;
+	schedule_progress(n, fl);
+	fl->deliver(fl->user, x, false);
 }
 
 static void on_deliver(struct flow_net *n, struct flow *fl, uint64_t x)
 {
 	bool done = x == fl->bytes;
 
+	if (fl->ghost)
+		settle(n, fl);
 	fl->deliver(fl->user, x, done);
 	if (done) {
 		n->in_flight--;
@@ -653,6 +803,9 @@ static void flow_handler(struct sim *s, struct sim_component *self, struct sim_e
 		break;
 	case FL_DELIVER:
 		on_deliver(n, ev->data[0].p, ev->data[1].u);
+		break;
+	case FL_ARRIVE:
+		on_arrive(n, ev->data[0].p);
 		break;
 	default:
 		g_error("flow: unknown event type %u", ev->type);
@@ -695,7 +848,7 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 }
 
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
-	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack, sim_time_t late,
 	       fabric_deliver_fn deliver, void *user)
 {
 	g_assert(hops >= 1 && src >= 0 && src < n->nranks && dst >= 0 && dst < n->nranks);
@@ -723,6 +876,9 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	fl->user = user;
 	fl->first = first_bytes;
 	fl->piece = piece_bytes;
+	fl->last_x = 0;
+	fl->late = late;
+	fl->ghost = false;
 	fl->chan0 = chans[0];
 	fl->hops = hops;
 	fl->ev_pending = false;
@@ -732,13 +888,15 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 		fl->use[h].res = (uint32_t)chans[h];
 	fl->nuse = 0;
 	fl->units = units_on(&n->p[chans[0]], bytes);
-	fl->next_x = boundary_after(fl, 0);
+	set_next(fl, 0, 0);
 	if (bytes == 0)
 		fl->next_x = 0;
 	n->in_flight++;
 
 	struct chan_fifo *q = &n->fifo[fl->chan0];
 
+	if (q->active && q->active->ghost)
+		settle(n, q->active);
 	if (q->tail)
 		q->tail->next = fl;
 	else
@@ -748,12 +906,82 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	start_waiting(n, q);
 }
 
+/* Takes fl's message, as size_flow counted it, back out of its channels'
+ * statistics. */
+static void unaccount(struct flow_net *n, const struct flow *fl)
+{
+	for (int h = 0; h < fl->hops; h++) {
+		int c = (int)fl->use[h].res;
+		const struct link_params *p = &n->p[c];
+		uint64_t npk = packets_of(p, fl->bytes);
+		uint64_t wire = fl->bytes + npk * p->header_bytes;
+		struct channel_stats *st = &n->st[c];
+
+		st->payload_bytes -= fl->bytes;
+		st->wire_bytes -= wire;
+		st->packets -= npk;
+		st->busy_ps -= link_wire_ps(wire, p->bw_bytes_per_s);
+		st->hops_histogram[MIN(fl->hops, 7)] -= fl->bytes;
+	}
+}
+
+/* Grows the active flow fl by `more` payload bytes (flow_append): its
+ * position, weights, tail and statistics are those of the larger message,
+ * the boundary it was heading for is dropped if it was its last byte, and
+ * its component shares again if a weight moved its rate. */
+static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
+{
+	sim_time_t now = sim_now(n->s);
+	uint64_t old_bytes = fl->bytes;
+	double sent = pos_at(fl, now); /* wire bytes on its first channel stay sent */
+
+	unaccount(n, fl);
+	fl->bytes += more;
+	fl->units = units_on(&n->p[fl->chan0], fl->bytes);
+	size_flow(n, fl);
+	fl->pos = sent;
+	fl->t_pos = now;
+	if (fl->next_x == old_bytes) {
+		set_next(fl, fl->last_x, 0);
+		if (units_of(fl, fl->next_x) <= sent) {
+			fl->next_x = old_bytes;
+			fl->ahead = false;
+		}
+	}
+	bool alone = true;
+
+	for (uint32_t u = 0; u < fl->nuse; u++)
+		alone &= n->res[fl->use[u].res].n == 1;
+	if (!alone) {
+		reshare(n, fl->use, fl->nuse);
+		schedule_progress(n, fl);
+		return;
+	}
+	double best = INFINITY;
+
+	for (uint32_t u = 0; u < fl->nuse; u++) {
+		double level = MAX(n->res[fl->use[u].res].cap - 0.0, 0) / fl->use[u].w;
+
+		if (level < best)
+			best = level;
+	}
+	fl->rate = best;
+	schedule_progress(n, fl);
+}
+
 bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, void *user)
 {
 	g_assert(chan >= 0 && chan < n->nchans);
 	struct chan_fifo *q = &n->fifo[chan];
 	struct flow *fl = q->tail;
 
+	if (!q->head && q->active && q->active->user == user && q->active->src == src &&
+	    q->active->dst == dst && q->active->bytes && more && q->active->units > 0) {
+		/* it still sends, and nothing waits behind it: the data would
+		 * follow it at once */
+		grow_active(n, q->active, more);
+		return true;
+	}
 	/* the tail of the line waits (the active flow has left it): nothing of
 	 * it is sized, scheduled or shared yet */
 	if (!fl || fl->user != user || fl->src != src || fl->dst != dst || fl->bytes == 0 ||
@@ -765,6 +993,6 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 	q->waiting_units += units - fl->units;
 	fl->units = units;
 	fl->bytes += more;
-	fl->next_x = boundary_after(fl, 0);
+	set_next(fl, 0, 0);
 	return true;
 }

@@ -41,18 +41,34 @@
  *    output channel is busy with queued data for that long, or whose
  *    outgoing Transfer is still in its setup that long): the next piece
  *    (the first too, once the flow has a rate) is then as many piece_bytes
- *    as the flow sends, at its rate of now, in half of that slack less its
- *    tail. A larger piece does not change the receiver's output while that
- *    output's channel stays busy (a rate that drops later can make it, which
- *    the check against packet fidelity bounds); it saves the events of the
- *    pieces it merges (a ring step of 64 slices of 16 KiB: a few pieces).
- *    Slack 0 keeps first_bytes and piece_bytes, call for call.
+ *    as the flow sends, at its rate of now, in two thirds of that slack less
+ *    its tail (the third kept against a rate that drops later, or a
+ *    reducer that the receiver's next op shares; all of it moved reducescatter
+ *    ring by 4 %). A larger piece does not change the receiver's output while
+ *    that output's channel stays busy (a rate that drops later can make it,
+ *    which the check against packet fidelity bounds); it saves the events of
+ *    the pieces it merges (a ring step of 64 slices of 16 KiB: a few pieces).
+ *    Such a grown piece costs one event, its arrival (FL_ARRIVE): nothing
+ *    reads the moment its last byte is sent, so the next boundary is chosen
+ *    when it lands, from the slack then plus the tail since it was sent. If
+ *    the receiver cannot wait then, the boundaries sent in that tail are
+ *    delivered one by one as they land. Slack 0 keeps first_bytes and
+ *    piece_bytes, call for call.
  *  - a message still waiting in its channel's order may grow
  *    (flow_append): it is then timed, counted and delivered as one message
- *    of the sum sent in its place. PAXI grows a Transfer's last message
- *    with the data supplied while it waits, for a receiver with a slack
- *    function: the message would have waited for the one ahead anyway, and
- *    the receiver's pieces follow its slack, not how the data was supplied.
+ *    of the sum sent in its place. So may a message that still sends with
+ *    nothing waiting behind it on its channel: the bytes follow it at once,
+ *    as a message sent behind it would (its headers counted on the sum).
+ *    PAXI grows a Transfer's last message with the data supplied while it
+ *    waits or sends, for a receiver with a slack function: the message
+ *    would have waited for the one ahead anyway, and the receiver's pieces
+ *    follow its slack, not how the data was supplied.
+ *  - a header-only message that starts alone on every resource of its
+ *    route, nothing waiting behind it, is timed when it starts (its end and
+ *    delivery scheduled then, no event for its end); a message that needs
+ *    its channel or a resource of its route before its end makes it an
+ *    ordinary flow again. Its last callback may run `late` after it lands
+ *    (fabric_send_late): PAXI's control messages call back when processed.
  *
  * Go-Back-N loss is an expected goodput factor on each channel:
  * (1 - p) / (1 - p + p x k), k = the packets a loss throws away (those sent
@@ -80,16 +96,18 @@ void flow_net_free(struct flow_net *n);
 
 /* Starts a message of `bytes` from rank src to rank dst over channels
  * chans[0..hops) (copied), delivered as described above; with `slack`,
- * pieces after the first grow with the receiver's slack (below). */
+ * pieces after the first grow with the receiver's slack (below). The
+ * callback of its last byte runs `late` ps after that byte lands. */
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
-	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack, sim_time_t late,
 	       fabric_deliver_fn deliver, void *user);
 
 /* Grows by `more` payload bytes the message from src to dst of `user` that
  * waits, last in line, on channel `chan` (its first), as if it had been
- * sent that large: one flow instead of two that would go one after the
- * other; returns false (and does nothing) when the last message waiting on
- * `chan` is not that one, or has already started. */
+ * sent that large, or that sends on `chan` with nothing waiting behind it,
+ * as if the bytes followed it at once: one flow instead of two that would
+ * go one after the other; returns false (and does nothing) when neither is
+ * that message. */
 bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, void *user);
 
 /* The time from now until channel `chan` has sent the messages from memory

@@ -303,18 +303,27 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
  * then every `piece_bytes` more, and on the last byte (piece_bytes = 0:
  * only first_bytes and the last byte). With `slack` (NULL: none), a piece
  * after the first is a multiple of piece_bytes sized so that it lands within
- * half of what slack(user) says the receiver can wait (sim/link/flow.h).
+ * two thirds of what slack(user) says the receiver can wait (sim/link/flow.h).
  * At packet fidelity the pieces are ignored: per packet, as fabric_send. */
 uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
 			    enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
 			    fabric_slack_fn slack, fabric_deliver_fn deliver, void *user);
 
+/* Flow fidelity only: as fabric_send, but the callback of the last byte
+ * runs `late_ps` after that byte lands (a receiver that would only
+ * schedule its own event that much later: one event instead of two); the
+ * per-pair delivery order counts the landing, not the callback. */
+uint64_t fabric_send_late(struct fabric *f, int src, int dst, uint64_t bytes,
+			  enum route_hint hint, sim_time_t late_ps, fabric_deliver_fn deliver,
+			  void *user);
+
 /* Flow fidelity: grows by `more` bytes the last message sent from src to
  * dst with `user` along the route of `hint` (fabric_send_pieces), if it
  * still waits behind what its node's memory sent before it on the route's
- * first channel, as if it had been sent that large (its deliveries report
- * the bytes of both); returns false, changing nothing, when it does not,
- * and always at packet fidelity. */
+ * first channel, as if it had been sent that large, or if it still sends
+ * with nothing waiting behind it, as if the bytes followed it at once (its
+ * deliveries report the bytes of both); returns false, changing nothing,
+ * when it does neither, and always at packet fidelity. */
 bool fabric_append(struct fabric *f, int src, int dst, enum route_hint hint, uint64_t more,
 		   void *user);
 

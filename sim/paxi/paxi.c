@@ -388,6 +388,8 @@ static void msg_put(struct paxi *x, struct paxi_msg *m)
 }
 
 static void on_ctrl_delivered(void *user, uint64_t bytes, bool done);
+static void on_ctrl_processed(void *user, uint64_t bytes, bool done);
+static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type);
 static void on_data_delivered(void *user, uint64_t bytes, bool done);
 static sim_time_t data_slack(void *user);
 
@@ -433,8 +435,28 @@ static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
 	m->t = t;
 	m->ctrl = type;
 	x->st.ctrl_msgs++;
+	if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW) {
+		/* its processing's end is known when it lands: one event */
+		fabric_send_late(x->f, forward ? t->src : t->dst, forward ? t->dst : t->src, 0,
+				 ROUTE_SHORTEST, x->p.ctrl_proc_ps, on_ctrl_processed, m);
+		return;
+	}
 	fabric_send(x->f, forward ? t->src : t->dst, forward ? t->dst : t->src, 0,
 		    ROUTE_SHORTEST, on_ctrl_delivered, m);
+}
+
+/* Flow fidelity: a control message has landed and been processed
+ * (fabric_send_late). */
+static void on_ctrl_processed(void *user, uint64_t bytes, bool done)
+{
+	struct paxi_msg *m = user;
+	struct paxi_txn *t = m->t;
+	enum ctrl_type type = m->ctrl;
+
+	(void)bytes;
+	g_assert(done);
+	msg_put(t->x, m);
+	on_ctrl(t->x, t, type);
 }
 
 static void on_ctrl_delivered(void *user, uint64_t bytes, bool done)

@@ -32,8 +32,10 @@
  * forwards each slice as it arrives, as at packet fidelity: the slice sets
  * the pipeline. Where it cannot, the receiver's slack (paxi_txn_ops.slack)
  * merges slices into larger pieces, and data supplied while the
- * Transfer's last message still waits behind others on its first channel
- * joins that message (fabric_append) instead of following it as one more.
+ * Transfer's last message still waits behind others on its first channel,
+ * or still sends with nothing behind it, joins that message (fabric_append)
+ * instead of following it as one more. A control message calls back when
+ * it has been processed (fabric_send_late), not when it lands.
  * A Send/Recv's data, usable only whole, arrives whole.
  *
  * Lower layers: sim/core, sim/link. PAXI knows nothing of schedules. */

@@ -2,7 +2,8 @@
  * route a message takes the packet fabric's time; flows share a channel
  * max-min fairly and take the capacity a finished one leaves; messages from
  * one node's memory on one channel go in order; pieces are delivered at
- * their boundaries; a message waiting in that order can grow; and a run is
+ * their boundaries; a message waiting in that order, or sending alone, can
+ * grow; a header-only message's callback can run late; and a run is
  * deterministic. */
 #include <glib.h>
 
@@ -344,16 +345,34 @@ static void test_append(void)
 		g_dataset_destroy(&r);
 		net_free(&x);
 	}
-	/* alone, it starts at once; at packet fidelity nothing grows */
-	for (int fid = 0; fid < 2; fid++) {
-		struct net x = net_new(&topo_ring_ops, 4, fid ? LINK_FIDELITY_PACKET : LINK_FIDELITY_FLOW);
+	/* alone, it starts at once, and grows while it sends with nothing
+	 * behind it: delivered whole when a message of the sum sent in its
+	 * place is; at packet fidelity nothing grows */
+	sim_time_t sum_ps = 0;
+	struct link_params lp;
+
+	link_params_default(&lp);
+	for (int pass = 0; pass < 3; pass++) {
+		bool packet = pass == 2;
+		struct net x = net_new(&topo_ring_ops, 4, packet ? LINK_FIDELITY_PACKET : LINK_FIDELITY_FLOW);
 		struct rx r = { 0 };
 
 		g_dataset_set_data(&r, "sim", x.s);
-		fabric_send_pieces(x.f, 0, 1, b, ROUTE_SHORTEST, 0, 0, NULL, on_deliver, &r);
-		g_assert_false(fabric_append(x.f, 0, 1, ROUTE_SHORTEST, more, &r));
+		fabric_send_pieces(x.f, 0, 1, pass == 0 ? b + more : b, ROUTE_SHORTEST, 0, 0, NULL,
+				   on_deliver, &r);
+		if (pass == 1) {
+			/* half way through its first b bytes */
+			sim_run(x.s, link_wire_ps(b / 2, lp.bw_bytes_per_s), UINT64_MAX);
+			g_assert_true(fabric_append(x.f, 0, 1, ROUTE_SHORTEST, more, &r));
+		}
+		if (packet)
+			g_assert_false(fabric_append(x.f, 0, 1, ROUTE_SHORTEST, more, &r));
 		sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
-		g_assert_cmpuint(r.last_bytes, ==, b);
+		g_assert_cmpuint(r.last_bytes, ==, packet ? b : b + more);
+		if (pass == 0)
+			sum_ps = r.done_ps;
+		else if (pass == 1)
+			g_assert_cmpuint(r.done_ps, ==, sum_ps);
 		g_dataset_destroy(&r);
 		net_free(&x);
 	}
@@ -415,6 +434,47 @@ static void test_deterministic(void)
 	}
 }
 
+/* fabric_send_late: a header-only message's last callback runs `late` after
+ * it lands, whether it sends alone (its delivery scheduled when it starts)
+ * or another message joins its channel while it sends: behind it in its
+ * node's line, or sharing the switch's channel to the same destination;
+ * the other message is delivered as it is behind a plain one. */
+static void test_send_late(void)
+{
+	const sim_time_t late = SIM_NS(700);
+
+	for (int other = 0; other < 3; other++) {
+		sim_time_t done[2][2];
+
+		for (int pass = 0; pass < 2; pass++) {
+			struct net x = net_new(&topo_switch_ops, 4, LINK_FIDELITY_FLOW);
+			struct rx ctrl = { 0 }, data = { 0 };
+
+			g_dataset_set_data(&ctrl, "sim", x.s);
+			g_dataset_set_data(&data, "sim", x.s);
+			if (pass)
+				fabric_send_late(x.f, 0, 1, 0, ROUTE_SHORTEST, late, on_deliver, &ctrl);
+			else
+				fabric_send(x.f, 0, 1, 0, ROUTE_SHORTEST, on_deliver, &ctrl);
+			/* 1 ps in: the header is still on the wire */
+			sim_run(x.s, 1, UINT64_MAX);
+			if (other)
+				fabric_send(x.f, other == 1 ? 0 : 2, 1, 1 << 20, ROUTE_SHORTEST,
+					    on_deliver, &data);
+			sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+			g_assert_cmpuint(ctrl.calls, ==, 1);
+			done[pass][0] = ctrl.done_ps;
+			done[pass][1] = data.done_ps;
+			g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+			g_dataset_destroy(&ctrl);
+			g_dataset_destroy(&data);
+			net_free(&x);
+		}
+		g_assert_cmpuint(done[1][0], ==, done[0][0] + late);
+		g_assert_cmpuint(done[1][1], ==, done[0][1]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -426,6 +486,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/pieces", test_pieces);
 	g_test_add_func("/flow/slack-pieces", test_slack_pieces);
 	g_test_add_func("/flow/append", test_append);
+	g_test_add_func("/flow/send-late", test_send_late);
 	g_test_add_func("/flow/drain", test_drain);
 	g_test_add_func("/flow/deterministic", test_deterministic);
 	return g_test_run();
