@@ -336,8 +336,10 @@ sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint h
 enum link_fidelity fabric_fidelity(const struct fabric *f);
 
 /* The path src -> dst as a sequence of nodes, src first, dst last; a switch
- * node has an id >= nranks. Returns the number of hops (nodes - 1). */
-int fabric_route(const struct fabric *f, int src, int dst, enum route_hint hint,
+ * node has an id >= nranks. Returns the number of hops (nodes - 1). Each
+ * source's last two short paths are cached (routes are pure, topo.h), hence
+ * the non-const fabric. */
+int fabric_route(struct fabric *f, int src, int dst, enum route_hint hint,
 		 GArray *nodes /* of int, cleared first */);
 
 /* Topology facts, for tests and reports. The degree is the number of
