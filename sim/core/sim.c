@@ -187,11 +187,6 @@ struct sim_event *sim_schedule(struct sim *s, sim_time_t delay_ps,
 	return ev;
 }
 
-struct sim_event_ref sim_event_ref(const struct sim_event *ev)
-{
-	return (struct sim_event_ref){ .ev = (struct sim_event *)ev, .seq = ev->seq };
-}
-
 bool sim_cancel(struct sim *s, struct sim_event_ref ref)
 {
 	struct sim_event *ev = ref.ev;

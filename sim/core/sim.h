@@ -129,8 +129,12 @@ uint64_t sim_seed(const struct sim *s);
 struct sim_event *sim_schedule(struct sim *s, sim_time_t delay_ps,
 			       struct sim_component *target, uint32_t type);
 
-/* A cancellation reference to a pending event. */
-struct sim_event_ref sim_event_ref(const struct sim_event *ev);
+/* A cancellation reference to a pending event. Inline: flows take one for
+ * most events they schedule. */
+static inline struct sim_event_ref sim_event_ref(const struct sim_event *ev)
+{
+	return (struct sim_event_ref){ .ev = (struct sim_event *)ev, .seq = ev->seq };
+}
 
 /* Cancels a pending event: it will not fire. Returns false if it has already
  * fired or been cancelled. */
