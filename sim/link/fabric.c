@@ -205,21 +205,6 @@ struct path_cache {
 	struct path_entry e[2];
 };
 
-/* Exact ceil(bytes x 1e12 / bw) in picoseconds. */
-sim_time_t link_wire_ps(uint64_t bytes, uint64_t bw_bytes_per_s)
-{
-	g_assert(bw_bytes_per_s > 0);
-	if (bytes <= UINT64_MAX / 1000000000000u) {
-		uint64_t n = bytes * 1000000000000u;
-
-		return MIN(n / bw_bytes_per_s + (n % bw_bytes_per_s != 0), SIM_TIME_END);
-	}
-	unsigned __int128 n = (unsigned __int128)bytes * 1000000000000u;
-	unsigned __int128 q = n / bw_bytes_per_s + (n % bw_bytes_per_s != 0);
-
-	return q >= SIM_TIME_END ? SIM_TIME_END : (sim_time_t)q;
-}
-
 sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes)
 {
 	uint64_t full = bytes / p->max_payload_bytes, rest = bytes % p->max_payload_bytes;
