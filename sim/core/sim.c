@@ -28,7 +28,7 @@ G_STATIC_ASSERT(sizeof(struct sim_event) == 64);
 
 struct sim {
 	/* hot: read or written by every schedule and dispatch */
-	sim_time_t now;
+	struct sim_clock clock;   /* first: sim_now() reads it (sim.h) */
 	uint64_t next_seq;        /* first seq is 1; 0 marks "not pending" */
 	uint64_t pending;         /* queued and not cancelled */
 	uint64_t run_end;         /* sim_run stops when ctr.executed reaches it */
@@ -44,6 +44,8 @@ struct sim {
 	GHashTable *names;        /* component names, borrowed keys */
 	struct eq q;              /* its hot part first */
 };
+
+G_STATIC_ASSERT(offsetof(struct sim, clock) == 0);
 
 struct sim *sim_new(uint64_t seed)
 {
@@ -77,11 +79,6 @@ void sim_component_init(struct sim *s, struct sim_component *c, const char *name
 	c->name = name;
 	c->hot_lines = 2;
 	sim_rng_seed(&c->rng, s->seed, sim_rng_key(name));
-}
-
-sim_time_t sim_now(const struct sim *s)
-{
-	return s->now;
 }
 
 uint64_t sim_seed(const struct sim *s)
@@ -146,7 +143,7 @@ schedule_slow(struct sim *s, sim_time_t delay_ps, struct sim_component *target, 
 {
 	if (!s->free_list)
 		grow_free_list(s);
-	if (delay_ps >= SIM_TIME_END - s->now) {
+	if (delay_ps >= SIM_TIME_END - s->clock.now) {
 		/* past the clock: an event that is never queued and never fires
 		 * (its slab is freed with the sim), and the run ends here */
 		struct sim_event *dead = s->free_list;
@@ -162,7 +159,7 @@ schedule_slow(struct sim *s, sim_time_t delay_ps, struct sim_component *target, 
 		sim_stop(s);
 		return dead;
 	}
-	struct sim_event *ev = take_event(s, s->now + delay_ps, target, type);
+	struct sim_event *ev = take_event(s, s->clock.now + delay_ps, target, type);
 
 	eq_push(&s->q, ev->time, ev);
 	return ev;
@@ -171,7 +168,7 @@ schedule_slow(struct sim *s, sim_time_t delay_ps, struct sim_component *target, 
 struct sim_event *sim_schedule(struct sim *s, sim_time_t delay_ps,
 			       struct sim_component *target, uint32_t type)
 {
-	sim_time_t time = s->now + delay_ps;
+	sim_time_t time = s->clock.now + delay_ps;
 	unsigned j = eq_bucket_of(s->q.last, time);
 
 	/* time < s->q.last cannot happen (the clock never falls below the
@@ -185,11 +182,6 @@ struct sim_event *sim_schedule(struct sim *s, sim_time_t delay_ps,
 
 	eq_put(&s->q, j, time, ev);
 	return ev;
-}
-
-struct sim_event_ref sim_event_ref(const struct sim_event *ev)
-{
-	return (struct sim_event_ref){ .ev = (struct sim_event *)ev, .seq = ev->seq };
 }
 
 bool sim_cancel(struct sim *s, struct sim_event_ref ref)
@@ -221,15 +213,15 @@ enum sim_run_result sim_run(struct sim *s, sim_time_t until, uint64_t max_events
 			bool empty = eq_empty(&s->q);
 
 			/* a bounded run leaves the clock at `until` */
-			if (until != SIM_TIME_MAX && until > s->now)
-				s->now = until;
+			if (until != SIM_TIME_MAX && until > s->clock.now)
+				s->clock.now = until;
 			return empty ? SIM_RUN_EMPTY : SIM_RUN_UNTIL;
 		}
 		if (G_UNLIKELY(ev->flags & EV_CANCELLED)) {
 			release_event(s, ev);
 			continue;
 		}
-		s->now = ev->time;
+		s->clock.now = ev->time;
 		s->pending--;
 		if (G_UNLIKELY(s->trace != NULL))
 			s->trace(s->trace_user, ev);

@@ -116,7 +116,16 @@ void sim_free(struct sim *s);
 void sim_component_init(struct sim *s, struct sim_component *c, const char *name,
 			sim_handler_fn handler);
 
-sim_time_t sim_now(const struct sim *s);
+/* The clock: the first member of struct sim (sim.c), so that sim_now(),
+ * which every layer calls on most events, reads it inline. */
+struct sim_clock {
+	sim_time_t now;
+};
+
+static inline sim_time_t sim_now(const struct sim *s)
+{
+	return ((const struct sim_clock *)(const void *)s)->now;
+}
 uint64_t sim_seed(const struct sim *s);
 
 /* Schedules an event of `type` for `target` at now + delay_ps and returns it so
@@ -129,8 +138,12 @@ uint64_t sim_seed(const struct sim *s);
 struct sim_event *sim_schedule(struct sim *s, sim_time_t delay_ps,
 			       struct sim_component *target, uint32_t type);
 
-/* A cancellation reference to a pending event. */
-struct sim_event_ref sim_event_ref(const struct sim_event *ev);
+/* A cancellation reference to a pending event. Inline: flows take one for
+ * most events they schedule. */
+static inline struct sim_event_ref sim_event_ref(const struct sim_event *ev)
+{
+	return (struct sim_event_ref){ .ev = (struct sim_event *)ev, .seq = ev->seq };
+}
 
 /* Cancels a pending event: it will not fire. Returns false if it has already
  * fired or been cancelled. */

@@ -177,6 +177,7 @@ struct fabric {
 	struct flow_net *flow;     /* owned: flow fidelity only, NULL at packet */
 	int *route_chans;          /* owned scratch, nnodes (flow fidelity) */
 	struct route_cache *rcache; /* owned, nranks (flow fidelity) */
+	struct path_cache *pcache; /* owned, nranks: fabric_route's */
 };
 
 /* Flow fidelity: a source's last two routes, as channels (routes are a
@@ -193,20 +194,16 @@ struct route_cache {
 	struct route_entry e[2];
 };
 
-/* Exact ceil(bytes x 1e12 / bw) in picoseconds. */
-sim_time_t link_wire_ps(uint64_t bytes, uint64_t bw_bytes_per_s)
-{
-	g_assert(bw_bytes_per_s > 0);
-	if (bytes <= UINT64_MAX / 1000000000000u) {
-		uint64_t n = bytes * 1000000000000u;
-
-		return MIN(n / bw_bytes_per_s + (n % bw_bytes_per_s != 0), SIM_TIME_END);
-	}
-	unsigned __int128 n = (unsigned __int128)bytes * 1000000000000u;
-	unsigned __int128 q = n / bw_bytes_per_s + (n % bw_bytes_per_s != 0);
-
-	return q >= SIM_TIME_END ? SIM_TIME_END : (sim_time_t)q;
-}
+/* fabric_route's cache: a source's last two paths as nodes, kept as the
+ * route cache above is (a transaction asks for its route when it starts,
+ * and again for its timing). e[0] is the more recent; hops 0: empty. */
+struct path_entry {
+	int dst, hint, hops;
+	int nodes[ROUTE_CACHE_HOPS + 1];
+};
+struct path_cache {
+	struct path_entry e[2];
+};
 
 sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes)
 {
@@ -961,6 +958,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	f->next_id = 1;
 	f->route_nodes = g_new(int, f->t.nnodes + 1);
 	f->route_vcs = g_new(uint8_t, f->t.nnodes);
+	f->pcache = g_new0(struct path_cache, f->t.nranks);
 	f->inject_rate.bytes = f->eject_rate.bytes = UINT64_MAX;
 	for (int i = 0; i < f->t.nchans; i++) {
 		const struct topo_chan *tc = &f->t.chans[i];
@@ -1033,6 +1031,7 @@ void fabric_free(struct fabric *f)
 	flow_net_free(f->flow);
 	g_free(f->route_chans);
 	g_free(f->rcache);
+	g_free(f->pcache);
 	topo_release(&f->t);
 	g_free(f);
 }
@@ -1042,16 +1041,14 @@ int fabric_ranks(const struct fabric *f)
 	return f->t.nranks;
 }
 
-/* The route src -> dst as channels, from the source's cache or routed
- * (and cached when short enough); returns the hops, *chans the channels. */
-static int flow_route(struct fabric *f, int src, int dst, enum route_hint hint, const int **chans)
+/* flow_route when the source's latest route is not the one: its other
+ * one, or routed (and cached when short enough). Out of line, so that the
+ * usual hit costs no call. */
+static __attribute__((noinline)) int flow_route_miss(struct fabric *f, int src, int dst,
+						     enum route_hint hint, const int **chans)
 {
 	struct route_cache *c = &f->rcache[src];
 
-	if (c->e[0].hops && c->e[0].dst == dst && c->e[0].hint == (int)hint) {
-		*chans = c->e[0].chans;
-		return c->e[0].hops;
-	}
 	if (c->e[1].hops && c->e[1].dst == dst && c->e[1].hint == (int)hint) {
 		struct route_entry hit = c->e[1];
 
@@ -1075,6 +1072,20 @@ static int flow_route(struct fabric *f, int src, int dst, enum route_hint hint, 
 	}
 	*chans = f->route_chans;
 	return hops;
+}
+
+/* The route src -> dst as channels, from the source's cache or routed
+ * (and cached when short enough); returns the hops, *chans the channels. */
+static inline int flow_route(struct fabric *f, int src, int dst, enum route_hint hint,
+			     const int **chans)
+{
+	const struct route_entry *e = &f->rcache[src].e[0];
+
+	if (e->hops && e->dst == dst && e->hint == (int)hint) {
+		*chans = e->chans;
+		return e->hops;
+	}
+	return flow_route_miss(f, src, dst, hint, chans);
 }
 
 /* A message at flow fidelity: one flow over the route (flow.h). */
@@ -1190,15 +1201,37 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 	return m->id;
 }
 
-int fabric_route(const struct fabric *f, int src, int dst, enum route_hint hint, GArray *nodes)
+int fabric_route(struct fabric *f, int src, int dst, enum route_hint hint, GArray *nodes)
 {
-	g_autofree uint8_t *vcs = g_new(uint8_t, f->t.nnodes);
+	struct path_cache *c = src >= 0 && src < f->t.nranks ? &f->pcache[src] : NULL;
 
 	g_assert(g_array_get_element_size(nodes) == sizeof(int));
+	if (c) {
+		for (int k = 0; k < 2; k++) {
+			if (!c->e[k].hops || c->e[k].dst != dst || c->e[k].hint != (int)hint)
+				continue;
+			if (k == 1) {
+				struct path_entry hit = c->e[1];
+
+				c->e[1] = c->e[0];
+				c->e[0] = hit;
+			}
+			g_array_set_size(nodes, (guint)c->e[0].hops + 1);
+			memcpy(nodes->data, c->e[0].nodes, sizeof(int) * ((size_t)c->e[0].hops + 1));
+			return c->e[0].hops;
+		}
+	}
 	g_array_set_size(nodes, (guint)f->t.nnodes + 1);
-	int hops = topo_route(&f->t, src, dst, hint, (int *)(void *)nodes->data, vcs);
+	int hops = topo_route(&f->t, src, dst, hint, (int *)(void *)nodes->data, f->route_vcs);
 
 	g_array_set_size(nodes, (guint)hops + 1);
+	if (c && hops >= 1 && hops <= ROUTE_CACHE_HOPS) {
+		c->e[1] = c->e[0];
+		c->e[0].dst = dst;
+		c->e[0].hint = (int)hint;
+		c->e[0].hops = hops;
+		memcpy(c->e[0].nodes, nodes->data, sizeof(int) * ((size_t)hops + 1));
+	}
 	return hops;
 }
 

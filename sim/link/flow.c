@@ -915,12 +915,14 @@ static void unaccount(struct flow_net *n, const struct flow *fl)
 		const struct link_params *p = &n->p[c];
 		uint64_t npk = packets_of(p, fl->bytes);
 		uint64_t wire = fl->bytes + npk * p->header_bytes;
+		const struct chan_fifo *m = &n->fifo[c];
 		struct channel_stats *st = &n->st[c];
 
 		st->payload_bytes -= fl->bytes;
 		st->wire_bytes -= wire;
 		st->packets -= npk;
-		st->busy_ps -= link_wire_ps(wire, p->bw_bytes_per_s);
+		st->busy_ps -= m->memo_bytes == fl->bytes ? m->memo_busy_ps
+							  : link_wire_ps(wire, p->bw_bytes_per_s);
 		st->hops_histogram[MIN(fl->hops, 7)] -= fl->bytes;
 	}
 }

@@ -167,8 +167,21 @@ void link_params_default(struct link_params *p);
 
 /* ceil(bytes x 1e12 / bw_bytes_per_s) picoseconds, exactly, for any bytes;
  * SIM_TIME_END when that reaches the end of the clock (scheduling it then
- * overflows the run: sim_schedule). bw > 0. */
-sim_time_t link_wire_ps(uint64_t bytes, uint64_t bw_bytes_per_s);
+ * overflows the run: sim_schedule). bw > 0. Inline: flow fidelity times
+ * most messages with it. */
+static inline sim_time_t link_wire_ps(uint64_t bytes, uint64_t bw_bytes_per_s)
+{
+	g_assert(bw_bytes_per_s > 0);
+	if (bytes <= UINT64_MAX / 1000000000000u) {
+		uint64_t n = bytes * 1000000000000u;
+
+		return MIN(n / bw_bytes_per_s + (n % bw_bytes_per_s != 0), SIM_TIME_END);
+	}
+	unsigned __int128 n = (unsigned __int128)bytes * 1000000000000u;
+	unsigned __int128 q = n / bw_bytes_per_s + (n % bw_bytes_per_s != 0);
+
+	return q >= SIM_TIME_END ? SIM_TIME_END : (sim_time_t)q;
+}
 
 /* The serialisation of a whole message of `bytes` on one channel of `p`: the
  * sum over its packets (bytes = 0: one header-only packet); SIM_TIME_END at
@@ -336,8 +349,10 @@ sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint h
 enum link_fidelity fabric_fidelity(const struct fabric *f);
 
 /* The path src -> dst as a sequence of nodes, src first, dst last; a switch
- * node has an id >= nranks. Returns the number of hops (nodes - 1). */
-int fabric_route(const struct fabric *f, int src, int dst, enum route_hint hint,
+ * node has an id >= nranks. Returns the number of hops (nodes - 1). Each
+ * source's last two short paths are cached (routes are pure, topo.h), hence
+ * the non-const fabric. */
+int fabric_route(struct fabric *f, int src, int dst, enum route_hint hint,
 		 GArray *nodes /* of int, cleared first */);
 
 /* Topology facts, for tests and reports. The degree is the number of
