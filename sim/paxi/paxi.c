@@ -121,6 +121,7 @@ struct paxi {
 	struct engine *engines;       /* paxi.engine: per node */
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
 				       * transaction: data bytes sent, not delivered */
+	GArray *pair_hops;            /* of int, per inflight slot: its route's hops */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
@@ -258,6 +259,7 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->reduce_free_at = g_new0(sim_time_t, (gsize)x->nodes * p->cdma_units);
 	x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	x->pair_hops = g_array_new(FALSE, TRUE, sizeof(int));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->txn_blocks = g_ptr_array_new_with_free_func(free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
@@ -283,6 +285,7 @@ void paxi_free(struct paxi *x)
 	}
 	g_free(x->engines);
 	g_array_unref(x->inflight);
+	g_array_unref(x->pair_hops);
 	g_hash_table_unref(x->pairs);
 	g_free(x);
 }
@@ -372,6 +375,13 @@ void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user)
 static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
 {
 	return bytes_per_s ? link_wire_ps(bytes, bytes_per_s) : 0;
+}
+
+/* Wire bytes of `bytes` of t's data (paxi_proto_wire_bytes); Simple's are
+ * the data's, as most transactions' are. */
+static uint64_t txn_wire_bytes(const struct paxi_txn *t, uint64_t bytes)
+{
+	return t->proto == PAXI_PROTO_SIMPLE ? bytes : paxi_proto_wire_bytes(t->proto, bytes);
 }
 
 static struct paxi_msg *msg_get(struct paxi *x)
@@ -481,8 +491,7 @@ static void pump(struct paxi_txn *t)
 	if (t->state != TX_DATA)
 		return;
 	if (t->available > t->injected && t->last_data) {
-		uint64_t wire = paxi_proto_wire_bytes(t->proto, t->available) -
-				paxi_proto_wire_bytes(t->proto, t->injected);
+		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
 
 		/* its last message has not started: it carries this data too */
 		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
@@ -498,8 +507,7 @@ static void pump(struct paxi_txn *t)
 		m->data = true;
 		uint64_t *inflight = &g_array_index(x->inflight, uint64_t, t->pair);
 
-		uint64_t wire = paxi_proto_wire_bytes(t->proto, t->available) -
-				paxi_proto_wire_bytes(t->proto, t->injected);
+		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
 
 		if (!t->injected && !t->zero_sent)
 			t->tm.backlog_first = *inflight;
@@ -508,7 +516,7 @@ static void pump(struct paxi_txn *t)
 		t->tm.last_msg_bytes = wire;
 		if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW && t->tm.kind == PAXI_TRANSFER) {
 			/* usable per slice, as the packets make it: the pipeline */
-			uint64_t slice = paxi_proto_wire_bytes(t->proto, x->p.slice_bytes);
+			uint64_t slice = txn_wire_bytes(t, x->p.slice_bytes);
 
 			fabric_send_pieces(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, slice, slice,
 					   t->ops->slack ? data_slack : NULL, on_data_delivered, m);
@@ -661,7 +669,6 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->bytes = bytes;
 	t->tm.kind = kind;
 	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
-	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
 	gpointer key = GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1);
@@ -670,9 +677,14 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	if (!slot) {
 		slot = x->inflight->len + 1;
 		g_array_set_size(x->inflight, slot);
+		/* every shortest route of a pair has the same length */
+		int hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
+
+		g_array_append_val(x->pair_hops, hops);
 		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
 	}
 	t->pair = slot - 1;
+	t->tm.hops = g_array_index(x->pair_hops, int, t->pair);
 	x->st.txns++;
 	return t;
 }
