@@ -219,6 +219,7 @@ struct runner {
 	struct sim_component c;
 	struct sim *sim;
 	struct paxi *px;
+	const struct paxi_params *pp; /* borrowed: px's (paxi_get_params) */
 	const struct sched *s;
 	struct run_rank *ranks;
 	uint32_t nlanes;
@@ -328,7 +329,7 @@ static void on_sent(void *user, struct paxi_txn *t)
 static sim_time_t on_slack(void *user, struct paxi_txn *t)
 {
 	struct run_op *o = user;
-	bool reducer = is_reducing(o->kind) || paxi_get_params(o->r->px)->staging;
+	bool reducer = is_reducing(o->kind) || o->r->pp->staging;
 
 	(void)t;
 	if (!o->started || o->r->nlanes > 1)
@@ -727,7 +728,7 @@ static void op_process(struct run_op *o)
 	enum sched_op_kind k = o->kind;
 
 	/* staging: a received byte is also copied out of the staging buffer */
-	if (is_reducing(k) || paxi_get_params(o->r->px)->staging) {
+	if (is_reducing(k) || o->r->pp->staging) {
 		if (!o->reducing && o->usable > o->processed) {
 			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
@@ -769,7 +770,7 @@ static void on_moved(void *user)
 static void send_move(struct run_op *o)
 {
 	uint64_t total = paxi_txn_bytes(o->out);
-	uint64_t round = paxi_get_params(o->r->px)->engine_round_bytes;
+	uint64_t round = o->r->pp->engine_round_bytes;
 
 	if (o->w.send.moved == total)
 		return;
@@ -873,7 +874,7 @@ static void op_start(struct run_op *o)
 	bd_at_start(o);
 	op_release_readers(o);
 	op_txns(o);
-	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
+	if (o->in && !o->out && r->pp->setup_recv) {
 		paxi_unit_setup(r->px, node(r, o->rank), o->lane, on_op_setup, o);
 		return;
 	}
@@ -885,7 +886,7 @@ static void op_start(struct run_op *o)
 static bool op_local_kind(const struct runner *r, enum sched_op_kind k)
 {
 	return k == SOP_COPY || k == SOP_REDUCE ||
-	       (k == SOP_COPY_SEND && !paxi_get_params(r->px)->engine);
+	       (k == SOP_COPY_SEND && !r->pp->engine);
 }
 
 static bool op_local_pass(const struct run_op *o)
@@ -905,7 +906,7 @@ static void op_begin(struct run_op *o)
 			send_issue(o);
 		else
 			paxi_txn_start(o->out);
-		if (from_local && paxi_get_params(r->px)->engine && out_bytes(o))
+		if (from_local && r->pp->engine && out_bytes(o))
 			send_move(o);
 		else if (from_local)
 			out_supply(o, out_bytes(o));
@@ -934,7 +935,7 @@ static void op_begin(struct run_op *o)
  * nothing waits for its response). */
 static bool out_done(const struct run_op *o)
 {
-	const struct paxi_params *pp = paxi_get_params(o->r->px);
+	const struct paxi_params *pp = o->r->pp;
 
 	if (o->out_sent)
 		return true;
@@ -1599,6 +1600,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		g_error("runner: out of memory for %d ranks", s->nranks);
 	r->ranks = memset(mem, 0, sizeof(struct run_rank) * (gsize)MAX(s->nranks, 1));
 	r->call_end = g_new0(sim_time_t, r->calls);
+	r->pp = paxi_get_params(r->px);
 	r->elems_before = g_new(uint64_t, (gsize)s->nunits + 1);
 	r->elems_before[0] = 0;
 	for (uint32_t u = 0; u < s->nunits; u++) {

@@ -105,6 +105,12 @@ struct engine {
 	struct engine_item *cur;  /* the one running, or NULL */
 };
 
+/* A source's last pair: most sources send to one peer after another. */
+struct pair_memo {
+	int dst;       /* -1: none yet */
+	uint32_t slot; /* its slot in paxi's inflight */
+};
+
 struct reduce_req {
 	void (*done)(void *user);
 	void *user;
@@ -114,6 +120,7 @@ struct paxi {
 	struct sim_component c;
 	struct sim *s;
 	struct fabric *f;
+	bool flow;                    /* f is at flow fidelity (fabric_fidelity) */
 	struct paxi_params p;
 	int nodes;
 	struct cdma *units;           /* nodes x cdma_units */
@@ -123,6 +130,7 @@ struct paxi {
 				       * transaction: data bytes sent, not delivered */
 	GArray *pair_hops;            /* of int, per inflight slot: its route's hops */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
+	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
 	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_wait */
@@ -253,6 +261,7 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 
 	x->s = s;
 	x->f = f;
+	x->flow = fabric_fidelity(f) == LINK_FIDELITY_FLOW;
 	x->p = *p;
 	x->nodes = fabric_ranks(f);
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
@@ -261,6 +270,9 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	x->pair_hops = g_array_new(FALSE, TRUE, sizeof(int));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
+	for (int i = 0; i < x->nodes; i++)
+		x->last_pair[i] = (struct pair_memo){ .dst = -1 };
 	x->txn_blocks = g_ptr_array_new_with_free_func(free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	pool_init(&x->msgs, sizeof(struct paxi_msg), POOL_BLOCK);
@@ -287,6 +299,7 @@ void paxi_free(struct paxi *x)
 	g_array_unref(x->inflight);
 	g_array_unref(x->pair_hops);
 	g_hash_table_unref(x->pairs);
+	g_free(x->last_pair);
 	g_free(x);
 }
 
@@ -445,7 +458,7 @@ static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
 	m->t = t;
 	m->ctrl = type;
 	x->st.ctrl_msgs++;
-	if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW) {
+	if (x->flow) {
 		/* its processing's end is known when it lands: one event */
 		fabric_send_late(x->f, forward ? t->src : t->dst, forward ? t->dst : t->src, 0,
 				 ROUTE_SHORTEST, x->p.ctrl_proc_ps, on_ctrl_processed, m);
@@ -514,7 +527,7 @@ static void pump(struct paxi_txn *t)
 		t->tm.backlog_last = *inflight;
 		*inflight += wire;
 		t->tm.last_msg_bytes = wire;
-		if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW && t->tm.kind == PAXI_TRANSFER) {
+		if (x->flow && t->tm.kind == PAXI_TRANSFER) {
 			/* usable per slice, as the packets make it: the pipeline */
 			uint64_t slice = txn_wire_bytes(t, x->p.slice_bytes);
 
@@ -551,7 +564,7 @@ static sim_time_t data_slack(void *user)
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 {
 	if (t->state == TX_SETUP && t->tm.kind == PAXI_TRANSFER && !t->x->p.engine &&
-	    fabric_fidelity(t->x->f) == LINK_FIDELITY_FLOW) {
+	    t->x->flow) {
 		/* none of its data leaves before its setup ends (PX_SETUP_DONE
 		 * allows a Transfer's data at once), nor before its channel has
 		 * sent what is queued on it */
@@ -671,8 +684,10 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
+	struct pair_memo *memo = &x->last_pair[src];
 	gpointer key = GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1);
-	guint slot = GPOINTER_TO_UINT(g_hash_table_lookup(x->pairs, key));
+	guint slot = memo->dst == dst ? memo->slot + 1
+				      : GPOINTER_TO_UINT(g_hash_table_lookup(x->pairs, key));
 
 	if (!slot) {
 		slot = x->inflight->len + 1;
@@ -684,6 +699,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
 	}
 	t->pair = slot - 1;
+	*memo = (struct pair_memo){ .dst = dst, .slot = t->pair };
 	t->tm.hops = g_array_index(x->pair_hops, int, t->pair);
 	x->st.txns++;
 	return t;
