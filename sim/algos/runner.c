@@ -219,11 +219,14 @@ struct runner {
 	struct sim_component c;
 	struct sim *sim;
 	struct paxi *px;
+	const struct paxi_params *pp; /* borrowed: px's (paxi_get_params) */
 	const struct sched *s;
 	struct run_rank *ranks;
 	uint32_t nlanes;
 	uint64_t elems;       /* elements of the collective */
 	uint32_t elem_bytes;
+	uint64_t *elems_before; /* owned: per unit u, the elements of the units
+				 * before it; [s->nunits]: all of them */
 	GPtrArray *pool;      /* owned: blocks of RUN_OP_BLOCK run states */
 	struct pool memos;    /* of struct bd_memo, BD_MEMO_BLOCK a block */
 	uint32_t pool_used;   /* run states taken from the last block */
@@ -326,7 +329,7 @@ static void on_sent(void *user, struct paxi_txn *t)
 static sim_time_t on_slack(void *user, struct paxi_txn *t)
 {
 	struct run_op *o = user;
-	bool reducer = is_reducing(o->kind) || paxi_get_params(o->r->px)->staging;
+	bool reducer = is_reducing(o->kind) || o->r->pp->staging;
 
 	(void)t;
 	if (!o->started || o->r->nlanes > 1)
@@ -420,8 +423,21 @@ static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 
 static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
 			    uint32_t off, uint32_t count);
-static uint64_t copy_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
-			   const struct sched_op *op);
+
+/* The bytes of units off .. off + count - 1 (mod the schedule's units) of
+ * the run's collective: units_bytes from the run's table. */
+static uint64_t run_units_bytes(const struct runner *r, uint32_t off, uint32_t count)
+{
+	const uint64_t *before = r->elems_before;
+	uint32_t n = r->s->nunits, first = off % n, rem = count % n;
+	uint64_t elems = (uint64_t)(count / n) * before[n];
+
+	if (first + rem <= n)
+		elems += before[first + rem] - before[first];
+	else
+		elems += before[n] - before[first] + before[first + rem - n];
+	return elems * r->elem_bytes;
+}
 static bool op_local_pass(const struct run_op *o);
 
 static void memo_unref(struct runner *r, struct bd_memo *m);
@@ -512,11 +528,15 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 		.refs = 1 + (rr->slot[i + 1].dep_first - rr->slot[i].dep_first) + (is_send(op->kind) ? 1 : 0) +
 			(is_recv(op->kind) ? 1 : 0),
 	};
-	/* w is a send's engine progress otherwise */
+	/* w is a send's engine progress otherwise. A COPY moves the smaller of
+	 * its source's and its destination's bytes (ir.h), which differ only
+	 * where a schedule copies between units of different blocks
+	 * (AllGatherV's pad). */
 	if (op_local_pass(o))
 		o->w.local_bytes = op->kind == SOP_COPY
-			? copy_bytes(r->s, r->elems, r->elem_bytes, op)
-			: units_bytes(r->s, r->elems, r->elem_bytes, op->src_off, op->count);
+			? MIN(run_units_bytes(r, op->src_off, op->count),
+			      run_units_bytes(r, op->dst_off, op->count))
+			: run_units_bytes(r, op->src_off, op->count);
 	rr->slot[i].live = idx + 1;
 	if (++r->ops_live > r->ops_live_peak)
 		r->ops_live_peak = r->ops_live;
@@ -578,7 +598,7 @@ static uint64_t send_bytes(const struct runner *r, const struct sched_op *op)
 {
 	uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
 
-	return units_bytes(r->s, r->elems, r->elem_bytes, sb, op->count);
+	return run_units_bytes(r, sb, op->count);
 }
 
 /* The bytes of the op's incoming transaction (made or not), 0 if none. */
@@ -708,7 +728,7 @@ static void op_process(struct run_op *o)
 	enum sched_op_kind k = o->kind;
 
 	/* staging: a received byte is also copied out of the staging buffer */
-	if (is_reducing(k) || paxi_get_params(o->r->px)->staging) {
+	if (is_reducing(k) || o->r->pp->staging) {
 		if (!o->reducing && o->usable > o->processed) {
 			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
@@ -750,7 +770,7 @@ static void on_moved(void *user)
 static void send_move(struct run_op *o)
 {
 	uint64_t total = paxi_txn_bytes(o->out);
-	uint64_t round = paxi_get_params(o->r->px)->engine_round_bytes;
+	uint64_t round = o->r->pp->engine_round_bytes;
 
 	if (o->w.send.moved == total)
 		return;
@@ -854,7 +874,7 @@ static void op_start(struct run_op *o)
 	bd_at_start(o);
 	op_release_readers(o);
 	op_txns(o);
-	if (o->in && !o->out && paxi_get_params(r->px)->setup_recv) {
+	if (o->in && !o->out && r->pp->setup_recv) {
 		paxi_unit_setup(r->px, node(r, o->rank), o->lane, on_op_setup, o);
 		return;
 	}
@@ -866,7 +886,7 @@ static void op_start(struct run_op *o)
 static bool op_local_kind(const struct runner *r, enum sched_op_kind k)
 {
 	return k == SOP_COPY || k == SOP_REDUCE ||
-	       (k == SOP_COPY_SEND && !paxi_get_params(r->px)->engine);
+	       (k == SOP_COPY_SEND && !r->pp->engine);
 }
 
 static bool op_local_pass(const struct run_op *o)
@@ -886,7 +906,7 @@ static void op_begin(struct run_op *o)
 			send_issue(o);
 		else
 			paxi_txn_start(o->out);
-		if (from_local && paxi_get_params(r->px)->engine && out_bytes(o))
+		if (from_local && r->pp->engine && out_bytes(o))
 			send_move(o);
 		else if (from_local)
 			out_supply(o, out_bytes(o));
@@ -915,7 +935,7 @@ static void op_begin(struct run_op *o)
  * nothing waits for its response). */
 static bool out_done(const struct run_op *o)
 {
-	const struct paxi_params *pp = paxi_get_params(o->r->px);
+	const struct paxi_params *pp = o->r->pp;
 
 	if (o->out_sent)
 		return true;
@@ -1376,16 +1396,6 @@ static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem
 	return total * elem_bytes;
 }
 
-/* The bytes a COPY moves: the smaller of its source's and its
- * destination's (ir.h), which differ only where a schedule copies between
- * units of different blocks (AllGatherV's pad); the source's otherwise. */
-static uint64_t copy_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
-			   const struct sched_op *op)
-{
-	return MIN(units_bytes(s, elems, elem_bytes, op->src_off, op->count),
-		   units_bytes(s, elems, elem_bytes, op->dst_off, op->count));
-}
-
 /* One side of a rank's matching: its sends (or receives) grouped by the
  * (peer, lane) they go to (come from), each group in list order, so that the
  * k-th send of a to (b, lane) meets the k-th receive of b from (a, lane).
@@ -1590,6 +1600,15 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		g_error("runner: out of memory for %d ranks", s->nranks);
 	r->ranks = memset(mem, 0, sizeof(struct run_rank) * (gsize)MAX(s->nranks, 1));
 	r->call_end = g_new0(sim_time_t, r->calls);
+	r->pp = paxi_get_params(r->px);
+	r->elems_before = g_new(uint64_t, (gsize)s->nunits + 1);
+	r->elems_before[0] = 0;
+	for (uint32_t u = 0; u < s->nunits; u++) {
+		uint64_t first, n;
+
+		sched_unit_range(s, r->elems, u, &first, &n);
+		r->elems_before[u + 1] = r->elems_before[u] + n;
+	}
 	r->pool = g_ptr_array_new_with_free_func(free);
 	if (r->lazy) {
 		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);
@@ -1676,6 +1695,8 @@ static void teardown(struct runner *r)
 	}
 	free(r->ranks);
 	g_free(r->call_end);
+	g_free(r->elems_before);
+	r->elems_before = NULL;
 	if (r->lazy)
 		paxi_set_refill(r->px, NULL, NULL);
 	for (uint32_t q = 0; r->queues && q < (uint32_t)r->s->nranks * r->units; q++)

@@ -355,7 +355,8 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 				hz_clear_readers(h, c);
 		}
 	/* sorted, unique */
-	g_array_sort(deps, cmp_u32);
+	if (deps->len > 1)
+		g_array_sort(deps, cmp_u32);
 	guint n = 0;
 
 	for (guint i = 0; i < deps->len; i++) {

@@ -105,6 +105,12 @@ struct engine {
 	struct engine_item *cur;  /* the one running, or NULL */
 };
 
+/* A source's last pair: most sources send to one peer after another. */
+struct pair_memo {
+	int dst;       /* -1: none yet */
+	uint32_t slot; /* its slot in paxi's inflight */
+};
+
 struct reduce_req {
 	void (*done)(void *user);
 	void *user;
@@ -114,6 +120,7 @@ struct paxi {
 	struct sim_component c;
 	struct sim *s;
 	struct fabric *f;
+	bool flow;                    /* f is at flow fidelity (fabric_fidelity) */
 	struct paxi_params p;
 	int nodes;
 	struct cdma *units;           /* nodes x cdma_units */
@@ -121,7 +128,9 @@ struct paxi {
 	struct engine *engines;       /* paxi.engine: per node */
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
 				       * transaction: data bytes sent, not delivered */
+	GArray *pair_hops;            /* of int, per inflight slot: its route's hops */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
+	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
 	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_wait */
@@ -252,13 +261,18 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 
 	x->s = s;
 	x->f = f;
+	x->flow = fabric_fidelity(f) == LINK_FIDELITY_FLOW;
 	x->p = *p;
 	x->nodes = fabric_ranks(f);
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
 	x->reduce_free_at = g_new0(sim_time_t, (gsize)x->nodes * p->cdma_units);
 	x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	x->pair_hops = g_array_new(FALSE, TRUE, sizeof(int));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
+	for (int i = 0; i < x->nodes; i++)
+		x->last_pair[i] = (struct pair_memo){ .dst = -1 };
 	x->txn_blocks = g_ptr_array_new_with_free_func(free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	pool_init(&x->msgs, sizeof(struct paxi_msg), POOL_BLOCK);
@@ -283,7 +297,9 @@ void paxi_free(struct paxi *x)
 	}
 	g_free(x->engines);
 	g_array_unref(x->inflight);
+	g_array_unref(x->pair_hops);
 	g_hash_table_unref(x->pairs);
+	g_free(x->last_pair);
 	g_free(x);
 }
 
@@ -374,6 +390,13 @@ static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
 	return bytes_per_s ? link_wire_ps(bytes, bytes_per_s) : 0;
 }
 
+/* Wire bytes of `bytes` of t's data (paxi_proto_wire_bytes); Simple's are
+ * the data's, as most transactions' are. */
+static uint64_t txn_wire_bytes(const struct paxi_txn *t, uint64_t bytes)
+{
+	return t->proto == PAXI_PROTO_SIMPLE ? bytes : paxi_proto_wire_bytes(t->proto, bytes);
+}
+
 static struct paxi_msg *msg_get(struct paxi *x)
 {
 	struct paxi_msg *m = pool_take(&x->msgs);
@@ -435,7 +458,7 @@ static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
 	m->t = t;
 	m->ctrl = type;
 	x->st.ctrl_msgs++;
-	if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW) {
+	if (x->flow) {
 		/* its processing's end is known when it lands: one event */
 		fabric_send_late(x->f, forward ? t->src : t->dst, forward ? t->dst : t->src, 0,
 				 ROUTE_SHORTEST, x->p.ctrl_proc_ps, on_ctrl_processed, m);
@@ -481,8 +504,7 @@ static void pump(struct paxi_txn *t)
 	if (t->state != TX_DATA)
 		return;
 	if (t->available > t->injected && t->last_data) {
-		uint64_t wire = paxi_proto_wire_bytes(t->proto, t->available) -
-				paxi_proto_wire_bytes(t->proto, t->injected);
+		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
 
 		/* its last message has not started: it carries this data too */
 		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
@@ -498,17 +520,16 @@ static void pump(struct paxi_txn *t)
 		m->data = true;
 		uint64_t *inflight = &g_array_index(x->inflight, uint64_t, t->pair);
 
-		uint64_t wire = paxi_proto_wire_bytes(t->proto, t->available) -
-				paxi_proto_wire_bytes(t->proto, t->injected);
+		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
 
 		if (!t->injected && !t->zero_sent)
 			t->tm.backlog_first = *inflight;
 		t->tm.backlog_last = *inflight;
 		*inflight += wire;
 		t->tm.last_msg_bytes = wire;
-		if (fabric_fidelity(x->f) == LINK_FIDELITY_FLOW && t->tm.kind == PAXI_TRANSFER) {
+		if (x->flow && t->tm.kind == PAXI_TRANSFER) {
 			/* usable per slice, as the packets make it: the pipeline */
-			uint64_t slice = paxi_proto_wire_bytes(t->proto, x->p.slice_bytes);
+			uint64_t slice = txn_wire_bytes(t, x->p.slice_bytes);
 
 			fabric_send_pieces(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, slice, slice,
 					   t->ops->slack ? data_slack : NULL, on_data_delivered, m);
@@ -543,7 +564,7 @@ static sim_time_t data_slack(void *user)
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 {
 	if (t->state == TX_SETUP && t->tm.kind == PAXI_TRANSFER && !t->x->p.engine &&
-	    fabric_fidelity(t->x->f) == LINK_FIDELITY_FLOW) {
+	    t->x->flow) {
 		/* none of its data leaves before its setup ends (PX_SETUP_DONE
 		 * allows a Transfer's data at once), nor before its channel has
 		 * sent what is queued on it */
@@ -661,18 +682,25 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->bytes = bytes;
 	t->tm.kind = kind;
 	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
-	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
+	struct pair_memo *memo = &x->last_pair[src];
 	gpointer key = GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1);
-	guint slot = GPOINTER_TO_UINT(g_hash_table_lookup(x->pairs, key));
+	guint slot = memo->dst == dst ? memo->slot + 1
+				      : GPOINTER_TO_UINT(g_hash_table_lookup(x->pairs, key));
 
 	if (!slot) {
 		slot = x->inflight->len + 1;
 		g_array_set_size(x->inflight, slot);
+		/* every shortest route of a pair has the same length */
+		int hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
+
+		g_array_append_val(x->pair_hops, hops);
 		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
 	}
 	t->pair = slot - 1;
+	*memo = (struct pair_memo){ .dst = dst, .slot = t->pair };
+	t->tm.hops = g_array_index(x->pair_hops, int, t->pair);
 	x->st.txns++;
 	return t;
 }
