@@ -540,6 +540,22 @@ static void settle(struct flow_net *n, struct flow *fl)
 	fl->ev_pending = true;
 }
 
+/* The rate of a flow alone on every resource it crosses: its component is
+ * itself, and progressive filling gives it the least cap / w of its
+ * resources (the same arithmetic as reshare's, which would find the same). */
+static double alone_rate(const struct flow_net *n, const struct flow *fl)
+{
+	double best = INFINITY;
+
+	for (uint32_t u = 0; u < fl->nuse; u++) {
+		double level = MAX(n->res[fl->use[u].res].cap - 0.0, 0) / fl->use[u].w;
+
+		if (level < best)
+			best = level;
+	}
+	return best;
+}
+
 /* The flow starts sending: it joins its resources, and their component
  * shares again. */
 static void activate(struct flow_net *n, struct flow *fl)
@@ -566,18 +582,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 		first_piece(n, fl);
 		return;
 	}
-	/* alone on every resource: its component is itself, and progressive
-	 * filling gives it the least cap / w of its resources (the same
-	 * arithmetic as reshare's, which would find the same) */
-	double best = INFINITY;
-
-	for (uint32_t u = 0; u < fl->nuse; u++) {
-		double level = MAX(n->res[fl->use[u].res].cap - 0.0, 0) / fl->use[u].w;
-
-		if (level < best)
-			best = level;
-	}
-	fl->rate = best;
+	fl->rate = alone_rate(n, fl);
 	if (fl->bytes == 0 && !n->fifo[fl->chan0].head) {
 		/* header only, alone, nothing behind it: its end and delivery
 		 * are known now; it stays on its resources until something
@@ -959,15 +964,7 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 		schedule_progress(n, fl);
 		return;
 	}
-	double best = INFINITY;
-
-	for (uint32_t u = 0; u < fl->nuse; u++) {
-		double level = MAX(n->res[fl->use[u].res].cap - 0.0, 0) / fl->use[u].w;
-
-		if (level < best)
-			best = level;
-	}
-	fl->rate = best;
+	fl->rate = alone_rate(n, fl);
 	schedule_progress(n, fl);
 }
 
