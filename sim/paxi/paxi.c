@@ -128,7 +128,6 @@ struct paxi {
 	struct engine *engines;       /* paxi.engine: per node */
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
 				       * transaction: data bytes sent, not delivered */
-	GArray *pair_hops;            /* of int, per inflight slot: its route's hops */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
 	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
@@ -268,7 +267,6 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->reduce_free_at = g_new0(sim_time_t, (gsize)x->nodes * p->cdma_units);
 	x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
-	x->pair_hops = g_array_new(FALSE, TRUE, sizeof(int));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
 	for (int i = 0; i < x->nodes; i++)
@@ -297,7 +295,6 @@ void paxi_free(struct paxi *x)
 	}
 	g_free(x->engines);
 	g_array_unref(x->inflight);
-	g_array_unref(x->pair_hops);
 	g_hash_table_unref(x->pairs);
 	g_free(x->last_pair);
 	g_free(x);
@@ -692,15 +689,11 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	if (!slot) {
 		slot = x->inflight->len + 1;
 		g_array_set_size(x->inflight, slot);
-		/* every shortest route of a pair has the same length */
-		int hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
-
-		g_array_append_val(x->pair_hops, hops);
 		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
 	}
 	t->pair = slot - 1;
 	*memo = (struct pair_memo){ .dst = dst, .slot = t->pair };
-	t->tm.hops = g_array_index(x->pair_hops, int, t->pair);
+	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
 	x->st.txns++;
 	return t;
 }
