@@ -58,9 +58,10 @@ static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_
 	uint64_t total = 0;
 
 	for (int r = 0; r < s->nranks; r++)
-		for (guint i = 0; i < s->ranks[r].ops->len; i++) {
-			const struct sched_op *op = &g_array_index(s->ranks[r].ops, struct sched_op, i);
-			uint32_t at = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
+		for (uint32_t i = 0; i < sched_rank_len(s, r); i++) {
+			const struct sched_op *op = sched_op_at(s, s->turned ? 0 : r, i);
+			uint32_t at = op->dst_buf != SBUF_NONE ? sched_turn_unit(s, r, op->dst_buf, op->dst_off)
+							       : sched_turn_unit(s, r, op->src_buf, op->src_off);
 
 			if (op->send_peer < 0)
 				continue;
@@ -272,6 +273,9 @@ void simulate_params(const struct simulate_job *job, struct algo_params *out)
 {
 	*out = job->params;
 	out->nranks = job->plat->fabric.nranks;
+	/* the runner takes a turned schedule: one rank's ops where they are
+	 * every rank's turned */
+	out->turned = true;
 	/* not given: the platform's nodes; a platform without tiers is one node */
 	if (out->node_ranks <= 0)
 		out->node_ranks = platform_node_ranks(job->plat);

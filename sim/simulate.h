@@ -109,7 +109,8 @@ void simulate_channels(struct platform *pl, const struct impl_params *impl, enum
  * platform's rank count. The ranks per node (hierarchical algorithms) are
  * the job's when given (> 0), else the platform's: the one place where
  * that default is resolved. A platform without tiers is one node (its rank
- * count: a hierarchical algorithm runs its intra-node tier only). */
+ * count: a hierarchical algorithm runs its intra-node tier only). It asks
+ * for a turned schedule (schedule.h), which the runner takes as it is. */
 void simulate_params(const struct simulate_job *job, struct algo_params *out);
 
 /* Simulates the job into *out (cleared first; simulate_outcome_clear it).

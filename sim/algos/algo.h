@@ -34,6 +34,9 @@ struct algo_params {
 	bool fuse_copy;           /* a rank's copy of its own data into its output travels
 				   * with that data's first send (copy_send: NCCL's
 				   * copySend) where the generator has one */
+	bool turned;              /* a turned schedule (schedule.h) where the algorithm's
+				   * ranks are turns of rank 0's (ring, sendrecv); the
+				   * others store every rank's ops whatever it says */
 	bool paxi_set;            /* override the algorithm's default PAXI kind */
 	enum paxi_kind paxi;
 	int node_ranks;           /* ranks per node, for hierarchical algorithms: divides

@@ -119,7 +119,10 @@ static struct sched *ring1_build(enum coll c, const struct algo_params *p, const
 	/* ops per piece */
 	int nops = c == COLL_ALLREDUCE ? 2 * n - 1 : n;
 
-	for (int r = 0; r < n; r++) {
+	/* every rank is rank 0 turned: peers r -+ 1, blocks moved by r */
+	g.s->turned = p->turned;
+	g.s->turn_units = p->turned ? g.k : 0;
+	for (int r = 0; r < (p->turned ? 1 : n); r++) {
 		int left = (r + n - 1) % n, right = (r + 1) % n;
 
 		/* about one dep per op */

@@ -12,11 +12,16 @@
  * takes everything usable when it starts, so slices that arrive while the
  * reducer is busy are batched.
  *
- * Memory: for the whole run, a few indices per op (about 24 bytes: a
- * record of its matching, deps left and first dependent, struct op_slot,
- * and the dependent lists; the lane lists with several lanes); an op's run state
- * (struct run_op) and its transaction only while something reads them, from
- * a pool. An issued send that would wait for its unit's slot, and a receive
+ * Memory: for the whole run, a few indices per op (about 16 bytes: its
+ * matching and first dependent, struct op_index, and the dependent lists;
+ * the lane lists with several lanes), made once for all ranks where every
+ * rank's ops are the first rank's with its peers turned by its rank
+ * (ranks_alike: a ring, a pairwise exchange), else per rank; per rank the
+ * run-state index of the ops between its oldest not gone and its newest
+ * made alive (run_rank.live); an op's run state (struct run_op) and its
+ * transaction only while something reads them, from a pool. An op may
+ * start once each op it depends on is done, asked of those ops when it
+ * reaches the head of its lane or one of them ends (deps_done). An issued send that would wait for its unit's slot, and a receive
  * whose sender has none, are dormant: no state at all, only a lane segment
  * (struct dorm_seg) and the runner's queue per unit, which continues the
  * paxi's own (the refill hook) so that grants, times and event order are the
@@ -104,14 +109,12 @@ static uint64_t in_bytes(const struct run_op *o);
 static uint64_t out_bytes(const struct run_op *o);
 
 /* What the runner keeps of an op for the whole run, in one record, as an
- * event that reaches the op reads them together. */
-struct op_slot {
-	uint32_t live;        /* its run state's pool index + 1, 0 never alive,
-			       * OP_GONE done and gone */
-	uint32_t deps_left;   /* its deps not done */
+ * event that reaches the op reads them together: indices that the schedule
+ * fixes, the same for every rank of a schedule whose ranks are alike. */
+struct op_index {
 	uint32_t in_from;     /* the sender's op of its incoming data, NO_OP none */
 	uint32_t out_to;      /* the receiver's op of its outgoing data, NO_OP none */
-	uint32_t dep_first;   /* its first dependent in dep_ops (the next slot's
+	uint32_t dep_first;   /* its first dependent in dep_ops (the next op's
 			       * dep_first ends them) */
 };
 
@@ -135,35 +138,49 @@ struct run_lane {
 	struct dorm_seg *dorm;  /* owned: segments by position, NULL none */
 };
 
-/* What the runner keeps of a rank for the whole run: a record per op
- * (struct op_slot), an index per dependent, and with several lanes an index
- * per op in its lane's list; the ops' run state lives only while it is read
- * (struct run_op). What an event reads comes first, in the first line of a
- * rank that is 64-byte aligned (the runner's ranks are). */
+/* What the runner keeps of a rank for the whole run: the indices of its ops
+ * (a record per op, struct op_index, an index per dependent, and with
+ * several lanes an index per op in its lane's list: rank 0's where the
+ * ranks are alike, else its own) and the window of its ops' run-state
+ * indices; the ops' run state lives only while it is read (struct run_op).
+ * What an event reads comes first, in the first line of a rank that is
+ * 64-byte aligned (the runner's ranks are). */
 struct run_rank {
-	struct op_slot *slot; /* per op, and one past the last: [nops].dep_first
-			       * is the count of dependents */
+	const struct op_index *ix; /* per op, and one past the last: [nops].dep_first
+				    * is the count of dependents; rank 0's if alike */
 	const struct sched_op *sops; /* borrowed: the schedule's ops of this rank */
 	struct run_lane *lanes; /* per lane: &lane0 with one lane, else owned */
+	/* The run-state index of its ops (the pool index + 1, 0 never alive,
+	 * OP_GONE done and gone) for ops live_lo .. live_hi - 1, in a ring
+	 * buffer that grows by doubling: every op below live_lo has gone, none
+	 * from live_hi on has been alive. Ops go about in the order they come
+	 * alive, so it spans the ops alive at once and those between them, not
+	 * the schedule. */
+	uint32_t *live;       /* owned: op i at live[i & live_mask] */
+	const uint32_t *dep_ops; /* the ops that depend on each op, by op, in list
+				  * order; rank 0's if alike */
+	const uint32_t *sdeps; /* borrowed: the schedule's deps of this rank */
+	uint32_t live_lo, live_hi;
+	uint32_t live_mask;   /* room - 1, room a power of two */
 	uint32_t per;         /* the schedule's ops of this rank (one call) */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
-	struct run_lane lane0; /* the lane of a schedule of one */
-	uint32_t *dep_ops;    /* the ops that depend on each op, by op, in list order */
-	const uint32_t *sdeps; /* borrowed: the schedule's deps of this rank */
 	uint32_t nops;        /* per x calls */
+	struct run_lane lane0; /* the lane of a schedule of one */
 	guint span_base;      /* spans: this rank's first op's index in them */
-	uint32_t *lane_first; /* several lanes: per lane, its list's first index in
-			       * lane_ops; [nlanes] = nops. NULL: one lane, whose
-			       * list is every op, position = index */
-	uint32_t *lane_ops;   /* several lanes: op indices by lane, in list order */
+	const uint32_t *lane_first; /* several lanes: per lane, its list's first
+				     * index in lane_ops; [nlanes] = nops. NULL: one
+				     * lane, whose list is every op, position =
+				     * index; rank 0's if alike */
+	const uint32_t *lane_ops; /* several lanes: op indices by lane, in list
+				   * order; rank 0's if alike */
 	uint32_t *call_left;  /* per call: its ops on this rank not done */
 	struct paxi_landing landed; /* the last outgoing transaction whose landing
 				     * completed an op (paxi_send_done); zero: none */
 } __attribute__((aligned(64)));
 
 /* the record and about one dependent's index: what runner_memory_bytes counts */
-G_STATIC_ASSERT(sizeof(struct op_slot) + sizeof(uint32_t) == RUNNER_BYTES_PER_OP);
-G_STATIC_ASSERT(offsetof(struct run_rank, dep_ops) + sizeof(uint32_t *) <= 64);
+G_STATIC_ASSERT(sizeof(struct op_index) + sizeof(uint32_t) == RUNNER_BYTES_PER_OP);
+G_STATIC_ASSERT(offsetof(struct run_rank, per) + sizeof(uint32_t) <= 64);
 
 /* The length of a lane's list, and the op at position pos of it. */
 static uint32_t lane_len(const struct run_rank *rr, uint32_t lane)
@@ -208,8 +225,46 @@ static uint32_t fifo_pop(struct op_fifo *f)
 	return v;
 }
 
-/* op_slot.live of an op whose run state was made and has gone (it is done). */
+/* The live index of an op whose run state was made and has gone (it is done). */
 #define OP_GONE UINT32_MAX
+
+static uint32_t live_get(const struct run_rank *rr, uint32_t i)
+{
+	return i < rr->live_lo ? OP_GONE : i >= rr->live_hi ? 0 : rr->live[i & rr->live_mask];
+}
+
+/* Makes room in rr's window for ops live_lo .. live_lo + need - 1. */
+static __attribute__((noinline)) void live_grow(struct run_rank *rr, uint32_t need)
+{
+	uint32_t room = (rr->live_mask + 1) * 2;
+
+	while (room < need)
+		room *= 2;
+	uint32_t *v = g_new(uint32_t, room);
+
+	for (uint32_t i = rr->live_lo; i < rr->live_hi; i++)
+		v[i & (room - 1)] = rr->live[i & rr->live_mask];
+	g_free(rr->live);
+	rr->live = v;
+	rr->live_mask = room - 1;
+}
+
+/* Sets op i's live index (i not gone); an op that goes at the window's
+ * low end moves it past every op gone. */
+static void live_set(struct run_rank *rr, uint32_t i, uint32_t l)
+{
+	g_assert(i >= rr->live_lo);
+	if (i >= rr->live_hi) {
+		if (i - rr->live_lo > rr->live_mask)
+			live_grow(rr, i - rr->live_lo + 1);
+		for (; rr->live_hi <= i; rr->live_hi++)
+			rr->live[rr->live_hi & rr->live_mask] = 0;
+	}
+	rr->live[i & rr->live_mask] = l;
+	if (l == OP_GONE && i == rr->live_lo)
+		while (rr->live_lo < rr->live_hi && rr->live[rr->live_lo & rr->live_mask] == OP_GONE)
+			rr->live_lo++;
+}
 
 #define NO_OP UINT32_MAX
 /* Run states per block of the runner's pool. */
@@ -232,6 +287,7 @@ struct runner {
 	uint32_t pool_used;   /* run states taken from the last block */
 	uint32_t free_op;     /* pool index + 1 of a handed back run state, 0 none */
 	uint64_t ops_live, ops_live_peak; /* run states alive now, and the most at once */
+	bool alike;           /* the ranks are alike (ranks_alike): one set of indices */
 	bool lazy;            /* a send that would wait for its unit's slot waits in the
 			       * runner's queue, its transaction not made yet */
 	struct op_fifo *queues; /* per rank x unit: those sends' op indices, in order */
@@ -286,6 +342,7 @@ static void op_try_finish(struct run_op *o);
 static void op_unref(struct run_op *o);
 static void op_process(struct run_op *o);
 static void lane_advance(struct runner *r, int rank, uint32_t lane);
+static bool deps_done(const struct runner *r, int rank, uint32_t i);
 static void bd_at_start(struct run_op *o);
 static struct bd_memo *bd_walk_start(struct run_op *o);
 static void bd_at_usable(struct run_op *o, struct paxi_txn *t);
@@ -361,7 +418,7 @@ static struct run_op *pool_at(const struct runner *r, uint32_t idx)
 /* Op i of rank's run state if it is alive, else NULL. */
 static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
 {
-	uint32_t l = r->ranks[rank].slot[i].live;
+	uint32_t l = live_get(&r->ranks[rank], i);
 
 	return l && l != OP_GONE ? pool_at(r, l - 1) : NULL;
 }
@@ -393,7 +450,7 @@ static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 	uint32_t lane = r->nlanes > 1 ? sched_op_of(r, rank, i)->lane : 0;
 	const struct run_lane *ln = &rr->lanes[lane];
 
-	if (ln->dorm_empty == ln->dorm_len || rr->slot[i].live)
+	if (ln->dorm_empty == ln->dorm_len || live_get(rr, i))
 		return NULL;
 	uint32_t pos = lane_pos(r, rank, i, lane);
 
@@ -501,7 +558,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 
 	if (o)
 		return o;
-	g_assert(rr->slot[i].live != OP_GONE);
+	g_assert(live_get(rr, i) != OP_GONE);
 	struct dorm_seg *sleeping = r->lazy ? dorm_find(r, rank, i) : NULL;
 
 	if (r->free_op) {
@@ -525,7 +582,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / rr->per),
 		.kind = op->kind, .lane = op->lane, .lane_pred = -1, .pool_idx = idx,
 		/* itself, its dependents, and its partners */
-		.refs = 1 + (rr->slot[i + 1].dep_first - rr->slot[i].dep_first) + (is_send(op->kind) ? 1 : 0) +
+		.refs = 1 + (rr->ix[i + 1].dep_first - rr->ix[i].dep_first) + (is_send(op->kind) ? 1 : 0) +
 			(is_recv(op->kind) ? 1 : 0),
 	};
 	/* w is a send's engine progress otherwise. A COPY moves the smaller of
@@ -534,10 +591,10 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	 * (AllGatherV's pad). */
 	if (op_local_pass(o))
 		o->w.local_bytes = op->kind == SOP_COPY
-			? MIN(run_units_bytes(r, op->src_off, op->count),
-			      run_units_bytes(r, op->dst_off, op->count))
-			: run_units_bytes(r, op->src_off, op->count);
-	rr->slot[i].live = idx + 1;
+			? MIN(run_units_bytes(r, sched_turn_unit(r->s, rank, op->src_buf, op->src_off), op->count),
+			      run_units_bytes(r, sched_turn_unit(r->s, rank, op->dst_buf, op->dst_off), op->count))
+			: run_units_bytes(r, sched_turn_unit(r->s, rank, op->src_buf, op->src_off), op->count);
+	live_set(rr, i, idx + 1);
 	if (++r->ops_live > r->ops_live_peak)
 		r->ops_live_peak = r->ops_live;
 	if (sleeping)
@@ -587,18 +644,30 @@ static void op_unref(struct run_op *o)
 		memo_unref(r, o->bd_usable);
 		memo_unref(r, o->bd_end);
 	}
-	r->ranks[o->rank].slot[o->idx].live = OP_GONE;
+	live_set(&r->ranks[o->rank], o->idx, OP_GONE);
 	r->ops_live--;
 	o->next_free = r->free_op;
 	r->free_op = o->pool_idx + 1;
 }
 
-/* The bytes of a send op's transaction. */
-static uint64_t send_bytes(const struct runner *r, const struct sched_op *op)
+/* The bytes of the transaction of rank's send op. */
+static uint64_t send_bytes(const struct runner *r, int rank, const struct sched_op *op)
 {
-	uint32_t sb = op->dst_buf != SBUF_NONE ? op->dst_off : op->src_off;
+	uint32_t sb = op->dst_buf != SBUF_NONE ? sched_turn_unit(r->s, rank, op->dst_buf, op->dst_off)
+					       : sched_turn_unit(r->s, rank, op->src_buf, op->src_off);
 
 	return run_units_bytes(r, sb, op->count);
+}
+
+/* The peers of rank's op (a turned schedule's ops are rank 0's). */
+static int send_peer(const struct runner *r, int rank, const struct sched_op *op)
+{
+	return sched_turn_peer(r->s, rank, op->send_peer);
+}
+
+static int recv_peer(const struct runner *r, int rank, const struct sched_op *op)
+{
+	return sched_turn_peer(r->s, rank, op->recv_peer);
 }
 
 /* The bytes of the op's incoming transaction (made or not), 0 if none. */
@@ -608,14 +677,15 @@ static uint64_t in_bytes(const struct run_op *o)
 		return paxi_txn_bytes(o->in);
 	if (!is_recv(o->kind))
 		return 0;
-	return send_bytes(o->r, sched_op_of(o->r, o->op->recv_peer,
-					    o->r->ranks[o->rank].slot[o->idx].in_from));
+	int from = recv_peer(o->r, o->rank, o->op);
+
+	return send_bytes(o->r, from, sched_op_of(o->r, from, o->r->ranks[o->rank].ix[o->idx].in_from));
 }
 
 /* The bytes of the op's outgoing transaction (made or not), 0 if none. */
 static uint64_t out_bytes(const struct run_op *o)
 {
-	return o->out ? paxi_txn_bytes(o->out) : is_send(o->kind) ? send_bytes(o->r, o->op) : 0;
+	return o->out ? paxi_txn_bytes(o->out) : is_send(o->kind) ? send_bytes(o->r, o->rank, o->op) : 0;
 }
 
 /* Makes o's outgoing transaction; its receiver's run state comes alive with
@@ -623,11 +693,11 @@ static uint64_t out_bytes(const struct run_op *o)
 static void make_out(struct run_op *o)
 {
 	struct runner *r = o->r;
-	struct run_op *d = op_live(r, o->op->send_peer, r->ranks[o->rank].slot[o->idx].out_to);
+	int to = send_peer(r, o->rank, o->op);
+	struct run_op *d = op_live(r, to, r->ranks[o->rank].ix[o->idx].out_to);
 
-	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank),
-				      node(r, o->op->send_peer), o->lane,
-				      send_bytes(r, o->op), &txn_ops, o, d);
+	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank), node(r, to), o->lane,
+				      send_bytes(r, o->rank, o->op), &txn_ops, o, d);
 	if (r->lazy && d->started)
 		paxi_txn_post_at(o->out, d->t_start);
 }
@@ -645,11 +715,11 @@ static void op_txns(struct run_op *o)
 	if (is_send(o->kind) && !o->out)
 		make_out(o);
 	if (is_recv(o->kind) && !o->in) {
-		struct run_op *src = op_live(r, o->op->recv_peer, rr->slot[o->idx].in_from);
+		struct run_op *src = op_live(r, recv_peer(r, o->rank, o->op), rr->ix[o->idx].in_from);
 
 		o->in = src->out = paxi_txn_new(r->px, src->op->paxi, node(r, src->rank),
 						node(r, o->rank), src->op->lane,
-						send_bytes(r, src->op), &txn_ops, src, o);
+						send_bytes(r, src->rank, src->op), &txn_ops, src, o);
 	}
 }
 
@@ -963,7 +1033,8 @@ static void op_record(const struct run_op *o)
 			(struct runner_op_span){
 				.rank = o->rank, .op = o->idx, .lane = o->lane, .step = o->op->step,
 				.kind = o->kind,
-				.peer = o->op->send_peer >= 0 ? o->op->send_peer : o->op->recv_peer,
+				.peer = o->op->send_peer >= 0 ? send_peer(r, o->rank, o->op)
+							       : recv_peer(r, o->rank, o->op),
 				.start_ps = o->t_start - r->t0, .end_ps = o->t_end - r->t0,
 				.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? in_bytes(o) : o->w.local_bytes,
 			};
@@ -1004,12 +1075,14 @@ static void op_try_finish(struct run_op *o)
 	op_record(o);
 	struct run_rank *rr = &r->ranks[o->rank];
 
-	for (uint32_t i = rr->slot[o->idx].dep_first; i < rr->slot[o->idx + 1].dep_first; i++) {
+	/* a dependent whose last dep this was may start (one listed twice is
+	 * asked once) */
+	for (uint32_t i = rr->ix[o->idx].dep_first, prev = NO_OP; i < rr->ix[o->idx + 1].dep_first; i++) {
 		uint32_t d = rr->dep_ops[i];
 
-		g_assert(rr->slot[d].deps_left > 0);
-		if (--rr->slot[d].deps_left == 0)
+		if (d != prev && deps_done(r, o->rank, d))
 			lane_advance(r, o->rank, r->nlanes > 1 ? sched_op_of(r, o->rank, d)->lane : 0);
+		prev = d;
 	}
 	/* its partners' walks are done with it once they are done; it with them */
 	if (o->out)
@@ -1017,6 +1090,23 @@ static void op_try_finish(struct run_op *o)
 	if (o->in)
 		op_unref(paxi_txn_user(o->in, false));
 	op_unref(o);
+}
+
+/* Whether every op that op i of rank depends on is done: gone, or alive
+ * and done (an op is never done without having been alive). */
+static bool deps_done(const struct runner *r, int rank, uint32_t i)
+{
+	const struct run_rank *rr = &r->ranks[rank];
+	const struct sched_op *op = sched_op_of(r, rank, i);
+	uint32_t base = i - i % rr->per;
+
+	for (uint32_t d = 0; d < op->ndeps; d++) {
+		uint32_t l = live_get(rr, rr->sdeps[op->dep_first + d] + base);
+
+		if (l != OP_GONE && (!l || !pool_at(r, l - 1)->done))
+			return false;
+	}
+	return true;
 }
 
 /* Starts the ops at the head of a lane whose deps are done, in order. */
@@ -1031,7 +1121,7 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 		uint32_t pos = ln->next, i = lane_op(rr, lane, pos);
 		const struct run_op *alive = op_get(r, rank, i);
 
-		if (rr->slot[i].deps_left || i / rr->per >= rr->launched)
+		if (i / rr->per >= rr->launched || !deps_done(r, rank, i))
 			return;
 		if (!alive && r->lazy && op_may_sleep(r, rank, i)) {
 			ln->next++;
@@ -1434,7 +1524,8 @@ static void match_side_init(struct match_side *m, const struct runner *r, int ra
 
 		if (send ? is_send(op->kind) : is_recv(op->kind))
 			e[n++] = (struct match_entry){
-				.key = (uint32_t)(send ? op->send_peer : op->recv_peer) * nlanes + op->lane,
+				.key = (uint32_t)(send ? send_peer(r, rank, op) : recv_peer(r, rank, op)) * nlanes +
+				       op->lane,
 				.op = i,
 			};
 	}
@@ -1489,31 +1580,37 @@ static int64_t match_side_find(const struct match_side *m, uint32_t key)
 
 /* Pairs every receive with its send (in_from and out_to: their
  * transaction is made when the first of them is issued); false with the first receive (by rank, then op) that no send matches, or
- * else the first such send. */
+ * else the first such send. Where the ranks are alike, rank 0's pairs are
+ * every rank's: rank a's k-th send to rank 0 on a lane is rank 0's k-th
+ * send to rank -a (mod N) there, so only rank 0 is matched and checked. */
 static bool match(struct runner *r, GError **error)
 {
 	const struct sched *s = r->s;
+	int nranks = r->alike ? 1 : s->nranks;
 	struct match_side *sends = g_new(struct match_side, s->nranks);
 	bool ok = true;
 
-	for (int rank = 0; rank < s->nranks; rank++)
+	for (int rank = 0; rank < nranks; rank++)
 		match_side_init(&sends[rank], r, rank, true);
-	for (int b = 0; b < s->nranks; b++) {
-		struct run_rank *rb = &r->ranks[b];
+	for (int b = 0; b < nranks; b++) {
+		struct op_index *ib = (struct op_index *)r->ranks[b].ix;
 		struct match_side recvs;
 
 		match_side_init(&recvs, r, b, false);
 		for (uint32_t g = 0; g < recvs.ngroups; g++) {
 			uint32_t a = recvs.keys[g] / r->nlanes, lane = recvs.keys[g] % r->nlanes;
-			const struct match_side *sa = &sends[a];
-			int64_t sg = match_side_find(sa, (uint32_t)b * r->nlanes + lane);
+			/* alike: rank a's sends to 0 are rank 0's to -a */
+			const struct match_side *sa = &sends[r->alike ? 0 : a];
+			uint32_t to = r->alike ? (uint32_t)((s->nranks - (int)a) % s->nranks) : (uint32_t)b;
+			struct op_index *ia = (struct op_index *)r->ranks[r->alike ? 0 : a].ix;
+			int64_t sg = match_side_find(sa, to * r->nlanes + lane);
 			uint32_t nsend = sg < 0 ? 0 : sa->first[sg + 1] - sa->first[sg];
 
 			for (uint32_t k = 0; k < recvs.first[g + 1] - recvs.first[g] && k < nsend; k++) {
 				uint32_t ri = recvs.ops[recvs.first[g] + k], si = sa->ops[sa->first[sg] + k];
 
-				rb->slot[ri].in_from = si;
-				r->ranks[a].slot[si].out_to = ri;
+				ib[ri].in_from = si;
+				ia[si].out_to = ri;
 			}
 		}
 		match_side_release(&recvs);
@@ -1522,15 +1619,15 @@ static bool match(struct runner *r, GError **error)
 	int bad_send = -1;
 	uint32_t bad_send_op = 0;
 
-	for (int rank = 0; rank < s->nranks && ok; rank++)
+	for (int rank = 0; rank < nranks && ok; rank++)
 		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
 			const struct sched_op *op = sched_op_of(r, rank, i);
-			const struct op_slot *sl = &r->ranks[rank].slot[i];
+			const struct op_index *sl = &r->ranks[rank].ix[i];
 
 			if (is_recv(op->kind) && sl->in_from == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 					    "rank %d op %u receives from rank %d on lane %u, which sends nothing to match it",
-					    rank, i, op->recv_peer, op->lane);
+					    rank, i, recv_peer(r, rank, op), op->lane);
 				ok = false;
 			} else if (bad_send < 0 && is_send(op->kind) && sl->out_to == NO_OP) {
 				bad_send = rank;
@@ -1542,10 +1639,10 @@ static bool match(struct runner *r, GError **error)
 
 		g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
 			    "rank %d op %u sends to rank %d on lane %u, which never receives it",
-			    bad_send, bad_send_op, op->send_peer, op->lane);
+			    bad_send, bad_send_op, send_peer(r, bad_send, op), op->lane);
 		ok = false;
 	}
-	for (int rank = 0; rank < s->nranks; rank++)
+	for (int rank = 0; rank < nranks; rank++)
 		match_side_release(&sends[rank]);
 	g_free(sends);
 	return ok;
@@ -1559,15 +1656,15 @@ static bool match(struct runner *r, GError **error)
 static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **error)
 {
 	for (int rank = 0; rank < s->nranks; rank++) {
-		const GArray *ops = s->ranks[rank].ops;
-
-		for (guint i = 0; i < ops->len; i++) {
-			const struct sched_op *op = &g_array_index(ops, struct sched_op, i);
+		for (uint32_t i = 0; i < sched_rank_len(s, rank); i++) {
+			const struct sched_op *op = sched_op_at(s, s->turned ? 0 : rank, i);
 
 			if (op->kind != SOP_COPY || op->src_buf == SBUF_SCRATCH)
 				continue;
-			uint64_t from = units_bytes(s, elems, 1, op->src_off, op->count);
-			uint64_t to = units_bytes(s, elems, 1, op->dst_off, op->count);
+			uint64_t from = units_bytes(s, elems, 1, sched_turn_unit(s, rank, op->src_buf, op->src_off),
+						    op->count);
+			uint64_t to = units_bytes(s, elems, 1, sched_turn_unit(s, rank, op->dst_buf, op->dst_off),
+						  op->count);
 
 			if (from > to) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_SIZE,
@@ -1581,6 +1678,104 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 		}
 	}
 	return true;
+}
+
+/* A rank's window of live indices starts with room for this many ops. */
+#define LIVE_ROOM 16
+
+/* Whether tests/sim may have the runner index every rank on its own. */
+static bool share_index = true;
+
+void runner_share_index(bool on)
+{
+	share_index = on;
+}
+
+/* Whether every rank's ops are rank 0's with their peers turned by the
+ * rank (peer p of rank 0 is p + r mod N of rank r), kinds, lanes and deps
+ * the same: then the matching, the dependents and the lane lists are the
+ * same for every rank (offsets, and so sizes, may differ). */
+static bool ranks_alike(const struct sched *s)
+{
+	const struct sched_rank *a = &s->ranks[0];
+	int n = s->nranks;
+
+	if (s->turned) /* so by construction */
+		return true;
+	for (int r = 1; r < n; r++) {
+		const struct sched_rank *b = &s->ranks[r];
+
+		if (b->ops->len != a->ops->len || b->deps->len != a->deps->len)
+			return false;
+		for (guint i = 0; i < a->ops->len; i++) {
+			const struct sched_op *x = &g_array_index(a->ops, struct sched_op, i);
+			const struct sched_op *y = &g_array_index(b->ops, struct sched_op, i);
+
+			if (x->kind != y->kind || x->lane != y->lane || x->ndeps != y->ndeps ||
+			    (x->recv_peer < 0 ? y->recv_peer != x->recv_peer
+					      : y->recv_peer != (x->recv_peer + r) % n) ||
+			    (x->send_peer < 0 ? y->send_peer != x->send_peer
+					      : y->send_peer != (x->send_peer + r) % n) ||
+			    memcmp(sched_op_deps(s, 0, i), sched_op_deps(s, r, i),
+				   sizeof(uint32_t) * x->ndeps))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Builds rank rr's indices (its ops, sops and per set): each op's first
+ * dependent and the dependent lists, the lane lists with several lanes;
+ * in_from and out_to are NO_OP until matched. */
+static void index_rank(const struct runner *r, struct run_rank *rr)
+{
+	uint32_t per = rr->per;
+	struct op_index *ix = g_new0(struct op_index, (gsize)rr->nops + 1);
+
+	for (uint32_t i = 0; i < rr->nops; i++) {
+		const struct sched_op *op = &rr->sops[i % per];
+		uint32_t call = i / per;
+
+		ix[i].in_from = ix[i].out_to = NO_OP;
+		for (uint32_t d = 0; d < op->ndeps; d++) {
+			uint32_t dep = rr->sdeps[op->dep_first + d] + call * per;
+
+			g_assert(dep < i);
+			ix[dep + 1].dep_first++;
+		}
+	}
+	/* dep_first (lane_first) holds each op's count of dependents (each
+	 * lane's of ops) at [op + 1]: made offsets, then filled in list order */
+	for (uint32_t i = 0; i < rr->nops; i++)
+		ix[i + 1].dep_first += ix[i].dep_first;
+	uint32_t *dep_ops = g_new(uint32_t, ix[rr->nops].dep_first ? ix[rr->nops].dep_first : 1);
+	g_autofree uint32_t *fill = g_new(uint32_t, rr->nops ? rr->nops : 1);
+
+	for (uint32_t i = 0; i < rr->nops; i++)
+		fill[i] = ix[i].dep_first;
+	for (uint32_t i = 0; i < rr->nops; i++) {
+		const struct sched_op *op = &rr->sops[i % per];
+
+		for (uint32_t d = 0; d < op->ndeps; d++)
+			dep_ops[fill[rr->sdeps[op->dep_first + d] + (i / per) * per]++] = i;
+	}
+	rr->ix = ix;
+	rr->dep_ops = dep_ops;
+	if (r->nlanes > 1) {
+		uint32_t *first = g_new0(uint32_t, (gsize)r->nlanes + 1);
+		uint32_t *ops = g_new(uint32_t, rr->nops ? rr->nops : 1);
+		g_autofree uint32_t *at = g_new(uint32_t, r->nlanes);
+
+		for (uint32_t i = 0; i < rr->nops; i++)
+			first[rr->sops[i % per].lane + 1]++;
+		for (uint32_t l = 0; l < r->nlanes; l++)
+			first[l + 1] += first[l];
+		memcpy(at, first, sizeof(uint32_t) * r->nlanes);
+		for (uint32_t i = 0; i < rr->nops; i++)
+			ops[at[rr->sops[i % per].lane]++] = i;
+		rr->lane_first = first;
+		rr->lane_ops = ops;
+	}
 }
 
 /* Builds r's ranks for its schedule r->s (lanes, dependents) and matches
@@ -1616,62 +1811,32 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 	}
 	pool_init(&r->memos, sizeof(struct bd_memo), BD_MEMO_BLOCK);
 
+	r->alike = share_index && ranks_alike(s);
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
-		const struct sched_rank *sr = &s->ranks[rank];
+		const struct sched_rank *sr = &s->ranks[s->turned ? 0 : rank];
 		uint32_t per = sr->ops->len; /* ops of one call */
 
 		rr->sops = (const struct sched_op *)(const void *)sr->ops->data;
 		rr->sdeps = (const uint32_t *)(const void *)sr->deps->data;
 		rr->per = per;
 		rr->nops = per * r->calls;
-		rr->slot = g_new0(struct op_slot, (gsize)rr->nops + 1);
 		rr->lanes = r->nlanes > 1 ? g_new0(struct run_lane, r->nlanes) : &rr->lane0;
 		rr->call_left = g_new0(uint32_t, r->calls);
-		if (r->nlanes > 1) {
-			rr->lane_first = g_new0(uint32_t, (gsize)r->nlanes + 1);
-			rr->lane_ops = g_new(uint32_t, rr->nops ? rr->nops : 1);
-		}
-		for (uint32_t i = 0; i < rr->nops; i++) {
-			const struct sched_op *op = &rr->sops[i % per];
-			uint32_t call = i / per;
+		rr->live = g_new(uint32_t, LIVE_ROOM);
+		rr->live_mask = LIVE_ROOM - 1;
+		for (uint32_t c = 0; c < r->calls; c++)
+			rr->call_left[c] = per;
+		r->left += rr->nops;
+		if (r->alike && rank) {
+			const struct run_rank *r0 = &r->ranks[0];
 
-			rr->slot[i].in_from = rr->slot[i].out_to = NO_OP;
-			rr->slot[i].deps_left = op->ndeps;
-			rr->call_left[call]++;
-			if (rr->lane_first)
-				rr->lane_first[op->lane + 1]++;
-			for (uint32_t d = 0; d < op->ndeps; d++) {
-				uint32_t dep = rr->sdeps[op->dep_first + d] + call * per;
-
-				g_assert(dep < i);
-				rr->slot[dep + 1].dep_first++;
-			}
-			r->left++;
-		}
-		/* dep_first (lane_first) holds each op's count of dependents (each
-		 * lane's of ops) at [op + 1]: made offsets, then filled in list order */
-		for (uint32_t i = 0; i < rr->nops; i++)
-			rr->slot[i + 1].dep_first += rr->slot[i].dep_first;
-		rr->dep_ops = g_new(uint32_t, rr->slot[rr->nops].dep_first ? rr->slot[rr->nops].dep_first : 1);
-		g_autofree uint32_t *fill = g_new(uint32_t, rr->nops ? rr->nops : 1);
-
-		for (uint32_t i = 0; i < rr->nops; i++)
-			fill[i] = rr->slot[i].dep_first;
-		for (uint32_t i = 0; i < rr->nops; i++) {
-			const struct sched_op *op = &rr->sops[i % per];
-
-			for (uint32_t d = 0; d < op->ndeps; d++)
-				rr->dep_ops[fill[rr->sdeps[op->dep_first + d] + (i / per) * per]++] = i;
-		}
-		if (rr->lane_first) {
-			g_autofree uint32_t *at = g_new(uint32_t, r->nlanes);
-
-			for (uint32_t l = 0; l < r->nlanes; l++)
-				rr->lane_first[l + 1] += rr->lane_first[l];
-			memcpy(at, rr->lane_first, sizeof(uint32_t) * r->nlanes);
-			for (uint32_t i = 0; i < rr->nops; i++)
-				rr->lane_ops[at[rr->sops[i % per].lane]++] = i;
+			rr->ix = r0->ix;
+			rr->dep_ops = r0->dep_ops;
+			rr->lane_first = r0->lane_first;
+			rr->lane_ops = r0->lane_ops;
+		} else {
+			index_rank(r, rr);
 		}
 	}
 	return match(r, error);
@@ -1683,10 +1848,13 @@ static void teardown(struct runner *r)
 	for (int rank = 0; r->ranks && rank < r->s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 
-		g_free(rr->slot);
-		g_free(rr->dep_ops);
-		g_free(rr->lane_first);
-		g_free(rr->lane_ops);
+		if (!rank || !r->alike) { /* else rank 0's */
+			g_free((void *)rr->ix);
+			g_free((void *)rr->dep_ops);
+			g_free((void *)rr->lane_first);
+			g_free((void *)rr->lane_ops);
+		}
+		g_free(rr->live);
 		for (uint32_t l = 0; rr->lanes && l < r->nlanes; l++)
 			g_free(rr->lanes[l].dorm);
 		if (rr->lanes != &rr->lane0)
@@ -1833,17 +2001,18 @@ bool runner_lazy(const struct paxi_params *pp)
 
 uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct paxi_params *pp)
 {
-	uint64_t ops = 0;
+	uint64_t ops = 0, indexed;
 
 	for (int r = 0; r < s->nranks; r++)
-		ops += s->ranks[r].ops->len;
+		ops += sched_rank_len(s, r);
 	calls = MIN(MAX(calls, 1), RUNNER_CALLS_SIMULATED);
 	ops *= calls;
+	indexed = share_index && ranks_alike(s) ? (uint64_t)s->ranks[0].ops->len * calls : ops;
 	uint64_t live = runner_lazy(pp)
 		? MIN(ops, (uint64_t)s->nranks * pp->cdma_units * RUNNER_LIVE_PER_SLOT * pp->slots)
 		: ops;
 
-	return ops * (RUNNER_BYTES_PER_OP + (s->nlanes > 1 ? RUNNER_BYTES_PER_LANE_OP : 0)) +
+	return indexed * (RUNNER_BYTES_PER_OP + (s->nlanes > 1 ? RUNNER_BYTES_PER_LANE_OP : 0)) +
 	       live * RUNNER_BYTES_PER_LIVE_OP +
 	       (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step);
 }

@@ -119,21 +119,28 @@ bool runner_lazy(const struct paxi_params *pp);
 
 /* What a run of s on a paxi of parameters pp takes of memory, about, beyond
  * the schedule: for the whole run, per op of each simulated call (`calls`
- * as struct runner_launches counts them) its indices (live state, deps
- * left, partners and first dependent in a 20-byte record, and an index per
- * dependent, about one: RUNNER_BYTES_PER_OP; in a schedule of several
- * lanes its place in its lane's list, RUNNER_BYTES_PER_LANE_OP more); per
- * op alive at once its state (192 bytes: 64-byte aligned), its
- * PAXI transaction (320: 64-byte aligned) and its causes (72, shared where
- * equal): about RUNNER_BYTES_PER_LIVE_OP. Alive at once: every op without
- * runner_lazy; with it, about RUNNER_LIVE_PER_SLOT x slots per rank and unit at most
- * (measured on rings at 3 at most, tests/sim /sim/runner/live-bounded).
- * Plus the step table (a row per rank and step). */
-#define RUNNER_BYTES_PER_OP 24
+ * as struct runner_launches counts them) its indices (partners and first
+ * dependent in a 12-byte record, and an index per dependent, about one:
+ * RUNNER_BYTES_PER_OP; in a schedule of several lanes its place in its
+ * lane's list, RUNNER_BYTES_PER_LANE_OP more), counted for rank 0 alone
+ * where every rank's ops are rank 0's with the peers turned by the rank
+ * (one set of indices serves them all); per op alive at once its state
+ * (192 bytes: 64-byte aligned), its PAXI transaction (320: 64-byte
+ * aligned), its causes (72, shared where equal) and its place in its
+ * rank's window of live indices: about RUNNER_BYTES_PER_LIVE_OP. Alive at
+ * once: every op without runner_lazy; with it, about RUNNER_LIVE_PER_SLOT x
+ * slots per rank and unit at most (measured on rings at 3 at most,
+ * tests/sim /sim/runner/live-bounded). Plus the step table (a row per rank
+ * and step). */
+#define RUNNER_BYTES_PER_OP 16
 #define RUNNER_BYTES_PER_LANE_OP 4
 #define RUNNER_BYTES_PER_LIVE_OP 640
 #define RUNNER_LIVE_PER_SLOT 4
 uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct paxi_params *pp);
+
+/* Tests: off, the runner indexes every rank on its own even where the
+ * ranks are alike (the results are the same; the default is on). */
+void runner_share_index(bool on);
 
 /* As runner_run, for calls back to back: latency_ps is the mean time of a
  * call; steps are those of the first call (bb->calls <= 1: runner_run). */

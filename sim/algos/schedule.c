@@ -56,6 +56,7 @@ uint32_t sched_add(struct sched *s, int r, const struct sched_op *op, const uint
 		   uint32_t ndeps)
 {
 	g_assert(r >= 0 && r < s->nranks);
+	g_assert(!s->turned || r == 0);
 	struct sched_rank *rk = &s->ranks[r];
 	struct sched_op o = *op;
 	uint32_t idx = rk->ops->len;
@@ -85,6 +86,38 @@ void sched_reserve(struct sched *s, int r, uint32_t nops, uint32_t ndeps)
 	g_array_set_size(rk->ops, ops);
 	g_array_set_size(rk->deps, deps + ndeps);
 	g_array_set_size(rk->deps, deps);
+}
+
+struct sched_op sched_op_get(const struct sched *s, int r, uint32_t i)
+{
+	struct sched_op o = *sched_op_at(s, s->turned ? 0 : r, i);
+
+	if (s->turned && r) {
+		o.recv_peer = sched_turn_peer(s, r, o.recv_peer);
+		o.send_peer = sched_turn_peer(s, r, o.send_peer);
+		o.src_off = sched_turn_unit(s, r, o.src_buf, o.src_off);
+		o.dst_off = sched_turn_unit(s, r, o.dst_buf, o.dst_off);
+	}
+	return o;
+}
+
+void sched_expand(struct sched *s)
+{
+	if (!s->turned)
+		return;
+	const struct sched_rank *r0 = &s->ranks[0];
+
+	for (int r = 1; r < s->nranks; r++) {
+		struct sched_rank *rk = &s->ranks[r];
+
+		g_array_set_size(rk->ops, r0->ops->len);
+		for (guint i = 0; i < r0->ops->len; i++)
+			g_array_index(rk->ops, struct sched_op, i) = sched_op_get(s, r, i);
+		g_array_set_size(rk->deps, 0);
+		g_array_append_vals(rk->deps, r0->deps->data, r0->deps->len);
+	}
+	s->turned = false;
+	s->turn_units = 0;
 }
 
 const uint32_t *sched_op_deps(const struct sched *s, int r, uint32_t i)
@@ -164,7 +197,8 @@ bool sched_equal(const struct sched *a, const struct sched *b)
 	    a->root != b->root || a->peer != b->peer || a->nblocks != b->nblocks ||
 	    a->nchunks != b->nchunks || a->nunits != b->nunits ||
 	    a->scratch_units != b->scratch_units || a->nsteps != b->nsteps ||
-	    a->nlanes != b->nlanes || a->inplace_ok != b->inplace_ok)
+	    a->nlanes != b->nlanes || a->inplace_ok != b->inplace_ok || a->turned != b->turned ||
+	    a->turn_units != b->turn_units)
 		return false;
 	if (!a->weights != !b->weights)
 		return false;
@@ -229,12 +263,7 @@ struct sched_hazards *sched_hazards_new(const struct sched *s)
 	h->nranks = s->nranks;
 	h->nunits = s->nunits;
 	h->scratch_units = s->scratch_units;
-	h->cells = g_new0(struct hz_cell *, s->nranks);
-	for (int r = 0; r < s->nranks; r++) {
-		/* all ones: no writer, no readers */
-		h->cells[r] = g_new(struct hz_cell, h->nunits + h->scratch_units);
-		memset(h->cells[r], 0xff, sizeof(struct hz_cell) * (h->nunits + h->scratch_units));
-	}
+	h->cells = g_new0(struct hz_cell *, s->nranks); /* a rank's when it is first used */
 	h->pool = g_array_new(FALSE, FALSE, sizeof(struct hz_reader));
 	h->free = HZ_NONE;
 	h->deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -255,6 +284,11 @@ void sched_hazards_free(struct sched_hazards *h)
 
 static struct hz_cell *hz_cell(struct sched_hazards *h, int r, uint8_t buf, uint32_t u)
 {
+	if (!h->cells[r]) {
+		/* all ones: no writer, no readers */
+		h->cells[r] = g_new(struct hz_cell, h->nunits + h->scratch_units);
+		memset(h->cells[r], 0xff, sizeof(struct hz_cell) * (h->nunits + h->scratch_units));
+	}
 	if (buf == SBUF_SCRATCH) {
 		g_assert_cmpuint(u, <, h->scratch_units);
 		return &h->cells[r][h->nunits + u];

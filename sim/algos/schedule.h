@@ -75,6 +75,9 @@ struct sched {
 	uint32_t nsteps;       /* max step + 1 */
 	uint32_t nlanes;       /* max lane + 1 */
 	bool inplace_ok;       /* correct when input and output alias */
+	bool turned;           /* only rank 0's ops are stored: every rank's are
+				* them turned by the rank (sched_op_get) */
+	uint32_t turn_units;   /* turned: the units an offset moves per rank */
 	uint64_t *weights;     /* AllGatherV: nblocks relative counts, owned; else NULL */
 	struct sched_rank *ranks; /* nranks, owned */
 };
@@ -137,6 +140,42 @@ static inline const struct sched_op *sched_op_at(const struct sched *s, int r, u
 {
 	return &g_array_index(s->ranks[r].ops, struct sched_op, i);
 }
+
+/* Turned schedules. Where every rank does what rank 0 does, turned by its
+ * rank (a ring: peers r - 1 and r + 1, blocks moved by r), a generator may
+ * store rank 0's ops alone (algo_params.turned asks for it): rank r's op i
+ * is rank 0's op i with each peer p made (p + r) mod nranks and each offset
+ * of a buffer (IN, OUT or SCRATCH) moved r x turn_units units within its
+ * copy of nunits units (u - u % nunits + (u % nunits + r x turn_units) mod
+ * nunits); its deps are rank 0's. The schedule then takes memory for one
+ * rank, not nranks. The runner reads them as they are; the verifier, the
+ * schedule file and the rest take every rank's ops stored: sched_expand()
+ * stores them. sched_add() on a turned schedule takes rank 0's ops only. */
+static inline int sched_turn_peer(const struct sched *s, int r, int peer)
+{
+	return s->turned && peer >= 0 ? (peer + r) % s->nranks : peer;
+}
+
+static inline uint32_t sched_turn_unit(const struct sched *s, int r, uint8_t buf, uint32_t off)
+{
+	if (!s->turned || buf == SBUF_NONE)
+		return off;
+	uint32_t n = s->nunits, u = off % n;
+
+	return off - u + (uint32_t)((u + (uint64_t)r * s->turn_units) % n);
+}
+
+/* Rank r's op i, turned or stored (dep_first indexes rank 0's deps when
+ * turned). */
+struct sched_op sched_op_get(const struct sched *s, int r, uint32_t i);
+/* Rank r's op count. */
+static inline uint32_t sched_rank_len(const struct sched *s, int r)
+{
+	return s->ranks[s->turned ? 0 : r].ops->len;
+}
+/* Stores every rank's ops of a turned schedule (sched_equal to the schedule
+ * built without turning); a schedule that is not turned stays as it is. */
+void sched_expand(struct sched *s);
 
 /* True when a and b describe the same schedule (every field, every op, the
  * same dep list per op; dep_first may differ). */

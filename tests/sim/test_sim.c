@@ -1457,6 +1457,135 @@ static void test_runner_unmatched(void)
 	platform_release(&pl);
 }
 
+/* Where every rank's ops are rank 0's with the peers turned by the rank
+ * (a ring, ring2p, a pairwise exchange), the runner keeps one set of
+ * indices for all ranks; indexed rank by rank, every result is the same:
+ * latency, events, breakdown, steps and the most ops alive, at both
+ * fidelities, whether or not the ranks are alike. A ring runs from a
+ * turned schedule (rank 0's ops alone, schedule.h), and gives what the
+ * same ring stored rank by rank gives. The estimate of memory counts rank
+ * 0's indices alone where they are shared. An unmatched receive in alike
+ * ranks is reported as rank by rank: at rank 0. */
+static void test_runner_alike(void)
+{
+	static const struct {
+		enum coll c;
+		const char *algo;
+		int nranks;
+		uint32_t nchunks;
+		uint64_t bytes;
+		bool alike;
+	} runs[] = {
+		{ COLL_ALLREDUCE, "ring", 8, 1, 16ull << 20, true },
+		{ COLL_ALLREDUCE, "ring", 32, 4, 4ull << 20, true },
+		{ COLL_ALLREDUCE, "ring2p", 16, 1, 8ull << 20, true },
+		{ COLL_ALLGATHER, "ring", 16, 2, 1ull << 20, true },
+		{ COLL_ALLTOALL, "pairwise", 16, 1, 4ull << 20, true },
+		{ COLL_ALLREDUCE, "dbtree", 16, 1, 4ull << 20, false },
+		{ COLL_BROADCAST, "chain", 8, 4, 4ull << 20, false },
+	};
+	GError *e = NULL;
+
+	for (int fid = 0; fid < 2; fid++)
+		for (size_t k = 0; k < G_N_ELEMENTS(runs); k++) {
+			struct platform pl;
+			struct simulate_outcome a, b;
+			struct algo_params ap = { .nranks = runs[k].nranks, .nchunks = runs[k].nchunks,
+						  .peer = 1 };
+
+			platform_init_default(&pl);
+			pl.fabric.nranks = runs[k].nranks;
+			pl.fabric.fidelity = fid ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
+			runner_share_index(false);
+			g_assert_true(run(&pl, runs[k].c, runs[k].algo, runs[k].bytes, runs[k].nchunks, &a));
+			struct sched *s = algo_build(algo_find(runs[k].c, runs[k].algo, &e), runs[k].c, &ap, &e);
+
+			g_assert_no_error(e);
+			uint64_t own = runner_memory_bytes(s, 1, &pl.paxi);
+
+			runner_share_index(true);
+			g_assert_true(run(&pl, runs[k].c, runs[k].algo, runs[k].bytes, runs[k].nchunks, &b));
+			uint64_t shared = runner_memory_bytes(s, 1, &pl.paxi);
+
+			g_test_message("fidelity %d, %s %s %d ranks: %.6f us, %" G_GUINT64_FORMAT
+				       " events; memory estimate %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT " bytes",
+				       fid, coll_name(runs[k].c), runs[k].algo, runs[k].nranks, b.latency_us,
+				       b.events, own, shared);
+			g_assert_cmpfloat(a.latency_us, ==, b.latency_us);
+			g_assert_cmpuint(a.run.latency_ps, ==, b.run.latency_ps);
+			g_assert_cmpuint(a.events, ==, b.events);
+			g_assert_cmpuint(a.run.ops, ==, b.run.ops);
+			g_assert_cmpuint(a.run.ops_live_peak, ==, b.run.ops_live_peak);
+			g_assert_cmpmem(a.run.breakdown, sizeof(a.run.breakdown), b.run.breakdown,
+					sizeof(b.run.breakdown));
+			g_assert_cmpmem(a.run.steps->data, a.run.steps->len * sizeof(struct runner_step),
+					b.run.steps->data, b.run.steps->len * sizeof(struct runner_step));
+			if (!strcmp(runs[k].algo, "ring")) {
+				/* simulate's ring was turned; the same stored rank by rank */
+				struct simulate_job job = {
+					.plat = &pl, .coll = runs[k].c, .schedule = s, .bytes = runs[k].bytes,
+					.elem_bytes = 4, .seed = 1,
+				};
+				struct simulate_outcome x;
+
+				g_assert_false(s->turned);
+				g_assert_true(simulate(&job, &x, &e));
+				g_assert_no_error(e);
+				g_assert_cmpuint(x.run.latency_ps, ==, b.run.latency_ps);
+				g_assert_cmpuint(x.events, ==, b.events);
+				g_assert_cmpmem(x.run.breakdown, sizeof(x.run.breakdown), b.run.breakdown,
+						sizeof(b.run.breakdown));
+				g_assert_cmpmem(x.run.steps->data, x.run.steps->len * sizeof(struct runner_step),
+						b.run.steps->data,
+						b.run.steps->len * sizeof(struct runner_step));
+				simulate_outcome_clear(&x);
+			}
+			if (runs[k].alike)
+				g_assert_cmpuint(shared, <, own);
+			else
+				g_assert_cmpuint(shared, ==, own);
+			sched_free(s);
+			simulate_outcome_clear(&a);
+			simulate_outcome_clear(&b);
+			platform_release(&pl);
+		}
+
+	/* two ranks, each sending to the other on lane 0 and receiving from it
+	 * on lane 1: alike, and no receive is matched */
+	struct platform pl;
+
+	platform_init_default(&pl);
+	g_assert_true(config_platform_set(&pl, "topology.ranks", "2", &e));
+	for (int share = 0; share < 2; share++) {
+		struct sched *s = sched_new(COLL_ALLREDUCE, "t", 2, 1, 1);
+		struct simulate_outcome r;
+
+		for (int rank = 0; rank < 2; rank++) {
+			struct sched_op snd = { .kind = SOP_SEND, .paxi = PAXI_TRANSFER, .recv_peer = -1,
+						.send_peer = 1 - rank, .src_buf = SBUF_IN,
+						.dst_buf = SBUF_NONE, .count = 1 };
+			struct sched_op rcv = { .kind = SOP_RECV, .paxi = PAXI_TRANSFER, .lane = 1,
+						.recv_peer = 1 - rank, .send_peer = -1,
+						.src_buf = SBUF_NONE, .dst_buf = SBUF_OUT, .count = 1 };
+
+			sched_add(s, rank, &snd, NULL, 0);
+			sched_add(s, rank, &rcv, NULL, 0);
+		}
+		runner_share_index(share);
+		struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .schedule = s,
+					    .bytes = 4096, .elem_bytes = 4, .seed = 1 };
+
+		g_assert_false(simulate(&job, &r, &e));
+		g_assert_error(e, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED);
+		g_assert_cmpstr(e->message, ==,
+				"rank 0 op 1 receives from rank 1 on lane 1, which sends nothing to match it");
+		g_clear_error(&e);
+		sched_free(s);
+	}
+	runner_share_index(true);
+	platform_release(&pl);
+}
+
 /* One rank limit (the schedule IR's, which the fabric shares): the flag,
  * the platform key and `g5 schedule` admit 4096 ranks and refuse 4097 with
  * the same bound, and a run at the limit runs (a binomial broadcast on a
@@ -1511,9 +1640,10 @@ static void test_memory_limit(void)
 	struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring",
 				    .bytes = 4096, .elem_bytes = 4, .params = { .nchunks = 1, .peer = 1 },
 				    .seed = 1, .max_memory_bytes = 1000000 };
-	/* 64 ranks x 127 ops x RUNNER_BYTES_PER_OP, at most 64 ranks x 2 units x
+	/* 127 ops x RUNNER_BYTES_PER_OP (a ring's ranks are alike: rank 0's
+	 * indices serve all 64), at most 64 ranks x 2 units x
 	 * RUNNER_LIVE_PER_SLOT x 8 slots alive at once, and 64 x 126 step rows */
-	uint64_t need = 64 * 127 * RUNNER_BYTES_PER_OP +
+	uint64_t need = 127 * RUNNER_BYTES_PER_OP +
 			64 * 2 * RUNNER_LIVE_PER_SLOT * 8 * RUNNER_BYTES_PER_LIVE_OP +
 			64 * 126 * sizeof(struct runner_step);
 
@@ -2352,6 +2482,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/bench/scale-tiers", test_bench_scale_tiers);
 	g_test_add_func("/sim/bench/scale-workload", test_bench_scale_workload);
 	g_test_add_func("/sim/runner/unmatched", test_runner_unmatched);
+	g_test_add_func("/sim/runner/alike", test_runner_alike);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
 	g_test_add_func("/sim/limits/memory", test_memory_limit);
 	g_test_add_func("/sim/limits/clock", test_clock_overflow);
