@@ -25,12 +25,12 @@ static __attribute__((noinline)) void bucket_grow(struct eq *q, unsigned j)
 {
 	struct eq_bucket *b = &q->b[j];
 
-	if (j < EQ_WIDTH && q->head[j] && q->head[j] >= b->len / 2) {
+	if (j < EQ_WIDTH && q->head[j] && q->head[j] >= b->len / 4) {
 		/* A level-0 bucket fed and drained at the current time:
-		 * reuse the space before its head once it is at least half
-		 * of the bucket, so that each entry moves O(1) times (a
-		 * smaller head would move the whole bucket for a slot or
-		 * two, push after push). */
+		 * reuse the space before its head once it is at least a
+		 * quarter of the bucket, so that an entry moves at most three
+		 * times per slot it frees (a smaller head would move the
+		 * whole bucket for a slot or two, push after push). */
 		uint32_t h = q->head[j];
 
 		memmove(b->v, b->v + h, (b->len - h) * sizeof(*b->v));
