@@ -135,6 +135,8 @@ struct run_lane {
 	uint32_t next;          /* the position in its list of the next op to start */
 	uint32_t dorm_empty;    /* segments in dorm whose ops have all woken */
 	uint32_t dorm_len, dorm_cap; /* segments in dorm, and its room */
+	uint32_t dorm_hint;     /* the segment an op was last found in: ops wake
+				 * about in the order they slept */
 	struct dorm_seg *dorm;  /* owned: segments by position, NULL none */
 };
 
@@ -444,11 +446,11 @@ static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t 
 }
 
 /* The dormant segment holding op i (never made alive, issued), or NULL. */
-static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
+static struct dorm_seg *dorm_find(struct runner *r, int rank, uint32_t i)
 {
-	const struct run_rank *rr = &r->ranks[rank];
+	struct run_rank *rr = &r->ranks[rank];
 	uint32_t lane = r->nlanes > 1 ? sched_op_of(r, rank, i)->lane : 0;
-	const struct run_lane *ln = &rr->lanes[lane];
+	struct run_lane *ln = &rr->lanes[lane];
 
 	if (ln->dorm_empty == ln->dorm_len || live_get(rr, i))
 		return NULL;
@@ -457,8 +459,14 @@ static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 	if (pos >= ln->next)
 		return NULL;
 	/* segments are in lane order: the last that begins at or before pos
-	 * (most often the first: ops wake about in the order they slept); an
-	 * op in one whose ops have all woken is alive, so not asked for */
+	 * (most often the one last found, or the next: ops wake about in the
+	 * order they slept); an op in one whose ops have all woken is alive,
+	 * so not asked for */
+	for (uint32_t h = ln->dorm_hint; h < ln->dorm_hint + 2 && h < ln->dorm_len; h++)
+		if (ln->dorm[h].first <= pos && pos <= ln->dorm[h].last && ln->dorm[h].left) {
+			ln->dorm_hint = h;
+			return &ln->dorm[h];
+		}
 	uint32_t lo = 0, hi = ln->dorm_len;
 
 	if (pos <= ln->dorm[0].last)
@@ -475,6 +483,7 @@ static struct dorm_seg *dorm_find(const struct runner *r, int rank, uint32_t i)
 
 	if (!g || pos > g->last || !g->left)
 		g_error("runner: op %u of rank %d issued, never alive, in no dormant segment", i, rank);
+	ln->dorm_hint = lo - 1;
 	return g;
 }
 
@@ -536,7 +545,7 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 	 * run while the segments made after it wake one at a time): once they
 	 * are half of it, in one pass that keeps the order */
 	if (++ln->dorm_empty == ln->dorm_len) {
-		ln->dorm_len = ln->dorm_empty = 0;
+		ln->dorm_len = ln->dorm_empty = ln->dorm_hint = 0;
 	} else if (2 * ln->dorm_empty > ln->dorm_len) {
 		uint32_t w = 0;
 
@@ -544,7 +553,7 @@ static void op_wake(struct run_op *o, struct dorm_seg *g)
 			if (ln->dorm[s].left)
 				ln->dorm[w++] = ln->dorm[s];
 		ln->dorm_len = w;
-		ln->dorm_empty = 0;
+		ln->dorm_empty = ln->dorm_hint = 0;
 	}
 }
 
