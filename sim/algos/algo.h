@@ -35,8 +35,9 @@ struct algo_params {
 				   * with that data's first send (copy_send: NCCL's
 				   * copySend) where the generator has one */
 	bool turned;              /* a turned schedule (schedule.h) where the algorithm's
-				   * ranks are turns of rank 0's (ring, sendrecv); the
-				   * others store every rank's ops whatever it says */
+				   * ranks are turns of rank 0's (ring, sendrecv, ring2p,
+				   * pairwise); the others store every rank's ops
+				   * whatever it says */
 	bool paxi_set;            /* override the algorithm's default PAXI kind */
 	enum paxi_kind paxi;
 	int node_ranks;           /* ranks per node, for hierarchical algorithms: divides

@@ -26,6 +26,11 @@ static struct sched *pw_build(enum coll c, const struct algo_params *p, GError *
 	uint32_t nc = p->nchunks;
 	enum paxi_kind px = algo_pairwise_ops.default_paxi;
 	struct sched *s = sched_new(c, "pairwise", n, (uint32_t)n, nc);
+	/* every rank is rank 0 turned: peers and blocks r +- s */
+	int built = p->turned ? 1 : n;
+
+	s->turned = p->turned;
+	s->turn_units = p->turned ? nc : 0;
 	/* per rank: the ops of the previous step, the sends' deps */
 	g_autofree uint32_t *prev = g_new(uint32_t, (size_t)n * 2 * nc);
 	g_autofree uint32_t *cur = g_new(uint32_t, (size_t)n * 2 * nc);
@@ -36,7 +41,7 @@ static struct sched *pw_build(enum coll c, const struct algo_params *p, GError *
 	 * also order the receive into block j after the send of block j, as
 	 * in place: under Send/Recv, with both partners' receives waiting
 	 * for their sends, that deadlocks at distance N/2). */
-	for (int r = 0; r < n; r++)
+	for (int r = 0; r < built; r++)
 		for (uint32_t k = 0; k < nc; k++) {
 			uint32_t u = (uint32_t)r * nc + k;
 
@@ -49,7 +54,7 @@ static struct sched *pw_build(enum coll c, const struct algo_params *p, GError *
 	for (int st = 1; st < n; st++) {
 		uint32_t step = (uint32_t)st - 1;
 
-		for (int r = 0; r < n; r++) {
+		for (int r = 0; r < built; r++) {
 			int to = (r + st) % n, from = (r - st + n) % n;
 			uint32_t *mine = cur + (size_t)r * 2 * nc;
 

@@ -97,6 +97,9 @@ static struct sched *ring_new(enum coll c, const struct algo_params *p, const ch
 	g->paxi = (uint8_t)paxi;
 	g->s = sched_new(c, name, p->nranks, (uint32_t)p->nranks, p->nchunks);
 	g->s->inplace_ok = true;
+	/* every rank is rank 0 turned: peers r -+ 1, blocks moved by r */
+	g->s->turned = p->turned;
+	g->s->turn_units = p->turned ? p->nchunks : 0;
 	g->h = sched_hazards_new(g->s);
 	return g->s;
 }
@@ -119,9 +122,6 @@ static struct sched *ring1_build(enum coll c, const struct algo_params *p, const
 	/* ops per piece */
 	int nops = c == COLL_ALLREDUCE ? 2 * n - 1 : n;
 
-	/* every rank is rank 0 turned: peers r -+ 1, blocks moved by r */
-	g.s->turned = p->turned;
-	g.s->turn_units = p->turned ? g.k : 0;
 	for (int r = 0; r < (p->turned ? 1 : n); r++) {
 		int left = (r + n - 1) % n, right = (r + 1) % n;
 
@@ -257,7 +257,7 @@ static struct sched *ring2p_build(enum coll c, const struct algo_params *p, GErr
 	const bool ar = c == COLL_ALLREDUCE;
 	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct ring2p_item));
 
-	for (int r = 0; r < n; r++) {
+	for (int r = 0; r < (p->turned ? 1 : n); r++) {
 		const int left = (r + n - 1) % n, right = (r + 1) % n;
 
 		g_array_set_size(items, 0);

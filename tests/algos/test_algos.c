@@ -1074,60 +1074,69 @@ static void test_e2e_full_matrix(void)
 	g_free(out), g_free(err), g_free(cmd);
 }
 
-/* A turned ring (algo_params.turned: rank 0's ops alone) is the ring:
- * stored out by sched_expand it equals, op for op, the ring built rank by
- * rank, for every collective of the 1-port ring, Transfer and Send/Recv,
- * N from 2 to 9 and 16, pieces 1 to 3, with the copy fused or not; the
- * turned one stores one rank's ops. Algorithms whose ranks are not turns
- * of rank 0's (ring2p, hd) ignore the request. */
-static void test_ring_turned(void)
+/* A turned schedule (algo_params.turned: rank 0's ops alone) is the
+ * schedule: stored out by sched_expand it equals, op for op, the one built
+ * rank by rank, for every collective of the 1-port ring (Transfer and
+ * Send/Recv), ring2p and pairwise AllToAll, N from 2 to 9 and 16, pieces 1
+ * to 3, with the copy fused or not; the turned one stores one rank's ops.
+ * Algorithms whose ranks are not turns of rank 0's (hd, dbtree) ignore the
+ * request. */
+static void test_turned(void)
 {
-	static const char *const algos[] = { "ring", "sendrecv" };
-	static const enum coll colls[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER };
+	static const struct {
+		const char *algo;
+		enum coll c;
+	} runs[] = {
+		{ "ring", COLL_ALLREDUCE }, { "ring", COLL_ALLGATHER }, { "ring", COLL_REDUCESCATTER },
+		{ "sendrecv", COLL_ALLREDUCE }, { "sendrecv", COLL_ALLGATHER },
+		{ "sendrecv", COLL_REDUCESCATTER }, { "ring2p", COLL_ALLREDUCE },
+		{ "ring2p", COLL_ALLGATHER }, { "ring2p", COLL_REDUCESCATTER },
+		{ "pairwise", COLL_ALLTOALL },
+	};
 	static const int ns[] = { 2, 3, 4, 5, 6, 7, 8, 9, 16 };
 	int checked = 0;
 
-	for (size_t a = 0; a < G_N_ELEMENTS(algos); a++)
-		for (size_t c = 0; c < G_N_ELEMENTS(colls); c++)
-			for (size_t k = 0; k < G_N_ELEMENTS(ns); k++)
-				for (uint32_t pieces = 1; pieces <= 3; pieces++)
-					for (int fuse = 0; fuse < 2; fuse++) {
-						const struct algo_ops *ops = algo_find(colls[c], algos[a], NULL);
-						struct algo_params p = { .nranks = ns[k], .nchunks = pieces,
-									 .peer = 1, .fuse_copy = fuse };
-						struct sched *full = algo_build(ops, colls[c], &p, NULL);
+	for (size_t a = 0; a < G_N_ELEMENTS(runs); a++)
+		for (size_t k = 0; k < G_N_ELEMENTS(ns); k++)
+			for (uint32_t pieces = 1; pieces <= 3; pieces++)
+				for (int fuse = 0; fuse < 2; fuse++) {
+					const struct algo_ops *ops = algo_find(runs[a].c, runs[a].algo, NULL);
+					struct algo_params p = { .nranks = ns[k], .nchunks = pieces,
+								 .peer = 1, .fuse_copy = fuse };
+					struct sched *full = algo_build(ops, runs[a].c, &p, NULL);
 
-						p.turned = true;
-						struct sched *t = algo_build(ops, colls[c], &p, NULL);
+					p.turned = true;
+					struct sched *t = algo_build(ops, runs[a].c, &p, NULL);
 
-						g_assert_nonnull(full);
-						g_assert_nonnull(t);
-						g_assert_true(t->turned);
-						g_assert_false(full->turned);
-						for (int r = 1; r < t->nranks; r++)
-							g_assert_cmpuint(t->ranks[r].ops->len, ==, 0);
-						for (int r = 0; r < t->nranks; r++)
-							g_assert_cmpuint(sched_rank_len(t, r), ==,
-									 full->ranks[r].ops->len);
-						g_assert_false(sched_equal(full, t));
-						sched_expand(t);
-						g_assert_false(t->turned);
-						g_assert_true(sched_equal(full, t));
-						sched_free(full);
-						sched_free(t);
-						checked++;
-					}
-	g_assert_cmpint(checked, ==, 2 * 3 * 9 * 3 * 2);
+					g_assert_nonnull(full);
+					g_assert_nonnull(t);
+					g_assert_true(t->turned);
+					g_assert_false(full->turned);
+					for (int r = 1; r < t->nranks; r++)
+						g_assert_cmpuint(t->ranks[r].ops->len, ==, 0);
+					for (int r = 0; r < t->nranks; r++)
+						g_assert_cmpuint(sched_rank_len(t, r), ==, full->ranks[r].ops->len);
+					g_assert_false(sched_equal(full, t));
+					sched_expand(t);
+					g_assert_false(t->turned);
+					g_assert_true(sched_equal(full, t));
+					sched_free(full);
+					sched_free(t);
+					checked++;
+				}
+	g_assert_cmpint(checked, ==, 10 * 9 * 3 * 2);
 
-	struct algo_params p = { .nranks = 8, .nchunks = 1, .turned = true };
-	struct sched *s = algo_build(algo_find(COLL_ALLREDUCE, "ring2p", NULL), COLL_ALLREDUCE, &p, NULL);
+	static const char *const others[] = { "hd", "dbtree" };
 
-	g_assert_false(s->turned);
-	g_assert_cmpuint(s->ranks[7].ops->len, >, 0);
-	sched_free(s);
-	s = algo_build(algo_find(COLL_ALLREDUCE, "hd", NULL), COLL_ALLREDUCE, &p, NULL);
-	g_assert_false(s->turned);
-	sched_free(s);
+	for (size_t a = 0; a < G_N_ELEMENTS(others); a++) {
+		struct algo_params p = { .nranks = 8, .nchunks = 1, .turned = true };
+		struct sched *s = algo_build(algo_find(COLL_ALLREDUCE, others[a], NULL), COLL_ALLREDUCE,
+					     &p, NULL);
+
+		g_assert_false(s->turned);
+		g_assert_cmpuint(s->ranks[7].ops->len, >, 0);
+		sched_free(s);
+	}
 }
 
 int main(int argc, char **argv)
@@ -1144,7 +1153,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/algos/ring/verify-matrix", test_ring_verify_matrix);
 	g_test_add_func("/algos/ring/steps-equal-theory", test_ring_steps_theory);
 	g_test_add_func("/algos/ring/nccl-op-sequence", test_ring_nccl_ops);
-	g_test_add_func("/algos/ring/turned", test_ring_turned);
+	g_test_add_func("/algos/schedule/turned", test_turned);
 	g_test_add_func("/algos/nccl/copy-send", test_nccl_copy_send);
 	g_test_add_func("/algos/ring2p/lanes", test_ring2p_lanes);
 	g_test_add_func("/algos/verify/missing-dep", test_verify_missing_dep);

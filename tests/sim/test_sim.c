@@ -1461,9 +1461,9 @@ static void test_runner_unmatched(void)
  * (a ring, ring2p, a pairwise exchange), the runner keeps one set of
  * indices for all ranks; indexed rank by rank, every result is the same:
  * latency, events, breakdown, steps and the most ops alive, at both
- * fidelities, whether or not the ranks are alike. A ring runs from a
- * turned schedule (rank 0's ops alone, schedule.h), and gives what the
- * same ring stored rank by rank gives. The estimate of memory counts rank
+ * fidelities, whether or not the ranks are alike. A ring, ring2p and
+ * pairwise run from a turned schedule (rank 0's ops alone, schedule.h),
+ * and give what the same schedule stored rank by rank gives. The estimate of memory counts rank
  * 0's indices alone where they are shared. An unmatched receive in alike
  * ranks is reported as rank by rank: at rank 0. */
 static void test_runner_alike(void)
@@ -1520,8 +1520,8 @@ static void test_runner_alike(void)
 					sizeof(b.run.breakdown));
 			g_assert_cmpmem(a.run.steps->data, a.run.steps->len * sizeof(struct runner_step),
 					b.run.steps->data, b.run.steps->len * sizeof(struct runner_step));
-			if (!strcmp(runs[k].algo, "ring")) {
-				/* simulate's ring was turned; the same stored rank by rank */
+			if (runs[k].alike) {
+				/* simulate's schedule was turned; the same stored rank by rank */
 				struct simulate_job job = {
 					.plat = &pl, .coll = runs[k].c, .schedule = s, .bytes = runs[k].bytes,
 					.elem_bytes = 4, .seed = 1,
