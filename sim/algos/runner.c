@@ -130,6 +130,9 @@ struct dorm_seg {
 	struct bd_memo *bd;     /* owned reference: their start's causes; NULL: no breakdown */
 };
 
+/* half a segment per op: what runner_memory_bytes counts for them */
+G_STATIC_ASSERT(2 * RUNNER_BYTES_PER_DORMANT_OP == sizeof(struct dorm_seg));
+
 /* A lane of a rank: where it is, and (lazy) its dormant ops. */
 struct run_lane {
 	uint32_t next;          /* the position in its list of the next op to start */
@@ -2023,6 +2026,7 @@ uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct
 
 	return indexed * (RUNNER_BYTES_PER_OP + (s->nlanes > 1 ? RUNNER_BYTES_PER_LANE_OP : 0)) +
 	       live * RUNNER_BYTES_PER_LIVE_OP +
+	       (runner_lazy(pp) ? ops * RUNNER_BYTES_PER_DORMANT_OP : 0) +
 	       (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step);
 }
 
