@@ -1728,8 +1728,8 @@ static bool ranks_alike(const struct sched *s)
 					      : y->recv_peer != (x->recv_peer + r) % n) ||
 			    (x->send_peer < 0 ? y->send_peer != x->send_peer
 					      : y->send_peer != (x->send_peer + r) % n) ||
-			    memcmp(sched_op_deps(s, 0, i), sched_op_deps(s, r, i),
-				   sizeof(uint32_t) * x->ndeps))
+			    (x->ndeps && memcmp(sched_op_deps(s, 0, i), sched_op_deps(s, r, i),
+						sizeof(uint32_t) * x->ndeps)))
 				return false;
 		}
 	}
