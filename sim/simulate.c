@@ -59,13 +59,12 @@ static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_
 
 	for (int r = 0; r < s->nranks; r++)
 		for (uint32_t i = 0; i < sched_rank_len(s, r); i++) {
-			const struct sched_op *op = sched_op_at(s, s->turned ? 0 : r, i);
-			uint32_t at = op->dst_buf != SBUF_NONE ? sched_turn_unit(s, r, op->dst_buf, op->dst_off)
-							       : sched_turn_unit(s, r, op->src_buf, op->src_off);
+			const struct sched_op op = sched_op_get(s, r, i);
+			uint32_t at = op.dst_buf != SBUF_NONE ? op.dst_off : op.src_off;
 
-			if (op->send_peer < 0)
+			if (op.send_peer < 0)
 				continue;
-			for (uint32_t u = at; u < at + op->count; u++) {
+			for (uint32_t u = at; u < at + op.count; u++) {
 				uint64_t first, n;
 
 				sched_unit_range(s, elems, u % s->nunits, &first, &n);

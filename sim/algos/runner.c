@@ -1599,7 +1599,7 @@ static bool match(struct runner *r, GError **error)
 {
 	const struct sched *s = r->s;
 	int nranks = r->alike ? 1 : s->nranks;
-	struct match_side *sends = g_new(struct match_side, s->nranks);
+	struct match_side *sends = g_new(struct match_side, nranks);
 	bool ok = true;
 
 	for (int rank = 0; rank < nranks; rank++)
@@ -1669,14 +1669,12 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 {
 	for (int rank = 0; rank < s->nranks; rank++) {
 		for (uint32_t i = 0; i < sched_rank_len(s, rank); i++) {
-			const struct sched_op *op = sched_op_at(s, s->turned ? 0 : rank, i);
+			const struct sched_op op = sched_op_get(s, rank, i);
 
-			if (op->kind != SOP_COPY || op->src_buf == SBUF_SCRATCH)
+			if (op.kind != SOP_COPY || op.src_buf == SBUF_SCRATCH)
 				continue;
-			uint64_t from = units_bytes(s, elems, 1, sched_turn_unit(s, rank, op->src_buf, op->src_off),
-						    op->count);
-			uint64_t to = units_bytes(s, elems, 1, sched_turn_unit(s, rank, op->dst_buf, op->dst_off),
-						  op->count);
+			uint64_t from = units_bytes(s, elems, 1, op.src_off, op.count);
+			uint64_t to = units_bytes(s, elems, 1, op.dst_off, op.count);
 
 			if (from > to) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_SIZE,
@@ -1684,7 +1682,7 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 					    " %" G_GUINT64_FORMAT " elements of its %s into %" G_GUINT64_FORMAT
 					    " and drop data; take a larger size",
 					    s->algo, elems, rank, i, from,
-					    op->src_buf == SBUF_IN ? "input" : "output", to);
+					    op.src_buf == SBUF_IN ? "input" : "output", to);
 				return false;
 			}
 		}
