@@ -21,11 +21,12 @@
  * made alive (run_rank.live); an op's run state (struct run_op) and its
  * transaction only while something reads them, from a pool. An op may
  * start once each op it depends on is done, asked of those ops when it
- * reaches the head of its lane or one of them ends (deps_done). An issued send that would wait for its unit's slot, and a receive
- * whose sender has none, are dormant: no state at all, only a lane segment
- * (struct dorm_seg) and the runner's queue per unit, which continues the
- * paxi's own (the refill hook) so that grants, times and event order are the
- * same as if every transaction had been made at once. The breakdown's
+ * reaches the head of its lane or one of them ends (deps_done). An issued
+ * send that would wait for its unit's slot, and a receive whose sender has
+ * none, are dormant: no state at all, only their issue time in their lane's
+ * window (struct run_lane) and the runner's queue per unit, which continues
+ * the paxi's own (the refill hook) so that grants, times and event order
+ * are the same as if every transaction had been made at once. The breakdown's
  * critical path is walked forward as ops start and end (bd_walk), so no op's
  * history is kept after its readers are done. Alive at once: a few ops per
  * rank and slot (tests/sim /sim/runner/live-bounded), not the schedule. */
@@ -118,30 +119,31 @@ struct op_index {
 			       * dep_first ends them) */
 };
 
-/* Lazy: ops a lane issued together with no run state yet: a send waiting
- * in the runner's queue, or a receive whose transaction is not made yet,
- * which nothing else touches until then. They are made alive, as issued
- * at t_start, when their send gets its slot or their sender's
- * transaction is made (op_live). */
-struct dorm_seg {
-	uint32_t first, last;   /* lane positions, inclusive */
-	uint32_t left;          /* of them still dormant */
-	sim_time_t t_start;     /* when they were issued */
-	struct bd_memo *bd;     /* owned reference: their start's causes; NULL: no breakdown */
-};
-
-/* half a segment per op: what runner_memory_bytes counts for them */
-G_STATIC_ASSERT(2 * RUNNER_BYTES_PER_DORMANT_OP == sizeof(struct dorm_seg));
-
-/* A lane of a rank: where it is, and (lazy) its dormant ops. */
+/* A lane of a rank: where it is, and (lazy) its dormant ops: ops it issued
+ * with no run state yet (a send waiting in the runner's queue, or a receive
+ * whose transaction is not made yet), which nothing else touches until they
+ * are made alive, as issued then, when their send gets its slot or their
+ * sender's transaction is made (op_live). Of them it keeps, by lane
+ * position, the issue time and (breakdown) the start's causes, for
+ * positions dorm_lo .. dorm_hi - 1 in ring buffers that grow by doubling:
+ * none outside is dormant. Ops wake about in the order they slept, so the
+ * window spans those asleep at once and those between them. */
 struct run_lane {
 	uint32_t next;          /* the position in its list of the next op to start */
-	uint32_t dorm_empty;    /* segments in dorm whose ops have all woken */
-	uint32_t dorm_len, dorm_cap; /* segments in dorm, and its room */
-	uint32_t dorm_hint;     /* the segment an op was last found in: ops wake
-				 * about in the order they slept */
-	struct dorm_seg *dorm;  /* owned: segments by position, NULL none */
+	uint32_t dorm_n;        /* its ops dormant now */
+	uint32_t dorm_lo, dorm_hi;
+	uint32_t dorm_mask;     /* room - 1, room a power of two; 0 before the first */
+	sim_time_t *dorm_t;     /* owned: position p's issue time at [p & dorm_mask],
+				 * DORM_AWAKE for one not dormant; NULL none yet */
+	struct bd_memo **dorm_bd; /* owned, breakdown only: position p's start's
+				   * causes, an owned reference, else NULL */
 };
+
+/* a dormant slot's issue time where its op is not dormant */
+#define DORM_AWAKE SIM_TIME_END
+
+/* an issue time per op: what runner_memory_bytes counts for them */
+G_STATIC_ASSERT(RUNNER_BYTES_PER_DORMANT_OP == sizeof(sim_time_t));
 
 /* What the runner keeps of a rank for the whole run: the indices of its ops
  * (a record per op, struct op_index, an index per dependent, and with
@@ -198,35 +200,53 @@ static uint32_t lane_op(const struct run_rank *rr, uint32_t lane, uint32_t pos)
 	return rr->lane_first ? rr->lane_ops[rr->lane_first[lane] + pos] : pos;
 }
 
-/* A FIFO of op indices (a ring buffer that grows by doubling). */
+/* A FIFO of op indices, kept as runs of consecutive indices (a lane issues
+ * its sends in list order, so a unit's queue is most often one or two runs,
+ * whatever its length), in a ring buffer of runs that grows by doubling. */
+struct op_run {
+	uint32_t first, n;
+};
+
 struct op_fifo {
-	uint32_t *buf;
-	uint32_t head, len, cap;
+	struct op_run *buf;
+	uint32_t head, len;   /* runs buf[head ..], len of them; 0: empty */
+	uint32_t mask;        /* room - 1, room a power of two; 0 before the first push */
 };
 
 static void fifo_push(struct op_fifo *f, uint32_t v)
 {
-	if (f->len == f->cap) {
-		uint32_t cap = f->cap ? 2 * f->cap : 16;
-		uint32_t *b = g_new(uint32_t, cap);
+	if (f->len) {
+		struct op_run *t = &f->buf[(f->head + f->len - 1) & f->mask];
+
+		if (t->first + t->n == v) {
+			t->n++;
+			return;
+		}
+	}
+	if (!f->buf || f->len == f->mask + 1) {
+		uint32_t room = f->buf ? 2 * (f->mask + 1) : 4;
+		struct op_run *b = g_new(struct op_run, room);
 
 		for (uint32_t i = 0; i < f->len; i++)
-			b[i] = f->buf[(f->head + i) % f->cap];
+			b[i] = f->buf[(f->head + i) & f->mask];
 		g_free(f->buf);
 		f->buf = b;
 		f->head = 0;
-		f->cap = cap;
+		f->mask = room - 1;
 	}
-	f->buf[(f->head + f->len++) % f->cap] = v;
+	f->buf[(f->head + f->len++) & f->mask] = (struct op_run){ .first = v, .n = 1 };
 }
 
 static uint32_t fifo_pop(struct op_fifo *f)
 {
-	uint32_t v = f->buf[f->head];
-
 	g_assert(f->len > 0);
-	f->head = (f->head + 1) % f->cap;
-	f->len--;
+	struct op_run *h = &f->buf[f->head];
+	uint32_t v = h->first++;
+
+	if (!--h->n) {
+		f->head = (f->head + 1) & f->mask;
+		f->len--;
+	}
 	return v;
 }
 
@@ -448,46 +468,69 @@ static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t 
 	return lo_i;
 }
 
-/* The dormant segment holding op i (never made alive, issued), or NULL. */
-static struct dorm_seg *dorm_find(struct runner *r, int rank, uint32_t i)
+/* The lane of op i if the op is dormant (issued, never made alive), with
+ * its position there; else NULL. */
+static struct run_lane *dorm_lane(const struct runner *r, int rank, uint32_t i, uint32_t *pos)
 {
-	struct run_rank *rr = &r->ranks[rank];
+	const struct run_rank *rr = &r->ranks[rank];
 	uint32_t lane = r->nlanes > 1 ? sched_op_of(r, rank, i)->lane : 0;
 	struct run_lane *ln = &rr->lanes[lane];
 
-	if (ln->dorm_empty == ln->dorm_len || live_get(rr, i))
+	if (!ln->dorm_n || live_get(rr, i))
 		return NULL;
-	uint32_t pos = lane_pos(r, rank, i, lane);
+	uint32_t p = lane_pos(r, rank, i, lane);
 
-	if (pos >= ln->next)
+	if (p >= ln->next)
 		return NULL;
-	/* segments are in lane order: the last that begins at or before pos
-	 * (most often the one last found, or the next: ops wake about in the
-	 * order they slept); an op in one whose ops have all woken is alive,
-	 * so not asked for */
-	for (uint32_t h = ln->dorm_hint; h < ln->dorm_hint + 2 && h < ln->dorm_len; h++)
-		if (ln->dorm[h].first <= pos && pos <= ln->dorm[h].last && ln->dorm[h].left) {
-			ln->dorm_hint = h;
-			return &ln->dorm[h];
-		}
-	uint32_t lo = 0, hi = ln->dorm_len;
+	/* issued and never alive: asleep (lazy) */
+	if (p < ln->dorm_lo || p >= ln->dorm_hi || ln->dorm_t[p & ln->dorm_mask] == DORM_AWAKE)
+		g_error("runner: op %u of rank %d issued, never alive, not dormant", i, rank);
+	*pos = p;
+	return ln;
+}
 
-	if (pos <= ln->dorm[0].last)
-		hi = 1;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+/* Makes room in a lane's dormant window for positions dorm_lo .. dorm_lo +
+ * need - 1. */
+static __attribute__((noinline)) void dorm_grow(struct run_lane *ln, uint32_t need, bool bd)
+{
+	uint32_t room = ln->dorm_t ? (ln->dorm_mask + 1) * 2 : 4;
 
-		if (ln->dorm[mid].first <= pos)
-			lo = mid + 1;
-		else
-			hi = mid;
+	while (room < need)
+		room *= 2;
+	sim_time_t *t = g_new(sim_time_t, room);
+	struct bd_memo **b = bd ? g_new0(struct bd_memo *, room) : NULL;
+
+	for (uint32_t p = ln->dorm_lo; p < ln->dorm_hi; p++) {
+		t[p & (room - 1)] = ln->dorm_t[p & ln->dorm_mask];
+		if (b)
+			b[p & (room - 1)] = ln->dorm_bd[p & ln->dorm_mask];
 	}
-	struct dorm_seg *g = lo ? &ln->dorm[lo - 1] : NULL;
+	g_free(ln->dorm_t);
+	g_free(ln->dorm_bd);
+	ln->dorm_t = t;
+	ln->dorm_bd = b;
+	ln->dorm_mask = room - 1;
+}
 
-	if (!g || pos > g->last || !g->left)
-		g_error("runner: op %u of rank %d issued, never alive, in no dormant segment", i, rank);
-	ln->dorm_hint = lo - 1;
-	return g;
+/* Position pos of the lane sleeps, issued at t (with the breakdown,
+ * bd_on, its causes bd, an owned reference): after every position slept. */
+static void dorm_push(struct run_lane *ln, uint32_t pos, sim_time_t t, bool bd_on, struct bd_memo *bd)
+{
+	if (!ln->dorm_n)
+		ln->dorm_lo = ln->dorm_hi = pos;
+	g_assert(pos >= ln->dorm_hi);
+	if (!ln->dorm_t || pos - ln->dorm_lo > ln->dorm_mask)
+		dorm_grow(ln, pos - ln->dorm_lo + 1, bd_on);
+	for (; ln->dorm_hi < pos; ln->dorm_hi++) {
+		ln->dorm_t[ln->dorm_hi & ln->dorm_mask] = DORM_AWAKE;
+		if (ln->dorm_bd)
+			ln->dorm_bd[ln->dorm_hi & ln->dorm_mask] = NULL;
+	}
+	ln->dorm_t[pos & ln->dorm_mask] = t;
+	if (ln->dorm_bd)
+		ln->dorm_bd[pos & ln->dorm_mask] = bd;
+	ln->dorm_hi = pos + 1;
+	ln->dorm_n++;
 }
 
 static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
@@ -512,52 +555,35 @@ static bool op_local_pass(const struct run_op *o);
 static void memo_unref(struct runner *r, struct bd_memo *m);
 static bool op_local_kind(const struct runner *r, enum sched_op_kind k);
 
-/* A dormant op comes alive as it was issued: started at the segment's
- * time, its send (if any) in the runner's queue with what it had
+/* A dormant op (position pos of lane ln) comes alive as it was issued:
+ * started then, its send (if any) in the runner's queue with what it had
  * supplied by then. */
-static void op_wake(struct run_op *o, struct dorm_seg *g)
+static void op_wake(struct run_op *o, struct run_lane *ln, uint32_t pos)
 {
-	struct runner *r = o->r;
-	struct run_rank *rr = &r->ranks[o->rank];
-	uint32_t lane = o->lane, pos = lane_pos(r, o->rank, o->idx, lane);
+	struct run_rank *rr = &o->r->ranks[o->rank];
 	enum sched_op_kind k = o->kind;
+	uint32_t slot = pos & ln->dorm_mask;
 
 	o->started = true;
-	o->t_start = g->t_start;
-	o->bd_start = g->bd;
-	if (g->bd)
-		g->bd->refs++;
-	if (pos + 1 < lane_len(rr, lane) && rr->lanes[lane].next <= pos + 1)
+	o->t_start = ln->dorm_t[slot];
+	if (ln->dorm_bd) {
+		o->bd_start = ln->dorm_bd[slot]; /* its reference */
+		ln->dorm_bd[slot] = NULL;
+	}
+	if (pos + 1 < lane_len(rr, o->lane) && ln->next <= pos + 1)
 		o->refs++; /* its lane successor's start reads its start */
 	if (is_send(k)) {
 		o->out_queued = true;
 		if (k == SOP_SEND || k == SOP_COPY_SEND || (out_bytes(o) == 0 && in_bytes(o) == 0)) {
 			o->out_avail = out_bytes(o);
-			o->out_all_ps = g->t_start;
+			o->out_all_ps = o->t_start;
 		}
 	}
-	struct run_lane *ln = &rr->lanes[lane];
-
-	g_assert(g->left > 0);
-	if (--g->left)
-		return;
-	memo_unref(r, g->bd);
-	g->bd = NULL;
-	/* the segments no op sleeps in any more go, wherever they are in the
-	 * list (a ring's reduce-scatter, issued at once, sleeps for half the
-	 * run while the segments made after it wake one at a time): once they
-	 * are half of it, in one pass that keeps the order */
-	if (++ln->dorm_empty == ln->dorm_len) {
-		ln->dorm_len = ln->dorm_empty = ln->dorm_hint = 0;
-	} else if (2 * ln->dorm_empty > ln->dorm_len) {
-		uint32_t w = 0;
-
-		for (uint32_t s = 0; s < ln->dorm_len; s++)
-			if (ln->dorm[s].left)
-				ln->dorm[w++] = ln->dorm[s];
-		ln->dorm_len = w;
-		ln->dorm_empty = ln->dorm_hint = 0;
-	}
+	g_assert(ln->dorm_n > 0);
+	ln->dorm_t[slot] = DORM_AWAKE;
+	ln->dorm_n--;
+	while (ln->dorm_lo < ln->dorm_hi && ln->dorm_t[ln->dorm_lo & ln->dorm_mask] == DORM_AWAKE)
+		ln->dorm_lo++;
 }
 
 /* Op i of rank's run state, made alive if it is not: from the pool, with a
@@ -571,7 +597,8 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	if (o)
 		return o;
 	g_assert(live_get(rr, i) != OP_GONE);
-	struct dorm_seg *sleeping = r->lazy ? dorm_find(r, rank, i) : NULL;
+	uint32_t dpos = 0;
+	struct run_lane *sleeping = r->lazy ? dorm_lane(r, rank, i, &dpos) : NULL;
 
 	if (r->free_op) {
 		idx = r->free_op - 1;
@@ -610,7 +637,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	if (++r->ops_live > r->ops_live_peak)
 		r->ops_live_peak = r->ops_live;
 	if (sleeping)
-		op_wake(o, sleeping);
+		op_wake(o, sleeping, dpos);
 	return o;
 }
 
@@ -911,7 +938,7 @@ static bool op_may_sleep(const struct runner *r, int rank, uint32_t i)
 
 /* Issues op i (lane position pos) dormant: its start's causes are walked
  * now, its send joins the runner's queue, and the lane's segment of
- * dormant ops holds the rest (struct dorm_seg). */
+ * dormant ops holds the rest (struct run_lane). */
 static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 {
 	struct run_rank *rr = &r->ranks[rank];
@@ -927,23 +954,7 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 	op_release_readers(&tmp);
 	if (is_send(op->kind))
 		fifo_push(&r->queues[(uint32_t)rank * r->units + op->lane % r->units], i);
-	struct run_lane *ln = &rr->lanes[op->lane];
-	struct dorm_seg *last = ln->dorm_len && ln->dorm[ln->dorm_len - 1].left
-		? &ln->dorm[ln->dorm_len - 1] : NULL;
-
-	if (last && last->last + 1 == pos && last->t_start == tmp.t_start && last->bd == bd) {
-		last->last = pos;
-		last->left++;
-		memo_unref(r, bd);
-	} else {
-		if (ln->dorm_len == ln->dorm_cap) {
-			ln->dorm_cap = ln->dorm_cap ? 2 * ln->dorm_cap : 4;
-			ln->dorm = g_renew(struct dorm_seg, ln->dorm, ln->dorm_cap);
-		}
-		ln->dorm[ln->dorm_len++] = (struct dorm_seg){
-			.first = pos, .last = pos, .left = 1, .t_start = tmp.t_start, .bd = bd,
-		};
-	}
+	dorm_push(&rr->lanes[op->lane], pos, tmp.t_start, r->bd_on, bd);
 }
 
 /* An op is issued: with setup_recv, a receive without a send of its own
@@ -1396,12 +1407,16 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			struct run_op *best = NULL;
 			struct run_op *pred = o->lane_pred >= 0 ? op_get(r, o->rank, (uint32_t)o->lane_pred)
 								: NULL;
-			struct dorm_seg *g = !pred && o->lane_pred >= 0 && r->lazy
-				? dorm_find(r, o->rank, (uint32_t)o->lane_pred) : NULL;
+			uint32_t gpos = 0;
+			const struct run_lane *g = !pred && o->lane_pred >= 0 && r->lazy
+				? dorm_lane(r, o->rank, (uint32_t)o->lane_pred, &gpos) : NULL;
 
 			if (g) {
-				/* dormant: its start is the segment's */
-				pred_tmp = (struct run_op){ .t_start = g->t_start, .bd_start = g->bd };
+				/* dormant: its start is its issue */
+				pred_tmp = (struct run_op){
+					.t_start = g->dorm_t[gpos & g->dorm_mask],
+					.bd_start = g->dorm_bd ? g->dorm_bd[gpos & g->dorm_mask] : NULL,
+				};
 				pred = &pred_tmp;
 			}
 
@@ -1865,8 +1880,10 @@ static void teardown(struct runner *r)
 			g_free((void *)rr->lane_ops);
 		}
 		g_free(rr->live);
-		for (uint32_t l = 0; rr->lanes && l < r->nlanes; l++)
-			g_free(rr->lanes[l].dorm);
+		for (uint32_t l = 0; rr->lanes && l < r->nlanes; l++) {
+			g_free(rr->lanes[l].dorm_t);
+			g_free(rr->lanes[l].dorm_bd);
+		}
 		if (rr->lanes != &rr->lane0)
 			g_free(rr->lanes);
 		g_free(rr->call_left);

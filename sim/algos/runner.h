@@ -131,15 +131,16 @@ bool runner_lazy(const struct paxi_params *pp);
  * once: every op without runner_lazy; with it, about RUNNER_LIVE_PER_SLOT x
  * slots per rank and unit at most (measured on rings at 3 at most,
  * tests/sim /sim/runner/live-bounded). With runner_lazy, ops issued
- * dormant (a 32-byte segment each where their issue times differ): a
- * ring's all-gather ops wait so from about N steps before their data
- * comes, half its ops at its middle, RUNNER_BYTES_PER_DORMANT_OP per op.
+ * dormant keep their issue time (8 bytes, 16 with the breakdown) in a
+ * window per lane: a ring's all-gather ops wait so from about N steps
+ * before their data comes, so a ring's window spans about half its ops,
+ * rounded up to a power of two: RUNNER_BYTES_PER_DORMANT_OP per op.
  * Plus the step table (a row per rank and step). */
 #define RUNNER_BYTES_PER_OP 16
 #define RUNNER_BYTES_PER_LANE_OP 4
 #define RUNNER_BYTES_PER_LIVE_OP 640
 #define RUNNER_LIVE_PER_SLOT 4
-#define RUNNER_BYTES_PER_DORMANT_OP 16
+#define RUNNER_BYTES_PER_DORMANT_OP 8
 uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct paxi_params *pp);
 
 /* Tests: off, the runner indexes every rank on its own even where the

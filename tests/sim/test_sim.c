@@ -1643,7 +1643,8 @@ static void test_memory_limit(void)
 	/* 127 ops x RUNNER_BYTES_PER_OP (a ring's ranks are alike: rank 0's
 	 * indices serve all 64), at most 64 ranks x 2 units x
 	 * RUNNER_LIVE_PER_SLOT x 8 slots alive at once, 64 x 127 ops issued
-	 * dormant, about half at once, and 64 x 126 step rows */
+	 * dormant (a window of issue times spanning about half of them,
+	 * rounded up to a power of two), and 64 x 126 step rows */
 	uint64_t need = 127 * RUNNER_BYTES_PER_OP + 64 * 127 * RUNNER_BYTES_PER_DORMANT_OP +
 			64 * 2 * RUNNER_LIVE_PER_SLOT * 8 * RUNNER_BYTES_PER_LIVE_OP +
 			64 * 126 * sizeof(struct runner_step);
