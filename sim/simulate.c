@@ -101,6 +101,11 @@ static uint64_t physical_memory(void)
 	return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 }
 
+uint64_t simulate_memory_limit(uint64_t max_memory_bytes)
+{
+	return max_memory_bytes ? max_memory_bytes : physical_memory();
+}
+
 static uint64_t max_events(const struct simulate_job *job)
 {
 	return job->max_events ? job->max_events : SIMULATE_MAX_EVENTS;
@@ -147,7 +152,7 @@ static bool bound_check(const struct sched *s, const struct simulate_job *job,
 		return false;
 	}
 	uint64_t need = runner_memory_bytes(s, job->launches, &pl->paxi);
-	uint64_t have = job->max_memory_bytes ? job->max_memory_bytes : physical_memory();
+	uint64_t have = simulate_memory_limit(job->max_memory_bytes);
 
 	if (have && need > have) {
 		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_MEMORY,
@@ -370,6 +375,8 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		goto out;
 	}
 	struct sim *sim = sim_new(job->seed);
+
+	run_pl.fabric.max_memory_bytes = simulate_memory_limit(job->max_memory_bytes);
 	struct fabric *f = fabric_new(sim, &pl->fabric, error);
 	struct paxi *px = f ? paxi_new(sim, f, &pl->paxi, error) : NULL;
 
@@ -455,7 +462,10 @@ bool simulate_check(const struct simulate_job *job, GError **error)
 		s = job->built ? job->built : built;
 	}
 	struct sim *sim = sim_new(job->seed);
-	struct fabric *f = fabric_new(sim, &job->plat->fabric, error);
+	struct fabric_config fc = job->plat->fabric;
+
+	fc.max_memory_bytes = simulate_memory_limit(job->max_memory_bytes);
+	struct fabric *f = fabric_new(sim, &fc, error);
 
 	if (f)
 		ok = job->elem_bytes && bound_check(s, job, job->plat, 0, f, error);

@@ -33,7 +33,8 @@ struct simulate_job {
 	int proto;                   /* enum paxi_proto of the Transfers, or SIMULATE_PROTO_AUTO */
 	uint64_t max_events;         /* 0: SIMULATE_MAX_EVENTS; UINT64_MAX: no limit */
 	uint64_t max_memory_bytes;   /* the run's memory beyond its schedule, about
-				      * (runner_memory_bytes); 0: the machine's */
+				      * (runner_memory_bytes), and its fabric's
+				      * (fabric_memory_bytes), each; 0: the machine's */
 	bool no_steps;               /* leave run.steps empty (the per-rank step table
 				      * is not made: memory at thousands of ranks) */
 	bool no_breakdown;           /* leave run.breakdown zero (the critical path is
@@ -126,7 +127,9 @@ void simulate_params(const struct simulate_job *job, struct algo_params *out);
  * Go-Back-N window W (a loss replays up to a window); stopped with
  * RUNNER_ERROR_EVENTS if it reaches the limit all the same. Refused,
  * SIMULATE_ERROR_MEMORY, when the runner's memory (runner_memory_bytes) is
- * above job->max_memory_bytes, by default the machine's physical memory. */
+ * above job->max_memory_bytes, by default the machine's physical memory;
+ * and LINK_ERROR_MEMORY, before the fabric is made, when the fabric's
+ * (fabric_memory_bytes: a full mesh's N (N - 1) channels) is. */
 bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GError **error);
 void simulate_outcome_clear(struct simulate_outcome *out);
 
@@ -134,5 +137,9 @@ void simulate_outcome_clear(struct simulate_outcome *out);
  * before any output: building the schedule and the fabric, the clock's
  * lower bound (without the launch cost) and the estimate of events. */
 bool simulate_check(const struct simulate_job *job, GError **error);
+
+/* The memory a run may take, about: max_memory_bytes, or where 0 the
+ * machine's physical memory (0 if unknown: no bound). */
+uint64_t simulate_memory_limit(uint64_t max_memory_bytes);
 
 #endif

@@ -475,6 +475,7 @@ bool workload_run(const struct workload *w, const struct workload_run_opts *o,
 	struct platform run_pl = *pl;
 
 	simulate_channels(&run_pl, &impl, PAXI_PROTO_SIMPLE, impl.max_channels);
+	run_pl.fabric.max_memory_bytes = simulate_memory_limit(0);
 	f = fabric_new(sim, &run_pl.fabric, error);
 	d.px = f ? paxi_new(sim, f, &run_pl.paxi, error) : NULL;
 	if (!d.px)

@@ -921,6 +921,12 @@ char *fabric_node_name(const struct fabric *f, int u)
 	return topo_node_name(&f->t, u);
 }
 
+uint64_t fabric_memory_bytes(int nchans, uint32_t fidelity)
+{
+	return (uint64_t)nchans *
+	       (FABRIC_BYTES_PER_CHAN + (fidelity == LINK_FIDELITY_FLOW ? FABRIC_BYTES_PER_FLOW_CHAN : 0));
+}
+
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error)
 {
 	/* the parameters of each enum topo_tier */
@@ -938,17 +944,28 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		g_free(f);
 		return NULL;
 	}
+	uint64_t need = fabric_memory_bytes(f->t.nchans, cfg->fidelity);
+
+	if (cfg->max_memory_bytes && need > cfg->max_memory_bytes) {
+		g_set_error(error, LINK_ERROR, LINK_ERROR_MEMORY,
+			    "a %s of %d ranks has %d channels, which need about %.3g GB of memory to "
+			    "simulate, more than the %.3g GB it may take: fewer ranks, or a topology "
+			    "with fewer links",
+			    f->t.ops->name, f->t.nranks, f->t.nchans, (double)need / 1e9,
+			    (double)cfg->max_memory_bytes / 1e9);
+		goto bad;
+	}
 	/* switch_link matters where a switch is, scaleout_link on a tiered shape */
 	if (tier[TOPO_TIER_SWITCH].bw_bytes_per_s == 0)
 		tier[TOPO_TIER_SWITCH] = cfg->link;
 	else if (f->t.nnodes > f->t.nranks &&
 		 !check_params(&tier[TOPO_TIER_SWITCH], "switch link", error))
-		goto bad_tier;
+		goto bad;
 	if (tier[TOPO_TIER_SCALEOUT].bw_bytes_per_s == 0)
 		tier[TOPO_TIER_SCALEOUT] = cfg->link;
 	else if (topo_takes(cfg->topo, TOPO_PARAM_SCALEOUT) &&
 		 !check_params(&tier[TOPO_TIER_SCALEOUT], "scale-out link", error))
-		goto bad_tier;
+		goto bad;
 	f->s = s;
 	f->np = cfg->node;
 	f->nodes = g_new0(struct node, f->t.nnodes);
@@ -1003,7 +1020,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		f->rcache = g_new0(struct route_cache, f->t.nranks);
 	}
 	return f;
-bad_tier:
+bad:
 	topo_release(&f->t);
 	g_free(f);
 	return NULL;

@@ -97,6 +97,7 @@ enum link_error_code {
 	LINK_ERROR_EDGES,  /* an edge list that is not a connected simple graph */
 	LINK_ERROR_PARAMS, /* a link parameter out of range */
 	LINK_ERROR_UNKNOWN, /* an unknown topology name (topo_find) */
+	LINK_ERROR_MEMORY, /* more channels than max_memory_bytes holds */
 };
 
 /* A topology: a plug-in of sim/link (topo.h) named by its ops table. The
@@ -230,7 +231,21 @@ struct fabric_config {
 	const uint64_t *ports;       /* TOPO_PARAM_PORTS: borrowed, nports bandwidths */
 	int nports;
 	uint32_t fidelity;           /* enum link_fidelity */
+	uint64_t max_memory_bytes;   /* not a platform key: what the fabric may take,
+				      * about (fabric_memory_bytes); 0: no bound */
 };
+
+/* What a fabric of nchans channels takes of memory, about, at a fidelity:
+ * per channel its state (512 bytes, 64-byte aligned), its name and its
+ * place in the topology's list, FABRIC_BYTES_PER_CHAN; at flow fidelity its
+ * flow-level state too (parameters, resource, line of waiting messages,
+ * statistics), FABRIC_BYTES_PER_FLOW_CHAN more. Measured on full meshes of
+ * 1024 and 2048 ranks (1 M and 4 M channels): 617 and 865 bytes a channel. A
+ * full mesh has N (N - 1) channels: 14.6 GB at flow fidelity for 4096
+ * ranks, where a ring has 2 N. */
+#define FABRIC_BYTES_PER_CHAN 640
+#define FABRIC_BYTES_PER_FLOW_CHAN 256
+uint64_t fabric_memory_bytes(int nchans, uint32_t fidelity);
 
 /* How the fabric moves a message: packet by packet, exactly as above (the
  * reference), or as one flow sharing its route's bandwidth max-min fairly

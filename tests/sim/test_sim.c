@@ -1663,6 +1663,49 @@ static void test_memory_limit(void)
 	platform_release(&pl);
 }
 
+/* A fabric that would not fit in memory (a full mesh's N (N - 1) channels)
+ * is refused before it is made, at either fidelity, by simulate() and by the
+ * front end's simulate_check(), with its channels, the estimate and the
+ * bound; the same run under a bound that holds it runs. */
+static void test_fabric_memory_limit(void)
+{
+	for (uint32_t fid = LINK_FIDELITY_PACKET; fid <= LINK_FIDELITY_FLOW; fid++) {
+		struct platform pl;
+		struct simulate_outcome r;
+		GError *e = NULL;
+
+		platform_init_default(&pl);
+		g_assert_true(config_platform_set(&pl, "topology.kind", "fullmesh", &e));
+		g_assert_true(config_platform_set(&pl, "topology.ranks", "64", &e));
+		pl.fabric.fidelity = fid;
+		uint64_t need = fabric_memory_bytes(64 * 63, fid);
+
+		g_assert_cmpuint(need, ==, 64 * 63 * (fid == LINK_FIDELITY_FLOW ? 896 : 640));
+		struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring",
+					    .bytes = 4096, .elem_bytes = 4,
+					    .params = { .nchunks = 1, .peer = 1 }, .seed = 1,
+					    .max_memory_bytes = need - 1 };
+		g_autofree char *want = g_strdup_printf(
+			"a fullmesh of 64 ranks has 4032 channels, which need about %.3g GB of memory to "
+			"simulate, more than the %.3g GB it may take: fewer ranks, or a topology with "
+			"fewer links", (double)need / 1e9, (double)(need - 1) / 1e9);
+
+		g_assert_false(simulate_check(&job, &e));
+		g_assert_error(e, LINK_ERROR, LINK_ERROR_MEMORY);
+		g_assert_cmpstr(e->message, ==, want);
+		g_clear_error(&e);
+		g_assert_false(simulate(&job, &r, &e));
+		g_assert_error(e, LINK_ERROR, LINK_ERROR_MEMORY);
+		g_clear_error(&e);
+		job.max_memory_bytes = 1ull << 30;
+		g_assert_true(simulate(&job, &r, &e));
+		g_assert_no_error(e);
+		g_assert_cmpuint(r.run.latency_ps, >, 0);
+		simulate_outcome_clear(&r);
+		platform_release(&pl);
+	}
+}
+
 /* One lane limit: a schedule on lane 255 of 256, which the verifier
  * accepts, runs in the simulator too (lanes are CDMA units modulo the
  * platform's, so it takes what lane 0 takes). */
@@ -2487,6 +2530,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/runner/alike", test_runner_alike);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
 	g_test_add_func("/sim/limits/memory", test_memory_limit);
+	g_test_add_func("/sim/limits/fabric-memory", test_fabric_memory_limit);
 	g_test_add_func("/sim/limits/clock", test_clock_overflow);
 	g_test_add_func("/sim/limits/events", test_event_limit);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
