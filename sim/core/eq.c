@@ -16,6 +16,8 @@ void eq_release(struct eq *q)
 {
 	for (int j = 0; j < EQ_BUCKETS; j++)
 		g_free(q->b[j].v);
+	for (uint32_t k = 0; k < q->nspare; k++)
+		g_free(q->spare[k].v);
 	g_free(q->tmp);
 	eq_init(q);
 }
@@ -37,11 +39,53 @@ static __attribute__((noinline)) void bucket_grow(struct eq *q, unsigned j)
 		b->len -= h;
 		q->head[j] = 0;
 	}
-	if (b->len == b->cap) {
-		g_assert(b->cap <= UINT32_MAX / 2);
-		b->cap = b->cap ? b->cap * 2 : 16;
-		b->v = g_renew(struct eq_entry, b->v, b->cap);
+	if (b->len < b->cap)
+		return;
+	g_assert(b->cap <= UINT32_MAX / 2);
+	uint32_t cap = b->cap ? b->cap * 2 : 16, fit = q->nspare;
+
+	/* the smallest spare that holds twice its entries */
+	for (uint32_t k = 0; k < q->nspare; k++)
+		if (q->spare[k].cap >= cap && (fit == q->nspare || q->spare[k].cap < q->spare[fit].cap))
+			fit = k;
+	if (fit < q->nspare) {
+		struct eq_bucket sp = q->spare[fit];
+
+		q->spare[fit] = q->spare[--q->nspare];
+		if (b->len)
+			memcpy(sp.v, b->v, b->len * sizeof(*b->v));
+		g_free(b->v);
+		b->v = sp.v;
+		b->cap = sp.cap;
+		return;
 	}
+	b->cap = cap;
+	b->v = g_renew(struct eq_entry, b->v, b->cap);
+}
+
+void eq_spare(struct eq *q, unsigned j)
+{
+	struct eq_bucket *b = &q->b[j];
+
+	g_assert(b->len == 0);
+	if (q->nspare == EQ_SPARES) {
+		/* full: the smallest of the spares and this one goes */
+		uint32_t low = 0;
+
+		for (uint32_t k = 1; k < q->nspare; k++)
+			if (q->spare[k].cap < q->spare[low].cap)
+				low = k;
+		if (q->spare[low].cap < b->cap) {
+			g_free(q->spare[low].v);
+			q->spare[low] = q->spare[--q->nspare];
+		}
+	}
+	if (q->nspare < EQ_SPARES)
+		q->spare[q->nspare++] = (struct eq_bucket){ .v = b->v, .cap = b->cap };
+	else
+		g_free(b->v);
+	b->v = NULL;
+	b->cap = 0;
 }
 
 /* A push into a sorted level-0 bucket other than the current one inserts in
@@ -208,5 +252,7 @@ bool eq_refill(struct eq *q, unsigned j, uint64_t until)
 		q->unsorted = 0;
 	}
 	q->words = words;
+	if (src->cap > EQ_SPARE_MIN)
+		eq_spare(q, j);
 	return true;
 }

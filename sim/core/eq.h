@@ -67,6 +67,16 @@ struct eq_bucket {
 #define EQ_WIDTH 256
 #define EQ_BUCKETS (EQ_LEVELS * EQ_WIDTH)
 
+/* A bucket that empties with room for more than EQ_SPARE_MIN entries gives
+ * its array to the queue's spares, at most EQ_SPARES of them (the largest),
+ * and a bucket that must grow takes the smallest spare that holds twice its
+ * entries first: the queue's memory follows the entries pending at once,
+ * not every bucket's largest burst (a run whose ranks all act at the same
+ * times fills each bucket it reaches with an entry per rank: 28 MB of
+ * arrays, kept to the end, for a flow ring of 1024 ranks). */
+#define EQ_SPARE_MIN 256
+#define EQ_SPARES 64
+
 struct eq {
 	uint32_t words;                   /* bit w set when bits[w] != 0 */
 	uint32_t unsorted;                /* level-0 buckets below it are sorted */
@@ -76,6 +86,8 @@ struct eq {
 	struct eq_bucket b[EQ_BUCKETS];   /* bucket j = 256 * level + index */
 	struct eq_entry *tmp;             /* owned: scratch of the sorts */
 	uint32_t tmp_cap;
+	uint32_t nspare;                  /* arrays in spare */
+	struct eq_bucket spare[EQ_SPARES]; /* owned: arrays of emptied buckets (len 0) */
 };
 
 void eq_init(struct eq *q);
@@ -85,6 +97,9 @@ void eq_release(struct eq *q);
  * non-empty one) into the levels below. Returns false, leaving the heap as it
  * was, when the bucket's lower bound lies after until. */
 bool eq_refill(struct eq *q, unsigned j, uint64_t until);
+
+/* Out of line: bucket j, just emptied, gives its array to the spares. */
+void eq_spare(struct eq *q, unsigned j);
 
 /* Out of line: level-0 bucket j (>= unsorted) has become the lowest non-empty
  * bucket: sorts it, prefetches its first events and moves unsorted past it. */
@@ -197,12 +212,17 @@ static inline struct sim_event *eq_pop_until(struct eq *q, uint64_t until)
 		if (h + 1 == b->len) {
 			/* The bucket empties: it is the lowest set bit of
 			 * bits[w], and w the lowest of words. */
+			struct sim_event *ev = e->ev;
+
 			b->len = 0;
 			q->head[j] = 0;
 			word &= word - 1;
 			q->bits[w] = word;
 			if (!word)
 				q->words = words & (words - 1);
+			if (G_UNLIKELY(b->cap > EQ_SPARE_MIN))
+				eq_spare(q, j);
+			return ev;
 		} else {
 			q->head[j] = h + 1;
 			if (h + EQ_LEAD < b->len)

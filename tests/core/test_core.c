@@ -820,6 +820,65 @@ static void test_queue_model(void)
 	eq_model_run(3, 50, 60000, 1);
 }
 
+/* The queue's memory follows what is pending, not every bucket's largest
+ * burst: bursts of 2000 entries at one time each (ranks that all act at
+ * once), 1 to 2 us ahead of the clock and 70 ns apart, pass through every
+ * level-1 bucket twice; they pop in (time, seq) order, and afterwards no
+ * empty bucket keeps an array of more than EQ_SPARE_MIN entries, the spares
+ * are at most EQ_SPARES, and the arrays in all hold a small part of what
+ * every bucket's burst would. */
+static void test_queue_spares(void)
+{
+	enum { BURST = 2000, BURSTS = 600 };
+	struct eq q;
+	struct sim_event *evs = g_new0(struct sim_event, (gsize)BURST * BURSTS);
+	uint64_t now = 0, popped = 0, prev_t = 0, prev_seq = 0;
+
+	eq_init(&q);
+	for (int b = 0; b < BURSTS; b++) {
+		uint64_t t = now + 1000000 + (uint64_t)(b % 7) * 150000;
+
+		for (int i = 0; i < BURST; i++) {
+			struct sim_event *ev = &evs[(size_t)b * BURST + (size_t)i];
+
+			ev->time = t;
+			ev->seq = (uint64_t)b * BURST + (uint64_t)i + 1;
+			eq_push(&q, t, ev);
+		}
+		/* pop what is due 70 ns on */
+		now += 70000;
+		for (struct sim_event *ev; (ev = eq_pop_until(&q, now));) {
+			g_assert_true(ev->time > prev_t || (ev->time == prev_t && ev->seq > prev_seq));
+			prev_t = ev->time;
+			prev_seq = ev->seq;
+			popped++;
+		}
+	}
+	for (struct sim_event *ev; (ev = eq_pop_until(&q, SIM_TIME_MAX));) {
+		g_assert_true(ev->time > prev_t || (ev->time == prev_t && ev->seq > prev_seq));
+		prev_t = ev->time;
+		prev_seq = ev->seq;
+		popped++;
+	}
+	g_assert_cmpuint(popped, ==, (uint64_t)BURST * BURSTS);
+	g_assert_true(eq_empty(&q));
+	uint64_t held = 0;
+
+	for (unsigned j = 0; j < EQ_BUCKETS; j++) {
+		g_assert_cmpuint(q.b[j].cap, <=, EQ_SPARE_MIN);
+		held += q.b[j].cap;
+	}
+	g_assert_cmpuint(q.nspare, <=, EQ_SPARES);
+	for (uint32_t k = 0; k < q.nspare; k++)
+		held += q.spare[k].cap;
+	/* each of the 256 level-1 buckets, and of the level-0 ones, took a
+	 * burst or more: without the spares they would hold at least 2 x 256 x
+	 * 2000 entries */
+	g_assert_cmpuint(held, <, 256u * BURST / 2);
+	eq_release(&q);
+	g_free(evs);
+}
+
 static void test_queue_boundaries(void)
 {
 	/* From clocks just below, at and above every power of two, keys at
@@ -908,6 +967,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/core/queue/dense-until", test_dense_until);
 	g_test_add_func("/core/queue/model", test_queue_model);
 	g_test_add_func("/core/queue/boundaries", test_queue_boundaries);
+	g_test_add_func("/core/queue/spares", test_queue_spares);
 	g_test_add_func("/core/queue/sorted-bucket-until", test_queue_sorted_bucket_until);
 	return g_test_run();
 }
