@@ -937,8 +937,8 @@ static bool op_may_sleep(const struct runner *r, int rank, uint32_t i)
 }
 
 /* Issues op i (lane position pos) dormant: its start's causes are walked
- * now, its send joins the runner's queue, and the lane's segment of
- * dormant ops holds the rest (struct run_lane). */
+ * now, its send joins the runner's queue, and the lane's window of dormant
+ * ops keeps its issue time (struct run_lane). */
 static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 {
 	struct run_rank *rr = &r->ranks[rank];
