@@ -116,6 +116,14 @@ static uint64_t max_events(const struct simulate_job *job)
  * lower bound of its time (every byte sent crosses at least one channel, and
  * leaves its node at no more than the injection rate). Then one whose
  * estimate of events (simulate()) is above the job's limit. */
+/* The runner's options for the job: a traced job's run (runner_run_spans)
+ * keeps its own. */
+static struct runner_launches job_launches(const struct simulate_job *job, sim_time_t issue_ps)
+{
+	return (struct runner_launches){ .calls = job->launches, .issue_ps = issue_ps,
+					 .no_steps = job->no_steps, .no_breakdown = job->no_breakdown };
+}
+
 static bool bound_check(const struct sched *s, const struct simulate_job *job,
 			const struct platform *pl, sim_time_t overhead_ps, const struct fabric *f,
 			GError **error)
@@ -151,7 +159,8 @@ static bool bound_check(const struct sched *s, const struct simulate_job *job,
 			    loss > 1 ? " or a lower 'link.error_rate'" : "");
 		return false;
 	}
-	uint64_t need = runner_memory_bytes(s, job->launches, &pl->paxi);
+	struct runner_launches bb = job_launches(job, 0);
+	uint64_t need = runner_memory_bytes(s, job->trace ? NULL : &bb, job->trace, &pl->paxi);
 	uint64_t have = simulate_memory_limit(job->max_memory_bytes);
 
 	if (have && need > have) {
@@ -394,9 +403,7 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 	if (px) {
 		double t0 = (double)g_get_monotonic_time() / 1e6;
 
-		struct runner_launches bb = { .calls = job->launches,
-					      .issue_ps = issue_ps, .no_steps = job->no_steps,
-					      .no_breakdown = job->no_breakdown };
+		struct runner_launches bb = job_launches(job, issue_ps);
 
 		ok = job->trace ? runner_run_spans(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
 						   max_events(job), &out->run, error)

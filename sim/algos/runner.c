@@ -328,6 +328,9 @@ struct runner {
 	void (*rank_done)(void *user, int rank); /* a job's: a rank's ops are all done */
 	void *user;
 	bool bd_on;           /* the breakdown is walked as the run goes (one call alone) */
+	bool starts_read;     /* something reads ops' start times (the step table,
+			       * spans, the breakdown): dormant ops keep their issue
+			       * time in their lane's window; else only their count */
 	bool has_last;        /* an op has ended: last_* are set */
 	sim_time_t last_end;  /* the op that ended last (lowest rank and index on ties) */
 	int32_t last_rank;
@@ -483,7 +486,8 @@ static struct run_lane *dorm_lane(const struct runner *r, int rank, uint32_t i, 
 	if (p >= ln->next)
 		return NULL;
 	/* issued and never alive: asleep (lazy) */
-	if (p < ln->dorm_lo || p >= ln->dorm_hi || ln->dorm_t[p & ln->dorm_mask] == DORM_AWAKE)
+	if (r->starts_read &&
+	    (p < ln->dorm_lo || p >= ln->dorm_hi || ln->dorm_t[p & ln->dorm_mask] == DORM_AWAKE))
 		g_error("runner: op %u of rank %d issued, never alive, not dormant", i, rank);
 	*pos = p;
 	return ln;
@@ -565,7 +569,10 @@ static void op_wake(struct run_op *o, struct run_lane *ln, uint32_t pos)
 	uint32_t slot = pos & ln->dorm_mask;
 
 	o->started = true;
-	o->t_start = ln->dorm_t[slot];
+	/* without a reader of starts, its issue time was not kept: now
+	 * stands in for it (only the readers and the paxi's record of the
+	 * transaction's times read it, never its timing) */
+	o->t_start = o->r->starts_read ? ln->dorm_t[slot] : sim_now(o->r->sim);
 	if (ln->dorm_bd) {
 		o->bd_start = ln->dorm_bd[slot]; /* its reference */
 		ln->dorm_bd[slot] = NULL;
@@ -580,8 +587,10 @@ static void op_wake(struct run_op *o, struct run_lane *ln, uint32_t pos)
 		}
 	}
 	g_assert(ln->dorm_n > 0);
-	ln->dorm_t[slot] = DORM_AWAKE;
 	ln->dorm_n--;
+	if (!o->r->starts_read)
+		return;
+	ln->dorm_t[slot] = DORM_AWAKE;
 	while (ln->dorm_lo < ln->dorm_hi && ln->dorm_t[ln->dorm_lo & ln->dorm_mask] == DORM_AWAKE)
 		ln->dorm_lo++;
 }
@@ -938,7 +947,7 @@ static bool op_may_sleep(const struct runner *r, int rank, uint32_t i)
 
 /* Issues op i (lane position pos) dormant: its start's causes are walked
  * now, its send joins the runner's queue, and the lane's window of dormant
- * ops keeps its issue time (struct run_lane). */
+ * ops keeps its issue time (struct run_lane) where something reads starts. */
 static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 {
 	struct run_rank *rr = &r->ranks[rank];
@@ -954,7 +963,10 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 	op_release_readers(&tmp);
 	if (is_send(op->kind))
 		fifo_push(&r->queues[(uint32_t)rank * r->units + op->lane % r->units], i);
-	dorm_push(&rr->lanes[op->lane], pos, tmp.t_start, r->bd_on, bd);
+	if (r->starts_read)
+		dorm_push(&rr->lanes[op->lane], pos, tmp.t_start, r->bd_on, bd);
+	else
+		rr->lanes[op->lane].dorm_n++;
 }
 
 /* An op is issued: with setup_recv, a receive without a send of its own
@@ -1949,6 +1961,7 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			x->start_ps = SIM_TIME_MAX;
 		}
 	r.steps = want_steps ? res->steps : NULL;
+	r.starts_read = want_steps || spans || r.bd_on;
 	if (spans) {
 		guint n = 0;
 
@@ -1998,6 +2011,14 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	for (int rank = 0; rank < s->nranks; rank++)
 		res->ops += r.ranks[rank].nops / r.calls;
 	res->ops_live_peak = r.ops_live_peak;
+	for (int rank = 0; rank < s->nranks; rank++)
+		for (uint32_t l = 0; l < r.nlanes; l++) {
+			const struct run_lane *ln = &r.ranks[rank].lanes[l];
+
+			if (ln->dorm_t)
+				res->dormant_bytes += (uint64_t)(ln->dorm_mask + 1) *
+						      (sizeof(sim_time_t) + (ln->dorm_bd ? sizeof(void *) : 0));
+		}
 	if (r.bd_on) {
 		if (r.has_last && r.last_end == r.t_end) {
 			memcpy(res->breakdown, r.bd_last.c, sizeof(res->breakdown));
@@ -2026,9 +2047,13 @@ bool runner_lazy(const struct paxi_params *pp)
 	return !pp->engine && !pp->setup_recv && pp->handshake != PAXI_HS_READY;
 }
 
-uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct paxi_params *pp)
+uint64_t runner_memory_bytes(const struct sched *s, const struct runner_launches *bb, bool spans,
+			     const struct paxi_params *pp)
 {
 	uint64_t ops = 0, indexed;
+	uint32_t calls = bb && bb->calls > 1 ? bb->calls : 1;
+	bool steps = !(bb && bb->no_steps);
+	bool starts_read = steps || spans || (calls == 1 && !(bb && bb->no_breakdown));
 
 	for (int r = 0; r < s->nranks; r++)
 		ops += sched_rank_len(s, r);
@@ -2041,8 +2066,8 @@ uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct
 
 	return indexed * (RUNNER_BYTES_PER_OP + (s->nlanes > 1 ? RUNNER_BYTES_PER_LANE_OP : 0)) +
 	       live * RUNNER_BYTES_PER_LIVE_OP +
-	       (runner_lazy(pp) ? ops * RUNNER_BYTES_PER_DORMANT_OP : 0) +
-	       (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step);
+	       (runner_lazy(pp) && starts_read ? ops * RUNNER_BYTES_PER_DORMANT_OP : 0) +
+	       (steps ? (uint64_t)s->nranks * s->nsteps * sizeof(struct runner_step) : 0);
 }
 
 bool runner_run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t elem_bytes,

@@ -66,6 +66,9 @@ struct runner_result {
 	uint64_t ops_live_peak; /* the most ops' run states alive at once (struct
 				 * run_op: an op's from when the run reaches it until
 				 * nothing reads it again) */
+	uint64_t dormant_bytes; /* the lanes' windows of dormant ops' issue times at
+				 * their largest (they only grow): 0 where nothing
+				 * reads ops' starts (no steps, spans or breakdown) */
 };
 
 /* One op's life, for traces. */
@@ -117,9 +120,10 @@ struct runner_launches {
  * answering a post at once). Jobs (runner_job_new) never do. */
 bool runner_lazy(const struct paxi_params *pp);
 
-/* What a run of s on a paxi of parameters pp takes of memory, about, beyond
- * the schedule: for the whole run, per op of each simulated call (`calls`
- * as struct runner_launches counts them) its indices (partners and first
+/* What a run of s on a paxi of parameters pp, with the options bb (NULL:
+ * runner_run's) and spans (runner_run_spans), takes of memory, about,
+ * beyond the schedule: for the whole run, per op of each simulated call
+ * (`calls` as struct runner_launches counts them) its indices (partners and first
  * dependent in a 12-byte record, and an index per dependent, about one:
  * RUNNER_BYTES_PER_OP; in a schedule of several lanes its place in its
  * lane's list, RUNNER_BYTES_PER_LANE_OP more), counted for rank 0 alone
@@ -132,16 +136,19 @@ bool runner_lazy(const struct paxi_params *pp);
  * slots per rank and unit at most (measured on rings at 3 at most,
  * tests/sim /sim/runner/live-bounded). With runner_lazy, ops issued
  * dormant keep their issue time (8 bytes, 16 with the breakdown) in a
- * window per lane: a ring's all-gather ops wait so from about N steps
- * before their data comes, so a ring's window spans about half its ops,
- * rounded up to a power of two: RUNNER_BYTES_PER_DORMANT_OP per op.
- * Plus the step table (a row per rank and step). */
+ * window per lane, where something reads ops' starts (the step table,
+ * spans, the breakdown; nothing else does): a ring's all-gather ops wait
+ * so from about N steps before their data comes, so a ring's window spans
+ * about half its ops, rounded up to a power of two:
+ * RUNNER_BYTES_PER_DORMANT_OP per op. Plus the step table (a row per rank
+ * and step) unless no_steps. */
 #define RUNNER_BYTES_PER_OP 16
 #define RUNNER_BYTES_PER_LANE_OP 4
 #define RUNNER_BYTES_PER_LIVE_OP 640
 #define RUNNER_LIVE_PER_SLOT 4
 #define RUNNER_BYTES_PER_DORMANT_OP 8
-uint64_t runner_memory_bytes(const struct sched *s, uint32_t calls, const struct paxi_params *pp);
+uint64_t runner_memory_bytes(const struct sched *s, const struct runner_launches *bb, bool spans,
+			     const struct paxi_params *pp);
 
 /* Tests: off, the runner indexes every rank on its own even where the
  * ranks are alike (the results are the same; the default is on). */

@@ -476,6 +476,71 @@ static void test_runner_live_bounded(void)
 		}
 }
 
+/* Dormant ops keep their issue times only where something reads ops'
+ * starts (the step table, the breakdown, spans): without them a ring's
+ * windows (about N issue times per rank) are not kept, the memory estimate
+ * leaves them out, and the run's results are the same. */
+static void test_runner_dormant_times(void)
+{
+	for (int fid = 0; fid < 2; fid++) {
+		struct platform pl;
+		struct simulate_outcome full, bare;
+		GError *err = NULL;
+
+		platform_init_default(&pl);
+		pl.fabric.nranks = 32;
+		pl.fabric.fidelity = fid ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
+		struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring",
+					    .bytes = 4ull << 20, .elem_bytes = 4,
+					    .params = { .nchunks = 1, .peer = 1 }, .seed = 1 };
+
+		g_assert_true(runner_lazy(&pl.paxi));
+		g_assert_true(simulate(&job, &full, &err));
+		g_assert_no_error(err);
+		job.no_steps = true;
+		job.no_breakdown = true;
+		g_assert_true(simulate(&job, &bare, &err));
+		g_assert_no_error(err);
+		g_assert_cmpuint(full.run.latency_ps, ==, bare.run.latency_ps);
+		g_assert_cmpuint(full.events, ==, bare.events);
+		g_assert_cmpuint(full.run.ops_live_peak, ==, bare.run.ops_live_peak);
+		/* a ring's all-gather ops sleep about N steps: 32 ranks x a
+		 * window of at least 16 issue times */
+		g_assert_cmpuint(full.run.dormant_bytes, >=, 32 * 16 * sizeof(sim_time_t));
+		g_assert_cmpuint(bare.run.dormant_bytes, ==, 0);
+		g_assert_cmpuint(bare.run.steps->len, ==, 0);
+		/* with no reader but the step table, the windows are kept */
+		job.no_steps = false;
+		simulate_outcome_clear(&bare);
+		g_assert_true(simulate(&job, &bare, &err));
+		g_assert_no_error(err);
+		g_assert_cmpuint(bare.run.dormant_bytes, >, 0);
+		g_assert_cmpuint(bare.run.latency_ps, ==, full.run.latency_ps);
+
+		struct algo_params ap = { .nranks = 32, .nchunks = 1, .peer = 1 };
+		struct sched *sch = algo_build(algo_find(COLL_ALLREDUCE, "ring", &err), COLL_ALLREDUCE, &ap, &err);
+
+		g_assert_no_error(err);
+		struct runner_launches none = { .no_steps = true, .no_breakdown = true };
+		struct runner_launches steps = { .no_breakdown = true };
+		uint64_t all = runner_memory_bytes(sch, NULL, false, &pl.paxi);
+		uint64_t lean = runner_memory_bytes(sch, &none, false, &pl.paxi);
+
+		/* the windows (every op at RUNNER_BYTES_PER_DORMANT_OP) and the
+		 * step table go */
+		g_assert_cmpuint(all - lean, ==,
+				 32 * 63 * RUNNER_BYTES_PER_DORMANT_OP + 32 * sch->nsteps * sizeof(struct runner_step));
+		g_assert_cmpuint(runner_memory_bytes(sch, &steps, false, &pl.paxi), ==, all);
+		g_assert_cmpuint(runner_memory_bytes(sch, &none, true, &pl.paxi), ==,
+				 lean + 32 * 63 * RUNNER_BYTES_PER_DORMANT_OP);
+		g_assert_cmpuint(sched_rank_len(sch, 0), ==, 63);
+		sched_free(sch);
+		simulate_outcome_clear(&full);
+		simulate_outcome_clear(&bare);
+		platform_release(&pl);
+	}
+}
+
 static void test_breakdown_causes(void)
 {
 	struct platform pl;
@@ -1501,11 +1566,11 @@ static void test_runner_alike(void)
 			struct sched *s = algo_build(algo_find(runs[k].c, runs[k].algo, &e), runs[k].c, &ap, &e);
 
 			g_assert_no_error(e);
-			uint64_t own = runner_memory_bytes(s, 1, &pl.paxi);
+			uint64_t own = runner_memory_bytes(s, NULL, false, &pl.paxi);
 
 			runner_share_index(true);
 			g_assert_true(run(&pl, runs[k].c, runs[k].algo, runs[k].bytes, runs[k].nchunks, &b));
-			uint64_t shared = runner_memory_bytes(s, 1, &pl.paxi);
+			uint64_t shared = runner_memory_bytes(s, NULL, false, &pl.paxi);
 
 			g_test_message("fidelity %d, %s %s %d ranks: %.6f us, %" G_GUINT64_FORMAT
 				       " events; memory estimate %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT " bytes",
@@ -2510,6 +2575,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/breakdown/causes", test_breakdown_causes);
 	g_test_add_func("/sim/breakdown/engine", test_breakdown_engine);
 	g_test_add_func("/sim/runner/live-bounded", test_runner_live_bounded);
+	g_test_add_func("/sim/runner/dormant-times", test_runner_dormant_times);
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/fidelity", test_cli_fidelity);
