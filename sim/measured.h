@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "sim/algos/schedule.h"
+#include "sim/core/limits.h"
 #include "sim/config.h"
 
 #define MEASURED_ERROR (measured_error_quark())
@@ -47,7 +48,7 @@ enum measured_error_code {
 
 #define MEASURED_MAX_FILE_BYTES (64u << 20)
 #define MEASURED_MAX_POINTS 1000000u
-#define MEASURED_MAX_RANKS 4096
+#define MEASURED_MAX_RANKS G5_MAX_RANKS
 
 struct measured_point {
 	const char *file;     /* interned: the path as given */

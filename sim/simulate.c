@@ -93,17 +93,10 @@ static const struct algo_ops *theory_of(const struct sched *s, const struct algo
 	return same ? a : NULL;
 }
 
-/* The machine's physical memory in bytes, 0 when unknown. */
-static uint64_t physical_memory(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-
-	return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
-}
 
 uint64_t simulate_memory_limit(uint64_t max_memory_bytes)
 {
-	return max_memory_bytes ? max_memory_bytes : physical_memory();
+	return max_memory_bytes ? max_memory_bytes : sched_machine_memory();
 }
 
 static uint64_t max_events(const struct simulate_job *job)
@@ -111,11 +104,6 @@ static uint64_t max_events(const struct simulate_job *job)
 	return job->max_events ? job->max_events : SIMULATE_MAX_EVENTS;
 }
 
-/* Refuses a run that cannot fit the clock, before it runs: the launch cost
- * plus the bytes the schedule sends over the fabric's whole capacity is a
- * lower bound of its time (every byte sent crosses at least one channel, and
- * leaves its node at no more than the injection rate). Then one whose
- * estimate of events (simulate()) is above the job's limit. */
 /* The runner's options for the job: a traced job's run (runner_run_spans)
  * keeps its own. */
 static struct runner_launches job_launches(const struct simulate_job *job, sim_time_t issue_ps)
@@ -124,6 +112,11 @@ static struct runner_launches job_launches(const struct simulate_job *job, sim_t
 					 .no_steps = job->no_steps, .no_breakdown = job->no_breakdown };
 }
 
+/* Refuses a run that cannot fit the clock, before it runs: the launch cost
+ * plus the bytes the schedule sends over the fabric's whole capacity is a
+ * lower bound of its time (every byte sent crosses at least one channel, and
+ * leaves its node at no more than the injection rate). Then one whose
+ * estimate of events (simulate()) is above the job's limit. */
 static bool bound_check(const struct sched *s, const struct simulate_job *job,
 			const struct platform *pl, sim_time_t overhead_ps, const struct fabric *f,
 			GError **error)

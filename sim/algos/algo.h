@@ -127,6 +127,7 @@ enum algo_error_code {
 	ALGO_ERROR_UNKNOWN,      /* no such algorithm for the collective */
 	ALGO_ERROR_PARAMS,       /* parameters out of range (ranks, root, nchunks, ...) */
 	ALGO_ERROR_NOT_ADMITTED, /* the algorithm does not admit them (hd on 6 ranks) */
+	ALGO_ERROR_MEMORY,       /* its schedule would not fit in memory (sched_over) */
 };
 
 /* The names of the algorithms that build collective c, ", "-separated, in

@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/core/limits.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -100,7 +102,7 @@ enum {
  * registry, both schedule file readers, the platform key table
  * (topology.ranks is LINK_MAX_RANKS, asserted equal) and the flags reject
  * larger values as user errors; the runner relies on them. */
-#define SCHED_MAX_RANKS 4096
+#define SCHED_MAX_RANKS G5_MAX_RANKS
 #define SCHED_MAX_NCHUNKS 256
 #define SCHED_MAX_LANES 256
 

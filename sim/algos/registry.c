@@ -173,10 +173,39 @@ struct sched *algo_build(const struct algo_ops *a, enum coll c, const struct alg
 		return NULL;
 	}
 
-	struct sched *s = a->build(c, &q, error);
+	struct sched *s = NULL;
 
+	if (!q.turned) {
+		/* where it turns, its every rank's ops are N times rank 0's:
+		 * counted from the turned build, not found by building them */
+		struct algo_params t = q;
+
+		t.turned = true;
+		s = a->build(c, &t, error);
+		if (!s)
+			return NULL;
+		/* one that does not turn is built as asked already */
+		if (s->turned) {
+			s->nops = sched_rank_len(s, 0) * (uint64_t)s->nranks;
+			if (!sched_over(s))
+				g_clear_pointer(&s, sched_free);
+		}
+	}
+	if (!s)
+		s = a->build(c, &q, error);
 	if (!s)
 		return NULL;
+	if (sched_over(s)) {
+		g_set_error(error, ALGO_ERROR, ALGO_ERROR_MEMORY,
+			    "%s %s on %d ranks has %" G_GUINT64_FORMAT " ops%s, which need about %.3g GB "
+			    "of memory, more than the %.3g GB a schedule may take (half this machine's): "
+			    "fewer ranks",
+			    a->name, coll_name(c), q.nranks, s->nops,
+			    q.turned ? "" : " stored for every rank", (double)s->nops * SCHED_BYTES_PER_OP / 1e9,
+			    (double)sched_machine_memory() / 2e9);
+		sched_free(s);
+		return NULL;
+	}
 	if (q.tiers) {
 		/* the name it was asked by: "hier" or "hier-INTRA-INTER" */
 		g_free(s->algo);

@@ -7,6 +7,7 @@
 #include "sim/algos/schedule.h"
 
 #include <string.h>
+#include <unistd.h>
 
 GQuark sched_error_quark(void)
 {
@@ -30,12 +31,23 @@ struct sched *sched_new(enum coll coll, const char *algo, int nranks, uint32_t n
 	s->nchunks = nchunks;
 	s->nunits = nblocks * nchunks;
 	s->ranks = g_new0(struct sched_rank, nranks);
+	uint64_t mem = sched_machine_memory();
+
+	/* half of it: the run needs the rest, and arrays grow by doubling */
+	s->max_ops = mem ? mem / 2 / SCHED_BYTES_PER_OP : UINT64_MAX;
 	for (int r = 0; r < nranks; r++) {
 		s->ranks[r].ops = g_array_new(FALSE, FALSE, sizeof(struct sched_op));
 		s->ranks[r].deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	}
 	sched_set_windows(s);
 	return s;
+}
+
+uint64_t sched_machine_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 }
 
 void sched_free(struct sched *s)
@@ -59,12 +71,15 @@ uint32_t sched_add(struct sched *s, int r, const struct sched_op *op, const uint
 	g_assert(!s->turned || r == 0);
 	struct sched_rank *rk = &s->ranks[r];
 	struct sched_op o = *op;
-	uint32_t idx = rk->ops->len;
+	uint32_t idx = rk->added++;
 
-	o.dep_first = rk->deps->len;
-	o.ndeps = ndeps;
 	for (uint32_t i = 0; i < ndeps; i++)
 		g_assert_cmpuint(deps[i], <, idx);
+	if (++s->nops > s->max_ops)
+		return idx; /* counted, not stored: sched_over */
+	g_assert(idx == rk->ops->len);
+	o.dep_first = rk->deps->len;
+	o.ndeps = ndeps;
 	if (ndeps)
 		g_array_append_vals(rk->deps, deps, ndeps);
 	g_array_append_val(rk->ops, o);
@@ -81,6 +96,8 @@ void sched_reserve(struct sched *s, int r, uint32_t nops, uint32_t ndeps)
 	struct sched_rank *rk = &s->ranks[r];
 	guint ops = rk->ops->len, deps = rk->deps->len;
 
+	if (s->nops + nops > s->max_ops)
+		return; /* it will not be stored whole: no room taken for it */
 	/* a GArray keeps its room when it shrinks */
 	g_array_set_size(rk->ops, ops + nops);
 	g_array_set_size(rk->ops, ops);

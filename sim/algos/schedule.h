@@ -58,6 +58,8 @@ struct sched_op {
 struct sched_rank {
 	GArray *ops;  /* of struct sched_op, owned */
 	GArray *deps; /* of uint32_t: indices of earlier ops of this rank, owned */
+	uint32_t added; /* ops added (sched_add): ops->len unless the schedule
+			 * outgrew its bound (sched_over) */
 	uint32_t in_lo, in_hi;   /* input window, global units */
 	uint32_t out_lo, out_hi; /* output window, global units */
 };
@@ -80,13 +82,32 @@ struct sched {
 	uint32_t turn_units;   /* turned: the units an offset moves per rank */
 	uint64_t *weights;     /* AllGatherV: nblocks relative counts, owned; else NULL */
 	struct sched_rank *ranks; /* nranks, owned */
+	uint64_t nops;         /* ops added, all ranks */
+	uint64_t max_ops;      /* the ops that half the machine's memory holds
+				* (SCHED_BYTES_PER_OP each), set by sched_new */
 };
+
+/* What a stored op takes of memory, about: its record and a dep's index. */
+#define SCHED_BYTES_PER_OP (sizeof(struct sched_op) + sizeof(uint32_t))
+
+/* The machine's physical memory in bytes, 0 when unknown. */
+uint64_t sched_machine_memory(void);
 
 struct sched *sched_new(enum coll coll, const char *algo, int nranks, uint32_t nblocks,
 			uint32_t nchunks);
 void sched_free(struct sched *s);
 
-/* Appends an op to rank r with the given deps and returns its index. */
+/* True when more ops were added to s than it stores (max_ops): s is only
+ * good for sched_free; algo_build refuses it with its size. */
+static inline bool sched_over(const struct sched *s)
+{
+	return s->nops > s->max_ops;
+}
+
+/* Appends an op to rank r with the given deps and returns its index. Past
+ * max_ops (a schedule of every rank's ops that grows with the ranks squared,
+ * at thousands of ranks) ops are counted, not stored, so that building one
+ * too large for memory ends (sched_over) instead of exhausting it. */
 uint32_t sched_add(struct sched *s, int r, const struct sched_op *op,
 		   const uint32_t *deps, uint32_t ndeps);
 

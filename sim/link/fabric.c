@@ -921,10 +921,14 @@ char *fabric_node_name(const struct fabric *f, int u)
 	return topo_node_name(&f->t, u);
 }
 
-uint64_t fabric_memory_bytes(int nchans, uint32_t fidelity)
+G_STATIC_ASSERT(sizeof(struct input) == FABRIC_BYTES_PER_INPUT);
+
+uint64_t fabric_memory_bytes(uint64_t nchans, uint64_t ninputs, uint64_t ndist, uint32_t fidelity)
 {
-	return (uint64_t)nchans *
-	       (FABRIC_BYTES_PER_CHAN + (fidelity == LINK_FIDELITY_FLOW ? FABRIC_BYTES_PER_FLOW_CHAN : 0));
+	bool flow = fidelity == LINK_FIDELITY_FLOW;
+
+	return nchans * (FABRIC_BYTES_PER_CHAN + (flow ? FABRIC_BYTES_PER_FLOW_CHAN : 0)) +
+	       (flow ? 0 : ninputs * FABRIC_BYTES_PER_INPUT) + ndist * sizeof(int);
 }
 
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error)
@@ -943,17 +947,6 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	if (!topo_init(&f->t, cfg, sim_seed(s), error)) {
 		g_free(f);
 		return NULL;
-	}
-	uint64_t need = fabric_memory_bytes(f->t.nchans, cfg->fidelity);
-
-	if (cfg->max_memory_bytes && need > cfg->max_memory_bytes) {
-		g_set_error(error, LINK_ERROR, LINK_ERROR_MEMORY,
-			    "a %s of %d ranks has %d channels, which need about %.3g GB of memory to "
-			    "simulate, more than the %.3g GB it may take: fewer ranks, or a topology "
-			    "with fewer links",
-			    f->t.ops->name, f->t.nranks, f->t.nchans, (double)need / 1e9,
-			    (double)cfg->max_memory_bytes / 1e9);
-		goto bad;
 	}
 	/* switch_link matters where a switch is, scaleout_link on a tiered shape */
 	if (tier[TOPO_TIER_SWITCH].bw_bytes_per_s == 0)

@@ -77,12 +77,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/core/limits.h"
 #include "sim/core/sim.h"
 
 /* Limits of the fabric's parameters, one per key: the platform key table
  * (sim/config.c) and every flag use these, and fabric_new refuses beyond them. */
-#define LINK_MAX_RANKS 4096                 /* topology.ranks: 2..; as a schedule's */
-#define LINK_MAX_NODES 8192                 /* ranks and non-rank nodes (switches) */
+#define LINK_MAX_RANKS G5_MAX_RANKS         /* topology.ranks: 2..; as a schedule's */
+#define LINK_MAX_NODES (2 * G5_MAX_RANKS)   /* ranks and non-rank nodes (switches) */
 #define LINK_MAX_DIMS 8                     /* torus and mesh dimensions */
 #define LINK_MAX_HEADER_BYTES (1u << 20)    /* link.header */
 #define LINK_MAX_PAYLOAD_BYTES (1u << 30)   /* link.packet: 1.. */
@@ -97,7 +98,7 @@ enum link_error_code {
 	LINK_ERROR_EDGES,  /* an edge list that is not a connected simple graph */
 	LINK_ERROR_PARAMS, /* a link parameter out of range */
 	LINK_ERROR_UNKNOWN, /* an unknown topology name (topo_find) */
-	LINK_ERROR_MEMORY, /* more channels than max_memory_bytes holds */
+	LINK_ERROR_MEMORY, /* a fabric larger than max_memory_bytes holds */
 };
 
 /* A topology: a plug-in of sim/link (topo.h) named by its ops table. The
@@ -235,17 +236,26 @@ struct fabric_config {
 				      * about (fabric_memory_bytes); 0: no bound */
 };
 
-/* What a fabric of nchans channels takes of memory, about, at a fidelity:
- * per channel its state (512 bytes, 64-byte aligned), its name and its
- * place in the topology's list, FABRIC_BYTES_PER_CHAN; at flow fidelity its
- * flow-level state too (parameters, resource, line of waiting messages,
- * statistics), FABRIC_BYTES_PER_FLOW_CHAN more. Measured on full meshes of
- * 1024 and 2048 ranks (1 M and 4 M channels): 617 and 865 bytes a channel. A
+/* What a fabric takes of memory, about, at a fidelity: per channel (nchans)
+ * its state (512 bytes, 64-byte aligned), its name and its place in the
+ * topology's list, FABRIC_BYTES_PER_CHAN; at flow fidelity its flow-level
+ * state too (parameters, resource, line of waiting messages, statistics),
+ * FABRIC_BYTES_PER_FLOW_CHAN more; at packet fidelity, the arbiter's inputs
+ * of the channels that forward (ninputs: an input per incoming channel and
+ * virtual channel of their node, FABRIC_BYTES_PER_INPUT each, made when a
+ * packet first waits there: counted for the channels leaving a switch,
+ * which forward every packet, so a switch of N ports has N^2; a rank
+ * forwards only on multi-hop shapes, whose ranks have few links); and for a
+ * shape routed along shortest paths, its table of hop distances (ndist
+ * entries, a rank by a node, 4 bytes each). Measured on full meshes of 1024
+ * and 2048 ranks (1 M and 4 M channels): 617 and 865 bytes a channel. A
  * full mesh has N (N - 1) channels: 14.6 GB at flow fidelity for 4096
- * ranks, where a ring has 2 N. */
+ * ranks, where a ring has 2 N; a switch of 16384 ranks has 2^28 inputs, 6.4
+ * GB at packet fidelity. */
 #define FABRIC_BYTES_PER_CHAN 640
 #define FABRIC_BYTES_PER_FLOW_CHAN 256
-uint64_t fabric_memory_bytes(int nchans, uint32_t fidelity);
+#define FABRIC_BYTES_PER_INPUT 24
+uint64_t fabric_memory_bytes(uint64_t nchans, uint64_t ninputs, uint64_t ndist, uint32_t fidelity);
 
 /* How the fabric moves a message: packet by packet, exactly as above (the
  * reference), or as one flow sharing its route's bandwidth max-min fairly

@@ -164,6 +164,28 @@ int fabric_node_ranks(const struct fabric_config *cfg)
 	return cfg->topo && cfg->topo->node_ranks ? cfg->topo->node_ranks(cfg) : 0;
 }
 
+/* False with LINK_ERROR_MEMORY where a fabric of t's shape (nchans channels,
+ * ninputs arbiter inputs, ndist hop distances) would take more memory than
+ * cfg allows. */
+static bool memory_check(const struct topo *t, const struct fabric_config *cfg, uint64_t nchans,
+			 uint64_t ninputs, uint64_t ndist, GError **error)
+{
+	uint64_t need = fabric_memory_bytes(nchans, ninputs, ndist, cfg->fidelity);
+
+	if (!cfg->max_memory_bytes || need <= cfg->max_memory_bytes)
+		return true;
+	g_set_error(error, LINK_ERROR, LINK_ERROR_MEMORY,
+		    "a %s of %d ranks has %" G_GUINT64_FORMAT " channels%s, which need about %.3g GB "
+		    "of memory to simulate, more than the %.3g GB it may take: fewer ranks, or a "
+		    "topology with fewer links%s",
+		    t->ops->name, t->nranks, nchans,
+		    ninputs && cfg->fidelity == LINK_FIDELITY_PACKET ? " and its switches' arbiters "
+								       "an input per port pair" : "",
+		    (double)need / 1e9, (double)cfg->max_memory_bytes / 1e9,
+		    ninputs && cfg->fidelity == LINK_FIDELITY_PACKET ? " (or --fidelity flow)" : "");
+	return false;
+}
+
 bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, GError **error)
 {
 	struct topo_shape shape;
@@ -181,6 +203,8 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, G
 	t->routing = cfg->routing ? (enum topo_routing)cfg->routing
 		   : t->ops->routing ? t->ops->routing : TOPO_ROUTING_LOWEST;
 	g_assert(t->nvc == 1 || t->nvc == 2);
+	if (shape.nchans && !memory_check(t, cfg, shape.nchans, 0, 0, error))
+		return false;
 	g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(struct topo_chan));
 
 	t->ops->build(t, cfg, a);
@@ -211,6 +235,19 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, G
 	}
 	for (int u = 0; u < t->nnodes; u++)
 		t->out_off[u + 1] += t->out_off[u];
+	/* the arbiters' inputs of the channels leaving a switch, and the
+	 * table of hop distances (fabric_memory_bytes) */
+	uint64_t inputs = 0;
+
+	for (int i = 0; i < t->nchans; i++)
+		if (t->chans[i].src >= t->nranks)
+			inputs += 1 + (uint64_t)t->nvc * (uint64_t)t->in_count[t->chans[i].src];
+	uint64_t ndist = t->ops->route == topo_route_shortest ? (uint64_t)t->nranks * (uint64_t)t->nnodes : 0;
+
+	if (!memory_check(t, cfg, (uint64_t)t->nchans, inputs, ndist, error)) {
+		topo_release(t);
+		return false;
+	}
 	if (t->ops->route == topo_route_shortest && !topo_bfs(t))
 		g_error("topo %s: admitted a shape with an unreachable node", t->ops->name);
 	return true;

@@ -50,6 +50,10 @@ struct topo_shape {
 				 * groups, routers per group, ranks per router */
 	int ndims;              /* torus, mesh: extents in dims */
 	int nnodes;             /* ranks plus non-rank nodes */
+	uint64_t nchans;        /* set by a shape whose channels grow faster than its
+				 * nodes (a full mesh): its channels, so that one too
+				 * large for memory is refused before it is built; 0:
+				 * a few per node */
 };
 
 struct topo {

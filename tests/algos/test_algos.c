@@ -230,8 +230,8 @@ static void test_registry_params(void)
 		uint32_t k;
 		const char *msg;
 	} bad[] = {
-		{ 1, 1, "'ranks' must be in 2..4096, got 1" },
-		{ 4097, 1, "'ranks' must be in 2..4096, got 4097" },
+		{ 1, 1, "'ranks' must be in 2..16384, got 1" },
+		{ 16385, 1, "'ranks' must be in 2..16384, got 16385" },
 		{ 4, 0, "'nchunks' must be in 1..256, got 0" },
 		{ 4, 257, "'nchunks' must be in 1..256, got 257" },
 	};
@@ -934,6 +934,45 @@ static void test_e2e_file(void)
 	g_free(dir);
 }
 
+/* A schedule stores no more ops than its bound (sched_new: half the
+ * machine's memory): past it ops are counted, their indices go on, and
+ * algo_build refuses it with its size; one that turns is counted from its
+ * rank 0 before anything is built (a ring of 16384 ranks and 256 chunks:
+ * 137 G ops), and refused at once on any machine. */
+static void test_schedule_bound(void)
+{
+	struct sched *s = sched_new(COLL_ALLREDUCE, "t", 2, 2, 1);
+	struct sched_op op = { .kind = SOP_COPY, .src_buf = SBUF_IN, .dst_buf = SBUF_OUT, .count = 1,
+			       .recv_peer = -1, .send_peer = -1 };
+
+	g_assert_cmpuint(s->max_ops, >=, 1000);
+	s->max_ops = 5;
+	for (uint32_t i = 0; i < 8; i++) {
+		uint32_t dep = i - 1;
+
+		g_assert_cmpuint(sched_add(s, (int)(i % 2), &op, i >= 2 ? &dep : NULL, 0), ==, i / 2);
+		g_assert_cmpint(sched_over(s), ==, i >= 5);
+	}
+	g_assert_cmpuint(s->nops, ==, 8);
+	g_assert_cmpuint(s->ranks[0].ops->len + s->ranks[1].ops->len, ==, 5);
+	g_assert_cmpuint(s->ranks[0].added, ==, 4);
+	sched_free(s);
+
+	const char *g5 = g5_path();
+
+	if (!g5)
+		return;
+	g_autofree char *cmd = g_strdup_printf("%s schedule -c allreduce -a ring -n 16384 --nchunks 256 "
+					       "-o /dev/null", g5);
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(sh(cmd, &out, &err), ==, 2);
+	g_assert_true(g_str_has_prefix(err, "g5 schedule: ring allreduce on 16384 ranks has 137434759168 "
+					    "ops stored for every rank, which need about 6.05e+03 GB of "
+					    "memory, more than the "));
+	g_assert_nonnull(strstr(err, "GB a schedule may take (half this machine's): fewer ranks"));
+}
+
 static void test_e2e_usage(void)
 {
 	const char *g5 = g5_path();
@@ -948,10 +987,10 @@ static void test_e2e_usage(void)
 		  NULL /* checked by prefix below */ },
 		{ "schedule -c allreduce -a ring", "g5 schedule: --collective, --algo and --ranks are "
 						   "required (see 'g5 schedule --help')\n" },
-		{ "schedule -c allreduce -a ring -n 1", "g5 schedule: 'ranks' must be in 2..4096, got 1 "
+		{ "schedule -c allreduce -a ring -n 1", "g5 schedule: 'ranks' must be in 2..16384, got 1 "
 							"(see 'g5 schedule --help')\n" },
 		{ "verify --bogus", NULL },
-		{ "verify --max-ranks 1", "g5 verify: --max-ranks must be in 2..4096, got 1 (see 'g5 "
+		{ "verify --max-ranks 1", "g5 verify: --max-ranks must be in 2..16384, got 1 (see 'g5 "
 					  "verify --help')\n" },
 		{ "verify --schedule x --algo ring", "g5 verify: --schedule takes no --algo or "
 						     "--collective (see 'g5 verify --help')\n" },
@@ -1147,6 +1186,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/algos/hazards/readers", test_hazards_readers);
 	g_test_add_func("/algos/chunking/allgatherv-weights", test_chunk_weighted);
 	g_test_add_func("/algos/names", test_names);
+	g_test_add_func("/algos/schedule/bound", test_schedule_bound);
 	g_test_add_func("/algos/registry/find", test_registry_find);
 	g_test_add_func("/algos/registry/params", test_registry_params);
 	g_test_add_func("/algos/registry/paxi-override", test_registry_paxi);

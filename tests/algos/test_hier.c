@@ -475,7 +475,7 @@ static void test_e2e_usage(void)
 	expect_refusal(&r, 2, "g5 schedule: --node-ranks must be at least 1 and divide --ranks 8, "
 			      "got 3");
 	g5(&r, "verify", "--node-ranks", "0", NULL);
-	expect_refusal(&r, 2, "g5 verify: --node-ranks must be in 1..4096, got 0");
+	expect_refusal(&r, 2, "g5 verify: --node-ranks must be in 1..16384, got 0");
 	g5(&r, "verify", "--schedule", "x.g5s", "--node-ranks", "2", NULL);
 	expect_refusal(&r, 2, "g5 verify: --schedule takes no --node-ranks");
 }

@@ -491,7 +491,7 @@ static void test_damaged(void)
 		{ "algo ring\n", "algorithm ring\n", "unknown keyword 'algorithm'", 3 },
 		{ "algo ring\n", "", "the header has no 'algo'", 0 },
 		{ "ranks 2", "ranks two", "'ranks' must be a number", 0 },
-		{ "ranks 2", "ranks 5000", "'ranks' must be at most 4096", 0 },
+		{ "ranks 2", "ranks 20000", "'ranks' must be at most 16384", 0 },
 		{ "units 2", "units 3", "'units' must be nblocks x nchunks", 0 },
 		{ "rank 0 in 0 2", "rank 0 in 0 1", "differ from the allreduce windows", 0 },
 		{ "rank 1 in", "rank 2 in", "ranks out of order", 0 },

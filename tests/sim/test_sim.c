@@ -9,6 +9,7 @@
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule.h"
 #include "sim/config.h"
+#include "sim/measured.h"
 #include "sim/simulate.h"
 
 static bool run(const struct platform *pl, enum coll c, const char *algo, uint64_t bytes,
@@ -1311,9 +1312,9 @@ static void test_cli_errors(void)
 		{ "sim --link-bw fast", "--link-bw must be a bandwidth such as 450GB/s, got 'fast'" },
 		{ "sim --topo donut", "--topo must be a topology (known: ring, ring-uni, fullmesh, hypercube, torus, mesh, switch, edges, leafspine, fattree, tiers, dragonfly), got 'donut'" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
-		{ "sim --ranks 1", "--ranks must be between 2 and 4096, got '1'" },
+		{ "sim --ranks 1", "--ranks must be between 2 and 16384, got '1'" },
 		{ "sim --nchunks 0", "--nchunks must be at least 1, got 0" },
-		{ "sim --ranks 0", "--ranks must be between 2 and 4096, got '0'" },
+		{ "sim --ranks 0", "--ranks must be between 2 and 16384, got '0'" },
 		{ "sim --cdma-units 0", "--cdma-units must be between 1 and 64, got '0'" },
 		{ "sim --slots 0", "--slots must be between 1 and 1000000, got '0'" },
 		{ "bench engine --events 0", "--events must be in 1..100000000000, got 0" },
@@ -1322,7 +1323,7 @@ static void test_cli_errors(void)
 		{ "bench scale --repeat 100", "--repeat must be in 1..99, got 100" },
 		{ "bench scale --row 17", "--row must be in 1..16, got 17" },
 		{ "bench scale --row 0", "--row must be in 1..16, got 0" },
-		{ "schedule -n 0 --collective allreduce --algo ring", "'ranks' must be in 2..4096, got 0" },
+		{ "schedule -n 0 --collective allreduce --algo ring", "'ranks' must be in 2..16384, got 0" },
 		{ "schedule --collective allreduce --algo ring", "--collective, --algo and --ranks are required" },
 		{ "sim --collective allgatherv --counts 1000000000000,1,1,1,1,1,1,1",
 		  "--counts entry '1000000000000' is above the largest weight, 4294967295" },
@@ -1333,13 +1334,13 @@ static void test_cli_errors(void)
 		{ "sim --dims 2x4", "--dims is only for kind torus, mesh, not ring" },
 		{ "sim --topo torus --dims 4xx4", "--dims must look like 4x4x4 (1 to 8 extents), got '4xx4'" },
 		{ "sim --topo mesh --dims 65536x65536x65536",
-		  "--dims 65536x65536x65536 make more than 4096 ranks" },
+		  "--dims 65536x65536x65536 make more than 16384 ranks" },
 		{ "sim --topo torus --dims 4x4x4 --ranks 60", "torus dims 4x4x4 do not make 60 ranks" },
 		{ "sim --schedule gpu/schedules/allreduce-ring-n2-k1.g5s --algo hd",
 		  "--algo does nothing with --schedule: the file says it" },
 		{ "sim --schedule gpu/schedules/allreduce-ring-n2-k1.g5s --nchunks 2",
 		  "--nchunks does nothing with --schedule" },
-		{ "sim --ranks 4097", "--ranks must be between 2 and 4096, got '4097'" },
+		{ "sim --ranks 16385", "--ranks must be between 2 and 16384, got '16385'" },
 		{ "sim --nchunks 257", "'nchunks' must be in 1..256, got 257" },
 		{ "sim --collective broadcast --algo binomial --root 8", "'root' must be a rank in 0..7, got 8" },
 		{ "sim --collective p2p --algo direct --peer 0", "'peer' must be a rank in 0..7 other than the root 0, got 0" },
@@ -1651,44 +1652,47 @@ static void test_runner_alike(void)
 	platform_release(&pl);
 }
 
-/* One rank limit (the schedule IR's, which the fabric shares): the flag,
- * the platform key and `g5 schedule` admit 4096 ranks and refuse 4097 with
- * the same bound, and a run at the limit runs (a binomial broadcast on a
- * switch: every rank takes part, in 12 steps). */
+/* One rank limit (sim/core/limits.h, which the schedule IR, the fabric and
+ * the measured files share): the flag, the platform key and `g5 schedule`
+ * admit 16384 ranks and refuse 16385 with the same bound, and a run at the
+ * limit runs (a binomial broadcast on a hypercube: every rank takes part,
+ * in 14 steps of one hop). */
 static void test_rank_limit(void)
 {
 	struct platform pl;
 	GError *e = NULL;
 
-	g_assert_cmpint(SCHED_MAX_RANKS, ==, 4096);
+	g_assert_cmpint(SCHED_MAX_RANKS, ==, 16384);
+	g_assert_cmpint(LINK_MAX_RANKS, ==, SCHED_MAX_RANKS);
+	g_assert_cmpint(MEASURED_MAX_RANKS, ==, SCHED_MAX_RANKS);
 	platform_init_default(&pl);
-	g_assert_true(config_platform_set(&pl, "topology.ranks", "4096", &e));
-	g_assert_false(config_platform_set(&pl, "topology.ranks", "4097", &e));
-	g_assert_cmpstr(e->message, ==, "'topology.ranks' must be between 2 and 4096, got '4097'");
+	g_assert_true(config_platform_set(&pl, "topology.ranks", "16384", &e));
+	g_assert_false(config_platform_set(&pl, "topology.ranks", "16385", &e));
+	g_assert_cmpstr(e->message, ==, "'topology.ranks' must be between 2 and 16384, got '16385'");
 	g_clear_error(&e);
 	platform_release(&pl);
 
 	g_autofree char *out = NULL, *err = NULL;
 
-	/* 4096 passes the flag and the fabric: the refusal is nchunks' */
-	g_assert_cmpint(g5("sim --ranks 4096 --nchunks 257", &out, &err), ==, 2);
+	/* 16384 passes the flag and the fabric: the refusal is nchunks' */
+	g_assert_cmpint(g5("sim --ranks 16384 --nchunks 257", &out, &err), ==, 2);
 	g_assert_nonnull(strstr(err, "'nchunks' must be in 1..256, got 257"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(g5("sim --ranks 4097", &out, &err), ==, 2);
-	g_assert_nonnull(strstr(err, "--ranks must be between 2 and 4096, got '4097'"));
+	g_assert_cmpint(g5("sim --ranks 16385", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "--ranks must be between 2 and 16384, got '16385'"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 4097", &out, &err), ==, 2);
-	g_assert_nonnull(strstr(err, "'ranks' must be in 2..4096, got 4097"));
+	g_assert_cmpint(g5("schedule -c allreduce -a ring -n 16385", &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "'ranks' must be in 2..16384, got 16385"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(g5("schedule -c broadcast -a binomial -n 4096 -o /dev/null", &out, &err), ==, 0);
+	g_assert_cmpint(g5("schedule -c broadcast -a binomial -n 16384 -o /dev/null", &out, &err), ==, 0);
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(g5("sim --topo switch --ranks 4096 --collective broadcast --algo binomial "
+	g_assert_cmpint(g5("sim --topo hypercube --ranks 16384 --collective broadcast --algo binomial "
 			   "--size 4KiB --json", &out, &err), ==, 0);
-	g_assert_cmpfloat(json_num(out, "ranks"), ==, 4096);
+	g_assert_cmpfloat(json_num(out, "ranks"), ==, 16384);
 	g_assert_cmpfloat(json_num(out, "latency_us"), >, 0);
 }
 
@@ -1743,7 +1747,7 @@ static void test_fabric_memory_limit(void)
 		g_assert_true(config_platform_set(&pl, "topology.kind", "fullmesh", &e));
 		g_assert_true(config_platform_set(&pl, "topology.ranks", "64", &e));
 		pl.fabric.fidelity = fid;
-		uint64_t need = fabric_memory_bytes(64 * 63, fid);
+		uint64_t need = fabric_memory_bytes(64 * 63, 0, 0, fid);
 
 		g_assert_cmpuint(need, ==, 64 * 63 * (fid == LINK_FIDELITY_FLOW ? 896 : 640));
 		struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring",
@@ -1766,6 +1770,28 @@ static void test_fabric_memory_limit(void)
 		g_assert_true(simulate(&job, &r, &e));
 		g_assert_no_error(e);
 		g_assert_cmpuint(r.run.latency_ps, >, 0);
+		simulate_outcome_clear(&r);
+
+		/* a switch: at packet fidelity each of its 64 down channels'
+		 * arbiters has an input per port (and memory's) */
+		g_assert_true(config_platform_set(&pl, "topology.kind", "switch", &e));
+		need = fabric_memory_bytes(128, 64 * 65, 0, fid);
+		g_assert_cmpuint(need, ==, fid == LINK_FIDELITY_FLOW ? 128 * 896 : 128 * 640 + 64 * 65 * 24);
+		job.max_memory_bytes = need - 1;
+		g_free(want);
+		want = g_strdup_printf(
+			"a switch of 64 ranks has 128 channels%s, which need about %.3g GB of memory to "
+			"simulate, more than the %.3g GB it may take: fewer ranks, or a topology with "
+			"fewer links%s",
+			fid == LINK_FIDELITY_FLOW ? "" : " and its switches' arbiters an input per port pair",
+			(double)need / 1e9, (double)(need - 1) / 1e9, fid == LINK_FIDELITY_FLOW ? "" : " (or --fidelity flow)");
+		g_assert_false(simulate_check(&job, &e));
+		g_assert_error(e, LINK_ERROR, LINK_ERROR_MEMORY);
+		g_assert_cmpstr(e->message, ==, want);
+		g_clear_error(&e);
+		job.max_memory_bytes = 1ull << 30;
+		g_assert_true(simulate(&job, &r, &e));
+		g_assert_no_error(e);
 		simulate_outcome_clear(&r);
 		platform_release(&pl);
 	}
