@@ -314,6 +314,17 @@ static struct hz_cell *hz_cell(struct sched_hazards *h, int r, uint8_t buf, uint
 	return &h->cells[r][u];
 }
 
+/* The cells of units off .. off + count - 1 (count >= 1) of buf on rank r,
+ * which lie in a row. */
+static struct hz_cell *hz_cells(struct sched_hazards *h, int r, uint8_t buf, uint32_t off,
+				uint32_t count)
+{
+	struct hz_cell *c = hz_cell(h, r, buf, off);
+
+	g_assert(hz_cell(h, r, buf, off + count - 1) == c + count - 1);
+	return c;
+}
+
 static struct hz_reader *hz_reader(struct sched_hazards *h, uint32_t e)
 {
 	return &g_array_index(h->pool, struct hz_reader, e);
@@ -360,7 +371,7 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			   const struct sched_op *op, const uint32_t *extra, uint32_t nextra)
 {
 	unsigned f = sched_op_kind_flags((enum sched_op_kind)op->kind);
-	uint32_t self = s->ranks[r].ops->len;
+	uint32_t self = s->ranks[r].added; /* sched_add returns it */
 	GArray *deps = h->deps;
 	/* A copy (or a copy-send) of input units to the same output units (or back) writes
 	 * the values its cells already hold when the buffers alias, and other
@@ -375,36 +386,45 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 	g_array_set_size(deps, 0);
 	if (nextra)
 		g_array_append_vals(deps, extra, nextra);
+	/* neighbouring cells most often have the same writer and readers:
+	 * each is taken once in a row (the deps are made sorted and unique
+	 * below) */
+	uint32_t last = HZ_NONE, last_reader = HZ_NONE;
+
+	struct hz_cell *src = f & SOPF_SRC ? hz_cells(h, r, op->src_buf, op->src_off, op->count) : NULL;
+	struct hz_cell *dst = f & SOPF_DST ? hz_cells(h, r, op->dst_buf, op->dst_off, op->count) : NULL;
+
 	for (uint32_t i = 0; i < op->count; i++) {
-		if (f & SOPF_SRC) {
-			struct hz_cell *c = hz_cell(h, r, op->src_buf, op->src_off + i);
+		if (src) {
+			struct hz_cell *c = &src[i];
 
-			if (c->writer != HZ_NONE)
+			if (c->writer != HZ_NONE && c->writer != last)
 				g_array_append_val(deps, c->writer);
+			last = c->writer;
 		}
-		if (f & SOPF_DST) {
-			struct hz_cell *c = hz_cell(h, r, op->dst_buf, op->dst_off + i);
+		if (dst) {
+			struct hz_cell *c = &dst[i];
 
-			if (c->writer != HZ_NONE)
+			if (c->writer != HZ_NONE && c->writer != last)
 				g_array_append_val(deps, c->writer);
+			last = c->writer;
 			if (!selfcopy)
 				for (uint32_t e = c->readers; e != HZ_NONE; e = hz_reader(h, e)->next)
-					g_array_append_val(deps, hz_reader(h, e)->op);
+					if (hz_reader(h, e)->op != last_reader) {
+						last_reader = hz_reader(h, e)->op;
+						g_array_append_val(deps, last_reader);
+					}
 		}
 	}
 	/* Update after collecting, so an op that reads and writes one cell
 	 * (D = D + L) does not depend on itself. */
-	if (f & SOPF_SRC)
-		for (uint32_t i = 0; i < op->count; i++)
-			hz_read(h, hz_cell(h, r, op->src_buf, op->src_off + i), self);
-	if (f & SOPF_DST)
-		for (uint32_t i = 0; i < op->count; i++) {
-			struct hz_cell *c = hz_cell(h, r, op->dst_buf, op->dst_off + i);
-
-			c->writer = self;
-			if (!selfcopy)
-				hz_clear_readers(h, c);
-		}
+	for (uint32_t i = 0; src && i < op->count; i++)
+		hz_read(h, &src[i], self);
+	for (uint32_t i = 0; dst && i < op->count; i++) {
+		dst[i].writer = self;
+		if (!selfcopy)
+			hz_clear_readers(h, &dst[i]);
+	}
 	/* sorted, unique */
 	if (deps->len > 1)
 		g_array_sort(deps, cmp_u32);
