@@ -12,8 +12,10 @@ if [ -n "$bad" ]; then
 	exit 1
 fi
 # The schedule IR's plain-C core is compiled by gpu/ on hosts without GLib:
-# it includes only the C library and itself; gpu/ takes nothing else of sim/.
-ir=$(grep -h '#include' sim/algos/ir.[ch] | grep -v '#include <std\(bool\|int\)\.h>\|#include <string\.h>\|#include "sim/algos/ir\.h"')
+# it includes only the C library, itself and the rank limit (sim/core/limits.h,
+# which includes nothing); gpu/ takes nothing else of sim/.
+ir=$(grep -h '#include' sim/algos/ir.[ch] sim/core/limits.h |
+	grep -v '#include <std\(bool\|int\)\.h>\|#include <string\.h>\|#include "sim/algos/ir\.h"\|#include "sim/core/limits\.h"')
 gpu=$(grep -rhn '#include "sim/' gpu | grep -v '#include "sim/algos/ir\.h"')
 if [ -n "$ir$gpu" ]; then
 	echo "sim/algos/ir.[ch] must be plain C, and gpu/ may include only it of sim/:" $ir $gpu

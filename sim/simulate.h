@@ -129,7 +129,8 @@ void simulate_params(const struct simulate_job *job, struct algo_params *out);
  * SIMULATE_ERROR_MEMORY, when the runner's memory (runner_memory_bytes) is
  * above job->max_memory_bytes, by default the machine's physical memory;
  * and LINK_ERROR_MEMORY, before the fabric is made, when the fabric's
- * (fabric_memory_bytes: a full mesh's N (N - 1) channels) is. */
+ * (fabric_memory_bytes: a full mesh's N (N - 1) channels, a switch's N^2
+ * arbiter inputs at packet fidelity) is. */
 bool simulate(const struct simulate_job *job, struct simulate_outcome *out, GError **error);
 void simulate_outcome_clear(struct simulate_outcome *out);
 
