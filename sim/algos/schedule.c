@@ -247,16 +247,19 @@ bool sched_equal(const struct sched *a, const struct sched *b)
 
 /* ---- Hazard tracking. Cells are per rank: the input and output share one
  * range of global units (aliased, as in place), scratch follows. Each cell
- * remembers its last writer and the ops that read it since, as a list of
- * reader entries in one pool; a writer hands its cell's list back to the
- * pool's free list, so the pool holds at most the readers alive at once.
- * A cell is 8 bytes and the tracker allocates nothing per op. ---- */
+ * remembers its last writer and the ops that read it since: one reader in
+ * the cell itself, more as a list of reader entries in one pool; a writer
+ * hands its cell's list back to the pool's free list, so the pool holds at
+ * most the readers alive at once beyond each cell's first. A cell is 8
+ * bytes and the tracker allocates nothing per op. ---- */
 
 #define HZ_NONE UINT32_MAX
+#define HZ_ONE 0x80000000u /* readers: the one reader's op index | HZ_ONE */
 
 struct hz_cell {
 	uint32_t writer;  /* op index, HZ_NONE: none */
-	uint32_t readers; /* first reader entry in the pool, HZ_NONE: none */
+	uint32_t readers; /* HZ_NONE: none; with HZ_ONE: a single reader, that op;
+			   * else the first reader entry in the pool */
 };
 
 struct hz_reader {
@@ -330,20 +333,32 @@ static struct hz_reader *hz_reader(struct sched_hazards *h, uint32_t e)
 	return &g_array_index(h->pool, struct hz_reader, e);
 }
 
-/* Adds op `self` to the front of c's readers. */
-static void hz_read(struct sched_hazards *h, struct hz_cell *c, uint32_t self)
+/* An entry of the pool holding op, before entry next. */
+static uint32_t hz_entry(struct sched_hazards *h, uint32_t op, uint32_t next)
 {
 	uint32_t e = h->free;
 
 	if (e != HZ_NONE) {
 		h->free = hz_reader(h, e)->next;
 	} else {
-		g_assert_cmpuint(h->pool->len, <, HZ_NONE);
+		g_assert_cmpuint(h->pool->len, <, HZ_ONE);
 		e = h->pool->len;
 		g_array_set_size(h->pool, e + 1);
 	}
-	*hz_reader(h, e) = (struct hz_reader){ .op = self, .next = c->readers };
-	c->readers = e;
+	*hz_reader(h, e) = (struct hz_reader){ .op = op, .next = next };
+	return e;
+}
+
+/* Adds op `self` to the front of c's readers. */
+static void hz_read(struct sched_hazards *h, struct hz_cell *c, uint32_t self)
+{
+	if (c->readers == HZ_NONE) {
+		c->readers = self | HZ_ONE;
+		return;
+	}
+	if (c->readers & HZ_ONE && c->readers != HZ_NONE)
+		c->readers = hz_entry(h, c->readers & ~HZ_ONE, HZ_NONE);
+	c->readers = hz_entry(h, self, c->readers);
 }
 
 /* Hands c's readers back to the pool. */
@@ -353,6 +368,10 @@ static void hz_clear_readers(struct sched_hazards *h, struct hz_cell *c)
 
 	if (last == HZ_NONE)
 		return;
+	if (last & HZ_ONE) {
+		c->readers = HZ_NONE;
+		return;
+	}
 	while (hz_reader(h, last)->next != HZ_NONE)
 		last = hz_reader(h, last)->next;
 	hz_reader(h, last)->next = h->free;
@@ -382,7 +401,7 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			((op->src_buf == SBUF_IN && op->dst_buf == SBUF_OUT) ||
 			 (op->src_buf == SBUF_OUT && op->dst_buf == SBUF_IN));
 
-	g_assert_cmpuint(self, <, HZ_NONE);
+	g_assert_cmpuint(self, <, HZ_ONE);
 	g_array_set_size(deps, 0);
 	if (nextra)
 		g_array_append_vals(deps, extra, nextra);
@@ -409,11 +428,16 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 				g_array_append_val(deps, c->writer);
 			last = c->writer;
 			if (!selfcopy)
-				for (uint32_t e = c->readers; e != HZ_NONE; e = hz_reader(h, e)->next)
-					if (hz_reader(h, e)->op != last_reader) {
-						last_reader = hz_reader(h, e)->op;
-						g_array_append_val(deps, last_reader);
+				for (uint32_t e = c->readers; e != HZ_NONE;) {
+					bool one = e & HZ_ONE;
+					uint32_t reader = one ? e & ~HZ_ONE : hz_reader(h, e)->op;
+
+					if (reader != last_reader) {
+						last_reader = reader;
+						g_array_append_val(deps, reader);
 					}
+					e = one ? HZ_NONE : hz_reader(h, e)->next;
+				}
 		}
 	}
 	/* Update after collecting, so an op that reads and writes one cell
