@@ -356,7 +356,7 @@ static void hz_read(struct sched_hazards *h, struct hz_cell *c, uint32_t self)
 		c->readers = self | HZ_ONE;
 		return;
 	}
-	if (c->readers & HZ_ONE && c->readers != HZ_NONE)
+	if (c->readers & HZ_ONE)
 		c->readers = hz_entry(h, c->readers & ~HZ_ONE, HZ_NONE);
 	c->readers = hz_entry(h, self, c->readers);
 }

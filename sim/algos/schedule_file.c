@@ -372,6 +372,9 @@ static bool rd_op(struct reader *rd, struct sched *s, int r, uint32_t i)
 	}
 	if (ok)
 		sched_add(s, r, &o, (const uint32_t *)deps->data, deps->len);
+	if (ok && sched_over(s))
+		ok = rd_fail(rd, "more than the %" G_GUINT64_FORMAT " ops that half this machine's "
+			     "memory holds", s->max_ops);
 	g_array_unref(deps);
 	return ok;
 }
