@@ -56,20 +56,15 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes)
 {
 	uint64_t total = 0;
+	g_autofree uint64_t *before = sched_elems_before(s, elems);
 
 	for (int r = 0; r < s->nranks; r++)
 		for (uint32_t i = 0; i < sched_rank_len(s, r); i++) {
 			const struct sched_op op = sched_op_get(s, r, i);
 			uint32_t at = op.dst_buf != SBUF_NONE ? op.dst_off : op.src_off;
 
-			if (op.send_peer < 0)
-				continue;
-			for (uint32_t u = at; u < at + op.count; u++) {
-				uint64_t first, n;
-
-				sched_unit_range(s, elems, u % s->nunits, &first, &n);
-				total += n;
-			}
+			if (op.send_peer >= 0)
+				total += sched_units_elems(s, before, at, op.count);
 		}
 	return total * elem_bytes;
 }
@@ -345,17 +340,13 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 	if (job->inplace && !s->inplace_ok && copy_rate) {
 		/* the copy-in: a launch of its own on the stream (a device copy
 		 * before the kernel) and the largest input window's copy */
-		uint64_t elems = job->bytes / job->elem_bytes, most = 0;
+		uint64_t most = 0;
+		g_autofree uint64_t *before = sched_elems_before(s, job->bytes / job->elem_bytes);
 
-		for (int r = 0; r < s->nranks; r++) {
-			uint64_t n = 0, first, count;
-
-			for (uint32_t u = s->ranks[r].in_lo; u < s->ranks[r].in_hi; u++) {
-				sched_unit_range(s, elems, u % s->nunits, &first, &count);
-				n += count;
-			}
-			most = MAX(most, n * job->elem_bytes);
-		}
+		for (int r = 0; r < s->nranks; r++)
+			most = MAX(most, sched_units_elems(s, before, s->ranks[r].in_lo,
+							   s->ranks[r].in_hi - s->ranks[r].in_lo) *
+						 job->elem_bytes);
 		run_pl.overhead_ps += platform_overhead(&impl, job->mode);
 		run_pl.overhead_ps += link_wire_ps(most, copy_rate);
 		/* the host issues the copy too: one launch on every GPU, as the

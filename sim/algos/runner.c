@@ -544,15 +544,7 @@ static uint64_t units_bytes(const struct sched *s, uint64_t elems, uint32_t elem
  * the run's collective: units_bytes from the run's table. */
 static uint64_t run_units_bytes(const struct runner *r, uint32_t off, uint32_t count)
 {
-	const uint64_t *before = r->elems_before;
-	uint32_t n = r->s->nunits, first = off % n, rem = count % n;
-	uint64_t elems = (uint64_t)(count / n) * before[n];
-
-	if (first + rem <= n)
-		elems += before[first + rem] - before[first];
-	else
-		elems += before[n] - before[first] + before[first + rem - n];
-	return elems * r->elem_bytes;
+	return sched_units_elems(r->s, r->elems_before, off, count) * r->elem_bytes;
 }
 static bool op_local_pass(const struct run_op *o);
 
@@ -1833,14 +1825,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 	r->ranks = memset(mem, 0, sizeof(struct run_rank) * (gsize)MAX(s->nranks, 1));
 	r->call_end = g_new0(sim_time_t, r->calls);
 	r->pp = paxi_get_params(r->px);
-	r->elems_before = g_new(uint64_t, (gsize)s->nunits + 1);
-	r->elems_before[0] = 0;
-	for (uint32_t u = 0; u < s->nunits; u++) {
-		uint64_t first, n;
-
-		sched_unit_range(s, r->elems, u, &first, &n);
-		r->elems_before[u + 1] = r->elems_before[u] + n;
-	}
+	r->elems_before = sched_elems_before(s, r->elems);
 	r->pool = g_ptr_array_new_with_free_func(free);
 	if (r->lazy) {
 		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);

@@ -153,6 +153,33 @@ void sched_unit_range(const struct sched *s, uint64_t elems, uint32_t u, uint64_
 	ir_unit_range(s->coll, s->nblocks, s->nchunks, s->weights, elems, u, first, count);
 }
 
+uint64_t *sched_elems_before(const struct sched *s, uint64_t elems)
+{
+	uint64_t *before = g_new(uint64_t, (gsize)s->nunits + 1);
+
+	before[0] = 0;
+	for (uint32_t u = 0; u < s->nunits; u++) {
+		uint64_t first, n;
+
+		sched_unit_range(s, elems, u, &first, &n);
+		before[u + 1] = before[u] + n;
+	}
+	return before;
+}
+
+uint64_t sched_units_elems(const struct sched *s, const uint64_t *before, uint32_t off,
+			   uint32_t count)
+{
+	uint32_t n = s->nunits, first = off % n, rem = count % n;
+	uint64_t elems = (uint64_t)(count / n) * before[n];
+
+	if (first + rem <= n)
+		elems += before[first + rem] - before[first];
+	else
+		elems += before[n] - before[first] + before[first + rem - n];
+	return elems;
+}
+
 const char *coll_name(enum coll c)
 {
 	const char *n = ir_coll_name(c);
@@ -250,16 +277,35 @@ bool sched_equal(const struct sched *a, const struct sched *b)
  * remembers its last writer and the ops that read it since: one reader in
  * the cell itself, more as a list of reader entries in one pool; a writer
  * hands its cell's list back to the pool's free list, so the pool holds at
- * most the readers alive at once beyond each cell's first. A cell is 8
- * bytes and the tracker allocates nothing per op. ---- */
+ * most the readers alive at once beyond each cell's first. A rank keeps its
+ * cells as runs of alike cells while they are few (an op moves a range of
+ * units, and a log-step algorithm's ranges halve: a few dozen runs per
+ * rank), and as a cell per unit (8 bytes) once its runs outgrow
+ * HZ_MAX_RUNS (a ring writes each block apart). Either way an op's deps
+ * are the same: its range's writers and (for what it writes) readers,
+ * sorted and unique. The tracker allocates nothing per op. ---- */
 
 #define HZ_NONE UINT32_MAX
 #define HZ_ONE 0x80000000u /* readers: the one reader's op index | HZ_ONE */
+#define HZ_MAX_RUNS 64
 
 struct hz_cell {
 	uint32_t writer;  /* op index, HZ_NONE: none */
 	uint32_t readers; /* HZ_NONE: none; with HZ_ONE: a single reader, that op;
 			   * else the first reader entry in the pool */
+};
+
+/* Cells start .. (the next run's start, or the end) - 1, alike. */
+struct hz_run {
+	uint32_t start;
+	struct hz_cell c;
+};
+
+struct hz_rank {
+	struct hz_cell *cells; /* owned: a cell per unit, once runs outgrew HZ_MAX_RUNS */
+	struct hz_run *runs;   /* owned, before that: by start, runs[0].start = 0;
+				* NULL: the rank is not used yet */
+	uint32_t nruns, cap;
 };
 
 struct hz_reader {
@@ -270,11 +316,19 @@ struct hz_reader {
 struct sched_hazards {
 	int nranks;
 	uint32_t nunits, scratch_units;
-	struct hz_cell **cells; /* per rank: nunits + scratch_units, owned */
+	struct hz_rank *ranks;  /* per rank, owned */
+	bool flat;              /* a cell per unit from the start (tests) */
 	GArray *pool;           /* of struct hz_reader, owned */
 	uint32_t free;          /* first free entry of pool, HZ_NONE: none */
 	GArray *deps;           /* of uint32_t: sched_add_tracked's scratch, owned */
 };
+
+static bool hz_runs = true;
+
+void sched_hazards_runs(bool on)
+{
+	hz_runs = on;
+}
 
 struct sched_hazards *sched_hazards_new(const struct sched *s)
 {
@@ -283,7 +337,8 @@ struct sched_hazards *sched_hazards_new(const struct sched *s)
 	h->nranks = s->nranks;
 	h->nunits = s->nunits;
 	h->scratch_units = s->scratch_units;
-	h->cells = g_new0(struct hz_cell *, s->nranks); /* a rank's when it is first used */
+	h->ranks = g_new0(struct hz_rank, s->nranks);
+	h->flat = !hz_runs;
 	h->pool = g_array_new(FALSE, FALSE, sizeof(struct hz_reader));
 	h->free = HZ_NONE;
 	h->deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -294,38 +349,28 @@ void sched_hazards_free(struct sched_hazards *h)
 {
 	if (!h)
 		return;
-	for (int r = 0; r < h->nranks; r++)
-		g_free(h->cells[r]);
-	g_free(h->cells);
+	for (int r = 0; r < h->nranks; r++) {
+		g_free(h->ranks[r].cells);
+		g_free(h->ranks[r].runs);
+	}
+	g_free(h->ranks);
 	g_array_unref(h->pool);
 	g_array_unref(h->deps);
 	g_free(h);
 }
 
-static struct hz_cell *hz_cell(struct sched_hazards *h, int r, uint8_t buf, uint32_t u)
+/* The first cell of units off .. off + count - 1 (count >= 1) of buf, in a
+ * rank's cells, which they take in a row. */
+static uint32_t hz_unit(const struct sched_hazards *h, uint8_t buf, uint32_t off, uint32_t count)
 {
-	if (!h->cells[r]) {
-		/* all ones: no writer, no readers */
-		h->cells[r] = g_new(struct hz_cell, h->nunits + h->scratch_units);
-		memset(h->cells[r], 0xff, sizeof(struct hz_cell) * (h->nunits + h->scratch_units));
-	}
 	if (buf == SBUF_SCRATCH) {
-		g_assert_cmpuint(u, <, h->scratch_units);
-		return &h->cells[r][h->nunits + u];
+		g_assert_cmpuint(off, <, h->scratch_units);
+		g_assert_cmpuint(count, <=, h->scratch_units - off);
+		return h->nunits + off;
 	}
-	g_assert_cmpuint(u, <, h->nunits);
-	return &h->cells[r][u];
-}
-
-/* The cells of units off .. off + count - 1 (count >= 1) of buf on rank r,
- * which lie in a row. */
-static struct hz_cell *hz_cells(struct sched_hazards *h, int r, uint8_t buf, uint32_t off,
-				uint32_t count)
-{
-	struct hz_cell *c = hz_cell(h, r, buf, off);
-
-	g_assert(hz_cell(h, r, buf, off + count - 1) == c + count - 1);
-	return c;
+	g_assert_cmpuint(off, <, h->nunits);
+	g_assert_cmpuint(count, <=, h->nunits - off);
+	return off;
 }
 
 static struct hz_reader *hz_reader(struct sched_hazards *h, uint32_t e)
@@ -379,6 +424,112 @@ static void hz_clear_readers(struct sched_hazards *h, struct hz_cell *c)
 	c->readers = HZ_NONE;
 }
 
+/* A list of readers of its own, the same as `readers`. */
+static uint32_t hz_copy_readers(struct sched_hazards *h, uint32_t readers)
+{
+	if (readers & HZ_ONE) /* none, or the one in the cell */
+		return readers;
+	uint32_t head = HZ_NONE, *link = &head;
+
+	for (uint32_t e = readers; e != HZ_NONE; e = hz_reader(h, e)->next) {
+		uint32_t n = hz_entry(h, hz_reader(h, e)->op, HZ_NONE);
+
+		*link = n;
+		link = &hz_reader(h, n)->next;
+	}
+	return head;
+}
+
+/* Appends c's writer (and, with readers, its readers) to deps, each one
+ * that repeats the one taken just before only once. */
+static void hz_take(struct sched_hazards *h, const struct hz_cell *c, bool readers,
+		    uint32_t *last, uint32_t *last_reader)
+{
+	if (c->writer != HZ_NONE && c->writer != *last)
+		g_array_append_val(h->deps, c->writer);
+	*last = c->writer;
+	if (!readers)
+		return;
+	for (uint32_t e = c->readers; e != HZ_NONE;) {
+		bool one = e & HZ_ONE;
+		uint32_t reader = one ? e & ~HZ_ONE : hz_reader(h, e)->op;
+
+		if (reader != *last_reader) {
+			*last_reader = reader;
+			g_array_append_val(h->deps, reader);
+		}
+		e = one ? HZ_NONE : hz_reader(h, e)->next;
+	}
+}
+
+/* The run of rk holding cell u. */
+static uint32_t hz_run_of(const struct hz_rank *rk, uint32_t u)
+{
+	uint32_t lo = 0, hi = rk->nruns;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (rk->runs[mid].start <= u)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Makes cell u (below the rank's cells' end) the start of a run, the run
+ * that held it cut in two alike; returns that run. */
+static uint32_t hz_split(struct sched_hazards *h, struct hz_rank *rk, uint32_t u)
+{
+	uint32_t i = hz_run_of(rk, u);
+
+	if (rk->runs[i].start == u)
+		return i;
+	if (rk->nruns == rk->cap) {
+		rk->cap *= 2;
+		rk->runs = g_renew(struct hz_run, rk->runs, rk->cap);
+	}
+	memmove(&rk->runs[i + 2], &rk->runs[i + 1], (rk->nruns - i - 1) * sizeof(rk->runs[0]));
+	rk->nruns++;
+	rk->runs[i + 1] = (struct hz_run){
+		.start = u,
+		.c = { .writer = rk->runs[i].c.writer, .readers = hz_copy_readers(h, rk->runs[i].c.readers) },
+	};
+	return i + 1;
+}
+
+/* The runs of cells a .. b - 1, made to start at a and end at b: [*i, *j). */
+static void hz_span(struct sched_hazards *h, struct hz_rank *rk, uint32_t a, uint32_t b,
+		    uint32_t *i, uint32_t *j)
+{
+	uint32_t end = h->nunits + h->scratch_units;
+
+	hz_split(h, rk, a);
+	*j = b < end ? hz_split(h, rk, b) : rk->nruns;
+	*i = hz_run_of(rk, a);
+}
+
+/* The rank's runs as a cell per unit, each cell with readers of its own. */
+static void hz_flatten(struct sched_hazards *h, struct hz_rank *rk)
+{
+	uint32_t end = h->nunits + h->scratch_units;
+
+	rk->cells = g_new(struct hz_cell, end);
+	for (uint32_t k = 0; k < rk->nruns; k++) {
+		uint32_t to = k + 1 < rk->nruns ? rk->runs[k + 1].start : end;
+
+		for (uint32_t u = rk->runs[k].start; u < to; u++)
+			rk->cells[u] = (struct hz_cell){
+				.writer = rk->runs[k].c.writer,
+				.readers = u == rk->runs[k].start ? rk->runs[k].c.readers
+								  : hz_copy_readers(h, rk->runs[k].c.readers),
+			};
+	}
+	g_clear_pointer(&rk->runs, g_free);
+	rk->nruns = rk->cap = 0;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -392,6 +543,7 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 	unsigned f = sched_op_kind_flags((enum sched_op_kind)op->kind);
 	uint32_t self = s->ranks[r].added; /* sched_add returns it */
 	GArray *deps = h->deps;
+	struct hz_rank *rk = &h->ranks[r];
 	/* A copy (or a copy-send) of input units to the same output units (or back) writes
 	 * the values its cells already hold when the buffers alias, and other
 	 * memory when they do not: it need not wait for earlier readers, and
@@ -400,68 +552,87 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			op->src_off == op->dst_off &&
 			((op->src_buf == SBUF_IN && op->dst_buf == SBUF_OUT) ||
 			 (op->src_buf == SBUF_OUT && op->dst_buf == SBUF_IN));
+	bool rd = f & SOPF_SRC, wr = f & SOPF_DST;
+	uint32_t a = rd ? hz_unit(h, op->src_buf, op->src_off, op->count) : 0;
+	uint32_t b = wr ? hz_unit(h, op->dst_buf, op->dst_off, op->count) : 0;
+	uint32_t n = op->count;
 
 	g_assert_cmpuint(self, <, HZ_ONE);
 	g_array_set_size(deps, 0);
 	if (nextra)
 		g_array_append_vals(deps, extra, nextra);
-	/* neighbouring cells most often have the same writer and readers:
-	 * each is taken once in a row (the deps are made sorted and unique
-	 * below) */
+	if (!rk->cells && !rk->runs) {
+		/* no writer, no readers */
+		rk->cap = 4;
+		rk->runs = g_new(struct hz_run, rk->cap);
+		rk->runs[0] = (struct hz_run){ .start = 0, .c = { HZ_NONE, HZ_NONE } };
+		rk->nruns = 1;
+		if (h->flat)
+			hz_flatten(h, rk);
+	}
+	/* Collect, then update, so an op that reads and writes one cell (D = D +
+	 * L) does not depend on itself; reads before writes. */
 	uint32_t last = HZ_NONE, last_reader = HZ_NONE;
 
-	struct hz_cell *src = f & SOPF_SRC ? hz_cells(h, r, op->src_buf, op->src_off, op->count) : NULL;
-	struct hz_cell *dst = f & SOPF_DST ? hz_cells(h, r, op->dst_buf, op->dst_off, op->count) : NULL;
-
-	for (uint32_t i = 0; i < op->count; i++) {
-		if (src) {
-			struct hz_cell *c = &src[i];
-
-			if (c->writer != HZ_NONE && c->writer != last)
-				g_array_append_val(deps, c->writer);
-			last = c->writer;
-		}
-		if (dst) {
-			struct hz_cell *c = &dst[i];
-
-			if (c->writer != HZ_NONE && c->writer != last)
-				g_array_append_val(deps, c->writer);
-			last = c->writer;
+	if (rk->cells) {
+		for (uint32_t i = 0; rd && i < n; i++)
+			hz_take(h, &rk->cells[a + i], false, &last, &last_reader);
+		for (uint32_t i = 0; wr && i < n; i++)
+			hz_take(h, &rk->cells[b + i], !selfcopy, &last, &last_reader);
+		for (uint32_t i = 0; rd && i < n; i++)
+			hz_read(h, &rk->cells[a + i], self);
+		for (uint32_t i = 0; wr && i < n; i++) {
+			rk->cells[b + i].writer = self;
 			if (!selfcopy)
-				for (uint32_t e = c->readers; e != HZ_NONE;) {
-					bool one = e & HZ_ONE;
-					uint32_t reader = one ? e & ~HZ_ONE : hz_reader(h, e)->op;
-
-					if (reader != last_reader) {
-						last_reader = reader;
-						g_array_append_val(deps, reader);
-					}
-					e = one ? HZ_NONE : hz_reader(h, e)->next;
-				}
+				hz_clear_readers(h, &rk->cells[b + i]);
 		}
-	}
-	/* Update after collecting, so an op that reads and writes one cell
-	 * (D = D + L) does not depend on itself. */
-	for (uint32_t i = 0; src && i < op->count; i++)
-		hz_read(h, &src[i], self);
-	for (uint32_t i = 0; dst && i < op->count; i++) {
-		dst[i].writer = self;
-		if (!selfcopy)
-			hz_clear_readers(h, &dst[i]);
+	} else {
+		uint32_t i, j;
+
+		if (rd) {
+			hz_span(h, rk, a, a + n, &i, &j);
+			for (uint32_t k = i; k < j; k++)
+				hz_take(h, &rk->runs[k].c, false, &last, &last_reader);
+		}
+		if (wr) {
+			hz_span(h, rk, b, b + n, &i, &j);
+			for (uint32_t k = i; k < j; k++)
+				hz_take(h, &rk->runs[k].c, !selfcopy, &last, &last_reader);
+		}
+		if (rd) {
+			hz_span(h, rk, a, a + n, &i, &j);
+			for (uint32_t k = i; k < j; k++)
+				hz_read(h, &rk->runs[k].c, self);
+		}
+		if (wr) {
+			hz_span(h, rk, b, b + n, &i, &j);
+			for (uint32_t k = i; k < j; k++) {
+				rk->runs[k].c.writer = self;
+				if (!selfcopy)
+					hz_clear_readers(h, &rk->runs[k].c);
+			}
+			if (!selfcopy && j - i > 1) {
+				/* alike now: one run */
+				memmove(&rk->runs[i + 1], &rk->runs[j], (rk->nruns - j) * sizeof(rk->runs[0]));
+				rk->nruns -= j - i - 1;
+			}
+		}
+		if (rk->nruns > HZ_MAX_RUNS)
+			hz_flatten(h, rk);
 	}
 	/* sorted, unique */
 	if (deps->len > 1)
 		g_array_sort(deps, cmp_u32);
-	guint n = 0;
+	guint m = 0;
 
-	for (guint i = 0; i < deps->len; i++) {
-		uint32_t d = g_array_index(deps, uint32_t, i);
+	for (guint k = 0; k < deps->len; k++) {
+		uint32_t d = g_array_index(deps, uint32_t, k);
 
-		if (d == self || (n && g_array_index(deps, uint32_t, n - 1) == d))
+		if (d == self || (m && g_array_index(deps, uint32_t, m - 1) == d))
 			continue;
-		g_array_index(deps, uint32_t, n++) = d;
+		g_array_index(deps, uint32_t, m++) = d;
 	}
-	return sched_add(s, r, op, (const uint32_t *)deps->data, n);
+	return sched_add(s, r, op, (const uint32_t *)deps->data, m);
 }
 
 /* ---- Embedding (schedule.h): a sub-schedule's ops, remapped into a host

@@ -119,6 +119,13 @@ void sched_reserve(struct sched *s, int r, uint32_t nops, uint32_t ndeps);
  * first element and count, by the chunking rule above. */
 void sched_unit_range(const struct sched *s, uint64_t elems, uint32_t u,
 		      uint64_t *first, uint64_t *count);
+/* The elements of units 0 .. u - 1 for each u in 0 .. nunits (newly
+ * allocated, nunits + 1 entries), for a collective of `elems` elements;
+ * sched_units_elems reads it: the elements of units off .. off + count - 1,
+ * taken mod nunits, in constant time. */
+uint64_t *sched_elems_before(const struct sched *s, uint64_t elems);
+uint64_t sched_units_elems(const struct sched *s, const uint64_t *before, uint32_t off,
+			   uint32_t count);
 
 const char *coll_name(enum coll c);
 /* Parses "allreduce", "allgather", ...; false if unknown. */
@@ -213,6 +220,10 @@ struct sched_hazards *sched_hazards_new(const struct sched *s);
 void sched_hazards_free(struct sched_hazards *h);
 uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			   const struct sched_op *op, const uint32_t *extra, uint32_t nextra);
+/* Tests: off, trackers made from then on keep a cell per unit from the
+ * start instead of runs of alike cells first (the deps are the same; the
+ * default is on). */
+void sched_hazards_runs(bool on);
 
 /* Embedding a schedule in another: a flat collective on a sub-communicator
  * (the ranks of one node, or the same local rank of every node) becomes ops

@@ -973,6 +973,52 @@ static void test_schedule_bound(void)
 	g_assert_nonnull(strstr(err, "GB a schedule may take (half this machine's): fewer ranks"));
 }
 
+/* The hazard tracker's runs of alike cells give every schedule the deps
+ * that a cell per unit gives: each registered algorithm for each of its
+ * collectives, at sizes whose runs stay few and ones whose runs outgrow
+ * the bound (a ring of 70 ranks and 3 chunks), built both ways, op for op
+ * and dep for dep the same. */
+static void test_hazards_runs(void)
+{
+	static const int ns[] = { 5, 8, 16, 70 };
+	static const uint32_t ks[] = { 1, 3 };
+	const struct algo_ops *const *all = algo_all();
+	int built = 0;
+
+	for (size_t i = 0; all[i]; i++)
+		for (unsigned c = 1; c <= COLL_ALLGATHERV; c <<= 1) {
+			if (!(all[i]->collectives & c))
+				continue;
+			for (size_t a = 0; a < G_N_ELEMENTS(ns); a++)
+				for (size_t b = 0; b < G_N_ELEMENTS(ks); b++) {
+					struct algo_params p = { .nranks = ns[a], .nchunks = ks[b],
+								 .root = 0, .peer = 1, .node_ranks = 1 };
+					GError *e = NULL;
+
+					sched_hazards_runs(true);
+					struct sched *x = algo_build(all[i], (enum coll)c, &p, &e);
+
+					g_clear_error(&e);
+					sched_hazards_runs(false);
+					struct sched *y = algo_build(all[i], (enum coll)c, &p, &e);
+
+					g_clear_error(&e);
+					sched_hazards_runs(true);
+					g_assert_true(!x == !y);
+					if (x) {
+						if (!sched_equal(x, y))
+							g_error("%s %s N = %d nchunks %u: runs and cells differ",
+								all[i]->name, coll_name((enum coll)c), ns[a], ks[b]);
+						built++;
+					}
+					sched_free(x);
+					sched_free(y);
+				}
+		}
+	g_test_message("%d schedules built both ways", built);
+	g_assert_cmpint(built, >, 200);
+}
+
 static void test_e2e_usage(void)
 {
 	const char *g5 = g5_path();
@@ -1184,6 +1230,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/algos/chunking/remainders", test_chunk_remainders);
 	g_test_add_func("/algos/chunking/small-and-empty", test_chunk_small);
 	g_test_add_func("/algos/hazards/readers", test_hazards_readers);
+	g_test_add_func("/algos/hazards/runs", test_hazards_runs);
 	g_test_add_func("/algos/chunking/allgatherv-weights", test_chunk_weighted);
 	g_test_add_func("/algos/names", test_names);
 	g_test_add_func("/algos/schedule/bound", test_schedule_bound);
