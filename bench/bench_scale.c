@@ -121,7 +121,7 @@ static void scale_child(const struct scale_row *row, struct scale_res *res)
 			.plat = &pl, .coll = row->coll, .algo = row->algo, .bytes = row->bytes,
 			.elem_bytes = 4, .params = { .nchunks = 1, .peer = 1 }, .seed = 1,
 			.proto = SIMULATE_PROTO_AUTO, .max_events = UINT64_MAX,
-			.no_breakdown = true, /* not printed */
+			.no_breakdown = true, .no_steps = true, /* not printed, as g5 sim --json */
 		};
 		struct simulate_outcome out;
 		double t0 = bench_now_s();
