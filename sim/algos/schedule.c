@@ -429,13 +429,17 @@ static uint32_t hz_copy_readers(struct sched_hazards *h, uint32_t readers)
 {
 	if (readers & HZ_ONE) /* none, or the one in the cell */
 		return readers;
-	uint32_t head = HZ_NONE, *link = &head;
+	uint32_t head = HZ_NONE, tail = HZ_NONE;
 
+	/* by index: an entry taken may move the pool */
 	for (uint32_t e = readers; e != HZ_NONE; e = hz_reader(h, e)->next) {
 		uint32_t n = hz_entry(h, hz_reader(h, e)->op, HZ_NONE);
 
-		*link = n;
-		link = &hz_reader(h, n)->next;
+		if (tail == HZ_NONE)
+			head = n;
+		else
+			hz_reader(h, tail)->next = n;
+		tail = n;
 	}
 	return head;
 }
