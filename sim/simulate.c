@@ -3,7 +3,6 @@
 #include "sim/simulate.h"
 
 #include <math.h>
-#include <unistd.h>
 
 #include "sim/util/files.h"
 #include "sim/util/units.h"
@@ -87,7 +86,6 @@ static const struct algo_ops *theory_of(const struct sched *s, const struct algo
 	sched_free(built);
 	return same ? a : NULL;
 }
-
 
 uint64_t simulate_memory_limit(uint64_t max_memory_bytes)
 {

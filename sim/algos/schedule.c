@@ -503,15 +503,20 @@ static uint32_t hz_split(struct sched_hazards *h, struct hz_rank *rk, uint32_t u
 	return i + 1;
 }
 
-/* The runs of cells a .. b - 1, made to start at a and end at b: [*i, *j). */
-static void hz_span(struct sched_hazards *h, struct hz_rank *rk, uint32_t a, uint32_t b,
+/* Cuts the runs so that one starts at a and one at b (or b is the end). */
+static void hz_cut(struct sched_hazards *h, struct hz_rank *rk, uint32_t a, uint32_t b)
+{
+	hz_split(h, rk, a);
+	if (b < h->nunits + h->scratch_units)
+		hz_split(h, rk, b);
+}
+
+/* The runs of cells a .. b - 1, once cut there (hz_cut): [*i, *j). */
+static void hz_span(const struct sched_hazards *h, const struct hz_rank *rk, uint32_t a, uint32_t b,
 		    uint32_t *i, uint32_t *j)
 {
-	uint32_t end = h->nunits + h->scratch_units;
-
-	hz_split(h, rk, a);
-	*j = b < end ? hz_split(h, rk, b) : rk->nruns;
 	*i = hz_run_of(rk, a);
+	*j = b < h->nunits + h->scratch_units ? hz_run_of(rk, b) : rk->nruns;
 }
 
 /* The rank's runs as a cell per unit, each cell with readers of its own. */
@@ -591,35 +596,33 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 				hz_clear_readers(h, &rk->cells[b + i]);
 		}
 	} else {
-		uint32_t i, j;
+		/* every cut first: the runs stay where they are until the
+		 * written ones become one, last */
+		uint32_t ri = 0, rj = 0, wi = 0, wj = 0;
 
-		if (rd) {
-			hz_span(h, rk, a, a + n, &i, &j);
-			for (uint32_t k = i; k < j; k++)
-				hz_take(h, &rk->runs[k].c, false, &last, &last_reader);
+		if (rd)
+			hz_cut(h, rk, a, a + n);
+		if (wr)
+			hz_cut(h, rk, b, b + n);
+		if (rd)
+			hz_span(h, rk, a, a + n, &ri, &rj);
+		if (wr)
+			hz_span(h, rk, b, b + n, &wi, &wj);
+		for (uint32_t k = ri; k < rj; k++)
+			hz_take(h, &rk->runs[k].c, false, &last, &last_reader);
+		for (uint32_t k = wi; k < wj; k++)
+			hz_take(h, &rk->runs[k].c, !selfcopy, &last, &last_reader);
+		for (uint32_t k = ri; k < rj; k++)
+			hz_read(h, &rk->runs[k].c, self);
+		for (uint32_t k = wi; k < wj; k++) {
+			rk->runs[k].c.writer = self;
+			if (!selfcopy)
+				hz_clear_readers(h, &rk->runs[k].c);
 		}
-		if (wr) {
-			hz_span(h, rk, b, b + n, &i, &j);
-			for (uint32_t k = i; k < j; k++)
-				hz_take(h, &rk->runs[k].c, !selfcopy, &last, &last_reader);
-		}
-		if (rd) {
-			hz_span(h, rk, a, a + n, &i, &j);
-			for (uint32_t k = i; k < j; k++)
-				hz_read(h, &rk->runs[k].c, self);
-		}
-		if (wr) {
-			hz_span(h, rk, b, b + n, &i, &j);
-			for (uint32_t k = i; k < j; k++) {
-				rk->runs[k].c.writer = self;
-				if (!selfcopy)
-					hz_clear_readers(h, &rk->runs[k].c);
-			}
-			if (!selfcopy && j - i > 1) {
-				/* alike now: one run */
-				memmove(&rk->runs[i + 1], &rk->runs[j], (rk->nruns - j) * sizeof(rk->runs[0]));
-				rk->nruns -= j - i - 1;
-			}
+		if (wr && !selfcopy && wj - wi > 1) {
+			/* alike now: one run */
+			memmove(&rk->runs[wi + 1], &rk->runs[wj], (rk->nruns - wj) * sizeof(rk->runs[0]));
+			rk->nruns -= wj - wi - 1;
 		}
 		if (rk->nruns > HZ_MAX_RUNS)
 			hz_flatten(h, rk);

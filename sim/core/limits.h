@@ -7,9 +7,9 @@
 #define G5_SIM_CORE_LIMITS_H
 
 /* The most ranks of a run. What grows with the ranks squared is refused by
- * memory, not by this limit: a full mesh's channels (fabric_memory_bytes),
- * the step table and the ops of a schedule that is not turned
- * (runner_memory_bytes). */
+ * memory, not by this limit: a full mesh's channels and a switch's arbiter
+ * inputs (fabric_memory_bytes), the ops of a schedule that stores every
+ * rank's (sched_over), the step table (runner_memory_bytes). */
 #define G5_MAX_RANKS 16384
 
 #endif
