@@ -53,7 +53,8 @@ struct flow;
 
 struct fres {
 	double cap;            /* bytes per ps; 0: unlimited (never carries a flow) */
-	struct flow **fl;      /* owned array: the active flows on it */
+	struct flow **fl;      /* the active flows on it: inl, or an owned array
+				* once more than one */
 	uint32_t n, alloc;
 	/* progressive filling scratch */
 	double used;           /* capacity taken by frozen flows */
@@ -61,7 +62,10 @@ struct fres {
 	uint32_t nfree;        /* unfrozen flows */
 	uint32_t stamp;        /* component walk */
 	bool full;
-};
+	struct flow *inl[1];   /* fl's storage while it holds one: a channel of
+				* one-hop routes never holds more (its line) */
+} __attribute__((aligned(64)));
+G_STATIC_ASSERT(sizeof(struct fres) == 64);
 
 struct flow_use {
 	uint32_t res;
@@ -115,6 +119,22 @@ struct chan_fifo {
 	sim_time_t memo_busy_ps;  /* all wire bytes' serialisation */
 };
 
+/* A channel at flow level, what a message on it reads together: its line
+ * of messages from memory (line 0), then the parameters that time a message
+ * and its statistics (line 1), then the payload of the messages of other
+ * than one hop by hop count (line 2): a one-hop message's bytes are the
+ * rest of the payload (flow_channel_stats), so it does not touch that line. */
+struct fchan {
+	struct chan_fifo q;
+	uint64_t bw_bytes_per_s;
+	sim_time_t lat_ps;
+	uint32_t header_bytes, max_payload_bytes;
+	uint64_t payload_bytes, wire_bytes, packets;
+	sim_time_t busy_ps;
+	uint64_t hops_other[8];   /* channel_stats.hops_histogram, but [1] */
+} __attribute__((aligned(64)));
+G_STATIC_ASSERT(offsetof(struct fchan, busy_ps) + sizeof(sim_time_t) <= 128);
+
 /* A source's two most recent destinations and their pair_last indices: a
  * schedule talks to one or two peers at a time, so most messages find their
  * pair here without a hash lookup. dst -1: empty. */
@@ -127,11 +147,10 @@ struct flow_net {
 	struct sim_component c;
 	struct sim *s;                /* borrowed */
 	int nchans, nranks;
-	struct link_params *p;        /* owned, nchans */
 	struct fres *res;             /* owned, nchans + 2 x nranks */
 	int nres;
-	struct chan_fifo *fifo;       /* owned, nchans */
-	struct channel_stats *st;     /* owned, nchans */
+	bool mem_sides;               /* a memory side of finite rate carries flows */
+	struct fchan *ch;             /* owned, nchans */
 	struct flow *free;
 	GPtrArray *all;               /* owned: every flow ever made */
 	uint64_t in_flight;
@@ -185,9 +204,12 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->s = s;
 	n->nchans = nchans;
 	n->nranks = nranks;
-	n->p = g_memdup2(params, sizeof(*params) * (gsize)nchans);
 	n->nres = nchans + 2 * nranks;
-	n->res = g_new0(struct fres, n->nres);
+	n->res = g_aligned_alloc0((gsize)n->nres, sizeof(struct fres), 64);
+	for (int i = 0; i < n->nres; i++) {
+		n->res[i].fl = n->res[i].inl;
+		n->res[i].alloc = G_N_ELEMENTS(n->res[i].inl);
+	}
 	for (int i = 0; i < nchans; i++)
 		n->res[i].cap = chan_capacity(&params[i]);
 	/* a memory side carries payload only, never more than its node's
@@ -207,16 +229,23 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 
 		n->res[nchans + r].cap = inj < out[r] ? inj : 0;
 		n->res[nchans + nranks + r].cap = ej < in[r] ? ej : 0;
+		n->mem_sides |= n->res[nchans + r].cap > 0 || n->res[nchans + nranks + r].cap > 0;
 	}
-	n->fifo = g_new0(struct chan_fifo, nchans);
-	for (int i = 0; i < nchans; i++)
-		n->fifo[i].memo_bytes = UINT64_MAX;
+	n->ch = g_aligned_alloc0((gsize)nchans, sizeof(struct fchan), 64);
+	for (int i = 0; i < nchans; i++) {
+		struct fchan *c = &n->ch[i];
+
+		c->q.memo_bytes = UINT64_MAX;
+		c->bw_bytes_per_s = params[i].bw_bytes_per_s;
+		c->lat_ps = params[i].lat_ps;
+		c->header_bytes = params[i].header_bytes;
+		c->max_payload_bytes = params[i].max_payload_bytes;
+	}
 	n->pair_last = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
 	n->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	n->pcache = g_new(struct pair_cache, nranks);
 	for (int r = 0; r < nranks; r++)
 		n->pcache[r] = (struct pair_cache){ { -1, -1 }, { 0, 0 } };
-	n->st = g_new0(struct channel_stats, nchans);
 	n->all = g_ptr_array_new_with_free_func(flow_free_fn);
 	n->walk_flows = g_ptr_array_new();
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -229,14 +258,13 @@ void flow_net_free(struct flow_net *n)
 	if (!n)
 		return;
 	for (int i = 0; i < n->nres; i++)
-		g_free(n->res[i].fl);
-	g_free(n->res);
-	g_free(n->p);
-	g_free(n->fifo);
+		if (n->res[i].fl != n->res[i].inl)
+			g_free(n->res[i].fl);
+	g_aligned_free(n->res);
+	g_aligned_free(n->ch);
 	g_array_unref(n->pair_last);
 	g_hash_table_unref(n->pairs);
 	g_free(n->pcache);
-	g_free(n->st);
 	g_ptr_array_unref(n->all);
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
@@ -251,11 +279,20 @@ uint64_t flow_in_flight(const struct flow_net *n)
 void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *out)
 {
 	g_assert(i >= 0 && i < n->nchans);
-	int src = out->src, dst = out->dst;
+	const struct fchan *c = &n->ch[i];
+	uint64_t other = 0;
 
-	*out = n->st[i];
-	out->src = src;
-	out->dst = dst;
+	out->payload_bytes = c->payload_bytes;
+	out->wire_bytes = c->wire_bytes;
+	out->packets = c->packets;
+	out->retransmitted = 0;
+	out->lost = 0;
+	out->busy_ps = c->busy_ps;
+	for (int k = 0; k < 8; k++) {
+		out->hops_histogram[k] = c->hops_other[k];
+		other += c->hops_other[k];
+	}
+	out->hops_histogram[1] = c->payload_bytes - other;
 }
 
 /* Payload boundary x in units sent. */
@@ -266,15 +303,15 @@ static double units_of(const struct flow *fl, uint64_t x)
 	return (double)x * fl->units / (double)fl->bytes;
 }
 
-/* Packets of `bytes` on a channel of p: at least one. */
-static uint64_t packets_of(const struct link_params *p, uint64_t bytes)
+/* Packets of `bytes` on channel p: at least one. */
+static uint64_t packets_of(const struct fchan *p, uint64_t bytes)
 {
 	return bytes ? (bytes + p->max_payload_bytes - 1) / p->max_payload_bytes : 1;
 }
 
-/* W of a message of `bytes` whose first channel has parameters p: its wire
- * bytes there. */
-static double units_on(const struct link_params *p, uint64_t bytes)
+/* W of a message of `bytes` whose first channel is p: its wire bytes
+ * there. */
+static double units_on(const struct fchan *p, uint64_t bytes)
 {
 	return (double)(bytes + packets_of(p, bytes) * p->header_bytes);
 }
@@ -339,7 +376,7 @@ static double pos_at(const struct flow *fl, sim_time_t now)
 sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 {
 	g_assert(chan >= 0 && chan < n->nchans);
-	const struct chan_fifo *q = &n->fifo[chan];
+	const struct chan_fifo *q = &n->ch[chan].q;
 	const struct flow *a = q->active;
 
 	if (!a || a->rate <= 0)
@@ -355,7 +392,11 @@ static void res_add(struct fres *r, struct flow *fl)
 {
 	if (r->n == r->alloc) {
 		r->alloc = MAX(4u, r->alloc * 2);
-		r->fl = g_renew(struct flow *, r->fl, r->alloc);
+		if (r->fl == r->inl) {
+			r->fl = g_new(struct flow *, r->alloc);
+			memcpy(r->fl, r->inl, sizeof(r->inl));
+		} else
+			r->fl = g_renew(struct flow *, r->fl, r->alloc);
 	}
 	r->fl[r->n++] = fl;
 }
@@ -518,7 +559,7 @@ static void first_piece(struct flow_net *n, struct flow *fl)
 static void settle(struct flow_net *n, struct flow *fl)
 {
 	sim_time_t now = sim_now(n->s);
-	struct chan_fifo *q = &n->fifo[fl->chan0];
+	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
 	g_assert(fl->ghost);
 	fl->ghost = false;
@@ -565,8 +606,8 @@ static void activate(struct flow_net *n, struct flow *fl)
 	fl->t_pos = now;
 	fl->pos = 0;
 	fl->rate = 0;
-	n->fifo[fl->chan0].busy = true;
-	n->fifo[fl->chan0].active = fl;
+	n->ch[fl->chan0].q.busy = true;
+	n->ch[fl->chan0].q.active = fl;
 	bool alone = true;
 
 	for (uint32_t u = 0; u < fl->nuse; u++) {
@@ -583,7 +624,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 		return;
 	}
 	fl->rate = alone_rate(n, fl);
-	if (fl->bytes == 0 && !n->fifo[fl->chan0].head) {
+	if (fl->bytes == 0 && !n->ch[fl->chan0].q.head) {
 		/* header only, alone, nothing behind it: its end and delivery
 		 * are known now; it stays on its resources until something
 		 * else needs them (settle) or it is delivered */
@@ -641,10 +682,10 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 	fl->nuse = 0;
 	for (int h = 0; h < hops; h++) {
 		int c = (int)fl->use[h].res;
-		const struct link_params *p = &n->p[c];
+		struct fchan *p = &n->ch[c];
 		uint64_t npk = packets_of(p, bytes);
 		uint64_t wire = bytes + npk * p->header_bytes;
-		struct chan_fifo *m = &n->fifo[c];
+		struct chan_fifo *m = &p->q;
 
 		if (m->memo_bytes != bytes) {
 			m->memo_bytes = bytes;
@@ -654,21 +695,21 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 			m->memo_busy_ps = link_wire_ps(wire, p->bw_bytes_per_s);
 		}
 		sim_time_t pkt = m->memo_pkt_ps;
-		struct channel_stats *st = &n->st[c];
 
 		lat += p->lat_ps;
 		sum_pkt += pkt;
 		max_pkt = MAX(max_pkt, pkt);
-		st->payload_bytes += bytes;
-		st->wire_bytes += wire;
-		st->packets += npk;
-		st->busy_ps += m->memo_busy_ps;
-		st->hops_histogram[MIN(hops, 7)] += bytes;
+		p->payload_bytes += bytes;
+		p->wire_bytes += wire;
+		p->packets += npk;
+		p->busy_ps += m->memo_busy_ps;
+		if (hops != 1)
+			p->hops_other[MIN(hops, 7)] += bytes;
 		if (units > 0)
 			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)c, (double)wire / units };
 	}
 	fl->tail = lat + sum_pkt - max_pkt;
-	if (units > 0 && bytes > 0) {
+	if (units > 0 && bytes > 0 && n->mem_sides) {
 		uint32_t inj = (uint32_t)(n->nchans + fl->src);
 		uint32_t ej = (uint32_t)(n->nchans + n->nranks + fl->dst);
 
@@ -708,7 +749,7 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
  * message on its first channel starts, and the component shares again. */
 static void finish_sending(struct flow_net *n, struct flow *fl)
 {
-	struct chan_fifo *q = &n->fifo[fl->chan0];
+	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
 	bool empty = true;
 
@@ -892,13 +933,13 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	for (int h = 0; h < hops; h++)
 		fl->use[h].res = (uint32_t)chans[h];
 	fl->nuse = 0;
-	fl->units = units_on(&n->p[chans[0]], bytes);
+	fl->units = units_on(&n->ch[chans[0]], bytes);
 	set_next(fl, 0, 0);
 	if (bytes == 0)
 		fl->next_x = 0;
 	n->in_flight++;
 
-	struct chan_fifo *q = &n->fifo[fl->chan0];
+	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
 	if (q->active && q->active->ghost)
 		settle(n, q->active);
@@ -917,18 +958,18 @@ static void unaccount(struct flow_net *n, const struct flow *fl)
 {
 	for (int h = 0; h < fl->hops; h++) {
 		int c = (int)fl->use[h].res;
-		const struct link_params *p = &n->p[c];
+		struct fchan *p = &n->ch[c];
 		uint64_t npk = packets_of(p, fl->bytes);
 		uint64_t wire = fl->bytes + npk * p->header_bytes;
-		const struct chan_fifo *m = &n->fifo[c];
-		struct channel_stats *st = &n->st[c];
+		const struct chan_fifo *m = &p->q;
 
-		st->payload_bytes -= fl->bytes;
-		st->wire_bytes -= wire;
-		st->packets -= npk;
-		st->busy_ps -= m->memo_bytes == fl->bytes ? m->memo_busy_ps
-							  : link_wire_ps(wire, p->bw_bytes_per_s);
-		st->hops_histogram[MIN(fl->hops, 7)] -= fl->bytes;
+		p->payload_bytes -= fl->bytes;
+		p->wire_bytes -= wire;
+		p->packets -= npk;
+		p->busy_ps -= m->memo_bytes == fl->bytes ? m->memo_busy_ps
+							 : link_wire_ps(wire, p->bw_bytes_per_s);
+		if (fl->hops != 1)
+			p->hops_other[MIN(fl->hops, 7)] -= fl->bytes;
 	}
 }
 
@@ -944,7 +985,7 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 
 	unaccount(n, fl);
 	fl->bytes += more;
-	fl->units = units_on(&n->p[fl->chan0], fl->bytes);
+	fl->units = units_on(&n->ch[fl->chan0], fl->bytes);
 	size_flow(n, fl);
 	fl->pos = sent;
 	fl->t_pos = now;
@@ -971,7 +1012,7 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, void *user)
 {
 	g_assert(chan >= 0 && chan < n->nchans);
-	struct chan_fifo *q = &n->fifo[chan];
+	struct chan_fifo *q = &n->ch[chan].q;
 	struct flow *fl = q->tail;
 
 	if (!q->head && q->active && q->active->user == user && q->active->src == src &&
@@ -987,7 +1028,7 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 	    more == 0)
 		return false;
 	g_assert(fl->chan0 == chan && fl != q->active);
-	double units = units_on(&n->p[chan], fl->bytes + more);
+	double units = units_on(&n->ch[chan], fl->bytes + more);
 
 	q->waiting_units += units - fl->units;
 	fl->units = units;

@@ -66,14 +66,22 @@ struct paxi_txn {
 	uint32_t unit;
 	uint64_t available;   /* supplied by the source so far */
 	uint64_t injected;    /* handed to the fabric so far */
+	union {
+		struct paxi_msg *last_data; /* flow fidelity: its last data message while
+					     * in flight (pump may grow it), else NULL */
+		struct paxi_txn *next_free; /* handed back: paxi's free list */
+	};
 	bool started, posted, rts_arrived, cts_arrived, flag_sent, zero_sent;
+	bool over;            /* its completion response has been processed (tm.sent) */
+	/* Line 1 ends with tm.setup_end: a receiver's slack reads it, with
+	 * state, src and dst, of its outgoing Transfer (paxi_txn_drain_ps) */
 	struct paxi_txn_times tm; /* tm.kind is the transaction's kind */
 	struct paxi_txn *next_wait; /* slot queue link */
 	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
-	struct paxi_msg *last_data; /* flow fidelity: its last data message while in
-				     * flight (pump may grow it), else NULL */
 } __attribute__((aligned(64)));
 G_STATIC_ASSERT(offsetof(struct paxi_txn, kind) < 64);
+G_STATIC_ASSERT(offsetof(struct paxi_txn, state) >= 64 && offsetof(struct paxi_txn, last_data) < 128 &&
+		offsetof(struct paxi_txn, tm.setup_end) + sizeof(sim_time_t) <= 128);
 
 struct paxi_msg {
 	struct paxi_txn *t;
@@ -132,7 +140,7 @@ struct paxi {
 	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
-	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_wait */
+	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_free */
 	void (*refill)(void *user, int node, uint32_t unit); /* paxi_set_refill's */
 	void *refill_user;
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
@@ -363,11 +371,11 @@ void paxi_txn_free(struct paxi_txn *t)
 {
 	struct paxi *x = t->x;
 
-	g_assert(t->state == TX_DATA && t->tm.sent && t->notified == t->bytes);
+	g_assert(t->state == TX_DATA && t->over && t->notified == t->bytes);
 	g_assert(x->st.txns_live > 0);
 	x->st.txns_live--;
 	t->x = NULL;
-	t->next_wait = x->free_txns;
+	t->next_free = x->free_txns;
 	x->free_txns = t;
 }
 
@@ -524,7 +532,7 @@ static void pump(struct paxi_txn *t)
 		t->tm.backlog_last = *inflight;
 		*inflight += wire;
 		t->tm.last_msg_bytes = wire;
-		if (x->flow && t->tm.kind == PAXI_TRANSFER) {
+		if (x->flow && t->kind == PAXI_TRANSFER) {
 			/* usable per slice, as the packets make it: the pipeline */
 			uint64_t slice = txn_wire_bytes(t, x->p.slice_bytes);
 
@@ -540,7 +548,7 @@ static void pump(struct paxi_txn *t)
 		t->injected = t->available;
 		t->zero_sent = true;
 	}
-	if (t->tm.kind == PAXI_SENDRECV && t->injected == t->bytes && !t->flag_sent) {
+	if (t->kind == PAXI_SENDRECV && t->injected == t->bytes && !t->flag_sent) {
 		t->flag_sent = true;
 		send_ctrl(t, CTRL_FLAG);
 	}
@@ -560,7 +568,7 @@ static sim_time_t data_slack(void *user)
 
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 {
-	if (t->state == TX_SETUP && t->tm.kind == PAXI_TRANSFER && !t->x->p.engine &&
+	if (t->state == TX_SETUP && t->kind == PAXI_TRANSFER && !t->x->p.engine &&
 	    t->x->flow) {
 		/* none of its data leaves before its setup ends (PX_SETUP_DONE
 		 * allows a Transfer's data at once), nor before its channel has
@@ -591,7 +599,8 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 		t->arrived = (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[t->proto] /
 					wire_num[t->proto]);
 	if (done) {
-		t->tm.replayed += fabric_delivering_replayed(x->f);
+		if (!x->flow) /* nothing is replayed at flow fidelity */
+			t->tm.replayed += fabric_delivering_replayed(x->f);
 		if (t->last_data == m)
 			t->last_data = NULL;
 		msg_put(x, m);
@@ -649,7 +658,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	struct paxi_txn *t = x->free_txns;
 
 	if (t) {
-		x->free_txns = t->next_wait;
+		x->free_txns = t->next_free;
 		*t = (struct paxi_txn){ 0 };
 	} else {
 		if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
@@ -844,6 +853,7 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 		break;
 	case CTRL_RESP:
 		t->tm.sent = sim_now(x->s);
+		t->over = true;
 		release_slot(t);
 		t->ops->sent(t->src_user, t);
 		break;

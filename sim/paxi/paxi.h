@@ -300,9 +300,9 @@ uint64_t paxi_txn_bytes(const struct paxi_txn *t);
 
 /* When each phase of a transaction happened (absolute ps; 0 if not yet). */
 struct paxi_txn_times {
+	sim_time_t setup_end;    /* first: paxi.c keeps it on a line with the state */
 	sim_time_t start;        /* paxi_txn_start */
 	sim_time_t slot;         /* slot granted: setup queued */
-	sim_time_t setup_end;
 	sim_time_t rts_arrived;  /* Send/Recv: RTS processed at the destination */
 	sim_time_t posted;       /* the destination posted its receive */
 	sim_time_t cts;          /* Send/Recv: CTS processed at the source */
