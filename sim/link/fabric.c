@@ -165,7 +165,8 @@ struct fabric {
 	struct topo t;
 	struct node_params np;
 	struct node *nodes;        /* owned, t.nnodes */
-	struct chan *chans;        /* owned, t.nchans */
+	struct link_params tier[3]; /* the parameters of each enum topo_tier */
+	struct chan *chans;        /* owned, t.nchans; packet fidelity only, NULL at flow */
 	struct pkt *pkt_free;
 	GPtrArray *slabs;          /* owned: packet slabs */
 	struct msg *msg_free;
@@ -927,8 +928,21 @@ uint64_t fabric_memory_bytes(uint64_t nchans, uint64_t ninputs, uint64_t ndist, 
 {
 	bool flow = fidelity == LINK_FIDELITY_FLOW;
 
-	return nchans * (FABRIC_BYTES_PER_CHAN + (flow ? FABRIC_BYTES_PER_FLOW_CHAN : 0)) +
-	       (flow ? 0 : ninputs * FABRIC_BYTES_PER_INPUT) + ndist * sizeof(int);
+	if (flow)
+		return nchans * FABRIC_BYTES_PER_FLOW_CHAN + ndist * sizeof(int);
+	return nchans * FABRIC_BYTES_PER_CHAN + ninputs * FABRIC_BYTES_PER_INPUT + ndist * sizeof(int);
+}
+
+/* Channel i's parameters: its tier's, with the topology's overrides. */
+static void chan_params(const struct fabric *f, int i, struct link_params *out)
+{
+	const struct topo_chan *tc = &f->t.chans[i];
+
+	*out = f->tier[tc->tier];
+	if (tc->bw_bytes_per_s)
+		out->bw_bytes_per_s = tc->bw_bytes_per_s;
+	if (tc->lat_ps != SIM_TIME_MAX)
+		out->lat_ps = tc->lat_ps;
 }
 
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error)
@@ -961,8 +975,8 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		goto bad;
 	f->s = s;
 	f->np = cfg->node;
+	memcpy(f->tier, tier, sizeof(tier));
 	f->nodes = g_new0(struct node, f->t.nnodes);
-	f->chans = chans_alloc(f->t.nchans);
 	f->slabs = g_ptr_array_new_with_free_func(g_free);
 	f->msgs = g_ptr_array_new_with_free_func(msg_free_fn);
 	f->next_id = 1;
@@ -970,6 +984,22 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	f->route_vcs = g_new(uint8_t, f->t.nnodes);
 	f->pcache = g_new0(struct path_cache, f->t.nranks);
 	f->inject_rate.bytes = f->eject_rate.bytes = UINT64_MAX;
+	if (cfg->fidelity == LINK_FIDELITY_FLOW) {
+		/* the flow network keeps what a channel is at flow level */
+		g_autofree struct link_params *params = g_new(struct link_params, f->t.nchans);
+		g_autofree int *ends = g_new(int, 2 * (gsize)f->t.nchans);
+
+		for (int i = 0; i < f->t.nchans; i++) {
+			chan_params(f, i, &params[i]);
+			ends[2 * i] = f->t.chans[i].src;
+			ends[2 * i + 1] = f->t.chans[i].dst;
+		}
+		f->flow = flow_net_new(s, f->t.nchans, params, ends, f->t.nranks, &f->np);
+		f->route_chans = g_new(int, f->t.nnodes);
+		f->rcache = g_new0(struct route_cache, f->t.nranks);
+		return f;
+	}
+	f->chans = chans_alloc(f->t.nchans);
 	for (int i = 0; i < f->t.nchans; i++) {
 		const struct topo_chan *tc = &f->t.chans[i];
 		struct chan *c = &f->chans[i];
@@ -981,11 +1011,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		c->src = tc->src;
 		c->dst = tc->dst;
 		c->in_index = tc->in_index;
-		c->p = tier[tc->tier];
-		if (tc->bw_bytes_per_s)
-			c->p.bw_bytes_per_s = tc->bw_bytes_per_s;
-		if (tc->lat_ps != SIM_TIME_MAX)
-			c->p.lat_ps = tc->lat_ps;
+		chan_params(f, i, &c->p);
 		c->full_ps = link_wire_ps((uint64_t)c->p.max_payload_bytes + c->p.header_bytes,
 					  c->p.bw_bytes_per_s);
 		c->nin = 1 + f->t.nvc * f->t.in_count[c->src];
@@ -999,19 +1025,6 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		sim_component_init(s, &c->comp, c->name, chan_handler);
 		c->comp.hot_lines = CHAN_HOT_LINES;
 	}
-	if (cfg->fidelity == LINK_FIDELITY_FLOW) {
-		g_autofree struct link_params *params = g_new(struct link_params, f->t.nchans);
-		g_autofree int *ends = g_new(int, 2 * (gsize)f->t.nchans);
-
-		for (int i = 0; i < f->t.nchans; i++) {
-			params[i] = f->chans[i].p;
-			ends[2 * i] = f->chans[i].src;
-			ends[2 * i + 1] = f->chans[i].dst;
-		}
-		f->flow = flow_net_new(s, f->t.nchans, params, ends, f->t.nranks, &f->np);
-		f->route_chans = g_new(int, f->t.nnodes);
-		f->rcache = g_new0(struct route_cache, f->t.nranks);
-	}
 	return f;
 bad:
 	topo_release(&f->t);
@@ -1023,7 +1036,7 @@ void fabric_free(struct fabric *f)
 {
 	if (!f)
 		return;
-	for (int i = 0; i < f->t.nchans; i++) {
+	for (int i = 0; f->chans && i < f->t.nchans; i++) {
 		struct chan *c = &f->chans[i];
 
 		g_free(c->in);
@@ -1278,15 +1291,19 @@ int fabric_channel_find(const struct fabric *f, int src, int dst)
 void fabric_channel_stats(const struct fabric *f, int i, struct channel_stats *out)
 {
 	g_assert(i >= 0 && i < f->t.nchans);
-	*out = f->chans[i].st;
-	if (f->flow)
+	if (f->flow) {
+		out->src = f->t.chans[i].src;
+		out->dst = f->t.chans[i].dst;
 		flow_channel_stats(f->flow, i, out);
+		return;
+	}
+	*out = f->chans[i].st;
 }
 
 void fabric_channel_params(const struct fabric *f, int i, struct link_params *out)
 {
 	g_assert(i >= 0 && i < f->t.nchans);
-	*out = f->chans[i].p;
+	chan_params(f, i, out);
 }
 
 uint64_t fabric_in_flight(const struct fabric *f)

@@ -237,10 +237,12 @@ struct fabric_config {
 };
 
 /* What a fabric takes of memory, about, at a fidelity: per channel (nchans)
- * its state (512 bytes, 64-byte aligned), its name and its place in the
- * topology's list, FABRIC_BYTES_PER_CHAN; at flow fidelity its flow-level
- * state too (parameters, resource, line of waiting messages, statistics),
- * FABRIC_BYTES_PER_FLOW_CHAN more; at packet fidelity, the arbiter's inputs
+ * at packet fidelity its state (512 bytes, 64-byte aligned), its name and its
+ * place in the topology's list, FABRIC_BYTES_PER_CHAN; at flow fidelity, which
+ * keeps no packet state, its place in the topology's list and its flow-level
+ * state (resource, line of waiting messages, parameters, statistics),
+ * FABRIC_BYTES_PER_FLOW_CHAN (measured on full meshes of 1024 and 2048
+ * ranks: 419 and 417 bytes a channel); at packet fidelity, the arbiter's inputs
  * of the channels that forward (ninputs: an input per incoming channel and
  * virtual channel of their node, FABRIC_BYTES_PER_INPUT each, made when a
  * packet first waits there: counted for the channels leaving a switch,
@@ -248,12 +250,12 @@ struct fabric_config {
  * forwards only on multi-hop shapes, whose ranks have few links); and for a
  * shape routed along shortest paths, its table of hop distances (ndist
  * entries, a rank by a node, 4 bytes each). Measured on full meshes of 1024
- * and 2048 ranks (1 M and 4 M channels): 617 and 865 bytes a channel. A
- * full mesh has N (N - 1) channels: 14.6 GB at flow fidelity for 4096
- * ranks, where a ring has 2 N; a switch of 16384 ranks has 2^28 inputs, 6.4
+ * and 2048 ranks (1 M and 4 M channels) at packet fidelity: 617 and 865
+ * bytes a channel. A full mesh has N (N - 1) channels: 7.5 GB at flow
+ * fidelity for 4096 ranks, where a ring has 2 N; a switch of 16384 ranks has 2^28 inputs, 6.4
  * GB at packet fidelity. */
 #define FABRIC_BYTES_PER_CHAN 640
-#define FABRIC_BYTES_PER_FLOW_CHAN 256
+#define FABRIC_BYTES_PER_FLOW_CHAN 448
 #define FABRIC_BYTES_PER_INPUT 24
 uint64_t fabric_memory_bytes(uint64_t nchans, uint64_t ninputs, uint64_t ndist, uint32_t fidelity);
 

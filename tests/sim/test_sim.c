@@ -1749,7 +1749,7 @@ static void test_fabric_memory_limit(void)
 		pl.fabric.fidelity = fid;
 		uint64_t need = fabric_memory_bytes(64 * 63, 0, 0, fid);
 
-		g_assert_cmpuint(need, ==, 64 * 63 * (fid == LINK_FIDELITY_FLOW ? 896 : 640));
+		g_assert_cmpuint(need, ==, 64 * 63 * (fid == LINK_FIDELITY_FLOW ? 448 : 640));
 		struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring",
 					    .bytes = 4096, .elem_bytes = 4,
 					    .params = { .nchunks = 1, .peer = 1 }, .seed = 1,
@@ -1776,7 +1776,7 @@ static void test_fabric_memory_limit(void)
 		 * arbiters has an input per port (and memory's) */
 		g_assert_true(config_platform_set(&pl, "topology.kind", "switch", &e));
 		need = fabric_memory_bytes(128, 64 * 65, 0, fid);
-		g_assert_cmpuint(need, ==, fid == LINK_FIDELITY_FLOW ? 128 * 896 : 128 * 640 + 64 * 65 * 24);
+		g_assert_cmpuint(need, ==, fid == LINK_FIDELITY_FLOW ? 128 * 448 : 128 * 640 + 64 * 65 * 24);
 		job.max_memory_bytes = need - 1;
 		g_free(want);
 		want = g_strdup_printf(
