@@ -367,6 +367,10 @@ uint64_t fabric_send_late(struct fabric *f, int src, int dst, uint64_t bytes,
 bool fabric_append(struct fabric *f, int src, int dst, enum route_hint hint, uint64_t more,
 		   void *user);
 
+/* The largest packet payload of the first channel of the route src -> dst:
+ * the packets a message on that route is cut into (src != dst). */
+uint32_t fabric_packet_payload(struct fabric *f, int src, int dst, enum route_hint hint);
+
 /* Flow fidelity: the time from now until the first channel of the route src
  * -> dst has sent what its node's memory has queued on it (at the rates of
  * now); 0 when it is idle, and always 0 at packet fidelity. */

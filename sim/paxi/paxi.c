@@ -533,8 +533,12 @@ static void pump(struct paxi_txn *t)
 		*inflight += wire;
 		t->tm.last_msg_bytes = wire;
 		if (x->flow && t->kind == PAXI_TRANSFER) {
-			/* usable per slice, as the packets make it: the pipeline */
-			uint64_t slice = txn_wire_bytes(t, x->p.slice_bytes);
+			/* usable as the packets make it: per slice (Simple's flag),
+			 * per packet (LL and LL128 lines are usable as they land):
+			 * the pipeline */
+			uint64_t slice = t->proto == PAXI_PROTO_SIMPLE
+						 ? txn_wire_bytes(t, x->p.slice_bytes)
+						 : fabric_packet_payload(x->f, t->src, t->dst, ROUTE_SHORTEST);
 
 			fabric_send_pieces(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, slice, slice,
 					   t->ops->slack ? data_slack : NULL, on_data_delivered, m);
