@@ -83,6 +83,8 @@ struct simulate_outcome {
 	double wall_s;
 	struct runner_result run;    /* steps table, owned */
 	GArray *channels;            /* of struct channel_stats, owned */
+	uint64_t rank_forwarded_bytes, payload_bytes; /* flow fidelity:
+						  * fabric_rank_forwarded_bytes */
 	struct paxi_stats paxi;
 	sim_time_t sim_end_ps;
 	GArray *busy;                /* of struct chan_busy, when job->trace; owned */

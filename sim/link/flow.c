@@ -131,6 +131,7 @@ struct fchan {
 	uint32_t header_bytes, max_payload_bytes;
 	uint64_t payload_bytes, wire_bytes, packets;
 	sim_time_t busy_ps;
+	int32_t to;               /* the node it enters */
 	uint64_t hops_other[8];   /* channel_stats.hops_histogram, but [1] */
 } __attribute__((aligned(64)));
 G_STATIC_ASSERT(offsetof(struct fchan, busy_ps) + sizeof(sim_time_t) <= 128);
@@ -154,6 +155,8 @@ struct flow_net {
 	struct flow *free;
 	GPtrArray *all;               /* owned: every flow ever made */
 	uint64_t in_flight;
+	uint64_t rank_forwarded;      /* payload of the messages a rank forwards */
+	uint64_t payload;             /* payload of all messages started */
 	uint32_t stamp;
 	GArray *pair_last;            /* owned, sim_time_t per (src, dst) pair that has
 				       * sent: the latest delivery scheduled from src to
@@ -240,6 +243,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		c->lat_ps = params[i].lat_ps;
 		c->header_bytes = params[i].header_bytes;
 		c->max_payload_bytes = params[i].max_payload_bytes;
+		c->to = ends[2 * i + 1];
 	}
 	n->pair_last = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
 	n->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -274,6 +278,12 @@ void flow_net_free(struct flow_net *n)
 uint64_t flow_in_flight(const struct flow_net *n)
 {
 	return n->in_flight;
+}
+
+uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload)
+{
+	*payload = n->payload;
+	return n->rank_forwarded;
 }
 
 void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *out)
@@ -678,6 +688,7 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 	double units = fl->units;
 	int hops = fl->hops;
 	sim_time_t lat = 0, sum_pkt = 0, max_pkt = 0;
+	bool forwarded = false;
 
 	fl->nuse = 0;
 	for (int h = 0; h < hops; h++) {
@@ -705,10 +716,15 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 		p->busy_ps += m->memo_busy_ps;
 		if (hops != 1)
 			p->hops_other[MIN(hops, 7)] += bytes;
+		if (h + 1 < hops && p->to < n->nranks)
+			forwarded = true;
 		if (units > 0)
 			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)c, (double)wire / units };
 	}
 	fl->tail = lat + sum_pkt - max_pkt;
+	if (forwarded)
+		n->rank_forwarded += bytes;
+	n->payload += bytes;
 	if (units > 0 && bytes > 0 && n->mem_sides) {
 		uint32_t inj = (uint32_t)(n->nchans + fl->src);
 		uint32_t ej = (uint32_t)(n->nchans + n->nranks + fl->dst);
@@ -956,6 +972,8 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
  * statistics. */
 static void unaccount(struct flow_net *n, const struct flow *fl)
 {
+	bool forwarded = false;
+
 	for (int h = 0; h < fl->hops; h++) {
 		int c = (int)fl->use[h].res;
 		struct fchan *p = &n->ch[c];
@@ -970,7 +988,12 @@ static void unaccount(struct flow_net *n, const struct flow *fl)
 							 : link_wire_ps(wire, p->bw_bytes_per_s);
 		if (fl->hops != 1)
 			p->hops_other[MIN(fl->hops, 7)] -= fl->bytes;
+		if (h + 1 < fl->hops && p->to < n->nranks)
+			forwarded = true;
 	}
+	if (forwarded)
+		n->rank_forwarded -= fl->bytes;
+	n->payload -= fl->bytes;
 }
 
 /* Grows the active flow fl by `more` payload bytes (flow_append): its

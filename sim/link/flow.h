@@ -117,6 +117,11 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan);
 /* Messages started and not yet delivered whole. */
 uint64_t flow_in_flight(const struct flow_net *n);
 
+/* Payload of the messages started whose route a rank forwards (a rank, not
+ * a switch, between its first and last channel); *payload: that of all
+ * messages started. */
+uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload);
+
 /* Channel i's traffic: payload, wire bytes, packets and busy time (wire
  * bytes at its rate) of the messages that have started on it; nothing is lost or
  * retransmitted at flow level. `out`'s src and dst are left as they are. */

@@ -416,6 +416,13 @@ void fabric_channel_params(const struct fabric *f, int i, struct link_params *ou
 /* Messages sent and not yet fully delivered. */
 uint64_t fabric_in_flight(const struct fabric *f);
 
+/* Flow fidelity: payload of the messages whose route a rank forwards (a
+ * rank, not a switch, between its first and last channel): the traffic
+ * whose time flow fidelity does not check well against packet fidelity
+ * (docs/scale.md); *payload: that of all messages sent. Both 0 at packet
+ * fidelity. */
+uint64_t fabric_rank_forwarded_bytes(const struct fabric *f, uint64_t *payload);
+
 /* Valid inside a delivery callback: how many packet transmissions of the
  * message being delivered were accepted only after a Go-Back-N replay (summed
  * over its hops, up to this packet). Used to attribute delay to
