@@ -5,7 +5,9 @@
  * Prints one line per topology x collective x algorithm (its error over
  * every N and size: geomean and max, and where the max is), then the whole
  * matrix's, against the goal: geomean_err <= 2 %, max <= 10 %. Combinations
- * a shape or an algorithm does not admit are skipped and counted. */
+ * a shape or an algorithm does not admit are skipped and counted. With
+ * --jobs, curves run on that many threads; the lines come in the same
+ * order, with the same errors (the wall times then share the cores). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +26,57 @@
 static const enum coll colls[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER,
 				    COLL_ALLTOALL, COLL_BROADCAST, COLL_REDUCE, COLL_P2P,
 				    COLL_ALLGATHERV };
+
+/* One curve of the matrix: its points run by a worker of the pool. */
+struct curve {
+	const struct topo_ops *kind;
+	enum coll c;
+	const char *algo;
+	struct fidelity_err e;
+	uint32_t skipped;
+	bool done;
+};
+
+struct curves {
+	GPtrArray *list;           /* of struct curve *, owned */
+	const GArray *ranks;       /* int */
+	uint64_t min_b, max_b, max64_b;
+	GMutex lock;
+	GCond cond;
+	bool sync;                 /* lock and cond are initialised */
+};
+
+/* Every N and size of a curve, as the sequential loop ran them. */
+static void curve_run(struct curve *cv, const struct curves *all)
+{
+	for (guint ri = 0; ri < all->ranks->len; ri++) {
+		int n = g_array_index(all->ranks, int, ri);
+		uint64_t top = n >= 64 ? MIN(all->max_b, all->max64_b) : all->max_b;
+
+		for (uint64_t b = all->min_b; b <= top; b *= 4) {
+			g_autoptr(GError) perr = NULL;
+
+			if (!fidelity_point(cv->kind, n, cv->c, cv->algo, b, &cv->e, &perr)) {
+				cv->skipped++;
+				break; /* a rule on N or the shape: every size */
+			}
+			if (b > UINT64_MAX / 4)
+				break;
+		}
+	}
+}
+
+static void curve_work(gpointer data, gpointer user)
+{
+	struct curve *cv = data;
+	struct curves *all = user;
+
+	curve_run(cv, all);
+	g_mutex_lock(&all->lock);
+	cv->done = true;
+	g_cond_broadcast(&all->cond);
+	g_mutex_unlock(&all->lock);
+}
 
 static bool parse_list(const char *text, const char *flag, GArray *out, bool topo,
 		       GError **error)
@@ -62,6 +115,7 @@ int bench_fidelity(int argc, char **argv)
 	gchar *topos_s = NULL, *ranks_s = NULL, *coll_s = NULL, *algo_s = NULL;
 	gchar *min_s = NULL, *max_s = NULL, *max64_s = NULL;
 	gboolean json = FALSE;
+	gint jobs = 1;
 	GOptionEntry entries[] = {
 		{ "topos", 0, 0, G_OPTION_ARG_STRING, &topos_s, "topologies (ring,fullmesh,hypercube,torus,switch)", "T,T" },
 		{ "ranks", 0, 0, G_OPTION_ARG_STRING, &ranks_s, "rank counts (4,8,16,32,64)", "N,N" },
@@ -71,18 +125,22 @@ int bench_fidelity(int argc, char **argv)
 		{ "max-size", 0, 0, G_OPTION_ARG_STRING, &max_s, "last size (256MiB)", "SIZE" },
 		{ "max-size-64", 0, 0, G_OPTION_ARG_STRING, &max64_s, "last size from 64 ranks on (64MiB)", "SIZE" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "one JSON object per line", NULL },
+		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "curves run in parallel (default 1: the wall times are each run's alone; 0: one per core)", "N" },
 		{ NULL }
 	};
 	int rc = cli_parse_entries("- flow fidelity against packet fidelity",
 				   "Examples:\n"
 				   "  g5 bench fidelity                     # the whole matrix (long)\n"
-				   "  g5 bench fidelity --topos ring --ranks 8 --collective allreduce",
+				   "  g5 bench fidelity --topos ring --ranks 8 --collective allreduce\n"
+				   "  g5 bench fidelity --ranks 32,64 --jobs 2 --json",
 				   entries, &argc, &argv);
 	g_autoptr(GError) err = NULL;
 	GArray *topos = g_array_new(FALSE, FALSE, sizeof(const struct topo_ops *));
 	GArray *ranks = g_array_new(FALSE, FALSE, sizeof(int));
 	uint64_t min_b = 1024, max_b = 256u << 20, max64_b = 64u << 20;
 	enum coll only = 0;
+	struct curves cvs = { .list = g_ptr_array_new_with_free_func(g_free), .ranks = ranks };
+	GThreadPool *pool = NULL;
 
 	if (rc)
 		goto out;
@@ -104,7 +162,39 @@ int bench_fidelity(int argc, char **argv)
 		cli_usage_error(argv[0], "unknown collective '%s'", coll_s);
 		goto out;
 	}
+	if (jobs < 0) {
+		cli_usage_error(argv[0], "--jobs must be at least 0, got %d", jobs);
+		goto out;
+	}
 	rc = 0;
+	cvs.min_b = min_b;
+	cvs.max_b = max_b;
+	cvs.max64_b = max64_b;
+	g_mutex_init(&cvs.lock);
+	g_cond_init(&cvs.cond);
+	cvs.sync = true;
+	for (guint ti = 0; ti < topos->len; ti++)
+		for (size_t ci = 0; ci < G_N_ELEMENTS(colls); ci++) {
+			if (only && colls[ci] != only)
+				continue;
+			for (const struct algo_ops *const *a = algo_all(); *a; a++) {
+				if (!((*a)->collectives & colls[ci]) || (algo_s && strcmp(algo_s, (*a)->name)))
+					continue;
+				struct curve *cv = g_new0(struct curve, 1);
+
+				cv->kind = g_array_index(topos, const struct topo_ops *, ti);
+				cv->c = colls[ci];
+				cv->algo = (*a)->name;
+				g_ptr_array_add(cvs.list, cv);
+			}
+		}
+	if (jobs == 0)
+		jobs = (int)g_get_num_processors();
+	if (jobs > 1 && cvs.list->len > 1) {
+		pool = g_thread_pool_new(curve_work, &cvs, MIN(jobs, (int)cvs.list->len), TRUE, NULL);
+		for (guint i = 0; i < cvs.list->len; i++)
+			g_thread_pool_push(pool, cvs.list->pdata[i], NULL);
+	}
 
 	struct fidelity_err all = { 0 };
 	uint32_t skipped = 0, missed = 0;
@@ -112,61 +202,44 @@ int bench_fidelity(int argc, char **argv)
 	if (!json)
 		printf("# %-9s %-13s %-10s %6s %9s %8s  %-18s %9s %9s\n", "topology", "collective",
 		       "algo", "points", "geomean%", "max%", "max at (N, bytes)", "packet_s", "flow_s");
-	for (guint ti = 0; ti < topos->len; ti++) {
-		const struct topo_ops *kind = g_array_index(topos, const struct topo_ops *, ti);
+	for (guint i = 0; i < cvs.list->len; i++) {
+		struct curve *cv = cvs.list->pdata[i];
 
-		for (size_t ci = 0; ci < G_N_ELEMENTS(colls); ci++) {
-			enum coll c = colls[ci];
-
-			if (only && c != only)
-				continue;
-			for (const struct algo_ops *const *a = algo_all(); *a; a++) {
-				struct fidelity_err e = { 0 };
-
-				if (!((*a)->collectives & c) || (algo_s && strcmp(algo_s, (*a)->name)))
-					continue;
-				for (guint ri = 0; ri < ranks->len; ri++) {
-					int n = g_array_index(ranks, int, ri);
-					uint64_t top = n >= 64 ? MIN(max_b, max64_b) : max_b;
-
-					for (uint64_t b = min_b; b <= top; b *= 4) {
-						g_autoptr(GError) perr = NULL;
-
-						if (!fidelity_point(kind, n, c, (*a)->name, b, &e, &perr)) {
-							skipped++;
-							break; /* a rule on N or the shape: every size */
-						}
-						if (b > UINT64_MAX / 4)
-							break;
-					}
-				}
-				if (!e.points)
-					continue;
-				double gm = fidelity_geomean_err(&e);
-				bool miss = gm > GOAL_GEOMEAN || e.max_err > GOAL_MAX;
-				char size[32];
-
-				missed += miss;
-				units_format_size(e.max_bytes, size, sizeof(size));
-				if (json)
-					printf("{\"topology\": \"%s\", \"collective\": \"%s\", \"algo\": \"%s\", "
-					       "\"points\": %u, \"geomean_err\": %.6f, \"max_err\": %.6f, "
-					       "\"max_ranks\": %d, \"max_bytes\": %" G_GUINT64_FORMAT ", "
-					       "\"packet_wall_s\": %.3f, \"flow_wall_s\": %.3f, "
-					       "\"packet_events\": %" G_GUINT64_FORMAT ", \"flow_events\": %"
-					       G_GUINT64_FORMAT ", \"goal_met\": %s}\n",
-					       topo_name(kind), coll_name(c), (*a)->name, e.points, gm,
-					       e.max_err, e.max_ranks, e.max_bytes, e.packet_wall_s, e.flow_wall_s,
-					       e.packet_events, e.flow_events, miss ? "false" : "true");
-				else
-					printf("  %-9s %-13s %-10s %6u %9.3f %8.3f  N=%-3d %-12s %9.3f %9.3f%s\n",
-					       topo_name(kind), coll_name(c), (*a)->name, e.points,
-					       100 * gm, 100 * e.max_err, e.max_ranks, size, e.packet_wall_s,
-					       e.flow_wall_s, miss ? "  MISS" : "");
-				fflush(stdout);
-				fidelity_err_merge(&all, &e);
-			}
+		if (pool) {
+			g_mutex_lock(&cvs.lock);
+			while (!cv->done)
+				g_cond_wait(&cvs.cond, &cvs.lock);
+			g_mutex_unlock(&cvs.lock);
+		} else {
+			curve_run(cv, &cvs);
 		}
+		skipped += cv->skipped;
+		if (!cv->e.points)
+			continue;
+		const struct fidelity_err *e = &cv->e;
+		double gm = fidelity_geomean_err(e);
+		bool miss = gm > GOAL_GEOMEAN || e->max_err > GOAL_MAX;
+		char size[32];
+
+		missed += miss;
+		units_format_size(e->max_bytes, size, sizeof(size));
+		if (json)
+			printf("{\"topology\": \"%s\", \"collective\": \"%s\", \"algo\": \"%s\", "
+			       "\"points\": %u, \"geomean_err\": %.6f, \"max_err\": %.6f, "
+			       "\"max_ranks\": %d, \"max_bytes\": %" G_GUINT64_FORMAT ", "
+			       "\"packet_wall_s\": %.3f, \"flow_wall_s\": %.3f, "
+			       "\"packet_events\": %" G_GUINT64_FORMAT ", \"flow_events\": %" G_GUINT64_FORMAT
+			       ", \"goal_met\": %s}\n",
+			       topo_name(cv->kind), coll_name(cv->c), cv->algo, e->points, gm, e->max_err,
+			       e->max_ranks, e->max_bytes, e->packet_wall_s, e->flow_wall_s, e->packet_events,
+			       e->flow_events, miss ? "false" : "true");
+		else
+			printf("  %-9s %-13s %-10s %6u %9.3f %8.3f  N=%-3d %-12s %9.3f %9.3f%s\n",
+			       topo_name(cv->kind), coll_name(cv->c), cv->algo, e->points, 100 * gm,
+			       100 * e->max_err, e->max_ranks, size, e->packet_wall_s, e->flow_wall_s,
+			       miss ? "  MISS" : "");
+		fflush(stdout);
+		fidelity_err_merge(&all, e);
 	}
 	if (!json)
 		printf("# all: %u points, geomean_err %.3f %%, max %.3f %% (N=%d, %" G_GUINT64_FORMAT
@@ -176,6 +249,13 @@ int bench_fidelity(int argc, char **argv)
 		       all.max_bytes, missed, 100 * GOAL_GEOMEAN, 100 * GOAL_MAX, skipped,
 		       all.packet_wall_s, all.flow_wall_s);
 out:
+	if (pool)
+		g_thread_pool_free(pool, FALSE, TRUE);
+	if (cvs.sync) {
+		g_mutex_clear(&cvs.lock);
+		g_cond_clear(&cvs.cond);
+	}
+	g_ptr_array_unref(cvs.list);
 	g_array_unref(topos);
 	g_array_unref(ranks);
 	g_free(topos_s);

@@ -1790,6 +1790,34 @@ static void test_rank_forwarded(void)
 	g_assert_null(strstr(err, "note"));
 }
 
+/* `g5 bench fidelity --jobs 2` runs curves on two threads and prints the
+ * same lines, in the same order, as one thread does, but for the wall
+ * times; a negative --jobs is refused. */
+static void test_bench_fidelity_jobs(void)
+{
+	g_autofree char *one = NULL, *two = NULL, *err = NULL;
+	const char *args = "bench fidelity --topos ring,switch --ranks 4,8 --max-size 64KiB --json";
+	g_autofree char *a1 = g_strdup_printf("%s --jobs 1", args);
+	g_autofree char *a2 = g_strdup_printf("%s --jobs 2", args);
+	g_autoptr(GRegex) wall = g_regex_new("\"(packet|flow)_wall_s\": [0-9.]+", 0, 0, NULL);
+
+	g_assert_cmpint(g5(a1, &one, &err), ==, 0);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5(a2, &two, &err), ==, 0);
+	g_clear_pointer(&err, g_free);
+	g_autofree char *o1 = g_regex_replace_literal(wall, one, -1, 0, "wall", 0, NULL);
+	g_autofree char *o2 = g_regex_replace_literal(wall, two, -1, 0, "wall", 0, NULL);
+
+	g_assert_cmpuint(strlen(o1), >, 0);
+	g_auto(GStrv) lines = g_strsplit(o1, "\n", -1);
+
+	g_assert_cmpuint(g_strv_length(lines), >, 20);
+	g_assert_cmpstr(o1, ==, o2);
+	g_clear_pointer(&one, g_free);
+	g_assert_cmpint(g5("bench fidelity --jobs -1", &one, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "--jobs must be at least 0, got -1"));
+}
+
 /* A fabric that would not fit in memory (a full mesh's N (N - 1) channels)
  * is refused before it is made, at either fidelity, by simulate() and by the
  * front end's simulate_check(), with its channels, the estimate and the
@@ -2682,6 +2710,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/limits/memory", test_memory_limit);
 	g_test_add_func("/sim/limits/fabric-memory", test_fabric_memory_limit);
 	g_test_add_func("/sim/flow/rank-forwarded", test_rank_forwarded);
+	g_test_add_func("/sim/bench/fidelity-jobs", test_bench_fidelity_jobs);
 	g_test_add_func("/sim/limits/clock", test_clock_overflow);
 	g_test_add_func("/sim/limits/events", test_event_limit);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
