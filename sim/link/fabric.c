@@ -1140,22 +1140,13 @@ bool fabric_append(struct fabric *f, int src, int dst, enum route_hint hint, uin
 uint32_t fabric_packet_payload(struct fabric *f, int src, int dst, enum route_hint hint)
 {
 	struct link_params p;
-	int chan;
+	const int *chans;
 
-	g_assert(src != dst);
-	if (f->flow) {
-		const int *chans;
-		int hops = flow_route(f, src, dst, hint, &chans);
+	g_assert(f->flow && src != dst);
+	int hops = flow_route(f, src, dst, hint, &chans);
 
-		g_assert(hops >= 1);
-		chan = chans[0];
-	} else {
-		int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
-
-		g_assert(hops >= 1);
-		chan = topo_chan_find(&f->t, f->route_nodes[0], f->route_nodes[1]);
-	}
-	chan_params(f, chan, &p);
+	g_assert(hops >= 1);
+	chan_params(f, chans[0], &p);
 	return p.max_payload_bytes;
 }
 

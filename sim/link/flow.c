@@ -99,6 +99,7 @@ struct flow {
 				* tail after it is sent, not its sending (FL_PROGRESS) */
 	sim_time_t t_next;     /* ahead: when next_x is sent */
 	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
+	bool forwarded;        /* a rank, not a switch, forwards it (flow_rank_forwarded_bytes) */
 	bool ghost;            /* header only and alone: no event until its delivery, which
 				* is scheduled (dev) from its end of sending (t_end) */
 	sim_time_t t_end;      /* ghost: when it has sent its last byte */
@@ -688,7 +689,6 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 	double units = fl->units;
 	int hops = fl->hops;
 	sim_time_t lat = 0, sum_pkt = 0, max_pkt = 0;
-	bool forwarded = false;
 
 	fl->nuse = 0;
 	for (int h = 0; h < hops; h++) {
@@ -716,13 +716,11 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 		p->busy_ps += m->memo_busy_ps;
 		if (hops != 1)
 			p->hops_other[MIN(hops, 7)] += bytes;
-		if (h + 1 < hops && p->to < n->nranks)
-			forwarded = true;
 		if (units > 0)
 			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)c, (double)wire / units };
 	}
 	fl->tail = lat + sum_pkt - max_pkt;
-	if (forwarded)
+	if (fl->forwarded)
 		n->rank_forwarded += bytes;
 	n->payload += bytes;
 	if (units > 0 && bytes > 0 && n->mem_sides) {
@@ -946,8 +944,11 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	fl->ev_pending = false;
 	fl->rate = 0;
 	fl->stamp = 0;
-	for (int h = 0; h < hops; h++)
+	fl->forwarded = false;
+	for (int h = 0; h < hops; h++) {
 		fl->use[h].res = (uint32_t)chans[h];
+		fl->forwarded |= h + 1 < hops && n->ch[chans[h]].to < n->nranks;
+	}
 	fl->nuse = 0;
 	fl->units = units_on(&n->ch[chans[0]], bytes);
 	set_next(fl, 0, 0);
@@ -972,8 +973,6 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
  * statistics. */
 static void unaccount(struct flow_net *n, const struct flow *fl)
 {
-	bool forwarded = false;
-
 	for (int h = 0; h < fl->hops; h++) {
 		int c = (int)fl->use[h].res;
 		struct fchan *p = &n->ch[c];
@@ -988,10 +987,8 @@ static void unaccount(struct flow_net *n, const struct flow *fl)
 							 : link_wire_ps(wire, p->bw_bytes_per_s);
 		if (fl->hops != 1)
 			p->hops_other[MIN(fl->hops, 7)] -= fl->bytes;
-		if (h + 1 < fl->hops && p->to < n->nranks)
-			forwarded = true;
 	}
-	if (forwarded)
+	if (fl->forwarded)
 		n->rank_forwarded -= fl->bytes;
 	n->payload -= fl->bytes;
 }

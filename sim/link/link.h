@@ -367,8 +367,9 @@ uint64_t fabric_send_late(struct fabric *f, int src, int dst, uint64_t bytes,
 bool fabric_append(struct fabric *f, int src, int dst, enum route_hint hint, uint64_t more,
 		   void *user);
 
-/* The largest packet payload of the first channel of the route src -> dst:
- * the packets a message on that route is cut into (src != dst). */
+/* Flow fidelity: the largest packet payload of the first channel of the
+ * route src -> dst, the packets a message on that route is cut into (src !=
+ * dst). */
 uint32_t fabric_packet_payload(struct fabric *f, int src, int dst, enum route_hint hint);
 
 /* Flow fidelity: the time from now until the first channel of the route src
