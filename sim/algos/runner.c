@@ -840,8 +840,19 @@ static void op_process(struct run_op *o)
 	/* staging: a received byte is also copied out of the staging buffer */
 	if (is_reducing(k) || o->r->pp->staging) {
 		if (!o->reducing && o->usable > o->processed) {
-			o->reducing = o->usable;
 			o->t_reduce = sim_now(o->r->sim);
+			if (is_send(k) && o->out && o->r->nlanes == 1 && o->usable < in_bytes(o) &&
+			    paxi_work_ahead(o->r->px, node(o->r, o->rank), o->lane,
+					    o->usable - o->processed, is_reducing(k), o->out)) {
+				/* not its last bytes, and one lane (a reducer shared
+				 * by lanes would take this work ahead of theirs): the
+				 * output's channel is busy past its end, so its
+				 * bytes join the output now (paxi_work_ahead) */
+				o->processed = o->usable;
+				out_supply(o, o->processed);
+				return;
+			}
+			o->reducing = o->usable;
 			paxi_engine_work(o->r->px, node(o->r, o->rank), o->lane, o->processed, o->usable,
 					 is_reducing(k), o->in, o->out,
 					 o->out ? on_forward : NULL, on_reduced, o);

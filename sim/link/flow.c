@@ -352,7 +352,15 @@ static uint64_t boundary_after(const struct flow *fl, uint64_t x, sim_time_t sin
 			if (bytes >= (double)(fl->bytes - x))
 				return fl->bytes;
 			uint64_t big = x + (uint64_t)(bytes / (double)fl->piece) * fl->piece;
+			/* payload sent in one tail: a grown boundary that close to
+			 * the end lands after the end is sent, so it would cost its
+			 * sending and its landing (not ahead); where one piece
+			 * less keeps it ahead, it stops a piece short */
+			double tail_bytes = fl->rate * (double)fl->tail * (double)fl->bytes / fl->units;
 
+			if (big > next + fl->piece && (double)(fl->bytes - big) <= tail_bytes &&
+			    (double)(fl->bytes - big + fl->piece) > tail_bytes)
+				big -= fl->piece;
 			if (big > next) {
 				next = big;
 				*grown = true;
@@ -435,8 +443,6 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 	g_assert(fl->rate > 0);
 	if (fl->ahead && fl->ev_pending && left <= 0)
 		return; /* sent: its arrival does not move */
-	if (fl->ev_pending)
-		sim_cancel(n->s, fl->ev);
 	delay = MIN(delay, SIM_TIME_END - now);
 	if (fl->ahead && delay < SIM_TIME_END - now - fl->tail) {
 		/* its delivery, in order behind what the pair delivered before */
@@ -445,6 +451,13 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 		fl->t_next = now + delay;
 		delay = MAX(now + delay + fl->tail, last) - now;
 		type = FL_ARRIVE;
+	}
+	if (fl->ev_pending) {
+		/* one due then already (a message that grew, a rate that did
+		 * not move it) stands */
+		if (fl->ev.ev->time == now + delay && fl->ev.ev->type == type)
+			return;
+		sim_cancel(n->s, fl->ev);
 	}
 	struct sim_event *ev = sim_schedule(n->s, delay, &n->c, type);
 

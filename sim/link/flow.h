@@ -52,7 +52,10 @@
  *    reads the moment its last byte is sent, so the next boundary is chosen
  *    when it lands, from the slack then plus the tail since it was sent. If
  *    the receiver cannot wait then, the boundaries sent in that tail are
- *    delivered one by one as they land. Slack 0 keeps first_bytes and
+ *    delivered one by one as they land. A grown boundary within one
+ *    tail's payload of the end would land after the end is sent, which
+ *    costs its sending as well; where one piece less keeps it ahead of the
+ *    end, it stops that piece short. Slack 0 keeps first_bytes and
  *    piece_bytes, call for call.
  *  - a message still waiting in its channel's order may grow
  *    (flow_append): it is then timed, counted and delivered as one message

@@ -73,6 +73,8 @@ struct paxi_txn {
 	};
 	bool started, posted, rts_arrived, cts_arrived, flag_sent, zero_sent;
 	bool over;            /* its completion response has been processed (tm.sent) */
+	bool setup_unseen;    /* flow fidelity: its setup's end has no event; the
+			       * data supplied after it is allowed then (pump) */
 	/* Line 1 ends with tm.setup_end: a receiver's slack reads it, with
 	 * state, src and dst, of its outgoing Transfer (paxi_txn_drain_ps) */
 	struct paxi_txn_times tm; /* tm.kind is the transaction's kind */
@@ -160,6 +162,7 @@ static void data_allowed(struct paxi_txn *t)
 {
 	t->state = TX_DATA;
 	t->tm.data_allowed = sim_now(t->x->s);
+	t->setup_unseen = false;
 	pump(t);
 	if (t->x->p.engine)
 		engine_kick(t->x, t->src);
@@ -506,6 +509,19 @@ static void pump(struct paxi_txn *t)
 {
 	struct paxi *x = t->x;
 
+	if (t->setup_unseen && t->available > t->injected) {
+		/* the first data of a Transfer whose setup's end was not an
+		 * event: allowed since that end, or at it */
+		sim_time_t now = sim_now(x->s);
+
+		t->setup_unseen = false;
+		if (now < t->tm.setup_end) {
+			sim_schedule(x->s, t->tm.setup_end - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
+			return;
+		}
+		t->state = TX_DATA;
+		t->tm.data_allowed = t->tm.setup_end;
+	}
 	if (t->state != TX_DATA)
 		return;
 	if (t->available > t->injected && t->last_data) {
@@ -577,7 +593,8 @@ sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 		/* none of its data leaves before its setup ends (PX_SETUP_DONE
 		 * allows a Transfer's data at once), nor before its channel has
 		 * sent what is queued on it */
-		sim_time_t left = t->tm.setup_end - sim_now(t->x->s);
+		sim_time_t now = sim_now(t->x->s);
+		sim_time_t left = t->tm.setup_end > now ? t->tm.setup_end - now : 0;
 
 		return MAX(left, fabric_drain_ps(t->x->f, t->src, t->dst, ROUTE_SHORTEST));
 	}
@@ -649,6 +666,13 @@ static void begin_setup(struct paxi_txn *t)
 	t->state = TX_SETUP;
 	t->tm.setup_end = u->setup_free_at;
 	x->st.setup_ps += u->setup_free_at - now;
+	if (x->flow && t->kind == PAXI_TRANSFER && !x->p.engine && t->bytes > 0 &&
+	    t->available == t->injected) {
+		/* flow fidelity: a Transfer set up ahead of its data needs no
+		 * event at its setup's end; its first data reads it (pump) */
+		t->setup_unseen = true;
+		return;
+	}
 	sim_schedule(x->s, u->setup_free_at - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
 }
 
@@ -891,12 +915,18 @@ uint64_t paxi_copy_rate(const struct paxi_params *p)
 	return p->copy_bytes_per_s ? p->copy_bytes_per_s : p->reduce_bytes_per_s;
 }
 
+/* The reducer of (node, unit): the node's, or the unit's (PAXI_REDUCE_UNIT). */
+static size_t reducer_of(const struct paxi *x, int node, uint32_t unit)
+{
+	return x->p.reduce_per == PAXI_REDUCE_UNIT
+		       ? (size_t)node * x->p.cdma_units + unit % x->p.cdma_units
+		       : (size_t)node;
+}
+
 static void reducer_work(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 			 uint64_t rate, void (*done)(void *user), void *user)
 {
-	size_t at = x->p.reduce_per == PAXI_REDUCE_UNIT
-			    ? (size_t)node * x->p.cdma_units + unit % x->p.cdma_units
-			    : (size_t)node;
+	size_t at = reducer_of(x, node, unit);
 	sim_time_t now = sim_now(x->s);
 	sim_time_t begin = MAX(now, x->reduce_free_at[at]);
 	sim_time_t work = time_at_rate(bytes, rate);
@@ -906,6 +936,24 @@ static void reducer_work(struct paxi *x, int node, uint32_t unit, uint64_t bytes
 	x->st.reduced_bytes += bytes;
 	sim_schedule(x->s, begin + work - now, &x->c, PX_REDUCE_DONE)->data[0].p =
 		req_get(x, done, user);
+}
+
+bool paxi_work_ahead(struct paxi *x, int node, uint32_t unit, uint64_t bytes, bool reduce,
+		     const struct paxi_txn *out)
+{
+	if (!x->flow || x->p.engine || out->kind != PAXI_TRANSFER)
+		return false;
+	size_t at = reducer_of(x, node, unit);
+	sim_time_t now = sim_now(x->s);
+	sim_time_t work = time_at_rate(bytes, reduce ? x->p.reduce_bytes_per_s : paxi_copy_rate(&x->p));
+	sim_time_t end = MAX(now, x->reduce_free_at[at]) + work;
+
+	if (paxi_txn_drain_ps(out) < end - now)
+		return false;
+	x->reduce_free_at[at] = end;
+	x->st.reduce_ps += work;
+	x->st.reduced_bytes += bytes;
+	return true;
 }
 
 /* Rounds of engine_round_bytes begun in an op's bytes [0, to) (0 for none). */

@@ -371,6 +371,17 @@ void paxi_engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, ui
 		      bool reduce, const struct paxi_txn *from_txn, struct paxi_txn *remote, void (*started)(void *user),
 		      void (*done)(void *user), void *user);
 
+/* Flow fidelity without an engine: the reduction (or copy) of `bytes` at
+ * `node` for unit `unit` whose output joins `out`, when `out`'s first
+ * channel, at its rate of now, stays busy with what is queued on it until
+ * that work is over: the reducer is taken as paxi_reduce would take it, and
+ * no event marks the end, since nothing reads the bytes before the channel
+ * does (a rate that rises later may let them out before: the check against
+ * packet fidelity bounds that). Returns false, taking nothing, otherwise:
+ * the caller then goes through paxi_engine_work. */
+bool paxi_work_ahead(struct paxi *x, int node, uint32_t unit, uint64_t bytes, bool reduce,
+		     const struct paxi_txn *out);
+
 /* The copy rate in bytes/s (copy_bytes_per_s, or the reduce rate); 0: free. */
 uint64_t paxi_copy_rate(const struct paxi_params *p);
 

@@ -209,6 +209,94 @@ static void test_drain_in_setup(void)
 	}
 }
 
+/* A Transfer set up ahead of its data, at both fidelities: supplied at
+ * its start or before its setup ends, its data leaves at that end;
+ * supplied after, at once. Its data is allowed from the setup's end either
+ * way (tm.data_allowed), and at flow fidelity that end is not an event of
+ * its own unless data waits for it. */
+static void test_setup_ahead_of_data(void)
+{
+	sim_time_t usable[2][3];
+	uint64_t executed[2][3];
+
+	for (int flow = 0; flow < 2; flow++)
+		for (int when = 0; when < 3; when++) { /* at start, before end, after */
+			struct rig r;
+			struct probe a = { 0 }, da = { 0 };
+
+			rig_init(&r);
+			r.fc.fidelity = flow ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
+			rig_open(&r);
+			sim_time_t end = r.pp.setup_ps + r.pp.protos[PAXI_PROTO_SIMPLE].lat_ps;
+			struct paxi_txn *t = paxi_txn_new(r.x, PAXI_TRANSFER, 0, 1, 0, 100000,
+							  &probe_ops, &a, &da);
+
+			a.s = da.s = r.s;
+			paxi_txn_start(t);
+			if (when)
+				sim_run(r.s, when == 1 ? end - SIM_NS(50) : end + SIM_NS(50), UINT64_MAX);
+			g_assert_cmpuint(da.last_usable, ==, 0);
+			paxi_txn_supply(t, 100000);
+			sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+			g_assert_cmpuint(da.last_usable, ==, 100000);
+			g_assert_cmpuint(paxi_txn_times(t)->data_allowed, ==, end);
+			usable[flow][when] = da.usable_all;
+			executed[flow][when] = sim_counters(r.s)->executed;
+			rig_close(&r);
+		}
+	for (int flow = 0; flow < 2; flow++) {
+		g_assert_cmpuint(usable[flow][1], ==, usable[flow][0]);
+		g_assert_cmpuint(usable[flow][2] - usable[flow][0], ==, SIM_NS(50));
+		g_assert_cmpuint(executed[flow][1], ==, executed[flow][0]);
+	}
+	/* flow fidelity spends no event on a setup's end no data waits for */
+	g_assert_cmpuint(executed[0][2], ==, executed[0][0]);
+	g_assert_cmpuint(executed[1][2] + 1, ==, executed[1][0]);
+}
+
+/* Flow fidelity: a reduction whose output's channel stays busy past its
+ * end takes the reducer as paxi_reduce would and needs no event; one that
+ * would outlast the channel's queue, or any at packet fidelity, is
+ * refused and takes nothing. */
+static void test_work_ahead(void)
+{
+	for (int flow = 0; flow < 2; flow++) {
+		struct rig r;
+		struct probe a = { 0 }, da = { 0 };
+
+		rig_init(&r);
+		r.fc.fidelity = flow ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
+		r.pp.reduce_bytes_per_s = 1000000000000ull; /* 1 byte per ps */
+		rig_open(&r);
+		sim_time_t end = r.pp.setup_ps + r.pp.protos[PAXI_PROTO_SIMPLE].lat_ps;
+		struct paxi_txn *t = rig_send(&r, PAXI_TRANSFER, 1 << 20, &a, &da);
+
+		sim_run(r.s, end + 1, UINT64_MAX);
+		sim_time_t drain = paxi_txn_drain_ps(t);
+
+		if (!flow) {
+			g_assert_false(paxi_work_ahead(r.x, 0, 0, 1000, true, t));
+			rig_close(&r);
+			continue;
+		}
+		g_assert_cmpuint(drain, >, 3000);
+		/* more than the channel still has to send: refused */
+		g_assert_false(paxi_work_ahead(r.x, 0, 0, drain + 1000, true, t));
+		/* within it: taken, twice, one after the other on the reducer */
+		g_assert_true(paxi_work_ahead(r.x, 0, 0, 1000, true, t));
+		g_assert_true(paxi_work_ahead(r.x, 0, 0, 1000, true, t));
+		/* the reducer is now busy for 2000 ps: one that fitted alone
+		 * ends too late behind them */
+		g_assert_false(paxi_work_ahead(r.x, 0, 0, drain - 1000, true, t));
+		const struct paxi_stats *st = paxi_stats(r.x);
+
+		g_assert_cmpuint(st->reduced_bytes, ==, 2000);
+		g_assert_cmpuint(st->reduce_ps, ==, 2000);
+		sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
+		rig_close(&r);
+	}
+}
+
 struct red_probe {
 	struct sim *s;
 	sim_time_t at[3];
@@ -588,6 +676,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/paxi/params/refused", test_params_refused);
 	g_test_add_func("/paxi/cdma/slots-and-setup", test_slots_and_setup);
 	g_test_add_func("/paxi/transfer/drain-in-setup", test_drain_in_setup);
+	g_test_add_func("/paxi/transfer/setup-ahead-of-data", test_setup_ahead_of_data);
+	g_test_add_func("/paxi/reduce/work-ahead", test_work_ahead);
 	g_test_add_func("/paxi/reduce/queue-per-node", test_reduce_queue);
 	g_test_add_func("/paxi/reduce/per-unit", test_reduce_per_unit);
 	g_test_add_func("/paxi/sendrecv/ready-flag", test_ready_handshake);
