@@ -285,6 +285,7 @@ int cmd_sim(int argc, char **argv)
 	uint64_t *weights = NULL;
 	GArray *outcomes = NULL;
 	double forwarded = 0; /* the largest share of bytes that ranks forward */
+	uint64_t forwarded_largest = 0; /* and the largest message they forward */
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	g_option_context_set_description(ctx, "Examples:\n"
@@ -597,6 +598,7 @@ int cmd_sim(int argc, char **argv)
 		}
 		if (r.rank_forwarded_bytes)
 			forwarded = MAX(forwarded, (double)r.rank_forwarded_bytes / (double)r.payload_bytes);
+		forwarded_largest = MAX(forwarded_largest, r.forwarded_largest);
 		if (o.verbose)
 			g_array_append_val(outcomes, r);
 		else
@@ -613,14 +615,23 @@ int cmd_sim(int argc, char **argv)
 		print_verbose(r, &pl);
 	}
 	/* where flow fidelity is not checked well against packet fidelity */
-	if (forwarded > 0 && pl.fabric.link.credits)
+	if (forwarded > 0 && pl.fabric.link.credits) {
+		char largest[32], buffer[32], packet[32];
+		const struct link_params *lp = &pl.fabric.link;
+
+		units_format_size(forwarded_largest, largest, sizeof(largest));
+		units_format_size((uint64_t)lp->credits * lp->max_payload_bytes, buffer, sizeof(buffer));
+		units_format_size(lp->max_payload_bytes, packet, sizeof(packet));
 		fprintf(stderr,
-			"%s: note: ranks forward %.1f %% of this run's message bytes (multi-hop routes); "
-			"flow fidelity leaves out the packet fabric's credit back-pressure on such routes "
-			"and has been measured up to 58 %% faster than packet fidelity there "
-			"(docs/scale.md, \"Checked against packet fidelity\"): --fidelity packet is the "
-			"reference\n",
-			argv[0], 100 * forwarded);
+			"%s: note: ranks forward %.1f %% of this run's message bytes (multi-hop routes), "
+			"in messages of up to %s, against a receive buffer of %s per link (%u credits "
+			"of %s); flow fidelity leaves out the packet fabric's credit back-pressure on "
+			"such routes: it follows packet fidelity while those messages stay well below "
+			"the buffer, and has been measured up to 58 %% faster than packet fidelity once "
+			"they outgrow it (docs/scale.md, \"What flow fidelity misses on multi-hop routes "
+			"is buffer space\"): --fidelity packet is the reference\n",
+			argv[0], 100 * forwarded, largest, buffer, lp->credits, packet);
+	}
 	goto out;
 usage:
 	cli_usage_error(argv[0], "%s", err->message);

@@ -409,7 +409,8 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 				   : NAN;
 		out->steps = s->nsteps;
 		out->events = sim_counters(sim)->executed;
-		out->rank_forwarded_bytes = fabric_rank_forwarded_bytes(f, &out->payload_bytes);
+		out->rank_forwarded_bytes =
+			fabric_rank_forwarded_bytes(f, &out->payload_bytes, &out->forwarded_largest);
 		out->sim_end_ps = sim_now(sim);
 		out->paxi = *paxi_stats(px);
 		out->channels = g_array_new(FALSE, TRUE, sizeof(struct channel_stats));

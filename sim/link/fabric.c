@@ -1326,10 +1326,10 @@ uint64_t fabric_in_flight(const struct fabric *f)
 	return f->in_flight;
 }
 
-uint64_t fabric_rank_forwarded_bytes(const struct fabric *f, uint64_t *payload)
+uint64_t fabric_rank_forwarded_bytes(const struct fabric *f, uint64_t *payload, uint64_t *largest)
 {
-	*payload = 0;
-	return f->flow ? flow_rank_forwarded_bytes(f->flow, payload) : 0;
+	*payload = *largest = 0;
+	return f->flow ? flow_rank_forwarded_bytes(f->flow, payload, largest) : 0;
 }
 
 uint32_t fabric_delivering_replayed(const struct fabric *f)

@@ -157,6 +157,7 @@ struct flow_net {
 	GPtrArray *all;               /* owned: every flow ever made */
 	uint64_t in_flight;
 	uint64_t rank_forwarded;      /* payload of the messages a rank forwards */
+	uint64_t forwarded_largest;   /* the largest of them, grown as it was sent */
 	uint64_t payload;             /* payload of all messages started */
 	uint32_t stamp;
 	GArray *pair_last;            /* owned, sim_time_t per (src, dst) pair that has
@@ -281,9 +282,10 @@ uint64_t flow_in_flight(const struct flow_net *n)
 	return n->in_flight;
 }
 
-uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload)
+uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload, uint64_t *largest)
 {
 	*payload = n->payload;
+	*largest = n->forwarded_largest;
 	return n->rank_forwarded;
 }
 
@@ -733,8 +735,10 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)c, (double)wire / units };
 	}
 	fl->tail = lat + sum_pkt - max_pkt;
-	if (fl->forwarded)
+	if (fl->forwarded) {
 		n->rank_forwarded += bytes;
+		n->forwarded_largest = MAX(n->forwarded_largest, bytes);
+	}
 	n->payload += bytes;
 	if (units > 0 && bytes > 0 && n->mem_sides) {
 		uint32_t inj = (uint32_t)(n->nchans + fl->src);

@@ -122,8 +122,8 @@ uint64_t flow_in_flight(const struct flow_net *n);
 
 /* Payload of the messages started whose route a rank forwards (a rank, not
  * a switch, between its first and last channel); *payload: that of all
- * messages started. */
-uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload);
+ * messages started; *largest: the largest of those a rank forwards. */
+uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload, uint64_t *largest);
 
 /* Channel i's traffic: payload, wire bytes, packets and busy time (wire
  * bytes at its rate) of the messages that have started on it; nothing is lost or

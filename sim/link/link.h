@@ -420,9 +420,10 @@ uint64_t fabric_in_flight(const struct fabric *f);
 /* Flow fidelity: payload of the messages whose route a rank forwards (a
  * rank, not a switch, between its first and last channel): the traffic
  * whose time flow fidelity does not check well against packet fidelity
- * (docs/scale.md); *payload: that of all messages sent. Both 0 at packet
- * fidelity. */
-uint64_t fabric_rank_forwarded_bytes(const struct fabric *f, uint64_t *payload);
+ * once such messages outgrow the receive buffers (docs/scale.md);
+ * *payload: that of all messages sent; *largest: the largest message a
+ * rank forwards. All 0 at packet fidelity. */
+uint64_t fabric_rank_forwarded_bytes(const struct fabric *f, uint64_t *payload, uint64_t *largest);
 
 /* Valid inside a delivery callback: how many packet transmissions of the
  * message being delivered were accepted only after a Go-Back-N replay (summed

@@ -1745,11 +1745,12 @@ static void test_rank_forwarded(void)
 		const char *topo, *coll, *algo;
 		uint32_t fid;
 		uint64_t num, den; /* forwarded / payload */
+		uint64_t largest;  /* the largest message forwarded */
 	} cases[] = {
-		{ "ring", "allgather", "direct", LINK_FIDELITY_FLOW, 13, 15 },
-		{ "ring", "allreduce", "ring", LINK_FIDELITY_FLOW, 0, 1 },
-		{ "switch", "allgather", "direct", LINK_FIDELITY_FLOW, 0, 1 },
-		{ "ring", "allgather", "direct", LINK_FIDELITY_PACKET, 0, 1 },
+		{ "ring", "allgather", "direct", LINK_FIDELITY_FLOW, 13, 15, 64 << 10 },
+		{ "ring", "allreduce", "ring", LINK_FIDELITY_FLOW, 0, 1, 0 },
+		{ "switch", "allgather", "direct", LINK_FIDELITY_FLOW, 0, 1, 0 },
+		{ "ring", "allgather", "direct", LINK_FIDELITY_PACKET, 0, 1, 0 },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -1771,6 +1772,7 @@ static void test_rank_forwarded(void)
 		g_assert_no_error(e);
 		g_assert_cmpuint(r.rank_forwarded_bytes * cases[i].den, ==,
 				 r.payload_bytes * cases[i].num);
+		g_assert_cmpuint(r.forwarded_largest, ==, cases[i].largest);
 		if (cases[i].fid == LINK_FIDELITY_FLOW)
 			g_assert_cmpuint(r.payload_bytes, >, 0);
 		simulate_outcome_clear(&r);
@@ -1782,6 +1784,8 @@ static void test_rank_forwarded(void)
 	g_assert_cmpint(g5("sim --topo ring --ranks 16 --collective allgather --algo direct --size 1MiB "
 			   "--fidelity flow --json", &out, &err), ==, 0);
 	g_assert_nonnull(strstr(err, "g5 sim: note: ranks forward 86.7 % of this run's message bytes"));
+	g_assert_nonnull(strstr(err, "in messages of up to 64KiB, against a receive buffer of 256KiB "
+				     "per link (64 credits of 4KiB)"));
 	g_assert_null(strstr(out, "note"));
 	g_free(out);
 	g_free(err);
