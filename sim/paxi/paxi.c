@@ -923,18 +923,30 @@ static size_t reducer_of(const struct paxi *x, int node, uint32_t unit)
 		       : (size_t)node;
 }
 
+/* The reduce or copy rate of engine work (bytes/s; 0: free). */
+static uint64_t work_rate(const struct paxi *x, bool reduce)
+{
+	return reduce ? x->p.reduce_bytes_per_s : paxi_copy_rate(&x->p);
+}
+
+/* Takes reducer `at` for `work` ps of `bytes`, after what it holds;
+ * returns when that work ends. */
+static sim_time_t reducer_take(struct paxi *x, size_t at, uint64_t bytes, sim_time_t work)
+{
+	sim_time_t end = MAX(sim_now(x->s), x->reduce_free_at[at]) + work;
+
+	x->reduce_free_at[at] = end;
+	x->st.reduce_ps += work;
+	x->st.reduced_bytes += bytes;
+	return end;
+}
+
 static void reducer_work(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 			 uint64_t rate, void (*done)(void *user), void *user)
 {
-	size_t at = reducer_of(x, node, unit);
-	sim_time_t now = sim_now(x->s);
-	sim_time_t begin = MAX(now, x->reduce_free_at[at]);
-	sim_time_t work = time_at_rate(bytes, rate);
+	sim_time_t end = reducer_take(x, reducer_of(x, node, unit), bytes, time_at_rate(bytes, rate));
 
-	x->reduce_free_at[at] = begin + work;
-	x->st.reduce_ps += work;
-	x->st.reduced_bytes += bytes;
-	sim_schedule(x->s, begin + work - now, &x->c, PX_REDUCE_DONE)->data[0].p =
+	sim_schedule(x->s, end - sim_now(x->s), &x->c, PX_REDUCE_DONE)->data[0].p =
 		req_get(x, done, user);
 }
 
@@ -945,14 +957,11 @@ bool paxi_work_ahead(struct paxi *x, int node, uint32_t unit, uint64_t bytes, bo
 		return false;
 	size_t at = reducer_of(x, node, unit);
 	sim_time_t now = sim_now(x->s);
-	sim_time_t work = time_at_rate(bytes, reduce ? x->p.reduce_bytes_per_s : paxi_copy_rate(&x->p));
-	sim_time_t end = MAX(now, x->reduce_free_at[at]) + work;
+	sim_time_t work = time_at_rate(bytes, work_rate(x, reduce));
 
-	if (paxi_txn_drain_ps(out) < end - now)
+	if (paxi_txn_drain_ps(out) < MAX(now, x->reduce_free_at[at]) + work - now)
 		return false;
-	x->reduce_free_at[at] = end;
-	x->st.reduce_ps += work;
-	x->st.reduced_bytes += bytes;
+	reducer_take(x, at, bytes, work);
 	return true;
 }
 
@@ -1012,7 +1021,7 @@ static void engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, 
 			void (*started)(void *user), void (*done)(void *user), void *user)
 {
 	g_assert(from <= to);
-	uint64_t rate = reduce ? x->p.reduce_bytes_per_s : paxi_copy_rate(&x->p);
+	uint64_t rate = work_rate(x, reduce);
 
 	if (!x->p.engine) {
 		reducer_work(x, node, unit, to - from, rate, done, user);
