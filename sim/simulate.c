@@ -56,8 +56,15 @@ static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_
 {
 	uint64_t total = 0;
 	g_autofree uint64_t *before = sched_elems_before(s, elems);
+	bool even = true;
 
-	for (int r = 0; r < s->nranks; r++)
+	for (uint32_t u = 1; u < s->nunits && even; u++)
+		even = before[u + 1] - before[u] == before[1];
+	/* a turned schedule's ranks send what rank 0 sends, moved by whole
+	 * units: where every unit holds as many elements, as many bytes */
+	int walk = s->turned && even ? 1 : s->nranks;
+
+	for (int r = 0; r < walk; r++)
 		for (uint32_t i = 0; i < sched_rank_len(s, r); i++) {
 			const struct sched_op op = sched_op_get(s, r, i);
 			uint32_t at = op.dst_buf != SBUF_NONE ? op.dst_off : op.src_off;
@@ -65,7 +72,7 @@ static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_
 			if (op.send_peer >= 0)
 				total += sched_units_elems(s, before, at, op.count);
 		}
-	return total * elem_bytes;
+	return total * (uint64_t)(s->nranks / walk) * elem_bytes;
 }
 
 /* The registered algorithm whose schedule s is, op for op, with its own

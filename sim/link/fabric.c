@@ -1150,15 +1150,23 @@ uint32_t fabric_packet_payload(struct fabric *f, int src, int dst, enum route_hi
 	return p.max_payload_bytes;
 }
 
-sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint hint)
+int fabric_first_channel(struct fabric *f, int src, int dst, enum route_hint hint)
 {
-	if (!f->flow || src == dst)
-		return 0;
 	const int *chans;
 
-	if (flow_route(f, src, dst, hint, &chans) < 1)
-		return 0;
-	return flow_chan_drain_ps(f->flow, chans[0]);
+	if (!f->flow || src == dst || flow_route(f, src, dst, hint, &chans) < 1)
+		return -1;
+	return chans[0];
+}
+
+sim_time_t fabric_channel_drain_ps(const struct fabric *f, int chan)
+{
+	return chan < 0 ? 0 : flow_chan_drain_ps(f->flow, chan);
+}
+
+sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint hint)
+{
+	return fabric_channel_drain_ps(f, fabric_first_channel(f, src, dst, hint));
 }
 
 uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,

@@ -377,6 +377,14 @@ uint32_t fabric_packet_payload(struct fabric *f, int src, int dst, enum route_hi
  * now); 0 when it is idle, and always 0 at packet fidelity. */
 sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint hint);
 
+/* Flow fidelity: the first channel of the route src -> dst (src != dst),
+ * whose drain fabric_channel_drain_ps gives; -1 at packet fidelity. */
+int fabric_first_channel(struct fabric *f, int src, int dst, enum route_hint hint);
+
+/* fabric_drain_ps of a route whose first channel is `chan`
+ * (fabric_first_channel); 0 for -1. */
+sim_time_t fabric_channel_drain_ps(const struct fabric *f, int chan);
+
 /* The fidelity the fabric was built with (enum link_fidelity). */
 enum link_fidelity fabric_fidelity(const struct fabric *f);
 

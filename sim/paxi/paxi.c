@@ -61,9 +61,10 @@ struct paxi_txn {
 	uint8_t kind;          /* enum paxi_kind: tm.kind, beside the fields above */
 
 	void *src_user;
-	enum txn_state state;
+	uint8_t state;        /* enum txn_state */
+	uint16_t unit;
 	int src, dst;
-	uint32_t unit;
+	int32_t chan;         /* flow fidelity: its route's first channel (its drain) */
 	uint64_t available;   /* supplied by the source so far */
 	uint64_t injected;    /* handed to the fabric so far */
 	union {
@@ -596,11 +597,11 @@ sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 		sim_time_t now = sim_now(t->x->s);
 		sim_time_t left = t->tm.setup_end > now ? t->tm.setup_end - now : 0;
 
-		return MAX(left, fabric_drain_ps(t->x->f, t->src, t->dst, ROUTE_SHORTEST));
+		return MAX(left, fabric_channel_drain_ps(t->x->f, t->chan));
 	}
 	if (t->state != TX_DATA)
 		return 0;
-	return fabric_drain_ps(t->x->f, t->src, t->dst, ROUTE_SHORTEST);
+	return fabric_channel_drain_ps(t->x->f, t->chan);
 }
 
 static void on_data_delivered(void *user, uint64_t bytes, bool done)
@@ -710,7 +711,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->dst_user = dst_user;
 		t->src = src;
 	t->dst = dst;
-	t->unit = unit % x->p.cdma_units;
+	t->unit = (uint16_t)(unit % x->p.cdma_units);
 	t->proto = (uint8_t)(kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE);
 	t->kind = (uint8_t)kind;
 	t->bytes = bytes;
@@ -731,6 +732,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->pair = slot - 1;
 	*memo = (struct pair_memo){ .dst = dst, .slot = t->pair };
 	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
+	t->chan = x->flow ? fabric_first_channel(x->f, src, dst, ROUTE_SHORTEST) : -1;
 	x->st.txns++;
 	return t;
 }
