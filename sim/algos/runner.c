@@ -80,6 +80,8 @@ struct run_op {
 	uint8_t call;             /* which of the back-to-back calls, from 0 */
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
 	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
+	bool early : 1;           /* its incoming bytes usable now came before they landed (on_early) */
+	bool fed_early : 1;       /* some did: its output's supply counts when they have landed */
 	union {
 		uint64_t local_bytes;   /* COPY / REDUCE work (a COPY_SEND's copy without an engine) */
 		struct {
@@ -100,7 +102,9 @@ struct run_op {
 	 * this op (bd_walk's states), owned references, NULL until reached:
 	 * its start, its end, and its incoming transaction's data all usable */
 	struct bd_memo *bd_start, *bd_end, *bd_usable;
+	sim_time_t early_since, early_until; /* early: its bytes land from, and by (on_early) */
 } __attribute__((aligned(64)));
+G_STATIC_ASSERT(sizeof(struct run_op) == 192);
 
 G_STATIC_ASSERT(offsetof(struct run_op, w) == 64);
 
@@ -382,6 +386,8 @@ static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
 
 	o->usable = usable;
 	o->in_all = all;
+	if (all && o->fed_early && o->out)
+		paxi_txn_supplied_now(o->out);
 	if (all)
 		bd_at_usable(o, t);
 	if (o->started)
@@ -426,8 +432,43 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
 	return reducer ? 0 : SIM_TIME_END;
 }
 
+/* Flow fidelity: whether op o takes the rest of its incoming Transfer now,
+ * before it lands (paxi_txn_ops.early). A forwarding op may, on one lane,
+ * when nothing it sends can get ahead of what it receives: its output's
+ * channel is busy sending longer than the first slice takes to land and be
+ * reduced, and neither the incoming data nor its reducer is slower than
+ * that channel, so every later slice lands and is reduced before the
+ * channel reaches it. Its reductions of those bytes then join its output
+ * at once (paxi_work_ahead). */
+static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+		     sim_time_t until)
+{
+	struct run_op *o = user;
+	struct runner *r = o->r;
+	bool reducer = is_reducing(o->kind) || r->pp->staging;
+
+	if (!o->started || r->nlanes > 1 || !is_send(o->kind) || !o->out ||
+	    paxi_txn_resp_joins(t, o->out))
+		return false;
+	double out_rate = paxi_txn_chan_rate(o->out);
+	double work = reducer ? paxi_work_rate_per_ps(r->px, is_reducing(o->kind)) : 0;
+	double slice = (double)r->pp->slice_bytes;
+
+	if (out_rate <= 0 || rate < out_rate || (work > 0 && work < out_rate))
+		return false;
+	sim_time_t slice_work = work > 0 ? (sim_time_t)(slice / work) : 0;
+
+	if ((double)paxi_txn_drain_ps(o->out) < slice / rate + (double)slice_work)
+		return false;
+	o->early = true;
+	o->fed_early = true;
+	o->early_since = since;
+	o->early_until = until + slice_work;
+	return true;
+}
+
 static const struct paxi_txn_ops txn_ops = {
-	.usable = on_usable, .sent = on_sent, .slack = on_slack,
+	.usable = on_usable, .sent = on_sent, .slack = on_slack, .early = on_early,
 };
 
 /* The schedule's op of rank's run op i (calls repeat the rank's list). */
@@ -840,10 +881,15 @@ static void op_process(struct run_op *o)
 	/* staging: a received byte is also copied out of the staging buffer */
 	if (is_reducing(k) || o->r->pp->staging) {
 		if (!o->reducing && o->usable > o->processed) {
+			bool early = o->early;
+
+			o->early = false;
 			o->t_reduce = sim_now(o->r->sim);
-			if (is_send(k) && o->out && o->r->nlanes == 1 && o->usable < in_bytes(o) &&
+			if (is_send(k) && o->out && o->r->nlanes == 1 &&
+			    (o->usable < in_bytes(o) || early) &&
 			    paxi_work_ahead(o->r->px, node(o->r, o->rank), o->lane,
-					    o->usable - o->processed, is_reducing(k), o->out)) {
+					    o->usable - o->processed, is_reducing(k), o->out,
+					    early ? o->early_since : 0, early ? o->early_until : 0)) {
 				/* not its last bytes, and one lane (a reducer shared
 				 * by lanes would take this work ahead of theirs): the
 				 * output's channel is busy past its end, so its

@@ -1164,6 +1164,17 @@ sim_time_t fabric_channel_drain_ps(const struct fabric *f, int chan)
 	return chan < 0 ? 0 : flow_chan_drain_ps(f->flow, chan);
 }
 
+double fabric_channel_rate(const struct fabric *f, int chan)
+{
+	return chan < 0 || !f->flow ? 0 : flow_chan_rate(f->flow, chan);
+}
+
+void fabric_set_early(struct fabric *f, fabric_early_fn early)
+{
+	if (f->flow)
+		flow_set_early(f->flow, early);
+}
+
 sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint hint)
 {
 	return fabric_channel_drain_ps(f, fabric_first_channel(f, src, dst, hint));

@@ -165,6 +165,7 @@ struct flow_net {
 				       * dst (in order per pair) */
 	GHashTable *pairs;            /* owned: src x nranks + dst + 1 -> index + 1 */
 	struct pair_cache *pcache;    /* owned, nranks: each source's last 2 pairs */
+	fabric_early_fn early;        /* NULL: none (flow_set_early) */
 	GPtrArray *walk_flows;        /* scratch: borrowed flows */
 	GArray *walk_res;             /* scratch: uint32_t */
 };
@@ -392,6 +393,19 @@ static double pos_at(const struct flow *fl, sim_time_t now)
 	if (fl->rate <= 0)
 		return fl->pos;
 	return MIN(fl->pos + fl->rate * (double)(now - fl->t_pos), lim);
+}
+
+double flow_chan_rate(const struct flow_net *n, int chan)
+{
+	g_assert(chan >= 0 && chan < n->nchans);
+	const struct flow *a = n->ch[chan].q.active;
+
+	return a ? a->rate : 0;
+}
+
+void flow_set_early(struct flow_net *n, fabric_early_fn early)
+{
+	n->early = early;
 }
 
 sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
@@ -826,6 +840,7 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 	sim_time_t now = sim_now(n->s);
 	uint64_t x = fl->next_x;
 	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
+	uint64_t x0 = fl->last_x; /* delivered before */
 
 	fl->ev_pending = false;
 	*last = MAX(*last, now);
@@ -835,6 +850,22 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 		fl->t_pos = fl->t_next;
 	}
 	double pos = pos_at(fl, now);
+	double pay = fl->rate * (double)fl->bytes / fl->units; /* payload per ps */
+
+	if (n->early && pay > 0 &&
+	    n->early(fl->user, fl->rate, now - MIN(now, (sim_time_t)((double)(x - x0) / pay)),
+		     now + (sim_time_t)((double)(fl->bytes - x) / pay))) {
+		/* the receiver takes the rest now: the flow goes on to its
+		 * end, whose landing completes it */
+		fl->ahead = false;
+		fl->next_x = fl->bytes;
+		fl->last_x = fl->bytes;
+		fl->pos = pos;
+		fl->t_pos = now;
+		schedule_progress(n, fl);
+		fl->deliver(fl->user, fl->bytes, false);
+		return;
+	}
 
 	set_next(fl, x, now - fl->t_next);
 	while (!fl->ahead && fl->next_x < fl->bytes && units_of(fl, fl->next_x) <= pos) {

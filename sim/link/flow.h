@@ -57,6 +57,18 @@
  *    costs its sending as well; where one piece less keeps it ahead of the
  *    end, it stops that piece short. Slack 0 keeps first_bytes and
  *    piece_bytes, call for call.
+ *  - with an early function as well (flow_set_early), each grown piece that
+ *    lands asks the receiver whether it takes the rest of the message at
+ *    once: PAXI says yes for a fused op whose own output's channel is busy
+ *    for longer than the next slice takes to land and be reduced, while
+ *    neither the message nor the reducer is slower than that channel, so
+ *    that every later slice lands (and is reduced) before the channel
+ *    reaches it; and not where the message's completion response would
+ *    wait in line behind what the op sends. Then that landing delivers the
+ *    whole message (not done), no piece follows, and the landing of the
+ *    last byte completes it: a ring step costs its first piece's landing,
+ *    its end's sending and its landing. A rate that drops later can make
+ *    the receiver's output get ahead of the data, as with grown pieces.
  *  - a message still waiting in its channel's order may grow
  *    (flow_append): it is then timed, counted and delivered as one message
  *    of the sum sent in its place. So may a message that still sends with
@@ -116,6 +128,14 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 /* The time from now until channel `chan` has sent the messages from memory
  * active and waiting on it, at the active one's rate of now; 0 if idle. */
 sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan);
+
+/* The rate of the message from memory that channel `chan` sends now, wire
+ * bytes per ps; 0 if idle. */
+double flow_chan_rate(const struct flow_net *n, int chan);
+
+/* The receiver's early function of every message with a slack function
+ * (fabric_set_early). */
+void flow_set_early(struct flow_net *n, fabric_early_fn early);
 
 /* Messages started and not yet delivered whole. */
 uint64_t flow_in_flight(const struct flow_net *n);

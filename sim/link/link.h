@@ -317,6 +317,13 @@ typedef void (*fabric_deliver_fn)(void *user, uint64_t bytes, bool done);
  * as soon as it lands). See fabric_send_pieces. */
 typedef sim_time_t (*fabric_slack_fn)(void *user);
 
+/* Flow fidelity: whether the receiver of a message may take the rest of
+ * it now, before it lands, as nothing it does with those bytes can get
+ * ahead of their landing (fabric_set_early). The bytes it has not been
+ * given began to land at `since` (<= now); the next land from now on at
+ * `rate` (wire bytes per ps on the first channel), the last at `until`. */
+typedef bool (*fabric_early_fn)(void *user, double rate, sim_time_t since, sim_time_t until);
+
 /* Builds the topology and its channels as components of `s`. Returns NULL with
  * `error` set when the shape is not admitted (e.g. "hypercube needs a
  * power-of-two number of ranks, got 6") or a link parameter is invalid.
@@ -376,6 +383,16 @@ uint32_t fabric_packet_payload(struct fabric *f, int src, int dst, enum route_hi
  * -> dst has sent what its node's memory has queued on it (at the rates of
  * now); 0 when it is idle, and always 0 at packet fidelity. */
 sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint hint);
+
+/* Flow fidelity: the rate (wire bytes per ps) at which channel `chan` sends
+ * its message from memory now; 0 when it is idle, or for -1. */
+double fabric_channel_rate(const struct fabric *f, int chan);
+
+/* Flow fidelity: the messages sent with a slack function
+ * (fabric_send_pieces) ask `early` at each piece that lands whether their
+ * receiver takes the rest of the message at once (flow.h); NULL: never.
+ * Nothing at packet fidelity. */
+void fabric_set_early(struct fabric *f, fabric_early_fn early);
 
 /* Flow fidelity: the first channel of the route src -> dst (src != dst),
  * whose drain fabric_channel_drain_ps gives; -1 at packet fidelity. */

@@ -156,6 +156,7 @@ static void engine_kick(struct paxi *x, int node);
 static void engine_ready(struct paxi_txn *t);
 static void engine_try_finish(struct paxi *x, int node);
 static void pump(struct paxi_txn *t);
+static bool data_early(void *user, double rate, sim_time_t since, sim_time_t until);
 
 /* t may send from now on: its supplied data goes out, and an engine item
  * waiting to store through it may start. */
@@ -273,6 +274,8 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->s = s;
 	x->f = f;
 	x->flow = fabric_fidelity(f) == LINK_FIDELITY_FLOW;
+	if (x->flow)
+		fabric_set_early(f, data_early);
 	x->p = *p;
 	x->nodes = fabric_ranks(f);
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
@@ -575,6 +578,30 @@ static void pump(struct paxi_txn *t)
 	}
 }
 
+/* Flow fidelity: whether a Transfer's receiver takes the rest of its data
+ * before it lands (paxi_txn_ops.early); never with an engine, whose rounds
+ * pace it. */
+static bool data_early(void *user, double rate, sim_time_t since, sim_time_t until)
+{
+	struct paxi_msg *m = user;
+	struct paxi_txn *t = m->t;
+
+	if (t->x->p.engine || !t->ops->early || t->kind != PAXI_TRANSFER)
+		return false;
+	return t->ops->early(t->dst_user, t, rate, since, until);
+}
+
+double paxi_txn_chan_rate(const struct paxi_txn *t)
+{
+	return fabric_channel_rate(t->x->f, t->chan);
+}
+
+bool paxi_txn_resp_joins(const struct paxi_txn *in, const struct paxi_txn *out)
+{
+	return in->x->p.control != PAXI_CONTROL_OOB && out->chan >= 0 &&
+	       fabric_first_channel(in->x->f, in->dst, in->src, ROUTE_SHORTEST) == out->chan;
+}
+
 /* Flow fidelity: how long a Transfer's receiver can wait for its next
  * piece (paxi_txn_ops.slack); 0 with an engine, whose rounds pace it. */
 static sim_time_t data_slack(void *user)
@@ -784,6 +811,12 @@ void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t ava
 	begin_setup(t);
 }
 
+void paxi_txn_supplied_now(struct paxi_txn *t)
+{
+	if (t->available == t->bytes)
+		t->tm.last_supply = MAX(t->tm.last_supply, sim_now(t->x->s));
+}
+
 void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
 {
 	/* nothing to answer: a Send/Recv's RTS comes only once it is started */
@@ -931,16 +964,24 @@ static uint64_t work_rate(const struct paxi *x, bool reduce)
 	return reduce ? x->p.reduce_bytes_per_s : paxi_copy_rate(&x->p);
 }
 
-/* Takes reducer `at` for `work` ps of `bytes`, after what it holds;
- * returns when that work ends. */
-static sim_time_t reducer_take(struct paxi *x, size_t at, uint64_t bytes, sim_time_t work)
+/* Takes reducer `at` for `work` ps of `bytes`, after what it holds and
+ * from `from` on, ending no sooner than `until`; returns when that work
+ * ends. */
+static sim_time_t reducer_take_from(struct paxi *x, size_t at, uint64_t bytes, sim_time_t work,
+				    sim_time_t from, sim_time_t until)
 {
-	sim_time_t end = MAX(sim_now(x->s), x->reduce_free_at[at]) + work;
+	sim_time_t end = MAX(MAX(from, x->reduce_free_at[at]) + work, until);
 
 	x->reduce_free_at[at] = end;
 	x->st.reduce_ps += work;
 	x->st.reduced_bytes += bytes;
 	return end;
+}
+
+/* reducer_take_from now, with no end before its own. */
+static sim_time_t reducer_take(struct paxi *x, size_t at, uint64_t bytes, sim_time_t work)
+{
+	return reducer_take_from(x, at, bytes, work, sim_now(x->s), 0);
 }
 
 static void reducer_work(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
@@ -952,8 +993,13 @@ static void reducer_work(struct paxi *x, int node, uint32_t unit, uint64_t bytes
 		req_get(x, done, user);
 }
 
+double paxi_work_rate_per_ps(const struct paxi *x, bool reduce)
+{
+	return (double)work_rate(x, reduce) / 1e12;
+}
+
 bool paxi_work_ahead(struct paxi *x, int node, uint32_t unit, uint64_t bytes, bool reduce,
-		     const struct paxi_txn *out)
+		     const struct paxi_txn *out, sim_time_t since, sim_time_t until)
 {
 	if (!x->flow || x->p.engine || out->kind != PAXI_TRANSFER)
 		return false;
@@ -961,6 +1007,10 @@ bool paxi_work_ahead(struct paxi *x, int node, uint32_t unit, uint64_t bytes, bo
 	sim_time_t now = sim_now(x->s);
 	sim_time_t work = time_at_rate(bytes, work_rate(x, reduce));
 
+	if (until) {
+		reducer_take_from(x, at, bytes, work, since, until);
+		return true;
+	}
 	if (paxi_txn_drain_ps(out) < MAX(now, x->reduce_free_at[at]) + work - now)
 		return false;
 	reducer_take(x, at, bytes, work);

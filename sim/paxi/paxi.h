@@ -212,6 +212,13 @@ struct paxi_txn_ops {
 	 * each slice as it lands); the fabric then merges slices into larger
 	 * pieces (fabric_send_pieces). */
 	sim_time_t (*slack)(void *user, struct paxi_txn *t);
+	/* Optional, flow fidelity, with slack: whether the destination takes
+	 * the rest of the Transfer's data now, before it lands, as nothing it
+	 * does with it can get ahead of its landing (fabric_early_fn: it
+	 * began to land at `since`, lands from now at `rate`, wire bytes per
+	 * ps, and the last of it at `until`). */
+	bool (*early)(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+		      sim_time_t until);
 };
 
 /* Time spent, by cause, summed over transactions (for breakdowns). */
@@ -270,6 +277,11 @@ void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32
 void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t available,
 			   sim_time_t last_supply_ps);
 void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps);
+
+/* Flow fidelity: t's final bytes, supplied before the data they come from
+ * had landed (paxi_txn_ops.early), count as supplied now, when it has
+ * (tm.last_supply, which the breakdown follows back). */
+void paxi_txn_supplied_now(struct paxi_txn *t);
 
 /* Source data available so far (cumulative, <= bytes). */
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available);
@@ -378,9 +390,26 @@ void paxi_engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, ui
  * no event marks the end, since nothing reads the bytes before the channel
  * does (a rate that rises later may let them out before: the check against
  * packet fidelity bounds that). Returns false, taking nothing, otherwise:
- * the caller then goes through paxi_engine_work. */
+ * the caller then goes through paxi_engine_work. With `until` (else 0),
+ * bytes taken before they landed (paxi_txn_ops.early): landing from
+ * `since`, the last by `until`, their work keeps pace with them, so it is
+ * taken at once, from `since` if the reducer is free then, and ends no
+ * sooner than `until`. */
 bool paxi_work_ahead(struct paxi *x, int node, uint32_t unit, uint64_t bytes, bool reduce,
-		     const struct paxi_txn *out);
+		     const struct paxi_txn *out, sim_time_t since, sim_time_t until);
+
+/* Flow fidelity: the rate (wire bytes per ps) at which the first channel of
+ * t's route sends now (fabric_channel_rate); 0 when it is idle. */
+double paxi_txn_chan_rate(const struct paxi_txn *t);
+
+/* Flow fidelity: whether the completion response of `in` leaves its
+ * destination on the first channel of `out`'s route (control in band), in
+ * line behind the data `out` has queued there. */
+bool paxi_txn_resp_joins(const struct paxi_txn *in, const struct paxi_txn *out);
+
+/* The rate of reductions (reduce) or copies at a node, bytes per ps; 0:
+ * free. */
+double paxi_work_rate_per_ps(const struct paxi *x, bool reduce);
 
 /* The copy rate in bytes/s (copy_bytes_per_s, or the reduce rate); 0: free. */
 uint64_t paxi_copy_rate(const struct paxi_params *p);

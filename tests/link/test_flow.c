@@ -294,6 +294,100 @@ static void test_slack_pieces(void)
 	}
 }
 
+/* What the early function was asked, and answers. */
+struct early_ask {
+	bool answer;
+	int asked;
+	double rate;
+	sim_time_t since, until, at;
+	struct sim *s;
+};
+
+static struct early_ask *early_now;
+
+static bool early_of(void *user, double rate, sim_time_t since, sim_time_t until)
+{
+	(void)user;
+	early_now->asked++;
+	early_now->rate = rate;
+	early_now->since = since;
+	early_now->until = until;
+	early_now->at = sim_now(early_now->s);
+	return early_now->answer;
+}
+
+/* fabric_set_early: a message with a slack asks at each grown piece that
+ * lands whether the receiver takes the rest; answered no, the pieces are
+ * those of a run without the question; answered yes, the first such
+ * landing delivers the whole message (not done) in its place, the pieces
+ * after it are gone, and the last byte still lands, done, when it did. The
+ * question carries the flow's rate (wire bytes per ps), when the bytes not
+ * delivered began to land and when the last will. fabric_channel_rate is
+ * that rate while it sends, 0 idle. */
+static void test_early(void)
+{
+	const uint64_t bytes = 1 << 20, slice = 16384;
+	sim_time_t slack = 1000000, ref_done = 0;
+	GArray *ref = NULL;
+
+	for (int pass = 0; pass < 3; pass++) {
+		struct net x = net_new(&topo_ring_ops, 4, LINK_FIDELITY_FLOW);
+		struct rx r = { .at = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
+		struct early_ask ask = { .answer = pass == 2, .s = x.s };
+		struct link_params p;
+
+		link_params_default(&p);
+		early_now = &ask;
+		if (pass > 0)
+			fabric_set_early(x.f, early_of);
+		g_dataset_set_data(&r, "sim", x.s);
+		g_dataset_set_data(&r, "slack", &slack);
+		g_assert_cmpfloat(fabric_channel_rate(x.f, fabric_first_channel(x.f, 0, 1, ROUTE_SHORTEST)),
+				  ==, 0);
+		fabric_send_pieces(x.f, 0, 1, bytes, ROUTE_SHORTEST, slice, slice, slack_of, on_deliver, &r);
+		int chan = fabric_first_channel(x.f, 0, 1, ROUTE_SHORTEST);
+
+		g_assert_cmpint(chan, >=, 0);
+		g_assert_cmpfloat(fabric_channel_rate(x.f, chan), ==, (double)p.bw_bytes_per_s / 1e12);
+		g_assert_cmpuint(fabric_channel_drain_ps(x.f, chan), ==,
+				 fabric_drain_ps(x.f, 0, 1, ROUTE_SHORTEST));
+		sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_cmpuint(r.last_bytes, ==, bytes);
+		g_assert_cmpfloat(fabric_channel_rate(x.f, chan), ==, 0);
+		if (pass == 0) {
+			ref_done = r.done_ps;
+			ref = g_array_ref(r.at);
+			g_assert_cmpuint(ref->len, >, 2);
+		} else if (pass == 1) {
+			/* asked at every grown piece that landed, and told no */
+			g_assert_cmpint(ask.asked, >=, 1);
+			g_assert_cmpuint(r.done_ps, ==, ref_done);
+			g_assert_cmpuint(r.at->len, ==, ref->len);
+			for (guint i = 0; i < ref->len; i++)
+				g_assert_cmpuint(g_array_index(r.at, uint64_t, i), ==,
+						 g_array_index(ref, uint64_t, i));
+		} else {
+			g_assert_cmpint(ask.asked, ==, 1);
+			g_assert_cmpfloat(ask.rate, ==, (double)p.bw_bytes_per_s / 1e12);
+			/* its bytes began to land one link latency after they were
+			 * sent, at 0, and the last lands when the run's last does */
+			g_assert_cmpuint(ask.since, >=, p.lat_ps);
+			g_assert_cmpuint(ask.since, <, ask.at);
+			g_assert_cmpuint(ask.until + 2, >=, ref_done);
+			g_assert_cmpuint(ask.until, <=, ref_done + 2);
+			/* the whole of it when its first piece lands, then done */
+			g_assert_cmpuint(r.at->len, ==, 2);
+			g_assert_cmpuint(g_array_index(r.at, uint64_t, 0), ==, bytes);
+			g_assert_cmpuint(g_array_index(r.at, uint64_t, 1), ==, bytes);
+			g_assert_cmpuint(r.done_ps, ==, ref_done);
+		}
+		g_array_unref(r.at);
+		g_dataset_destroy(&r);
+		net_free(&x);
+	}
+	g_array_unref(ref);
+}
+
 /* fabric_append: a message that waits behind another on its first channel
  * grows as if it had been sent that large (one delivery of the sum, at the
  * time a message of the sum sent in its place is delivered); one that has
@@ -485,6 +579,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/in-order-many-peers", test_in_order_many_peers);
 	g_test_add_func("/flow/pieces", test_pieces);
 	g_test_add_func("/flow/slack-pieces", test_slack_pieces);
+	g_test_add_func("/flow/early", test_early);
 	g_test_add_func("/flow/append", test_append);
 	g_test_add_func("/flow/send-late", test_send_late);
 	g_test_add_func("/flow/drain", test_drain);

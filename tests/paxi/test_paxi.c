@@ -275,19 +275,19 @@ static void test_work_ahead(void)
 		sim_time_t drain = paxi_txn_drain_ps(t);
 
 		if (!flow) {
-			g_assert_false(paxi_work_ahead(r.x, 0, 0, 1000, true, t));
+			g_assert_false(paxi_work_ahead(r.x, 0, 0, 1000, true, t, 0, 0));
 			rig_close(&r);
 			continue;
 		}
 		g_assert_cmpuint(drain, >, 3000);
 		/* more than the channel still has to send: refused */
-		g_assert_false(paxi_work_ahead(r.x, 0, 0, drain + 1000, true, t));
+		g_assert_false(paxi_work_ahead(r.x, 0, 0, drain + 1000, true, t, 0, 0));
 		/* within it: taken, twice, one after the other on the reducer */
-		g_assert_true(paxi_work_ahead(r.x, 0, 0, 1000, true, t));
-		g_assert_true(paxi_work_ahead(r.x, 0, 0, 1000, true, t));
+		g_assert_true(paxi_work_ahead(r.x, 0, 0, 1000, true, t, 0, 0));
+		g_assert_true(paxi_work_ahead(r.x, 0, 0, 1000, true, t, 0, 0));
 		/* the reducer is now busy for 2000 ps: one that fitted alone
 		 * ends too late behind them */
-		g_assert_false(paxi_work_ahead(r.x, 0, 0, drain - 1000, true, t));
+		g_assert_false(paxi_work_ahead(r.x, 0, 0, drain - 1000, true, t, 0, 0));
 		const struct paxi_stats *st = paxi_stats(r.x);
 
 		g_assert_cmpuint(st->reduced_bytes, ==, 2000);
