@@ -180,6 +180,19 @@ static void flow_free_fn(gpointer p)
 
 static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
 
+/* An event of flow fl, `delay` from now, carrying x; the engine fetches fl
+ * ahead of it, as its handler reads fl first. */
+static struct sim_event *flow_event(struct flow_net *n, sim_time_t delay, uint32_t type,
+				    struct flow *fl, uint64_t x)
+{
+	struct sim_event *ev = sim_schedule(n->s, delay, &n->c, type);
+
+	ev->data[0].p = fl;
+	ev->data[1].u = x;
+	ev->flags |= SIM_EV_PREFETCH_DATA;
+	return ev;
+}
+
 /* The wire rate a channel sustains in bytes per ps: its bandwidth, lowered
  * to what its credits and its Go-Back-N window carry per round trip, times
  * the expected goodput under loss. */
@@ -475,10 +488,7 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 			return;
 		sim_cancel(n->s, fl->ev);
 	}
-	struct sim_event *ev = sim_schedule(n->s, delay, &n->c, type);
-
-	ev->data[0].p = fl;
-	fl->ev = sim_event_ref(ev);
+	fl->ev = sim_event_ref(flow_event(n, delay, type, fl, 0));
 	fl->ev_pending = true;
 }
 
@@ -614,10 +624,7 @@ static void settle(struct flow_net *n, struct flow *fl)
 	g_array_index(n->pair_last, sim_time_t, fl->pair) = fl->prev_last;
 	fl->pos = MIN(fl->rate * (double)(now - fl->t_pos), fl->units);
 	fl->t_pos = now;
-	struct sim_event *ev = sim_schedule(n->s, fl->t_end - now, &n->c, FL_PROGRESS);
-
-	ev->data[0].p = fl;
-	fl->ev = sim_event_ref(ev);
+	fl->ev = sim_event_ref(flow_event(n, fl->t_end - now, FL_PROGRESS, fl, 0));
 	fl->ev_pending = true;
 }
 
@@ -674,11 +681,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 		fl->t_end = now + (d >= (double)(SIM_TIME_END - now) ? SIM_TIME_END - now : (sim_time_t)d);
 		fl->prev_last = *last;
 		*last = MAX(fl->t_end + fl->tail, *last);
-		struct sim_event *ev = sim_schedule(n->s, *last - now + fl->late, &n->c, FL_DELIVER);
-
-		ev->data[0].p = fl;
-		ev->data[1].u = 0;
-		fl->dev = sim_event_ref(ev);
+		fl->dev = sim_event_ref(flow_event(n, *last - now + fl->late, FL_DELIVER, fl, 0));
 		fl->ghost = true;
 		return;
 	}
@@ -699,13 +702,8 @@ static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 	sim_time_t now = sim_now(n->s);
 	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
 	sim_time_t at = MAX(now + fl->tail, *last);
-	struct sim_event *ev = sim_schedule(n->s, at - now + (x == fl->bytes ? fl->late : 0), &n->c,
-					    FL_DELIVER);
-
+	flow_event(n, at - now + (x == fl->bytes ? fl->late : 0), FL_DELIVER, fl, x);
 	*last = at;
-
-	ev->data[0].p = fl;
-	ev->data[1].u = x;
 }
 
 /* A flow's timing, resources and traffic, once it leaves its channel's
@@ -873,11 +871,8 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 		uint64_t y = fl->next_x;
 		double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
 		sim_time_t at = MAX(fl->t_pos + (sim_time_t)MAX(d, 0) + fl->tail, *last);
-		struct sim_event *ev = sim_schedule(n->s, at - now, &n->c, FL_DELIVER);
-
+		flow_event(n, at - now, FL_DELIVER, fl, y);
 		*last = at;
-		ev->data[0].p = fl;
-		ev->data[1].u = y;
 		fl->last_x = y;
 		fl->next_x = MIN(y + fl->piece, fl->bytes);
 	}
