@@ -435,11 +435,13 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
 /* Flow fidelity: whether op o takes the rest of its incoming Transfer now,
  * before it lands (paxi_txn_ops.early). A forwarding op may, on one lane,
  * when nothing it sends can get ahead of what it receives: its output's
- * channel is busy sending longer than the first slice takes to land and be
+ * channel is busy sending longer than the next slice takes to land and be
  * reduced, and neither the incoming data nor its reducer is slower than
  * that channel, so every later slice lands and is reduced before the
- * channel reaches it. Its reductions of those bytes then join its output
- * at once (paxi_work_ahead). */
+ * channel reaches it; but not when the data's completion response would
+ * leave on that channel, in line behind bytes that have not landed
+ * (paxi_txn_resp_joins). Its reductions of those bytes join its output at
+ * once, taking the reducer as the slices land (paxi_work_ahead). */
 static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t since,
 		     sim_time_t until)
 {

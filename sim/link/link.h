@@ -389,8 +389,9 @@ sim_time_t fabric_drain_ps(struct fabric *f, int src, int dst, enum route_hint h
 double fabric_channel_rate(const struct fabric *f, int chan);
 
 /* Flow fidelity: the messages sent with a slack function
- * (fabric_send_pieces) ask `early` at each piece that lands whether their
- * receiver takes the rest of the message at once (flow.h); NULL: never.
+ * (fabric_send_pieces) ask `early` at each grown piece that lands whether
+ * their receiver takes the rest of the message at once (flow.h); NULL:
+ * never.
  * Nothing at packet fidelity. */
 void fabric_set_early(struct fabric *f, fabric_early_fn early);
 
