@@ -80,7 +80,6 @@ struct run_op {
 	uint8_t call;             /* which of the back-to-back calls, from 0 */
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
 	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
-	bool early : 1;           /* its incoming bytes usable now came before they landed (on_early) */
 	bool fed_early : 1;       /* some did: its output's supply counts when they have landed */
 	union {
 		uint64_t local_bytes;   /* COPY / REDUCE work (a COPY_SEND's copy without an engine) */
@@ -102,7 +101,8 @@ struct run_op {
 	 * this op (bd_walk's states), owned references, NULL until reached:
 	 * its start, its end, and its incoming transaction's data all usable */
 	struct bd_memo *bd_start, *bd_end, *bd_usable;
-	sim_time_t early_since, early_until; /* early: its bytes land from, and by (on_early) */
+	sim_time_t early_since, early_until; /* bytes usable before they landed (on_early), to
+					      * process: they land from, and by; until 0 none */
 } __attribute__((aligned(64)));
 G_STATIC_ASSERT(sizeof(struct run_op) == 192);
 
@@ -462,7 +462,6 @@ static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t sin
 
 	if ((double)paxi_txn_drain_ps(o->out) < slice / rate + (double)slice_work)
 		return false;
-	o->early = true;
 	o->fed_early = true;
 	o->early_since = since;
 	o->early_until = until + slice_work;
@@ -883,15 +882,15 @@ static void op_process(struct run_op *o)
 	/* staging: a received byte is also copied out of the staging buffer */
 	if (is_reducing(k) || o->r->pp->staging) {
 		if (!o->reducing && o->usable > o->processed) {
-			bool early = o->early;
+			sim_time_t until = o->early_until;
 
-			o->early = false;
+			o->early_until = 0;
 			o->t_reduce = sim_now(o->r->sim);
 			if (is_send(k) && o->out && o->r->nlanes == 1 &&
-			    (o->usable < in_bytes(o) || early) &&
+			    (o->usable < in_bytes(o) || until) &&
 			    paxi_work_ahead(o->r->px, node(o->r, o->rank), o->lane,
 					    o->usable - o->processed, is_reducing(k), o->out,
-					    early ? o->early_since : 0, early ? o->early_until : 0)) {
+					    o->early_since, until)) {
 				/* not its last bytes, and one lane (a reducer shared
 				 * by lanes would take this work ahead of theirs): the
 				 * output's channel is busy past its end, so its

@@ -853,28 +853,23 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 	if (n->early && pay > 0 &&
 	    n->early(fl->user, fl->rate, now - MIN(now, (sim_time_t)((double)(x - x0) / pay)),
 		     now + (sim_time_t)((double)(fl->bytes - x) / pay))) {
-		/* the receiver takes the rest now: the flow goes on to its
-		 * end, whose landing completes it */
+		/* the receiver takes the rest now (delivered as x): the
+		 * flow goes on to its end, whose landing completes it */
 		fl->ahead = false;
-		fl->next_x = fl->bytes;
-		fl->last_x = fl->bytes;
-		fl->pos = pos;
-		fl->t_pos = now;
-		schedule_progress(n, fl);
-		fl->deliver(fl->user, fl->bytes, false);
-		return;
-	}
+		fl->next_x = fl->last_x = x = fl->bytes;
+	} else {
+		set_next(fl, x, now - fl->t_next);
+		while (!fl->ahead && fl->next_x < fl->bytes && units_of(fl, fl->next_x) <= pos) {
+			/* sent already, not arrived yet */
+			uint64_t y = fl->next_x;
+			double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
+			sim_time_t at = MAX(fl->t_pos + (sim_time_t)MAX(d, 0) + fl->tail, *last);
 
-	set_next(fl, x, now - fl->t_next);
-	while (!fl->ahead && fl->next_x < fl->bytes && units_of(fl, fl->next_x) <= pos) {
-		/* sent already, not arrived yet */
-		uint64_t y = fl->next_x;
-		double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
-		sim_time_t at = MAX(fl->t_pos + (sim_time_t)MAX(d, 0) + fl->tail, *last);
-		flow_event(n, at - now, FL_DELIVER, fl, y);
-		*last = at;
-		fl->last_x = y;
-		fl->next_x = MIN(y + fl->piece, fl->bytes);
+			flow_event(n, at - now, FL_DELIVER, fl, y);
+			*last = at;
+			fl->last_x = y;
+			fl->next_x = MIN(y + fl->piece, fl->bytes);
+		}
 	}
 	fl->pos = pos;
 	fl->t_pos = now;

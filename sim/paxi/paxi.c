@@ -967,8 +967,8 @@ static uint64_t work_rate(const struct paxi *x, bool reduce)
 /* Takes reducer `at` for `work` ps of `bytes`, after what it holds and
  * from `from` on, ending no sooner than `until`; returns when that work
  * ends. */
-static sim_time_t reducer_take_from(struct paxi *x, size_t at, uint64_t bytes, sim_time_t work,
-				    sim_time_t from, sim_time_t until)
+static sim_time_t reducer_take(struct paxi *x, size_t at, uint64_t bytes, sim_time_t work,
+			       sim_time_t from, sim_time_t until)
 {
 	sim_time_t end = MAX(MAX(from, x->reduce_free_at[at]) + work, until);
 
@@ -978,16 +978,11 @@ static sim_time_t reducer_take_from(struct paxi *x, size_t at, uint64_t bytes, s
 	return end;
 }
 
-/* reducer_take_from now, with no end before its own. */
-static sim_time_t reducer_take(struct paxi *x, size_t at, uint64_t bytes, sim_time_t work)
-{
-	return reducer_take_from(x, at, bytes, work, sim_now(x->s), 0);
-}
-
 static void reducer_work(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
 			 uint64_t rate, void (*done)(void *user), void *user)
 {
-	sim_time_t end = reducer_take(x, reducer_of(x, node, unit), bytes, time_at_rate(bytes, rate));
+	sim_time_t end = reducer_take(x, reducer_of(x, node, unit), bytes, time_at_rate(bytes, rate),
+				      sim_now(x->s), 0);
 
 	sim_schedule(x->s, end - sim_now(x->s), &x->c, PX_REDUCE_DONE)->data[0].p =
 		req_get(x, done, user);
@@ -1007,13 +1002,10 @@ bool paxi_work_ahead(struct paxi *x, int node, uint32_t unit, uint64_t bytes, bo
 	sim_time_t now = sim_now(x->s);
 	sim_time_t work = time_at_rate(bytes, work_rate(x, reduce));
 
-	if (until) {
-		reducer_take_from(x, at, bytes, work, since, until);
-		return true;
-	}
-	if (paxi_txn_drain_ps(out) < MAX(now, x->reduce_free_at[at]) + work - now)
+	/* bytes that have landed: only if the channel stays busy past the work */
+	if (!until && paxi_txn_drain_ps(out) < MAX(now, x->reduce_free_at[at]) + work - now)
 		return false;
-	reducer_take(x, at, bytes, work);
+	reducer_take(x, at, bytes, work, until ? since : now, until);
 	return true;
 }
 
