@@ -185,7 +185,7 @@ struct fabric {
  * pure function of (src, dst, hint), topo.h), so a rank that streams data to
  * one peer and answers another (a ring: data to the next rank, completion
  * responses to the previous) routes once. Routes longer than
- * ROUTE_CACHE_HOPS are not kept. e[0] is the more recent; hops 0: empty. */
+ * ROUTE_CACHE_HOPS are not kept. e[last] is the more recent; hops 0: empty. */
 enum { ROUTE_CACHE_HOPS = 6 };
 struct route_entry {
 	int dst, hint, hops;
@@ -193,6 +193,7 @@ struct route_entry {
 };
 struct route_cache {
 	struct route_entry e[2];
+	uint8_t last;
 };
 
 /* fabric_route's cache: a source's last two paths as nodes, kept as the
@@ -1064,36 +1065,29 @@ int fabric_ranks(const struct fabric *f)
 	return f->t.nranks;
 }
 
-/* flow_route when the source's latest route is not the one: its other
- * one, or routed (and cached when short enough). Out of line, so that the
- * usual hit costs no call. */
+/* flow_route when neither of the source's routes is the one: routed, and
+ * cached (when short enough) in place of the one used less recently. Out
+ * of line, so that a hit costs no call. */
 static __attribute__((noinline)) int flow_route_miss(struct fabric *f, int src, int dst,
 						     enum route_hint hint, const int **chans)
 {
 	struct route_cache *c = &f->rcache[src];
-
-	if (c->e[1].hops && c->e[1].dst == dst && c->e[1].hint == (int)hint) {
-		struct route_entry hit = c->e[1];
-
-		c->e[1] = c->e[0];
-		c->e[0] = hit;
-		*chans = c->e[0].chans;
-		return c->e[0].hops;
-	}
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
 
 	for (int k = 0; k < hops; k++) {
 		f->route_chans[k] = topo_chan_find(&f->t, f->route_nodes[k], f->route_nodes[k + 1]);
 		g_assert(f->route_chans[k] >= 0);
 	}
-	if (hops <= ROUTE_CACHE_HOPS) {
-		c->e[1] = c->e[0];
-		c->e[0].dst = dst;
-		c->e[0].hint = (int)hint;
-		c->e[0].hops = hops;
-		memcpy(c->e[0].chans, f->route_chans, sizeof(int) * (size_t)hops);
-	}
 	*chans = f->route_chans;
+	if (hops > ROUTE_CACHE_HOPS)
+		return hops;
+	struct route_entry *e = &c->e[!c->last];
+
+	c->last = !c->last;
+	e->dst = dst;
+	e->hint = (int)hint;
+	e->hops = hops;
+	memcpy(e->chans, f->route_chans, sizeof(int) * (size_t)hops);
 	return hops;
 }
 
@@ -1102,11 +1096,16 @@ static __attribute__((noinline)) int flow_route_miss(struct fabric *f, int src, 
 static inline int flow_route(struct fabric *f, int src, int dst, enum route_hint hint,
 			     const int **chans)
 {
-	const struct route_entry *e = &f->rcache[src].e[0];
+	struct route_cache *c = &f->rcache[src];
 
-	if (e->hops && e->dst == dst && e->hint == (int)hint) {
-		*chans = e->chans;
-		return e->hops;
+	for (int i = 0; i < 2; i++) {
+		const struct route_entry *e = &c->e[i];
+
+		if (e->hops && e->dst == dst && e->hint == (int)hint) {
+			c->last = (uint8_t)i;
+			*chans = e->chans;
+			return e->hops;
+		}
 	}
 	return flow_route_miss(f, src, dst, hint, chans);
 }

@@ -9,10 +9,12 @@
  * boundary or its last byte, or, for a boundary the receiver's slack grew
  * (ahead), FL_ARRIVE when that boundary lands), or sent (only its delivery
  * events remain). A header-only flow that starts alone with nothing behind
- * it (a ghost) has no pending event but its delivery, and stays on its
- * resources until it is delivered or settle() retires it (its end has
- * passed) or makes it an ordinary active flow (something needs its
- * resources before its end); so a ghost never shares a resource.
+ * it, or a flow heading for its last byte alone with nothing behind it, is
+ * a ghost: it has no pending event but its delivery (its end of sending is
+ * known), and stays on its resources until it is delivered or settle()
+ * retires it (its end has passed) or makes it an ordinary active flow
+ * (something needs its resources before its end); so a ghost never shares
+ * a resource.
  *
  * A flow is sized (its weights, tail, memory sides and channel statistics)
  * when it leaves its channel's line, when its size is final: a waiting flow
@@ -413,6 +415,8 @@ double flow_chan_rate(const struct flow_net *n, int chan)
 	g_assert(chan >= 0 && chan < n->nchans);
 	const struct flow *a = n->ch[chan].q.active;
 
+	if (a && a->ghost && sim_now(n->s) >= a->t_end)
+		return 0; /* it has sent its last byte */
 	return a ? a->rate : 0;
 }
 
@@ -429,6 +433,8 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 
 	if (!a || a->rate <= 0)
 		return 0;
+	if (a->ghost) /* nothing waits behind it */
+		return a->t_end > sim_now(n->s) ? a->t_end - sim_now(n->s) : 0;
 	double pos = a->pos + a->rate * (double)(sim_now(n->s) - a->t_pos);
 	double left = MAX(a->units - pos, 0) + q->waiting_units;
 	double d = left / a->rate;
@@ -461,6 +467,33 @@ static void res_remove(struct fres *r, struct flow *fl)
 	g_error("flow: a resource lost track of a flow");
 }
 
+/* A flow heading for its last byte at t_end, alone on every resource it
+ * crosses with nothing behind it on its channel: its end is known now, so
+ * it becomes a ghost (no event at its end of sending, its delivery
+ * scheduled now) until something needs its resources (settle). */
+static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
+{
+	sim_time_t now = sim_now(n->s);
+
+	if (n->ch[fl->chan0].q.head || t_end >= SIM_TIME_END - fl->tail - fl->late)
+		return false;
+	for (uint32_t u = 0; u < fl->nuse; u++)
+		if (n->res[fl->use[u].res].n != 1)
+			return false;
+	if (fl->ev_pending) {
+		sim_cancel(n->s, fl->ev);
+		fl->ev_pending = false;
+	}
+	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
+
+	fl->t_end = t_end;
+	fl->prev_last = *last;
+	*last = MAX(t_end + fl->tail, *last);
+	fl->dev = sim_event_ref(flow_event(n, *last - now + fl->late, FL_DELIVER, fl, fl->bytes));
+	fl->ghost = true;
+	return true;
+}
+
 static void schedule_progress(struct flow_net *n, struct flow *fl)
 {
 	sim_time_t now = sim_now(n->s);
@@ -481,6 +514,9 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 		delay = MAX(now + delay + fl->tail, last) - now;
 		type = FL_ARRIVE;
 	}
+	if (type == FL_PROGRESS && fl->next_x == fl->bytes && fl->bytes > 0 &&
+	    end_unseen(n, fl, now + delay))
+		return;
 	if (fl->ev_pending) {
 		/* one due then already (a message that grew, a rate that did
 		 * not move it) stands */
@@ -622,7 +658,7 @@ static void settle(struct flow_net *n, struct flow *fl)
 	}
 	sim_cancel(n->s, fl->dev);
 	g_array_index(n->pair_last, sim_time_t, fl->pair) = fl->prev_last;
-	fl->pos = MIN(fl->rate * (double)(now - fl->t_pos), fl->units);
+	fl->pos = MIN(fl->pos + fl->rate * (double)(now - fl->t_pos), fl->units);
 	fl->t_pos = now;
 	fl->ev = sim_event_ref(flow_event(n, fl->t_end - now, FL_PROGRESS, fl, 0));
 	fl->ev_pending = true;
@@ -881,7 +917,7 @@ static void on_deliver(struct flow_net *n, struct flow *fl, uint64_t x)
 {
 	bool done = x == fl->bytes;
 
-	if (fl->ghost)
+	if (fl->ghost && done)
 		settle(n, fl);
 	fl->deliver(fl->user, x, done);
 	if (done) {
@@ -1073,6 +1109,8 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 	struct chan_fifo *q = &n->ch[chan].q;
 	struct flow *fl = q->tail;
 
+	if (q->active && q->active->ghost)
+		settle(n, q->active);
 	if (!q->head && q->active && q->active->user == user && q->active->src == src &&
 	    q->active->dst == dst && q->active->bytes && more && q->active->units > 0) {
 		/* it still sends, and nothing waits behind it: the data would
