@@ -1192,6 +1192,34 @@ uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
 			    user);
 }
 
+bool fabric_may_begin_at(struct fabric *f, int src, int dst, enum route_hint hint, sim_time_t at)
+{
+	const int *chans;
+
+	if (!f->flow || src == dst)
+		return false;
+	int hops = flow_route(f, src, dst, hint, &chans);
+
+	return hops >= 1 && flow_may_begin_at(f->flow, src, dst, chans, hops, at);
+}
+
+uint64_t fabric_send_pieces_at(struct fabric *f, int src, int dst, uint64_t bytes,
+			       enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
+			       fabric_slack_fn slack, fabric_deliver_fn deliver, void *user,
+			       sim_time_t at)
+{
+	g_assert(f->flow && deliver);
+	if (src < 0 || src >= f->t.nranks || dst < 0 || dst >= f->t.nranks || src == dst)
+		g_error("fabric_send: bad ranks %d -> %d (%d ranks)", src, dst, f->t.nranks);
+	const int *chans;
+	int hops = flow_route(f, src, dst, hint, &chans);
+
+	if (!flow_send_at(f->flow, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack,
+			  deliver, user, at))
+		return 0;
+	return f->next_id++;
+}
+
 uint64_t fabric_send_late(struct fabric *f, int src, int dst, uint64_t bytes,
 			  enum route_hint hint, sim_time_t late_ps, fabric_deliver_fn deliver,
 			  void *user)

@@ -14,7 +14,11 @@
  * known), and stays on its resources until it is delivered or settle()
  * retires it (its end has passed) or makes it an ordinary active flow
  * (something needs its resources before its end); so a ghost never shares
- * a resource.
+ * a resource. A flow begun ahead (flow_send_at) is active from now with its
+ * position at its start, t_pos > now, alone on its resources (or it is
+ * unbegun first), and, until then, invisible to the drain and rate its
+ * channel reports; one unbegun waits, unsized, as its channel's `later`
+ * for FL_START at its start, where it enters the line.
  *
  * A flow is sized (its weights, tail, memory sides and channel statistics)
  * when it leaves its channel's line, when its size is final: a waiting flow
@@ -39,9 +43,9 @@
  * 2-entry cache per source and a hash table behind it.
  *
  * Events: FL_PROGRESS (a piece boundary has been sent), FL_DELIVER (it
- * has arrived, one tail later) and FL_ARRIVE (an ahead boundary has
- * arrived: delivered, and the next one chosen). A flow lives in a free list
- * after its last delivery. */
+ * has arrived, one tail later), FL_ARRIVE (an ahead boundary has
+ * arrived: delivered, and the next one chosen) and FL_START (an unbegun
+ * flow's start). A flow lives in a free list after its last delivery. */
 #include "sim/link/flow.h"
 
 #include <math.h>
@@ -49,7 +53,7 @@
 
 #include "sim/link/link.h"
 
-enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE };
+enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START };
 
 struct flow;
 
@@ -107,12 +111,18 @@ struct flow {
 	sim_time_t t_end;      /* ghost: when it has sent its last byte */
 	sim_time_t prev_last;  /* ghost: its pair's pair_last before its delivery */
 	struct sim_event_ref dev; /* ghost: its delivery */
+	struct flow *before;   /* begun ahead (flow_send_at): the ghost it took over
+				* its channel from, whose end of sending is before_end
+				* (valid only before then) */
+	sim_time_t before_end;
 	uint32_t stamp;
 };
 
 struct chan_fifo {
 	struct flow *head, *tail; /* waiting, in send order */
-	struct flow *active;      /* the flow from memory sending on it, NULL: idle */
+	struct flow *active;      /* the flow from memory sending on it (or begun ahead
+				   * to send from t_pos, flow_send_at), NULL: idle */
+	struct flow *later;       /* one that enters the line at its t_pos (FL_START) */
 	double waiting_units;     /* units of the waiting flows */
 	bool busy;                /* active != NULL */
 	/* the timing of the last message size seen on this channel, so that a
@@ -181,6 +191,8 @@ static void flow_free_fn(gpointer p)
 }
 
 static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
+static void unaccount(struct flow_net *n, const struct flow *fl);
+static void on_start(struct flow_net *n, struct flow *fl);
 
 /* An event of flow fl, `delay` from now, carrying x; the engine fetches fl
  * ahead of it, as its handler reads fl first. */
@@ -405,7 +417,7 @@ static double pos_at(const struct flow *fl, sim_time_t now)
 {
 	double lim = fl->ahead ? fl->units : units_of(fl, fl->next_x);
 
-	if (fl->rate <= 0)
+	if (fl->rate <= 0 || now <= fl->t_pos) /* begun ahead: not sending yet */
 		return fl->pos;
 	return MIN(fl->pos + fl->rate * (double)(now - fl->t_pos), lim);
 }
@@ -414,8 +426,11 @@ double flow_chan_rate(const struct flow_net *n, int chan)
 {
 	g_assert(chan >= 0 && chan < n->nchans);
 	const struct flow *a = n->ch[chan].q.active;
+	sim_time_t now = sim_now(n->s);
 
-	if (a && a->ghost && sim_now(n->s) >= a->t_end)
+	if (a && a->t_pos > now) /* begun ahead: what sends is the ghost before it */
+		return a->before && now < a->before_end ? a->before->rate : 0;
+	if (a && a->ghost && now >= a->t_end)
 		return 0; /* it has sent its last byte */
 	return a ? a->rate : 0;
 }
@@ -431,11 +446,15 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 	const struct chan_fifo *q = &n->ch[chan].q;
 	const struct flow *a = q->active;
 
+	sim_time_t now = sim_now(n->s);
+
+	if (a && a->t_pos > now) /* begun ahead: the ghost before it is what is queued */
+		return a->before && now < a->before_end ? a->before_end - now : 0;
 	if (!a || a->rate <= 0)
 		return 0;
 	if (a->ghost) /* nothing waits behind it */
-		return a->t_end > sim_now(n->s) ? a->t_end - sim_now(n->s) : 0;
-	double pos = a->pos + a->rate * (double)(sim_now(n->s) - a->t_pos);
+		return a->t_end > now ? a->t_end - now : 0;
+	double pos = a->pos + a->rate * (double)(now - a->t_pos);
 	double left = MAX(a->units - pos, 0) + q->waiting_units;
 	double d = left / a->rate;
 
@@ -499,13 +518,15 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 	sim_time_t now = sim_now(n->s);
 	double left = units_of(fl, fl->next_x) - fl->pos;
 	double d = left > 0 ? ceil(left / fl->rate) : 0;
+	/* pos is at t_pos: now, or later for a flow begun ahead */
+	sim_time_t wait = fl->t_pos > now ? fl->t_pos - now : 0;
 	sim_time_t delay = d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
 	uint32_t type = FL_PROGRESS;
 
 	g_assert(fl->rate > 0);
 	if (fl->ahead && fl->ev_pending && left <= 0)
 		return; /* sent: its arrival does not move */
-	delay = MIN(delay, SIM_TIME_END - now);
+	delay = MIN(delay, SIM_TIME_END - now - wait) + wait;
 	if (fl->ahead && delay < SIM_TIME_END - now - fl->tail) {
 		/* its delivery, in order behind what the pair delivered before */
 		sim_time_t last = g_array_index(n->pair_last, sim_time_t, fl->pair);
@@ -658,10 +679,61 @@ static void settle(struct flow_net *n, struct flow *fl)
 	}
 	sim_cancel(n->s, fl->dev);
 	g_array_index(n->pair_last, sim_time_t, fl->pair) = fl->prev_last;
-	fl->pos = MIN(fl->pos + fl->rate * (double)(now - fl->t_pos), fl->units);
-	fl->t_pos = now;
+	if (now > fl->t_pos) { /* else begun ahead: nothing sent yet */
+		fl->pos = MIN(fl->pos + fl->rate * (double)(now - fl->t_pos), fl->units);
+		fl->t_pos = now;
+	}
 	fl->ev = sim_event_ref(flow_event(n, fl->t_end - now, FL_PROGRESS, fl, 0));
 	fl->ev_pending = true;
+}
+
+/* A flow begun ahead (flow_send_at) something needs before it begins: it
+ * leaves its resources and its channel (the ghost it took them over from
+ * comes back while that still sends), its events are dropped and its
+ * traffic uncounted, and it enters its channel's line at its start
+ * (FL_START), as a message sent then would. */
+static void unbegin(struct flow_net *n, struct flow *fl)
+{
+	sim_time_t now = sim_now(n->s);
+	struct chan_fifo *q = &n->ch[fl->chan0].q;
+	struct flow *g = fl->before && now < fl->before_end ? fl->before : NULL;
+
+	g_assert(q->active == fl && !q->head && !q->later);
+	if (fl->ghost) {
+		sim_cancel(n->s, fl->dev);
+		g_array_index(n->pair_last, sim_time_t, fl->pair) = fl->prev_last;
+		fl->ghost = false;
+	} else if (fl->ev_pending) {
+		sim_cancel(n->s, fl->ev);
+	}
+	fl->ev_pending = false;
+	for (uint32_t u = 0; u < fl->nuse; u++)
+		res_remove(&n->res[fl->use[u].res], fl);
+	unaccount(n, fl);
+	fl->before = NULL;
+	fl->rate = 0;
+	fl->pos = 0;
+	fl->last_x = 0;
+	set_next(fl, 0, 0);
+	q->later = fl;
+	flow_event(n, fl->t_pos - now, FL_START, fl, 0);
+	q->active = g;
+	q->busy = g != NULL;
+	if (g) {
+		g->ghost = true;
+		for (uint32_t u = 0; u < g->nuse; u++)
+			res_add(&n->res[g->use[u].res], g);
+	}
+}
+
+/* Before another flow joins resource r: the flow alone on it, if begun
+ * ahead, leaves it (unbegin); a ghost there settles. */
+static void quiet(struct flow_net *n, struct fres *r)
+{
+	if (r->n == 1 && r->fl[0]->t_pos > sim_now(n->s))
+		unbegin(n, r->fl[0]);
+	if (r->n == 1 && r->fl[0]->ghost)
+		settle(n, r->fl[0]);
 }
 
 /* The rate of a flow alone on every resource it crosses: its component is
@@ -696,8 +768,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 	for (uint32_t u = 0; u < fl->nuse; u++) {
 		struct fres *r = &n->res[fl->use[u].res];
 
-		if (r->n == 1 && r->fl[0]->ghost)
-			settle(n, r->fl[0]);
+		quiet(n, r);
 		res_add(r, fl);
 		alone &= r->n == 1;
 	}
@@ -941,6 +1012,9 @@ static void flow_handler(struct sim *s, struct sim_component *self, struct sim_e
 	case FL_ARRIVE:
 		on_arrive(n, ev->data[0].p);
 		break;
+	case FL_START:
+		on_start(n, ev->data[0].p);
+		break;
 	default:
 		g_error("flow: unknown event type %u", ev->type);
 	}
@@ -981,9 +1055,12 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 	return idx;
 }
 
-void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
-	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack, sim_time_t late,
-	       fabric_deliver_fn deliver, void *user)
+/* A flow made ready to enter its channel's line: from the free list, its
+ * route and pieces set, counted in flight. */
+static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t bytes,
+			      const int *chans, int hops, uint64_t first_bytes, uint64_t piece_bytes,
+			      fabric_slack_fn slack, sim_time_t late, fabric_deliver_fn deliver,
+			      void *user)
 {
 	g_assert(hops >= 1 && src >= 0 && src < n->nranks && dst >= 0 && dst < n->nranks);
 	struct flow *fl = n->free;
@@ -1013,10 +1090,13 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	fl->last_x = 0;
 	fl->late = late;
 	fl->ghost = false;
+	fl->before = NULL;
 	fl->chan0 = chans[0];
 	fl->hops = hops;
 	fl->ev_pending = false;
 	fl->rate = 0;
+	fl->pos = 0;
+	fl->t_pos = 0;
 	fl->stamp = 0;
 	fl->forwarded = false;
 	for (int h = 0; h < hops; h++) {
@@ -1029,11 +1109,14 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	if (bytes == 0)
 		fl->next_x = 0;
 	n->in_flight++;
+	return fl;
+}
 
+/* Puts fl last in its channel's line and starts what may start. */
+static void enqueue(struct flow_net *n, struct flow *fl)
+{
 	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
-	if (q->active && q->active->ghost)
-		settle(n, q->active);
 	if (q->tail)
 		q->tail->next = fl;
 	else
@@ -1041,6 +1124,112 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	q->tail = fl;
 	q->waiting_units += fl->units;
 	start_waiting(n, q);
+}
+
+void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
+	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack, sim_time_t late,
+	       fabric_deliver_fn deliver, void *user)
+{
+	struct chan_fifo *q = &n->ch[chans[0]].q;
+
+	if (q->active && q->active->t_pos > sim_now(n->s))
+		unbegin(n, q->active);
+	if (q->active && q->active->ghost)
+		settle(n, q->active);
+	enqueue(n, flow_make(n, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack, late,
+			     deliver, user));
+}
+
+/* Whether the resources of a message src -> dst over chans[0..hops) would
+ * hold it alone: no flow on any of them, or (*g) only the ghost on its
+ * first channel of a message of the same route that ends sending by `at`. */
+static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int hops,
+		     sim_time_t at, struct flow **g)
+{
+	struct chan_fifo *q = &n->ch[chans[0]].q;
+	struct flow *a = q->active;
+
+	*g = NULL;
+	if (q->head || q->later)
+		return false;
+	if (a) {
+		/* a ghost shares none of its resources: its channels are the
+		 * message's; a memory side it does not load must be free */
+		if (!a->ghost || a->t_end > at || a->src != src || a->dst != dst || a->hops != hops ||
+		    a->t_pos > sim_now(n->s))
+			return false;
+		for (int h = 0; h < hops; h++)
+			if (a->use[h].res != (uint32_t)chans[h])
+				return false;
+		*g = a;
+	} else {
+		for (int h = 0; h < hops; h++)
+			if (n->res[chans[h]].n)
+				return false;
+	}
+	if (!n->mem_sides)
+		return true;
+	const struct fres *inj = &n->res[n->nchans + src];
+	const struct fres *ej = &n->res[n->nchans + n->nranks + dst];
+
+	return (inj->cap <= 0 || !inj->n || (inj->n == 1 && inj->fl[0] == a)) &&
+	       (ej->cap <= 0 || !ej->n || (ej->n == 1 && ej->fl[0] == a));
+}
+
+bool flow_may_begin_at(struct flow_net *n, int src, int dst, const int *chans, int hops,
+		       sim_time_t at)
+{
+	struct flow *g;
+
+	return at > sim_now(n->s) && hops == 1 && alone_at(n, src, dst, chans, hops, at, &g);
+}
+
+bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
+		  uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+		  fabric_deliver_fn deliver, void *user, sim_time_t at)
+{
+	sim_time_t now = sim_now(n->s);
+	struct flow *g;
+
+	if (at <= now || !bytes || hops != 1 || !alone_at(n, src, dst, chans, hops, at, &g))
+		return false;
+	struct chan_fifo *q = &n->ch[chans[0]].q;
+	struct flow *fl = flow_make(n, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack,
+				    0, deliver, user);
+
+	if (g) {
+		/* it has sent its last byte by `at`: fl takes its resources now,
+		 * its delivery stands */
+		for (uint32_t u = 0; u < g->nuse; u++)
+			res_remove(&n->res[g->use[u].res], g);
+		g->ghost = false;
+		fl->before = g;
+		fl->before_end = g->t_end;
+	}
+	size_flow(n, fl);
+	q->busy = true;
+	q->active = fl;
+	for (uint32_t u = 0; u < fl->nuse; u++)
+		res_add(&n->res[fl->use[u].res], fl);
+	fl->t_pos = at;
+	fl->rate = alone_rate(n, fl);
+	if (fl->slack && fl->next_x < fl->bytes)
+		set_next(fl, 0, 0);
+	schedule_progress(n, fl);
+	return true;
+}
+
+/* A flow unbegun (unbegin) reaches its start: it enters its channel's
+ * line. */
+static void on_start(struct flow_net *n, struct flow *fl)
+{
+	struct chan_fifo *q = &n->ch[fl->chan0].q;
+
+	g_assert(q->later == fl);
+	q->later = NULL;
+	if (q->active && q->active->ghost)
+		settle(n, q->active);
+	enqueue(n, fl);
 }
 
 /* Takes fl's message, as size_flow counted it, back out of its channels'
@@ -1082,7 +1271,7 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 	fl->units = units_on(&n->ch[fl->chan0], fl->bytes);
 	size_flow(n, fl);
 	fl->pos = sent;
-	fl->t_pos = now;
+	fl->t_pos = MAX(fl->t_pos, now);
 	if (fl->next_x == old_bytes) {
 		set_next(fl, fl->last_x, 0);
 		if (units_of(fl, fl->next_x) <= sent) {
@@ -1109,6 +1298,16 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 	struct chan_fifo *q = &n->ch[chan].q;
 	struct flow *fl = q->tail;
 
+	if (q->later && q->later->user == user && q->later->src == src && q->later->dst == dst &&
+	    more) {
+		/* unbegun, waiting for its start: nothing of it is sized */
+		struct flow *l = q->later;
+
+		l->bytes += more;
+		l->units = units_on(&n->ch[chan], l->bytes);
+		set_next(l, 0, 0);
+		return true;
+	}
 	if (q->active && q->active->ghost)
 		settle(n, q->active);
 	if (!q->head && q->active && q->active->user == user && q->active->src == src &&

@@ -80,10 +80,20 @@
  *    follow its slack, not how the data was supplied.
  *  - a header-only message that starts alone on every resource of its
  *    route, nothing waiting behind it, is timed when it starts (its end and
- *    delivery scheduled then, no event for its end); a message that needs
- *    its channel or a resource of its route before its end makes it an
+ *    delivery scheduled then, no event for its end); so is a message heading
+ *    for its last byte alone, nothing behind it; a message that needs its
+ *    channel or a resource of its route before that end makes it an
  *    ordinary flow again. Its last callback may run `late` after it lands
  *    (fabric_send_late): PAXI's control messages call back when processed.
+ *  - a message that may not send before a later time (a Transfer supplied
+ *    before its setup ends) can be sent ahead of it (flow_send_at): where it
+ *    would be alone on its one-hop route from then on, it takes its channel
+ *    now and its events are scheduled from that time, so its start costs no
+ *    event; where only the end of a message of the same route (timed as
+ *    above) is there, it takes over from it. A message sent on its channel,
+ *    or a flow that joins one of its resources, before that time puts it
+ *    back in line at the time, as if it had been sent then. Observed before
+ *    the time (drain, rate), its channel shows what it would without it.
  *
  * Go-Back-N loss is an expected goodput factor on each channel:
  * (1 - p) / (1 - p + p x k), k = the packets a loss throws away (those sent
@@ -116,6 +126,26 @@ void flow_net_free(struct flow_net *n);
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
 	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack, sim_time_t late,
 	       fabric_deliver_fn deliver, void *user);
+
+/* As flow_send (late 0), for a message that may not send before `at`
+ * (> now) over a one-hop route: when the message would be alone on its
+ * resources from then on
+ * (none of them holds a flow, or the only one is a ghost on its first
+ * channel of a message of the same route that has sent its last byte by
+ * `at`), it begins now, ahead: it takes its resources and its channel and
+ * schedules its events from `at`, so that its start costs no event, and
+ * returns true. A flow that then joins one of its resources, or a message
+ * sent on its channel, before `at` undoes that: it enters its channel's
+ * line at `at`, as if sent then (one event). Returns false, changing
+ * nothing, where it would not be alone or the route has more hops. */
+bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
+		  uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+		  fabric_deliver_fn deliver, void *user, sim_time_t at);
+
+/* Whether flow_send_at would begin a message src -> dst over
+ * chans[0..hops) of some bytes now, ahead of `at`. */
+bool flow_may_begin_at(struct flow_net *n, int src, int dst, const int *chans, int hops,
+		       sim_time_t at);
 
 /* Grows by `more` payload bytes the message from src to dst of `user` that
  * waits, last in line, on channel `chan` (its first), as if it had been

@@ -356,6 +356,20 @@ uint64_t fabric_send_pieces(struct fabric *f, int src, int dst, uint64_t bytes,
 			    enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
 			    fabric_slack_fn slack, fabric_deliver_fn deliver, void *user);
 
+/* Flow fidelity only: as fabric_send_pieces, for a message that may not
+ * send before `at` (> now), sent now where it would be alone on its route
+ * from then on, so that its start costs no event (flow_send_at); returns
+ * its id, or 0, changing nothing, where it would not be alone. */
+uint64_t fabric_send_pieces_at(struct fabric *f, int src, int dst, uint64_t bytes,
+			       enum route_hint hint, uint64_t first_bytes, uint64_t piece_bytes,
+			       fabric_slack_fn slack, fabric_deliver_fn deliver, void *user,
+			       sim_time_t at);
+
+/* Flow fidelity: whether fabric_send_pieces_at would send a message src ->
+ * dst of some bytes along the route of `hint` now, ahead of `at`; false at
+ * packet fidelity. */
+bool fabric_may_begin_at(struct fabric *f, int src, int dst, enum route_hint hint, sim_time_t at);
+
 /* Flow fidelity only: as fabric_send, but the callback of the last byte
  * runs `late_ps` after that byte lands (a receiver that would only
  * schedule its own event that much later: one event instead of two); the

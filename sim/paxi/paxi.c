@@ -513,15 +513,21 @@ static void pump(struct paxi_txn *t)
 {
 	struct paxi *x = t->x;
 
+	sim_time_t ahead = 0; /* its data may not send before then */
+
 	if (t->setup_unseen && t->available > t->injected) {
 		/* the first data of a Transfer whose setup's end was not an
-		 * event: allowed since that end, or at it */
+		 * event: allowed since that end, or at it; sent now, ahead of
+		 * it, where the fabric can (no event either) */
 		sim_time_t now = sim_now(x->s);
 
 		t->setup_unseen = false;
 		if (now < t->tm.setup_end) {
-			sim_schedule(x->s, t->tm.setup_end - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
-			return;
+			if (!fabric_may_begin_at(x->f, t->src, t->dst, ROUTE_SHORTEST, t->tm.setup_end)) {
+				sim_schedule(x->s, t->tm.setup_end - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
+				return;
+			}
+			ahead = t->tm.setup_end;
 		}
 		t->state = TX_DATA;
 		t->tm.data_allowed = t->tm.setup_end;
@@ -560,8 +566,18 @@ static void pump(struct paxi_txn *t)
 						 ? txn_wire_bytes(t, x->p.slice_bytes)
 						 : fabric_packet_payload(x->f, t->src, t->dst, ROUTE_SHORTEST);
 
-			fabric_send_pieces(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, slice, slice,
-					   t->ops->slack ? data_slack : NULL, on_data_delivered, m);
+			fabric_slack_fn slack = t->ops->slack ? data_slack : NULL;
+
+			if (ahead) {
+				uint64_t id = fabric_send_pieces_at(x->f, t->src, t->dst, wire,
+								    ROUTE_SHORTEST, slice, slice, slack,
+								    on_data_delivered, m, ahead);
+
+				g_assert(id);
+			} else {
+				fabric_send_pieces(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, slice,
+						   slice, slack, on_data_delivered, m);
+			}
 			/* a receiver that can wait takes later data in the same
 			 * message while it waits (fabric_append) */
 			if (t->ops->slack && !x->p.engine)
@@ -616,12 +632,13 @@ static sim_time_t data_slack(void *user)
 
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 {
-	if (t->state == TX_SETUP && t->kind == PAXI_TRANSFER && !t->x->p.engine &&
-	    t->x->flow) {
+	sim_time_t now = sim_now(t->x->s);
+
+	if ((t->state == TX_SETUP || (t->state == TX_DATA && t->tm.data_allowed > now)) &&
+	    t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow) {
 		/* none of its data leaves before its setup ends (PX_SETUP_DONE
-		 * allows a Transfer's data at once), nor before its channel has
-		 * sent what is queued on it */
-		sim_time_t now = sim_now(t->x->s);
+		 * allows a Transfer's data at once, or it was sent ahead of it),
+		 * nor before its channel has sent what is queued on it */
 		sim_time_t left = t->tm.setup_end > now ? t->tm.setup_end - now : 0;
 
 		return MAX(left, fabric_channel_drain_ps(t->x->f, t->chan));

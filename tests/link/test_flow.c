@@ -3,7 +3,8 @@
  * max-min fairly and take the capacity a finished one leaves; messages from
  * one node's memory on one channel go in order; pieces are delivered at
  * their boundaries; a message waiting in that order, or sending alone, can
- * grow; a header-only message's callback can run late; and a run is
+ * grow; a header-only message's callback can run late; a message that
+ * may not send before a time can be sent ahead of it; and a run is
  * deterministic. */
 #include <glib.h>
 
@@ -569,6 +570,85 @@ static void test_send_late(void)
 	}
 }
 
+/* One case of test_send_at: message k of 1 MiB 0 -> 1 that may not send
+ * before `at`, with (other) a message m 0 -> 1 sent at 0 (1: of 64 KiB,
+ * done by `at`), or at `at` / 2 (2: 64 KiB), or (3) none; sent ahead at
+ * 0 (ahead) or at `at` as a plain message. Returns k's delivery, and m's
+ * in *m_done; *begun: fabric_send_pieces_at took it. */
+static sim_time_t send_at_case(int other, bool ahead, sim_time_t at, sim_time_t *m_done,
+			       bool *begun)
+{
+	struct net x = net_new(&topo_ring_uni_ops, 4, LINK_FIDELITY_FLOW);
+	struct rx k = { 0 }, m = { 0 };
+	const uint64_t piece = 16384;
+
+	g_dataset_set_data(&k, "sim", x.s);
+	g_dataset_set_data(&m, "sim", x.s);
+	*begun = false;
+	if (other == 1)
+		fabric_send(x.f, 0, 1, 64 << 10, ROUTE_SHORTEST, on_deliver, &m);
+	if (ahead)
+		*begun = fabric_send_pieces_at(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, piece, piece, NULL,
+					       on_deliver, &k, at) != 0;
+	if (other == 2) {
+		sim_run(x.s, at / 2, UINT64_MAX);
+		fabric_send(x.f, 0, 1, 64 << 10, ROUTE_SHORTEST, on_deliver, &m);
+	}
+	if (!*begun) {
+		sim_run(x.s, at, UINT64_MAX);
+		fabric_send_pieces(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, piece, piece, NULL, on_deliver,
+				   &k);
+	}
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+	g_assert_cmpuint(k.last_bytes, ==, 1 << 20);
+	*m_done = m.done_ps;
+	g_dataset_destroy(&k);
+	g_dataset_destroy(&m);
+	net_free(&x);
+	return k.done_ps;
+}
+
+/* A message that may not send before a time, sent ahead of it where its
+ * channel is idle or holds only the end of a message of the same route
+ * (flow_send_at), is delivered when the same message sent at that time
+ * is; one sent on its channel in between goes first, as it would have,
+ * and the message still leaves at its time. Where its channel is busy
+ * past that time, or its route has more than one hop, it is not taken. */
+static void test_send_at(void)
+{
+	const sim_time_t at = SIM_US(2);
+
+	for (int other = 1; other <= 3; other++) {
+		sim_time_t m_ref, m_got;
+		bool begun;
+		sim_time_t ref = send_at_case(other, false, at, &m_ref, &begun);
+		sim_time_t got = send_at_case(other, true, at, &m_got, &begun);
+
+		g_assert_true(begun);
+		g_assert_cmpuint(got, ==, ref);
+		g_assert_cmpuint(m_got, ==, m_ref);
+		g_assert_cmpuint(ref, >, at);
+	}
+	/* busy past `at`: not taken, nothing changed */
+	struct net x = net_new(&topo_ring_uni_ops, 4, LINK_FIDELITY_FLOW);
+	struct rx r = { 0 };
+
+	g_dataset_set_data(&r, "sim", x.s);
+	fabric_send(x.f, 0, 1, 16 << 20, ROUTE_SHORTEST, on_deliver, &r);
+	g_assert_false(fabric_may_begin_at(x.f, 0, 1, ROUTE_SHORTEST, at));
+	g_assert_cmpuint(fabric_send_pieces_at(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, 0, 0, NULL,
+					       on_deliver, &r, at), ==, 0);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(r.calls, ==, 1);
+	g_dataset_destroy(&r);
+	net_free(&x);
+	/* two hops (through a switch): not taken */
+	x = net_new(&topo_switch_ops, 4, LINK_FIDELITY_FLOW);
+	g_assert_false(fabric_may_begin_at(x.f, 0, 1, ROUTE_SHORTEST, at));
+	net_free(&x);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -582,6 +662,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/early", test_early);
 	g_test_add_func("/flow/append", test_append);
 	g_test_add_func("/flow/send-late", test_send_late);
+	g_test_add_func("/flow/send-at", test_send_at);
 	g_test_add_func("/flow/drain", test_drain);
 	g_test_add_func("/flow/deterministic", test_deterministic);
 	return g_test_run();
