@@ -18,7 +18,11 @@
  * position at its start, t_pos > now, alone on its resources (or it is
  * unbegun first), and, until then, invisible to the drain and rate its
  * channel reports; one unbegun waits, unsized, as its channel's `later`
- * for FL_START at its start, where it enters the line.
+ * for FL_START at its start, where it enters the line. A flow parked
+ * (flow_send_at behind a message of its route that sends) is its channel's
+ * `later` with no event: it begins ahead when that message's end is timed
+ * (end_unseen), or when it finishes (start_waiting), and a message sent on
+ * the channel first puts it in line if it is due, else gives it FL_START.
  *
  * A flow is sized (its weights, tail, memory sides and channel statistics)
  * when it leaves its channel's line, when its size is final: a waiting flow
@@ -122,9 +126,12 @@ struct chan_fifo {
 	struct flow *head, *tail; /* waiting, in send order */
 	struct flow *active;      /* the flow from memory sending on it (or begun ahead
 				   * to send from t_pos, flow_send_at), NULL: idle */
-	struct flow *later;       /* one that enters the line at its t_pos (FL_START) */
+	struct flow *later;       /* one that enters the line at its t_pos: by FL_START,
+				   * or (parked) as the active flow ends or a message
+				   * is sent on the channel, with no event of its own */
 	double waiting_units;     /* units of the waiting flows */
 	bool busy;                /* active != NULL */
+	bool parked;              /* later waits with no event */
 	/* the timing of the last message size seen on this channel, so that a
 	 * stream of equal slices divides once (link_wire_ps) */
 	uint64_t memo_bytes;      /* payload; UINT64_MAX: none yet */
@@ -178,6 +185,7 @@ struct flow_net {
 	GHashTable *pairs;            /* owned: src x nranks + dst + 1 -> index + 1 */
 	struct pair_cache *pcache;    /* owned, nranks: each source's last 2 pairs */
 	fabric_early_fn early;        /* NULL: none (flow_set_early) */
+	bool in_reshare;              /* reshare() walks the resources' lists */
 	GPtrArray *walk_flows;        /* scratch: borrowed flows */
 	GArray *walk_res;             /* scratch: uint32_t */
 };
@@ -193,6 +201,10 @@ static void flow_free_fn(gpointer p)
 static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
 static void unaccount(struct flow_net *n, const struct flow *fl);
 static void on_start(struct flow_net *n, struct flow *fl);
+static void enqueue(struct flow_net *n, struct flow *fl);
+static void begin_ahead(struct flow_net *n, struct flow *fl, sim_time_t at, struct flow *g);
+static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int hops,
+		     sim_time_t at, struct flow **g);
 
 /* An event of flow fl, `delay` from now, carrying x; the engine fetches fl
  * ahead of it, as its handler reads fl first. */
@@ -456,6 +468,9 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 		return a->t_end > now ? a->t_end - now : 0;
 	double pos = a->pos + a->rate * (double)(now - a->t_pos);
 	double left = MAX(a->units - pos, 0) + q->waiting_units;
+
+	if (q->later && q->parked && q->later->t_pos <= now)
+		left += q->later->units; /* due: in the line */
 	double d = left / a->rate;
 
 	return d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
@@ -510,6 +525,21 @@ static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 	*last = MAX(t_end + fl->tail, *last);
 	fl->dev = sim_event_ref(flow_event(n, *last - now + fl->late, FL_DELIVER, fl, fl->bytes));
 	fl->ghost = true;
+	struct chan_fifo *q = &n->ch[fl->chan0].q;
+
+	if (q->later && q->parked) {
+		/* the one parked behind it starts at its end, or at its own */
+		struct flow *k = q->later;
+		sim_time_t at = MAX(k->t_pos, t_end);
+
+		q->parked = false;
+		if (n->in_reshare) { /* the walk holds the lists: at its start */
+			flow_event(n, at - now, FL_START, k, 0);
+		} else {
+			q->later = NULL;
+			begin_ahead(n, k, at, fl);
+		}
+	}
 	return true;
 }
 
@@ -584,6 +614,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	}
 	if (!flows->len)
 		return;
+	n->in_reshare = true;
 	for (guint k = 0; k < res->len; k++) {
 		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 
@@ -645,6 +676,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 				schedule_progress(n, fl);
 		}
 	}
+	n->in_reshare = false;
 }
 
 /* A flow with a slack function, now that it has a rate: its first piece
@@ -893,6 +925,24 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 		else
 			deliver_later(n, next, next->bytes);
 	}
+	if (!q->busy && !q->head && q->later && q->parked) {
+		/* idle: the one parked enters the line now if it is due, else
+		 * begins ahead, alone, or waits for its start */
+		struct flow *k = q->later;
+		struct flow *g;
+		int chan = k->chan0;
+
+		q->parked = false;
+		q->later = NULL;
+		if (k->t_pos <= sim_now(n->s)) {
+			enqueue(n, k);
+		} else if (alone_at(n, k->src, k->dst, &chan, 1, k->t_pos, &g) && !g) {
+			begin_ahead(n, k, k->t_pos, NULL);
+		} else {
+			q->later = k;
+			flow_event(n, k->t_pos - sim_now(n->s), FL_START, k, 0);
+		}
+	}
 }
 
 /* The flow has sent its last byte: it leaves its resources, the next
@@ -1126,12 +1176,37 @@ static void enqueue(struct flow_net *n, struct flow *fl)
 	start_waiting(n, q);
 }
 
+/* Before a message is sent (or grows) on q: the one parked there enters
+ * the line now if it is due (it would be in it), else it waits for its
+ * start as an event. */
+static void unpark(struct flow_net *n, struct chan_fifo *q)
+{
+	struct flow *k = q->later;
+	sim_time_t now = sim_now(n->s);
+
+	if (!k || !q->parked)
+		return;
+	q->parked = false;
+	if (k->t_pos > now) {
+		flow_event(n, k->t_pos - now, FL_START, k, 0);
+		return;
+	}
+	q->later = NULL;
+	if (q->tail)
+		q->tail->next = k;
+	else
+		q->head = k;
+	q->tail = k;
+	q->waiting_units += k->units;
+}
+
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
 	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack, sim_time_t late,
 	       fabric_deliver_fn deliver, void *user)
 {
 	struct chan_fifo *q = &n->ch[chans[0]].q;
 
+	unpark(n, q);
 	if (q->active && q->active->t_pos > sim_now(n->s))
 		unbegin(n, q->active);
 	if (q->active && q->active->ghost)
@@ -1176,30 +1251,36 @@ static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int
 	       (ej->cap <= 0 || !ej->n || (ej->n == 1 && ej->fl[0] == a));
 }
 
+/* Whether a message src -> dst on channel chan may wait, parked as its
+ * `later`, behind the message from memory that sends there now: one of
+ * the same route whose end will be an event or timed (end_unseen), nothing
+ * else waiting. */
+static bool parkable(const struct flow_net *n, int src, int dst, int chan)
+{
+	const struct chan_fifo *q = &n->ch[chan].q;
+	const struct flow *a = q->active;
+
+	return !q->head && !q->later && a && !a->ghost && a->t_pos <= sim_now(n->s) &&
+	       a->src == src && a->dst == dst && a->hops == 1 && a->bytes > 0;
+}
+
 bool flow_may_begin_at(struct flow_net *n, int src, int dst, const int *chans, int hops,
 		       sim_time_t at)
 {
 	struct flow *g;
 
-	return at > sim_now(n->s) && hops == 1 && alone_at(n, src, dst, chans, hops, at, &g);
+	return at > sim_now(n->s) && hops == 1 &&
+	       (alone_at(n, src, dst, chans, hops, at, &g) || parkable(n, src, dst, chans[0]));
 }
 
-bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
-		  uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
-		  fabric_deliver_fn deliver, void *user, sim_time_t at)
+/* fl, made and not sized, begins now ahead of `at` on its resources, which
+ * hold nothing but (g) the ghost on its channel that has sent its last
+ * byte by then: it takes them over, g's delivery standing. */
+static void begin_ahead(struct flow_net *n, struct flow *fl, sim_time_t at, struct flow *g)
 {
-	sim_time_t now = sim_now(n->s);
-	struct flow *g;
-
-	if (at <= now || !bytes || hops != 1 || !alone_at(n, src, dst, chans, hops, at, &g))
-		return false;
-	struct chan_fifo *q = &n->ch[chans[0]].q;
-	struct flow *fl = flow_make(n, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack,
-				    0, deliver, user);
+	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
 	if (g) {
-		/* it has sent its last byte by `at`: fl takes its resources now,
-		 * its delivery stands */
 		for (uint32_t u = 0; u < g->nuse; u++)
 			res_remove(&n->res[g->use[u].res], g);
 		g->ghost = false;
@@ -1212,10 +1293,39 @@ bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const in
 	for (uint32_t u = 0; u < fl->nuse; u++)
 		res_add(&n->res[fl->use[u].res], fl);
 	fl->t_pos = at;
+	fl->pos = 0;
 	fl->rate = alone_rate(n, fl);
 	if (fl->slack && fl->next_x < fl->bytes)
 		set_next(fl, 0, 0);
 	schedule_progress(n, fl);
+}
+
+bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
+		  uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
+		  fabric_deliver_fn deliver, void *user, sim_time_t at)
+{
+	sim_time_t now = sim_now(n->s);
+	struct flow *g;
+
+	if (at <= now || !bytes || hops != 1)
+		return false;
+	bool alone = alone_at(n, src, dst, chans, hops, at, &g);
+
+	if (!alone && !parkable(n, src, dst, chans[0]))
+		return false;
+	struct chan_fifo *q = &n->ch[chans[0]].q;
+	struct flow *fl = flow_make(n, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack,
+				    0, deliver, user);
+
+	if (alone) {
+		begin_ahead(n, fl, at, g);
+		return true;
+	}
+	/* behind the message sending now: it starts at that one's end, or at
+	 * its own, with no event where that end is timed (end_unseen) */
+	fl->t_pos = at;
+	q->later = fl;
+	q->parked = true;
 	return true;
 }
 
@@ -1298,6 +1408,8 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 	struct chan_fifo *q = &n->ch[chan].q;
 	struct flow *fl = q->tail;
 
+	if (q->later && q->parked && q->later->t_pos <= sim_now(n->s))
+		unpark(n, q); /* due: it waits in the line */
 	if (q->later && q->later->user == user && q->later->src == src && q->later->dst == dst &&
 	    more) {
 		/* unbegun, waiting for its start: nothing of it is sized */

@@ -90,10 +90,13 @@
  *    would be alone on its one-hop route from then on, it takes its channel
  *    now and its events are scheduled from that time, so its start costs no
  *    event; where only the end of a message of the same route (timed as
- *    above) is there, it takes over from it. A message sent on its channel,
- *    or a flow that joins one of its resources, before that time puts it
- *    back in line at the time, as if it had been sent then. Observed before
- *    the time (drain, rate), its channel shows what it would without it.
+ *    above) is there, it takes over from it; where a message of the same
+ *    route sends there with nothing behind it, it waits behind that one
+ *    (parked, no event) and begins at that one's end once the end is timed,
+ *    or when it comes. A message sent on its channel, or a flow that joins
+ *    one of its resources, before that time puts it back in line at the
+ *    time, as if it had been sent then. Observed before the time (drain,
+ *    rate), its channel shows what it would without it.
  *
  * Go-Back-N loss is an expected goodput factor on each channel:
  * (1 - p) / (1 - p + p x k), k = the packets a loss throws away (those sent
@@ -128,21 +131,24 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 	       fabric_deliver_fn deliver, void *user);
 
 /* As flow_send (late 0), for a message that may not send before `at`
- * (> now) over a one-hop route: when the message would be alone on its
- * resources from then on
- * (none of them holds a flow, or the only one is a ghost on its first
- * channel of a message of the same route that has sent its last byte by
- * `at`), it begins now, ahead: it takes its resources and its channel and
- * schedules its events from `at`, so that its start costs no event, and
- * returns true. A flow that then joins one of its resources, or a message
- * sent on its channel, before `at` undoes that: it enters its channel's
- * line at `at`, as if sent then (one event). Returns false, changing
- * nothing, where it would not be alone or the route has more hops. */
+ * (> now) over a one-hop route, where its start can cost no event:
+ *  - when it would be alone on its resources from then on (none of them
+ *    holds a flow, or the only one is a ghost on its channel of a message
+ *    of the same route that has sent its last byte by `at`), it begins now,
+ *    ahead: it takes its resources and its channel and schedules its events
+ *    from `at`;
+ *  - when a message of the same route sends on its channel with nothing
+ *    behind it, it waits behind that one (parked) and begins at that one's
+ *    end, or at `at` if later, with no event where that end is timed.
+ * A flow that then joins one of its resources, or a message sent on its
+ * channel, before `at` undoes that: it enters its channel's line at `at`,
+ * as if sent then (one event). Returns true when taken; false, changing
+ * nothing, where neither holds or the route has more hops. */
 bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
 		  uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack,
 		  fabric_deliver_fn deliver, void *user, sim_time_t at);
 
-/* Whether flow_send_at would begin a message src -> dst over
+/* Whether flow_send_at would take a message src -> dst over
  * chans[0..hops) of some bytes now, ahead of `at`. */
 bool flow_may_begin_at(struct flow_net *n, int src, int dst, const int *chans, int hops,
 		       sim_time_t at);

@@ -571,30 +571,36 @@ static void test_send_late(void)
 }
 
 /* One case of test_send_at: message k of 1 MiB 0 -> 1 that may not send
- * before `at`, with (other) a message m 0 -> 1 sent at 0 (1: of 64 KiB,
- * done by `at`), or at `at` / 2 (2: 64 KiB), or (3) none; sent ahead at
- * 0 (ahead) or at `at` as a plain message. Returns k's delivery, and m's
- * in *m_done; *begun: fabric_send_pieces_at took it. */
-static sim_time_t send_at_case(int other, bool ahead, sim_time_t at, sim_time_t *m_done,
-			       bool *begun)
+ * before `at`, sent ahead at 0 (ahead) or at `at` as a plain message, with
+ * other messages 0 -> 1: (1) m of 64 KiB at 0, done by `at`; (2) m of 64
+ * KiB at `at` / 2; (3) none; m in 16 KiB pieces at 0 of (4) 1 MiB, still
+ * sending at `at`, or (5) 256 KiB, done by then; (6) as 4, and x of 64 KiB
+ * at `at` / 2. Returns k's delivery, m's and x's in done[0..1];
+ * *taken: fabric_send_pieces_at took k. */
+static sim_time_t send_at_case(int other, bool ahead, sim_time_t at, sim_time_t done[2],
+			       bool *taken)
 {
 	struct net x = net_new(&topo_ring_uni_ops, 4, LINK_FIDELITY_FLOW);
-	struct rx k = { 0 }, m = { 0 };
+	struct rx k = { 0 }, m = { 0 }, y = { 0 };
 	const uint64_t piece = 16384;
 
 	g_dataset_set_data(&k, "sim", x.s);
 	g_dataset_set_data(&m, "sim", x.s);
-	*begun = false;
+	g_dataset_set_data(&y, "sim", x.s);
+	*taken = false;
 	if (other == 1)
 		fabric_send(x.f, 0, 1, 64 << 10, ROUTE_SHORTEST, on_deliver, &m);
+	if (other >= 4)
+		fabric_send_pieces(x.f, 0, 1, other == 5 ? 256 << 10 : 1 << 20, ROUTE_SHORTEST, piece,
+				   piece, NULL, on_deliver, &m);
 	if (ahead)
-		*begun = fabric_send_pieces_at(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, piece, piece, NULL,
+		*taken = fabric_send_pieces_at(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, piece, piece, NULL,
 					       on_deliver, &k, at) != 0;
-	if (other == 2) {
+	if (other == 2 || other == 6) {
 		sim_run(x.s, at / 2, UINT64_MAX);
-		fabric_send(x.f, 0, 1, 64 << 10, ROUTE_SHORTEST, on_deliver, &m);
+		fabric_send(x.f, 0, 1, 64 << 10, ROUTE_SHORTEST, on_deliver, other == 2 ? &m : &y);
 	}
-	if (!*begun) {
+	if (!*taken) {
 		sim_run(x.s, at, UINT64_MAX);
 		fabric_send_pieces(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, piece, piece, NULL, on_deliver,
 				   &k);
@@ -602,35 +608,44 @@ static sim_time_t send_at_case(int other, bool ahead, sim_time_t at, sim_time_t 
 	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
 	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
 	g_assert_cmpuint(k.last_bytes, ==, 1 << 20);
-	*m_done = m.done_ps;
+	done[0] = m.done_ps;
+	done[1] = y.done_ps;
 	g_dataset_destroy(&k);
 	g_dataset_destroy(&m);
+	g_dataset_destroy(&y);
 	net_free(&x);
 	return k.done_ps;
 }
 
-/* A message that may not send before a time, sent ahead of it where its
- * channel is idle or holds only the end of a message of the same route
- * (flow_send_at), is delivered when the same message sent at that time
- * is; one sent on its channel in between goes first, as it would have,
- * and the message still leaves at its time. Where its channel is busy
- * past that time, or its route has more than one hop, it is not taken. */
+/* A message that may not send before a time, sent ahead of it (flow_send_at)
+ * where its channel is idle, holds only the end of a message of the same
+ * route, or sends one of the same route (it waits behind it), is delivered
+ * when the same message sent at that time is, and so are the others; one
+ * sent on its channel in between goes first, as it would have. Where its
+ * channel holds a message's timed end past that time, or its route has
+ * more than one hop, it is not taken. */
 static void test_send_at(void)
 {
 	const sim_time_t at = SIM_US(2);
 
-	for (int other = 1; other <= 3; other++) {
-		sim_time_t m_ref, m_got;
-		bool begun;
-		sim_time_t ref = send_at_case(other, false, at, &m_ref, &begun);
-		sim_time_t got = send_at_case(other, true, at, &m_got, &begun);
+	for (int other = 1; other <= 6; other++) {
+		sim_time_t ref_done[2], got_done[2];
+		bool taken;
+		sim_time_t ref = send_at_case(other, false, at, ref_done, &taken);
+		sim_time_t got = send_at_case(other, true, at, got_done, &taken);
 
-		g_assert_true(begun);
+		g_assert_true(taken);
 		g_assert_cmpuint(got, ==, ref);
-		g_assert_cmpuint(m_got, ==, m_ref);
+		g_assert_cmpuint(got_done[0], ==, ref_done[0]);
+		g_assert_cmpuint(got_done[1], ==, ref_done[1]);
 		g_assert_cmpuint(ref, >, at);
+		/* 4, 6: it waited for m; 6: for x too */
+		if (other == 4 || other == 6)
+			g_assert_cmpuint(ref, >, ref_done[0]);
+		if (other == 6)
+			g_assert_cmpuint(ref_done[1], <, ref);
 	}
-	/* busy past `at`: not taken, nothing changed */
+	/* a message's timed end (a ghost) past `at`: not taken */
 	struct net x = net_new(&topo_ring_uni_ops, 4, LINK_FIDELITY_FLOW);
 	struct rx r = { 0 };
 
