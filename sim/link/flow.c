@@ -501,6 +501,21 @@ static void res_remove(struct fres *r, struct flow *fl)
 	g_error("flow: a resource lost track of a flow");
 }
 
+/* fl, alone on its resources with nothing behind it, sends its last byte
+ * at t_end: it becomes a ghost, its delivery scheduled now, in order
+ * behind what its pair delivered before. */
+static void make_ghost(struct flow_net *n, struct flow *fl, sim_time_t t_end)
+{
+	sim_time_t now = sim_now(n->s);
+	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
+
+	fl->t_end = t_end;
+	fl->prev_last = *last;
+	*last = MAX(t_end + fl->tail, *last);
+	fl->dev = sim_event_ref(flow_event(n, *last - now + fl->late, FL_DELIVER, fl, fl->bytes));
+	fl->ghost = true;
+}
+
 /* A flow heading for its last byte at t_end, alone on every resource it
  * crosses with nothing behind it on its channel: its end is known now, so
  * it becomes a ghost (no event at its end of sending, its delivery
@@ -518,13 +533,7 @@ static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 		sim_cancel(n->s, fl->ev);
 		fl->ev_pending = false;
 	}
-	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
-
-	fl->t_end = t_end;
-	fl->prev_last = *last;
-	*last = MAX(t_end + fl->tail, *last);
-	fl->dev = sim_event_ref(flow_event(n, *last - now + fl->late, FL_DELIVER, fl, fl->bytes));
-	fl->ghost = true;
+	make_ghost(n, fl, t_end);
 	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
 	if (q->later && q->parked) {
@@ -815,13 +824,9 @@ static void activate(struct flow_net *n, struct flow *fl)
 		 * are known now; it stays on its resources until something
 		 * else needs them (settle) or it is delivered */
 		double d = ceil(fl->units / fl->rate);
-		sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
 
-		fl->t_end = now + (d >= (double)(SIM_TIME_END - now) ? SIM_TIME_END - now : (sim_time_t)d);
-		fl->prev_last = *last;
-		*last = MAX(fl->t_end + fl->tail, *last);
-		fl->dev = sim_event_ref(flow_event(n, *last - now + fl->late, FL_DELIVER, fl, 0));
-		fl->ghost = true;
+		make_ghost(n, fl, now + (d >= (double)(SIM_TIME_END - now) ? SIM_TIME_END - now
+									     : (sim_time_t)d));
 		return;
 	}
 	/* its first piece, now that it has a rate, before its event: one
@@ -1162,17 +1167,23 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	return fl;
 }
 
-/* Puts fl last in its channel's line and starts what may start. */
-static void enqueue(struct flow_net *n, struct flow *fl)
+/* Puts fl last in its channel's line q. */
+static void push(struct chan_fifo *q, struct flow *fl)
 {
-	struct chan_fifo *q = &n->ch[fl->chan0].q;
-
 	if (q->tail)
 		q->tail->next = fl;
 	else
 		q->head = fl;
 	q->tail = fl;
 	q->waiting_units += fl->units;
+}
+
+/* Puts fl last in its channel's line and starts what may start. */
+static void enqueue(struct flow_net *n, struct flow *fl)
+{
+	struct chan_fifo *q = &n->ch[fl->chan0].q;
+
+	push(q, fl);
 	start_waiting(n, q);
 }
 
@@ -1192,12 +1203,7 @@ static void unpark(struct flow_net *n, struct chan_fifo *q)
 		return;
 	}
 	q->later = NULL;
-	if (q->tail)
-		q->tail->next = k;
-	else
-		q->head = k;
-	q->tail = k;
-	q->waiting_units += k->units;
+	push(q, k);
 }
 
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
