@@ -1,7 +1,8 @@
 import json,sys,collections
 d=json.load(open(sys.argv[1]))
 ev=d['traceEvents'] if isinstance(d,dict) else d
-names={e['tid']:e['args']['name'] for e in ev if e.get('ph')=='M' and e.get('name')=='thread_name' and e.get('pid')==8}
+cpid=[e['pid'] for e in ev if e.get('ph')=='M' and e.get('name')=='process_name' and e['args']['name']=='channels'][0]
+names={e['tid']:e['args']['name'] for e in ev if e.get('ph')=='M' and e.get('name')=='thread_name' and e.get('pid')==cpid}
 ch=[e for e in ev if e.get('cat')=='channel']
 B=float(sys.argv[2]) if len(sys.argv)>2 else 5
 util=collections.defaultdict(lambda: collections.Counter())
