@@ -41,6 +41,7 @@ struct curves {
 	GPtrArray *list;           /* of struct curve *, owned */
 	const GArray *ranks;       /* int */
 	uint64_t min_b, max_b, max64_b;
+	uint32_t arbiter;          /* enum link_flow_arbiter */
 	GMutex lock;
 	GCond cond;
 	bool sync;                 /* lock and cond are initialised */
@@ -56,7 +57,8 @@ static void curve_run(struct curve *cv, const struct curves *all)
 		for (uint64_t b = all->min_b; b <= top; b *= 4) {
 			g_autoptr(GError) perr = NULL;
 
-			if (!fidelity_point(cv->kind, n, cv->c, cv->algo, b, &cv->e, &perr)) {
+			if (!fidelity_point(cv->kind, n, cv->c, cv->algo, all->arbiter, b, &cv->e,
+					    &perr)) {
 				cv->skipped++;
 				break; /* a rule on N or the shape: every size */
 			}
@@ -113,7 +115,7 @@ static bool parse_list(const char *text, const char *flag, GArray *out, bool top
 int bench_fidelity(int argc, char **argv)
 {
 	gchar *topos_s = NULL, *ranks_s = NULL, *coll_s = NULL, *algo_s = NULL;
-	gchar *min_s = NULL, *max_s = NULL, *max64_s = NULL;
+	gchar *min_s = NULL, *max_s = NULL, *max64_s = NULL, *arbiter_s = NULL;
 	gboolean json = FALSE;
 	gint jobs = 1;
 	GOptionEntry entries[] = {
@@ -124,6 +126,7 @@ int bench_fidelity(int argc, char **argv)
 		{ "min-size", 0, 0, G_OPTION_ARG_STRING, &min_s, "first size (1KiB)", "SIZE" },
 		{ "max-size", 0, 0, G_OPTION_ARG_STRING, &max_s, "last size (256MiB)", "SIZE" },
 		{ "max-size-64", 0, 0, G_OPTION_ARG_STRING, &max64_s, "last size from 64 ranks on (64MiB)", "SIZE" },
+		{ "arbiter", 0, 0, G_OPTION_ARG_STRING, &arbiter_s, "flow fidelity's flow.arbiter: maxmin (default) or round-robin", "A" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "one JSON object per line", NULL },
 		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "curves run in parallel (default 1: the wall times are each run's alone; 0: one per core)", "N" },
 		{ NULL }
@@ -166,6 +169,12 @@ int bench_fidelity(int argc, char **argv)
 		cli_usage_error(argv[0], "--jobs must be at least 0, got %d", jobs);
 		goto out;
 	}
+	if (arbiter_s && strcmp(arbiter_s, "maxmin") && strcmp(arbiter_s, "round-robin")) {
+		cli_usage_error(argv[0], "--arbiter must be maxmin or round-robin, got '%s'", arbiter_s);
+		goto out;
+	}
+	cvs.arbiter = arbiter_s && !strcmp(arbiter_s, "round-robin") ? LINK_FLOW_ROUND_ROBIN
+								     : LINK_FLOW_MAXMIN;
 	rc = 0;
 	cvs.min_b = min_b;
 	cvs.max_b = max_b;
@@ -262,6 +271,7 @@ out:
 	g_free(ranks_s);
 	g_free(coll_s);
 	g_free(algo_s);
+	g_free(arbiter_s);
 	g_free(min_s);
 	g_free(max_s);
 	g_free(max64_s);

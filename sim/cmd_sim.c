@@ -629,8 +629,13 @@ int cmd_sim(int argc, char **argv)
 			"such routes: it follows packet fidelity while those messages stay well below "
 			"the buffer, and has been measured up to 58 %% faster than packet fidelity once "
 			"they outgrow it (docs/scale.md, \"What flow fidelity misses on multi-hop routes "
-			"is buffer space\"): --fidelity packet is the reference\n",
-			argv[0], 100 * forwarded, largest, buffer, lp->credits, packet);
+			"is buffer space\"): --fidelity packet is the reference%s\n",
+			argv[0], 100 * forwarded, largest, buffer, lp->credits, packet,
+			pl.fabric.flow_arbiter == LINK_FLOW_MAXMIN
+				? "; --set flow.arbiter=round-robin shares each link per input of "
+				  "its arbiter, as the packet fabric does, and comes closer (docs/scale.md, "
+				  "\"Per-input round robin in flow fidelity\")"
+				: "");
 	}
 	goto out;
 usage:

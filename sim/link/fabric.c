@@ -190,6 +190,7 @@ enum { ROUTE_CACHE_HOPS = 6 };
 struct route_entry {
 	int dst, hint, hops;
 	int chans[ROUTE_CACHE_HOPS];
+	uint8_t vcs[ROUTE_CACHE_HOPS];
 };
 struct route_cache {
 	struct route_entry e[2];
@@ -996,6 +997,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 			ends[2 * i + 1] = f->t.chans[i].dst;
 		}
 		f->flow = flow_net_new(s, f->t.nchans, params, ends, f->t.nranks, &f->np);
+		flow_set_arbiter(f->flow, cfg->flow_arbiter);
 		f->route_chans = g_new(int, f->t.nnodes);
 		f->rcache = g_new0(struct route_cache, f->t.nranks);
 		return f;
@@ -1079,6 +1081,7 @@ static __attribute__((noinline)) int flow_route_miss(struct fabric *f, int src, 
 		g_assert(f->route_chans[k] >= 0);
 	}
 	*chans = f->route_chans;
+	flow_set_vcs(f->flow, f->route_vcs);
 	if (hops > ROUTE_CACHE_HOPS)
 		return hops;
 	struct route_entry *e = &c->e[!c->last];
@@ -1088,6 +1091,7 @@ static __attribute__((noinline)) int flow_route_miss(struct fabric *f, int src, 
 	e->hint = (int)hint;
 	e->hops = hops;
 	memcpy(e->chans, f->route_chans, sizeof(int) * (size_t)hops);
+	memcpy(e->vcs, f->route_vcs, (size_t)hops);
 	return hops;
 }
 
@@ -1104,6 +1108,7 @@ static inline int flow_route(struct fabric *f, int src, int dst, enum route_hint
 		if (e->hops && e->dst == dst && e->hint == (int)hint) {
 			c->last = (uint8_t)i;
 			*chans = e->chans;
+			flow_set_vcs(f->flow, e->vcs);
 			return e->hops;
 		}
 	}

@@ -37,6 +37,9 @@
  * flow's rate together until a resource is full, freeze the flows on it,
  * repeat. A flow whose rate did not change keeps its pending event (its
  * boundary falls at the same time); the others are rescheduled.
+ * A component with a route of more than one hop is shared by rr_share
+ * instead: per-input shares of each channel as well as the resources
+ * (flow.h), rounds of progressive filling to a fixed point.
  * Two cases skip the walk, with the same result: a flow that starts alone on
  * every resource it crosses takes the least cap / weight of them (what
  * progressive filling gives a component of one), and a flow that finishes
@@ -58,6 +61,36 @@
 #include "sim/link/link.h"
 
 enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START };
+
+/* rr_share: virtual channels an arbiter's inputs are told apart by, the
+ * most rounds to its fixed point, and the largest relative change of a
+ * rate that ends it */
+enum { FLOW_VCS = 4, RR_ROUNDS = 64 };
+#define RR_TOLERANCE 1e-12
+
+enum { VR_RES, VR_SUB };
+
+/* A constraint of rr_share: a resource (channel or memory side, its
+ * capacity) or a channel's share for one input of its arbiter (sub). */
+struct vres {
+	double cap, used, wsum;
+	double demand;     /* sub: what its input asks in this round */
+	double next;       /* sub: what it asks after this round */
+	uint32_t nfree;
+	uint32_t m0, m1;   /* its members: by[m0..m1) */
+	int32_t next_sub;  /* resource: its first sub; sub: the next of its channel */
+	int32_t in;        /* sub: the input's channel, -1 the node's memory */
+	uint8_t kind, vc;  /* sub: the input's virtual channel */
+};
+
+struct vmem {
+	uint32_t v, f;     /* vres, flow index */
+	int32_t hop;       /* where on the flow's route: the hop of a channel or its
+			    * sub; -1 injection, hops ejection */
+	double w;
+};
+
+struct vkey;
 
 struct flow;
 
@@ -99,6 +132,7 @@ struct flow {
 	void *user;
 	struct flow_use *use;  /* owned, reused: nuse entries, alloc_use capacity */
 	uint32_t nuse, alloc_use;
+	uint8_t *vc;           /* owned: the virtual channel of each hop (alloc_use) */
 	int chan0;             /* first channel */
 	int hops;              /* channels crossed, use[0..hops).res from the send on
 				* (weights and memory sides once sized) */
@@ -120,6 +154,8 @@ struct flow {
 				* (valid only before then) */
 	sim_time_t before_end;
 	uint32_t stamp;
+	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
+	double rr_rate;        /* < 0: none (its shares start from scratch) */
 };
 
 struct chan_fifo {
@@ -188,6 +224,15 @@ struct flow_net {
 	bool in_reshare;              /* reshare() walks the resources' lists */
 	GPtrArray *walk_flows;        /* scratch: borrowed flows */
 	GArray *walk_res;             /* scratch: uint32_t */
+	const uint8_t *vcs;           /* borrowed: flow_set_vcs */
+	uint32_t arbiter;             /* enum link_flow_arbiter */
+	int32_t *hol_map;             /* rr_share's, nres: resource -> its vres, -1 */
+	struct vres *hv;              /* rr_share's constraints: hv_len, room for hv_cap */
+	struct vkey *hol_heap;        /* rr_fill's heap, room for 2 hv_cap */
+	uint32_t hv_len, hv_cap;
+	struct vmem *hm;              /* and their members */
+	uint32_t hm_cap;
+	GArray *hol_u32, *hol_rate, *hol_by; /* scratch */
 };
 
 static void flow_free_fn(gpointer p)
@@ -195,6 +240,7 @@ static void flow_free_fn(gpointer p)
 	struct flow *fl = p;
 
 	g_free(fl->use);
+	g_free(fl->vc);
 	g_free(fl);
 }
 
@@ -295,6 +341,12 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->all = g_ptr_array_new_with_free_func(flow_free_fn);
 	n->walk_flows = g_ptr_array_new();
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	n->hol_map = g_new(int32_t, n->nres);
+	for (int i = 0; i < n->nres; i++)
+		n->hol_map[i] = -1;
+	n->hol_u32 = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	n->hol_rate = g_array_new(FALSE, FALSE, sizeof(double));
+	n->hol_by = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sim_component_init(s, &n->c, "flow", flow_handler);
 	return n;
 }
@@ -314,6 +366,13 @@ void flow_net_free(struct flow_net *n)
 	g_ptr_array_unref(n->all);
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
+	g_free(n->hol_map);
+	g_free(n->hol_heap);
+	g_free(n->hv);
+	g_free(n->hm);
+	g_array_unref(n->hol_u32);
+	g_array_unref(n->hol_rate);
+	g_array_unref(n->hol_by);
 	g_free(n);
 }
 
@@ -445,6 +504,17 @@ double flow_chan_rate(const struct flow_net *n, int chan)
 	if (a && a->ghost && now >= a->t_end)
 		return 0; /* it has sent its last byte */
 	return a ? a->rate : 0;
+}
+
+void flow_set_arbiter(struct flow_net *n, uint32_t arbiter)
+{
+	g_assert(arbiter <= LINK_FLOW_ROUND_ROBIN);
+	n->arbiter = arbiter;
+}
+
+void flow_set_vcs(struct flow_net *n, const uint8_t *vcs)
+{
+	n->vcs = vcs;
 }
 
 void flow_set_early(struct flow_net *n, fabric_early_fn early)
@@ -588,6 +658,330 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 	fl->ev_pending = true;
 }
 
+/* ---- per-input round robin at each channel's arbiter (rr_share) ---- */
+
+static uint32_t vres_new(struct flow_net *n, double cap, uint8_t kind)
+{
+	g_assert(n->hv_len < n->hv_cap);
+	n->hv[n->hv_len] = (struct vres){ .cap = cap, .demand = INFINITY, .next_sub = -1,
+					  .in = -1, .kind = kind };
+	return n->hv_len++;
+}
+
+/* The sub of channel c's resource cv for input `in` (-1: memory) on
+ * virtual channel vc. */
+static int32_t sub_of(struct flow_net *n, int32_t cv, int in, uint8_t vc)
+{
+	int32_t s = n->hv[cv].next_sub;
+
+	for (; s >= 0; s = n->hv[s].next_sub)
+		if (n->hv[s].in == in && n->hv[s].vc == vc)
+			return s;
+	s = (int32_t)vres_new(n, INFINITY, VR_SUB);
+	struct vres *x = &n->hv[s];
+	struct vres *c = &n->hv[cv];
+
+	x->in = in;
+	x->vc = vc;
+	x->next_sub = c->next_sub;
+	c->next_sub = s;
+	return s;
+}
+
+static double vres_level(const struct vres *r)
+{
+	return MAX(r->cap - r->used, 0) / r->wsum;
+}
+
+/* rr_fill's heap of constraints by level, then index: a constraint's level
+ * only rises as flows on it freeze (they freeze at the lowest level of
+ * all), so an entry whose level is out of date is pushed again when it
+ * comes up. */
+struct vkey {
+	double level;
+	uint32_t v;
+};
+
+static bool vkey_less(struct vkey a, struct vkey b)
+{
+	return a.level < b.level || (a.level == b.level && a.v < b.v);
+}
+
+static void vheap_push(struct vkey *h, guint *len, struct vkey k)
+{
+	guint i = (*len)++;
+
+	while (i && vkey_less(k, h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = k;
+}
+
+static struct vkey vheap_pop(struct vkey *h, guint *len)
+{
+	struct vkey top = h[0], last = h[--*len];
+	guint i = 0;
+
+	for (;;) {
+		guint c = 2 * i + 1;
+
+		if (c >= *len)
+			break;
+		if (c + 1 < *len && vkey_less(h[c + 1], h[c]))
+			c++;
+		if (!vkey_less(h[c], last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*len)
+		h[i] = last;
+	return top;
+}
+
+/* One round of progressive filling over the constraints: rate[f] of each
+ * flow, bhop[f] the hop of the constraint that froze it; returns the
+ * largest relative change from the rates given and whether a sub froze a
+ * flow. */
+static double rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *fm,
+		      const uint32_t *by, bool *frozen, int32_t *bhop, bool *sub_froze)
+{
+	struct vres *V = n->hv;
+	const struct vmem *M = n->hm;
+	guint nv = n->hv_len, nm = fm[nf], len = 0;
+	struct vkey *heap = n->hol_heap;
+	double dmax = 0;
+
+	*sub_froze = false;
+	for (guint v = 0; v < nv; v++) {
+		V[v].used = 0;
+		V[v].wsum = 0;
+		V[v].nfree = 0;
+	}
+	for (guint k = 0; k < nm; k++) {
+		V[M[k].v].wsum += M[k].w;
+		V[M[k].v].nfree++;
+	}
+	for (guint v = 0; v < nv; v++)
+		if (V[v].nfree && V[v].wsum > 0 && isfinite(V[v].cap))
+			vheap_push(heap, &len, (struct vkey){ vres_level(&V[v]), v });
+	memset(frozen, 0, nf * sizeof(bool));
+	while (len) {
+		struct vkey k = vheap_pop(heap, &len);
+		struct vres *b = &V[k.v];
+
+		if (!b->nfree || b->wsum <= 0)
+			continue;
+		double level = vres_level(b);
+
+		if (level != k.level) {
+			vheap_push(heap, &len, (struct vkey){ level, k.v });
+			continue;
+		}
+		for (uint32_t j = b->m0; j < b->m1; j++) {
+			uint32_t f = M[by[j]].f;
+
+			if (frozen[f])
+				continue;
+			frozen[f] = true;
+			*sub_froze |= b->kind == VR_SUB;
+			dmax = MAX(dmax, fabs(level - rate[f]) / level);
+			rate[f] = level;
+			bhop[f] = M[by[j]].hop;
+			for (uint32_t m = fm[f]; m < fm[f + 1]; m++) {
+				struct vres *r = &V[M[m].v];
+
+				r->used += level * M[m].w;
+				r->wsum -= M[m].w;
+				r->nfree--;
+			}
+		}
+	}
+	return dmax;
+}
+
+/* Each channel's capacity among the inputs of its arbiter that use it:
+ * equal shares, an input that asks less (demand) leaving the rest to the
+ * others; every sub's cap is that share. */
+static void rr_split(struct flow_net *n)
+{
+	struct vres *V = n->hv;
+	guint nv = n->hv_len;
+
+	for (guint c = 0; c < nv; c++) {
+		if (V[c].kind != VR_RES || V[c].next_sub < 0)
+			continue;
+		uint32_t k = 0;
+
+		for (int32_t s = V[c].next_sub; s >= 0; s = V[s].next_sub)
+			k++;
+		double share = V[c].cap / k;
+
+		for (;;) {
+			double left = V[c].cap;
+			uint32_t wanting = 0;
+
+			for (int32_t s = V[c].next_sub; s >= 0; s = V[s].next_sub) {
+				if (V[s].demand < share)
+					left -= V[s].demand;
+				else
+					wanting++;
+			}
+			double next = wanting ? left / wanting : share;
+
+			if (!(next > share))
+				break;
+			share = next;
+		}
+		for (int32_t s = V[c].next_sub; s >= 0; s = V[s].next_sub)
+			V[s].cap = share;
+	}
+}
+
+/* The rates of a component some of whose routes have more than one hop:
+ * progressive filling over the resources and each channel's share per
+ * input of its arbiter (rr_split, flow.h); an input's demand is what its
+ * flows held before that channel take, so the shares are rounds to a
+ * fixed point. */
+static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
+{
+	guint nf = flows->len;
+	uint32_t nm = 0, need_v = res->len, need_m = 0;
+
+	for (guint i = 0; i < nf; i++) {
+		const struct flow *fl = flows->pdata[i];
+
+		need_v += (uint32_t)fl->hops;
+		need_m += fl->nuse + (uint32_t)fl->hops;
+	}
+	if (need_v > n->hv_cap) {
+		n->hv_cap = MAX(need_v, 2 * n->hv_cap);
+		n->hv = g_renew(struct vres, n->hv, n->hv_cap);
+		n->hol_heap = g_renew(struct vkey, n->hol_heap, 2 * (gsize)n->hv_cap);
+	}
+	if (need_m > n->hm_cap) {
+		n->hm_cap = MAX(need_m, 2 * n->hm_cap);
+		n->hm = g_renew(struct vmem, n->hm, n->hm_cap);
+	}
+	n->hv_len = 0;
+	struct vmem *M = n->hm;
+
+	g_array_set_size(n->hol_u32, 2 * (gsize)nf + 2);
+	g_array_set_size(n->hol_rate, nf);
+	uint32_t *fm = (uint32_t *)(void *)n->hol_u32->data;
+	double *rate = (double *)(void *)n->hol_rate->data;
+
+	for (guint k = 0; k < res->len; k++) {
+		uint32_t r = g_array_index(res, uint32_t, k);
+
+		n->hol_map[r] = (int32_t)vres_new(n, n->res[r].cap > 0 ? n->res[r].cap : INFINITY,
+						  VR_RES);
+	}
+	for (guint i = 0; i < nf; i++) {
+		struct flow *fl = flows->pdata[i];
+		int hops = fl->nuse >= (uint32_t)fl->hops ? fl->hops : 0;
+
+		rate[i] = fl->rate;
+		fm[i] = nm;
+		for (uint32_t u = 0; u < fl->nuse; u++) {
+			uint32_t r = fl->use[u].res;
+			int32_t hop = (int)u < hops ? (int32_t)u
+					  : r == (uint32_t)(n->nchans + fl->src) ? -1 : hops;
+
+			M[nm++] = (struct vmem){ (uint32_t)n->hol_map[r], i, hop, fl->use[u].w };
+			if ((int)u >= hops)
+				continue;
+			int in = u ? (int)fl->use[u - 1].res : -1;
+			uint8_t vc = u ? fl->vc[u - 1] : 0;
+
+			M[nm++] = (struct vmem){ (uint32_t)sub_of(n, n->hol_map[r], in, vc), i, hop,
+						 fl->use[u].w };
+		}
+	}
+	fm[nf] = nm;
+	/* members by constraint */
+	struct vres *V = n->hv;
+	guint nv = n->hv_len;
+
+	g_array_set_size(n->hol_by, nm + nv + 1 + nf);
+	uint32_t *by = (uint32_t *)(void *)n->hol_by->data;
+	uint32_t *cnt = by + nm;
+
+	memset(cnt, 0, (nv + 1) * sizeof(uint32_t));
+	for (guint k = 0; k < nm; k++)
+		cnt[M[k].v + 1]++;
+	for (guint v = 0; v < nv; v++) {
+		cnt[v + 1] += cnt[v];
+		V[v].m0 = V[v].m1 = cnt[v];
+	}
+	for (guint k = 0; k < nm; k++)
+		by[V[M[k].v].m1++] = k;
+	bool *frozen = (bool *)(void *)(fm + nf + 1);
+	int32_t *bhop = (int32_t *)(void *)n->hol_by->data + nm + nv + 1;
+
+	/* what an input asks of a channel: its flows' rates where each is held
+	 * before that channel (upstream, or at its source); one held there or
+	 * after it would take more. The first round starts from the flows'
+	 * last shares (a flow's start or end changes few of them). */
+	for (guint k = 0; k < nm; k++) {
+		const struct flow *fl = flows->pdata[M[k].f];
+
+		if (V[M[k].v].kind == VR_SUB)
+			V[M[k].v].demand = 0;
+		bhop[M[k].f] = fl->rr_rate == fl->rate ? fl->rr_bhop : INT32_MAX;
+	}
+	for (int round = 0; round < RR_ROUNDS; round++) {
+		bool sub_froze, same = true;
+
+		for (guint k = 0; k < nm; k++)
+			if (V[M[k].v].kind == VR_SUB)
+				V[M[k].v].next = 0;
+		for (guint k = 0; k < nm; k++)
+			if (V[M[k].v].kind == VR_SUB)
+				V[M[k].v].next += bhop[M[k].f] < M[k].hop ? rate[M[k].f] * M[k].w
+									  : INFINITY;
+		for (guint v = 0; v < nv; v++) {
+			if (V[v].kind != VR_SUB)
+				continue;
+			same &= V[v].next == V[v].demand ||
+				fabs(V[v].next - V[v].demand) <= RR_TOLERANCE * V[v].demand;
+			V[v].demand = V[v].next;
+		}
+		/* the shares of the round before are the shares these rates ask */
+		if (round && same)
+			break;
+		rr_split(n);
+		rr_fill(n, nf, rate, fm, by, frozen, bhop, &sub_froze);
+		/* no share held a flow: max-min over the resources, as without */
+		if (!sub_froze)
+			break;
+	}
+	for (guint k = 0; k < res->len; k++)
+		n->hol_map[g_array_index(res, uint32_t, k)] = -1;
+	for (guint i = 0; i < nf; i++) {
+		struct flow *fl = flows->pdata[i];
+		double old = fl->rate;
+
+		g_assert(rate[i] > 0 && isfinite(rate[i]));
+		fl->rate = rate[i];
+		fl->rr_rate = rate[i];
+		fl->rr_bhop = bhop[i];
+		fl->frozen = true;
+		if (old != fl->rate || !fl->ev_pending)
+			schedule_progress(n, fl);
+	}
+}
+
+/* Whether a flow of the list crosses more than one channel. */
+static bool multi_hop(const GPtrArray *flows)
+{
+	for (guint i = 0; i < flows->len; i++)
+		if (((const struct flow *)flows->pdata[i])->hops > 1)
+			return true;
+	return false;
+}
+
 /* Recomputes the rates of the component of active flows reachable from the
  * resources of seeds[0..nseeds) (flow.c's opening comment). */
 static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t nseeds)
@@ -624,6 +1018,17 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	if (!flows->len)
 		return;
 	n->in_reshare = true;
+	if (n->arbiter == LINK_FLOW_ROUND_ROBIN && multi_hop(flows)) {
+		for (guint i = 0; i < flows->len; i++) {
+			struct flow *fl = flows->pdata[i];
+
+			fl->pos = pos_at(fl, now);
+			fl->t_pos = now;
+		}
+		rr_share(n, flows, res);
+		n->in_reshare = false;
+		return;
+	}
 	for (guint k = 0; k < res->len; k++) {
 		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 
@@ -1131,6 +1536,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	if (need > fl->alloc_use) {
 		fl->alloc_use = need;
 		fl->use = g_renew(struct flow_use, fl->use, need);
+		fl->vc = g_renew(uint8_t, fl->vc, need);
 	}
 	fl->next = NULL;
 	fl->src = src;
@@ -1150,12 +1556,15 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->hops = hops;
 	fl->ev_pending = false;
 	fl->rate = 0;
+	fl->rr_rate = -1;
 	fl->pos = 0;
 	fl->t_pos = 0;
 	fl->stamp = 0;
 	fl->forwarded = false;
 	for (int h = 0; h < hops; h++) {
 		fl->use[h].res = (uint32_t)chans[h];
+		fl->vc[h] = n->vcs ? n->vcs[h] : 0;
+		g_assert(fl->vc[h] < FLOW_VCS);
 		fl->forwarded |= h + 1 < hops && n->ch[chans[h]].to < n->nranks;
 	}
 	fl->nuse = 0;

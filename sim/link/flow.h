@@ -12,6 +12,18 @@
  * over the flows that share a resource with it and, through them, with each
  * other (the connected component: nothing outside it can change).
  *
+ * With flow.arbiter round-robin (enum link_flow_arbiter), a component that
+ * holds a route of more than one hop is shared as the packet fabric's
+ * arbiters share a channel: round robin among the inputs of its arbiter
+ * that use it (its node's memory line, and each upstream channel x virtual
+ * channel), each an equal share of the channel, or what that input asks
+ * if less (the rates of its flows held before that channel, so the shares
+ * are rounds of progressive filling to a fixed point), and max-min among
+ * the flows of one input (the packet fabric's FIFO shares an input in
+ * proportion to what arrives: docs/scale.md says where that differs).
+ * Routes of one hop alone are max-min as above (their only input is the
+ * memory line).
+ *
  * Timing of a flow of B payload bytes (wire bytes W_c = B + packets x header
  * on channel c, at least one packet):
  *  - it sends W (its first channel's wire bytes) at its rate r(t), weighted
@@ -126,6 +138,14 @@ void flow_net_free(struct flow_net *n);
  * chans[0..hops) (copied), delivered as described above; with `slack`,
  * pieces after the first grow with the receiver's slack (below). The
  * callback of its last byte runs `late` ps after that byte lands. */
+/* How channels are shared where a route has more than one hop (enum
+ * link_flow_arbiter; LINK_FLOW_MAXMIN until set). */
+void flow_set_arbiter(struct flow_net *n, uint32_t arbiter);
+
+/* The virtual channels of the route of the next message sent (read by
+ * flow_send, flow_send_at): borrowed until then. */
+void flow_set_vcs(struct flow_net *n, const uint8_t *vcs);
+
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
 	       uint64_t first_bytes, uint64_t piece_bytes, fabric_slack_fn slack, sim_time_t late,
 	       fabric_deliver_fn deliver, void *user);

@@ -232,6 +232,7 @@ struct fabric_config {
 	const uint64_t *ports;       /* TOPO_PARAM_PORTS: borrowed, nports bandwidths */
 	int nports;
 	uint32_t fidelity;           /* enum link_fidelity */
+	uint32_t flow_arbiter;       /* enum link_flow_arbiter: flow fidelity's sharing */
 	uint64_t max_memory_bytes;   /* not a platform key: what the fabric may take,
 				      * about (fabric_memory_bytes); 0: no bound */
 };
@@ -265,6 +266,14 @@ uint64_t fabric_memory_bytes(uint64_t nchans, uint64_t ninputs, uint64_t ndist, 
 enum link_fidelity {
 	LINK_FIDELITY_PACKET = 0,
 	LINK_FIDELITY_FLOW = 1,
+};
+
+/* How flow fidelity shares a channel among the flows of a component with a
+ * route of more than one hop (sim/link/flow.h): max-min per flow, or each
+ * channel shared round robin among the inputs of its arbiter first. */
+enum link_flow_arbiter {
+	LINK_FLOW_MAXMIN = 0,
+	LINK_FLOW_ROUND_ROBIN = 1,
 };
 
 /* Route choice for a message. */

@@ -94,8 +94,8 @@ static void test_topology(gconstpointer data)
 				for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
 					g_autoptr(GError) err = NULL;
 
-					if (!fidelity_point(kind, ranks[ri], colls[ci], (*a)->name, sizes[si],
-							    &e, &err))
+					if (!fidelity_point(kind, ranks[ri], colls[ci], (*a)->name,
+							    LINK_FLOW_MAXMIN, sizes[si], &e, &err))
 						g_error("%s %s %s on %d ranks: %s", topo_name(kind),
 							coll_name(colls[ci]), (*a)->name, ranks[ri], err->message);
 				}

@@ -1841,7 +1841,15 @@ static void test_rank_forwarded(void)
 	g_assert_nonnull(strstr(err, "g5 sim: note: ranks forward 86.7 % of this run's message bytes"));
 	g_assert_nonnull(strstr(err, "in messages of up to 64KiB, against a receive buffer of 256KiB "
 				     "per link (64 credits of 4KiB)"));
+	g_assert_nonnull(strstr(err, "; --set flow.arbiter=round-robin shares each link per input"));
 	g_assert_null(strstr(out, "note"));
+	g_free(out);
+	g_free(err);
+	/* with per-input sharing on, the note no longer points to it */
+	g_assert_cmpint(g5("sim --topo ring --ranks 16 --collective allgather --algo direct --size 1MiB "
+			   "--fidelity flow --json --set flow.arbiter=round-robin", &out, &err), ==, 0);
+	g_assert_nonnull(strstr(err, "g5 sim: note: ranks forward 86.7 % of this run's message bytes"));
+	g_assert_null(strstr(err, "flow.arbiter"));
 	g_free(out);
 	g_free(err);
 	g_assert_cmpint(g5("sim --topo ring --ranks 16 --algo ring --size 1MiB --fidelity flow --json", &out,
