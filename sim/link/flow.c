@@ -74,6 +74,7 @@ enum { VR_RES, VR_SUB };
  * capacity) or a channel's share for one input of its arbiter (sub). */
 struct vres {
 	double cap, used, wsum;
+	double wsum0;      /* the weights of its members */
 	double demand;     /* sub: what its input asks in this round */
 	double next;       /* sub: what it asks after this round */
 	uint32_t nfree;
@@ -232,7 +233,7 @@ struct flow_net {
 	uint32_t hv_len, hv_cap;
 	struct vmem *hm;              /* and their members */
 	uint32_t hm_cap;
-	GArray *hol_u32, *hol_rate, *hol_by; /* scratch */
+	GArray *hol_u32, *hol_rate, *hol_by, *hol_sm; /* scratch */
 };
 
 static void flow_free_fn(gpointer p)
@@ -347,6 +348,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->hol_u32 = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->hol_rate = g_array_new(FALSE, FALSE, sizeof(double));
 	n->hol_by = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	n->hol_sm = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sim_component_init(s, &n->c, "flow", flow_handler);
 	return n;
 }
@@ -373,6 +375,7 @@ void flow_net_free(struct flow_net *n)
 	g_array_unref(n->hol_u32);
 	g_array_unref(n->hol_rate);
 	g_array_unref(n->hol_by);
+	g_array_unref(n->hol_sm);
 	g_free(n);
 }
 
@@ -718,25 +721,30 @@ static void vheap_push(struct vkey *h, guint *len, struct vkey k)
 	h[i] = k;
 }
 
-static struct vkey vheap_pop(struct vkey *h, guint *len)
+/* Puts k at i of a heap of len entries whose children of i are heaps. */
+static void vheap_down(struct vkey *h, guint len, guint i, struct vkey k)
 {
-	struct vkey top = h[0], last = h[--*len];
-	guint i = 0;
-
 	for (;;) {
 		guint c = 2 * i + 1;
 
-		if (c >= *len)
+		if (c >= len)
 			break;
-		if (c + 1 < *len && vkey_less(h[c + 1], h[c]))
+		if (c + 1 < len && vkey_less(h[c + 1], h[c]))
 			c++;
-		if (!vkey_less(h[c], last))
+		if (!vkey_less(h[c], k))
 			break;
 		h[i] = h[c];
 		i = c;
 	}
-	if (*len)
-		h[i] = last;
+	h[i] = k;
+}
+
+static struct vkey vheap_pop(struct vkey *h, guint *len)
+{
+	struct vkey top = h[0];
+
+	if (--*len)
+		vheap_down(h, *len, 0, h[*len]);
 	return top;
 }
 
@@ -749,23 +757,20 @@ static double rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t
 {
 	struct vres *V = n->hv;
 	const struct vmem *M = n->hm;
-	guint nv = n->hv_len, nm = fm[nf], len = 0;
+	guint nv = n->hv_len, len = 0;
 	struct vkey *heap = n->hol_heap;
 	double dmax = 0;
 
 	*sub_froze = false;
 	for (guint v = 0; v < nv; v++) {
 		V[v].used = 0;
-		V[v].wsum = 0;
-		V[v].nfree = 0;
-	}
-	for (guint k = 0; k < nm; k++) {
-		V[M[k].v].wsum += M[k].w;
-		V[M[k].v].nfree++;
-	}
-	for (guint v = 0; v < nv; v++)
+		V[v].wsum = V[v].wsum0;
+		V[v].nfree = V[v].m1 - V[v].m0;
 		if (V[v].nfree && V[v].wsum > 0 && isfinite(V[v].cap))
-			vheap_push(heap, &len, (struct vkey){ vres_level(&V[v]), v });
+			heap[len++] = (struct vkey){ vres_level(&V[v]), v };
+	}
+	for (guint i = len / 2; i-- > 0;)
+		vheap_down(heap, len, i, heap[i]);
 	memset(frozen, 0, nf * sizeof(bool));
 	while (len) {
 		struct vkey k = vheap_pop(heap, &len);
@@ -924,23 +929,31 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	 * before that channel (upstream, or at its source); one held there or
 	 * after it would take more. The first round starts from the flows'
 	 * last shares (a flow's start or end changes few of them). */
-	for (guint k = 0; k < nm; k++) {
-		const struct flow *fl = flows->pdata[M[k].f];
+	g_array_set_size(n->hol_sm, nm);
+	uint32_t *sm = (uint32_t *)(void *)n->hol_sm->data;
+	guint nsm = 0;
 
+	for (guint k = 0; k < nm; k++) {
+		V[M[k].v].wsum0 += M[k].w;
 		if (V[M[k].v].kind == VR_SUB)
-			V[M[k].v].demand = 0;
-		bhop[M[k].f] = fl->rr_rate == fl->rate ? fl->rr_bhop : INT32_MAX;
+			sm[nsm++] = k;
+	}
+
+	for (guint i = 0; i < nf; i++) {
+		const struct flow *fl = flows->pdata[i];
+
+		bhop[i] = fl->rr_rate == fl->rate ? fl->rr_bhop : INT32_MAX;
 	}
 	for (int round = 0; round < RR_ROUNDS; round++) {
 		bool sub_froze, same = true;
 
-		for (guint k = 0; k < nm; k++)
-			if (V[M[k].v].kind == VR_SUB)
-				V[M[k].v].next = 0;
-		for (guint k = 0; k < nm; k++)
-			if (V[M[k].v].kind == VR_SUB)
-				V[M[k].v].next += bhop[M[k].f] < M[k].hop ? rate[M[k].f] * M[k].w
-									  : INFINITY;
+		for (guint v = 0; v < nv; v++)
+			V[v].next = 0;
+		for (guint j = 0; j < nsm; j++) {
+			const struct vmem *m = &M[sm[j]];
+
+			V[m->v].next += bhop[m->f] < m->hop ? rate[m->f] * m->w : INFINITY;
+		}
 		for (guint v = 0; v < nv; v++) {
 			if (V[v].kind != VR_SUB)
 				continue;
