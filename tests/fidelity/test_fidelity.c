@@ -117,6 +117,59 @@ static void test_topology(gconstpointer data)
 	g_assert_cmpuint(failed, ==, 0);
 }
 
+/* flow.arbiter round-robin on the ring, where routes have several hops:
+ * every curve that max-min sharing brings within the goal stays within it,
+ * and the error over all points is lower (docs/scale.md, "Per-input round
+ * robin in flow fidelity"). */
+static void test_round_robin(void)
+{
+	static const int ranks[] = { 4, 16 };
+	static const uint64_t sizes[] = { 4096, 256 << 10, 16 << 20 };
+	struct fidelity_err all[2] = { { 0 } };
+	uint32_t met[2] = { 0 }, lost = 0;
+
+	for (size_t ci = 0; ci < G_N_ELEMENTS(colls); ci++)
+		for (const struct algo_ops *const *a = algo_all(); *a; a++) {
+			struct fidelity_err e[2] = { { 0 } };
+
+			if (!((*a)->collectives & colls[ci]))
+				continue;
+			for (uint32_t arb = 0; arb < 2; arb++)
+				for (size_t ri = 0; ri < G_N_ELEMENTS(ranks); ri++)
+					for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
+						g_autoptr(GError) err = NULL;
+
+						if (!fidelity_point(&topo_ring_ops, ranks[ri], colls[ci],
+								    (*a)->name, arb ? LINK_FLOW_ROUND_ROBIN
+										    : LINK_FLOW_MAXMIN,
+								    sizes[si], &e[arb], &err))
+							g_error("ring %s %s on %d ranks: %s",
+								coll_name(colls[ci]), (*a)->name, ranks[ri],
+								err->message);
+					}
+			bool ok[2];
+
+			for (int arb = 0; arb < 2; arb++) {
+				ok[arb] = fidelity_geomean_err(&e[arb]) <= 0.02 && e[arb].max_err <= 0.10;
+				met[arb] += ok[arb];
+				fidelity_err_merge(&all[arb], &e[arb]);
+			}
+			if (ok[0] && !ok[1]) {
+				g_test_message("ring %s %s: round-robin geomean_err %.2f %%, max %.2f %%",
+					       coll_name(colls[ci]), (*a)->name,
+					       100 * fidelity_geomean_err(&e[1]), 100 * e[1].max_err);
+				lost++;
+			}
+		}
+	g_test_message("ring: curves met %u (maxmin) and %u (round-robin); geomean_err over all "
+		       "points %.2f %% and %.2f %%", met[0], met[1], 100 * fidelity_geomean_err(&all[0]),
+		       100 * fidelity_geomean_err(&all[1]));
+	g_assert_cmpuint(all[0].points, ==, all[1].points);
+	g_assert_cmpuint(lost, ==, 0);
+	g_assert_cmpuint(met[1], >=, met[0]);
+	g_assert_cmpfloat(fidelity_geomean_err(&all[1]), <, fidelity_geomean_err(&all[0]));
+}
+
 /* The latency of a job at one fidelity and protocol. */
 static double latency_us(struct platform *pl, uint32_t fid, enum coll c, const char *algo,
 			 int ranks, uint64_t bytes, enum paxi_proto proto)
@@ -185,6 +238,7 @@ int main(int argc, char **argv)
 
 		g_test_add_data_func(path, kinds[i], test_topology);
 	}
+	g_test_add_func("/fidelity/round-robin", test_round_robin);
 	g_test_add_func("/fidelity/protocols", test_protocols);
 	return g_test_run();
 }
