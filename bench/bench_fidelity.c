@@ -16,6 +16,7 @@
 #include "sim/algos/algo.h"
 #include "sim/algos/schedule.h"
 #include "sim/cli.h"
+#include "sim/config.h"
 #include "sim/fidelity.h"
 #include "sim/platform.h"
 #include "sim/util/units.h"
@@ -169,12 +170,20 @@ int bench_fidelity(int argc, char **argv)
 		cli_usage_error(argv[0], "--jobs must be at least 0, got %d", jobs);
 		goto out;
 	}
-	if (arbiter_s && strcmp(arbiter_s, "maxmin") && strcmp(arbiter_s, "round-robin")) {
-		cli_usage_error(argv[0], "--arbiter must be maxmin or round-robin, got '%s'", arbiter_s);
-		goto out;
+	if (arbiter_s) {
+		/* the platform key's own grammar and names: --arbiter stands for it */
+		struct platform pl;
+		bool ok;
+
+		platform_init_default(&pl);
+		ok = config_platform_set_as(&pl, "flow.arbiter", "--arbiter", arbiter_s, &err);
+		cvs.arbiter = pl.fabric.flow_arbiter;
+		platform_release(&pl);
+		if (!ok) {
+			cli_usage_error(argv[0], "%s", err->message);
+			goto out;
+		}
 	}
-	cvs.arbiter = arbiter_s && !strcmp(arbiter_s, "round-robin") ? LINK_FLOW_ROUND_ROBIN
-								     : LINK_FLOW_MAXMIN;
 	rc = 0;
 	cvs.min_b = min_b;
 	cvs.max_b = max_b;

@@ -227,13 +227,13 @@ struct flow_net {
 	GArray *walk_res;             /* scratch: uint32_t */
 	const uint8_t *vcs;           /* borrowed: flow_set_vcs */
 	uint32_t arbiter;             /* enum link_flow_arbiter */
-	int32_t *hol_map;             /* rr_share's, nres: resource -> its vres, -1 */
+	int32_t *rr_map;              /* rr_share's, nres: resource -> its vres, -1 */
 	struct vres *hv;              /* rr_share's constraints: hv_len, room for hv_cap */
-	struct vkey *hol_heap;        /* rr_fill's heap, room for 2 hv_cap */
+	struct vkey *rr_heap;         /* rr_fill's heap: an entry per constraint at most */
 	uint32_t hv_len, hv_cap;
 	struct vmem *hm;              /* and their members */
 	uint32_t hm_cap;
-	GArray *hol_u32, *hol_rate, *hol_by, *hol_sm; /* scratch */
+	GArray *rr_u32, *rr_rate, *rr_by, *rr_sm; /* scratch */
 };
 
 static void flow_free_fn(gpointer p)
@@ -342,13 +342,13 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->all = g_ptr_array_new_with_free_func(flow_free_fn);
 	n->walk_flows = g_ptr_array_new();
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	n->hol_map = g_new(int32_t, n->nres);
+	n->rr_map = g_new(int32_t, n->nres);
 	for (int i = 0; i < n->nres; i++)
-		n->hol_map[i] = -1;
-	n->hol_u32 = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	n->hol_rate = g_array_new(FALSE, FALSE, sizeof(double));
-	n->hol_by = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	n->hol_sm = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		n->rr_map[i] = -1;
+	n->rr_u32 = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	n->rr_rate = g_array_new(FALSE, FALSE, sizeof(double));
+	n->rr_by = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	n->rr_sm = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sim_component_init(s, &n->c, "flow", flow_handler);
 	return n;
 }
@@ -368,14 +368,14 @@ void flow_net_free(struct flow_net *n)
 	g_ptr_array_unref(n->all);
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
-	g_free(n->hol_map);
-	g_free(n->hol_heap);
+	g_free(n->rr_map);
+	g_free(n->rr_heap);
 	g_free(n->hv);
 	g_free(n->hm);
-	g_array_unref(n->hol_u32);
-	g_array_unref(n->hol_rate);
-	g_array_unref(n->hol_by);
-	g_array_unref(n->hol_sm);
+	g_array_unref(n->rr_u32);
+	g_array_unref(n->rr_rate);
+	g_array_unref(n->rr_by);
+	g_array_unref(n->rr_sm);
 	g_free(n);
 }
 
@@ -749,17 +749,15 @@ static struct vkey vheap_pop(struct vkey *h, guint *len)
 }
 
 /* One round of progressive filling over the constraints: rate[f] of each
- * flow, bhop[f] the hop of the constraint that froze it; returns the
- * largest relative change from the rates given and whether a sub froze a
- * flow. */
-static double rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *fm,
+ * flow, bhop[f] the hop of the constraint that froze it, and whether a sub
+ * froze a flow. */
+static void rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *fm,
 		      const uint32_t *by, bool *frozen, int32_t *bhop, bool *sub_froze)
 {
 	struct vres *V = n->hv;
 	const struct vmem *M = n->hm;
 	guint nv = n->hv_len, len = 0;
-	struct vkey *heap = n->hol_heap;
-	double dmax = 0;
+	struct vkey *heap = n->rr_heap;
 
 	*sub_froze = false;
 	for (guint v = 0; v < nv; v++) {
@@ -791,7 +789,6 @@ static double rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t
 				continue;
 			frozen[f] = true;
 			*sub_froze |= b->kind == VR_SUB;
-			dmax = MAX(dmax, fabs(level - rate[f]) / level);
 			rate[f] = level;
 			bhop[f] = M[by[j]].hop;
 			for (uint32_t m = fm[f]; m < fm[f + 1]; m++) {
@@ -803,7 +800,6 @@ static double rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t
 			}
 		}
 	}
-	return dmax;
 }
 
 /* Each channel's capacity among the inputs of its arbiter that use it:
@@ -863,7 +859,7 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	if (need_v > n->hv_cap) {
 		n->hv_cap = MAX(need_v, 2 * n->hv_cap);
 		n->hv = g_renew(struct vres, n->hv, n->hv_cap);
-		n->hol_heap = g_renew(struct vkey, n->hol_heap, 2 * (gsize)n->hv_cap);
+		n->rr_heap = g_renew(struct vkey, n->rr_heap, n->hv_cap);
 	}
 	if (need_m > n->hm_cap) {
 		n->hm_cap = MAX(need_m, 2 * n->hm_cap);
@@ -872,15 +868,15 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	n->hv_len = 0;
 	struct vmem *M = n->hm;
 
-	g_array_set_size(n->hol_u32, 2 * (gsize)nf + 2);
-	g_array_set_size(n->hol_rate, nf);
-	uint32_t *fm = (uint32_t *)(void *)n->hol_u32->data;
-	double *rate = (double *)(void *)n->hol_rate->data;
+	g_array_set_size(n->rr_u32, 2 * (gsize)nf + 2);
+	g_array_set_size(n->rr_rate, nf);
+	uint32_t *fm = (uint32_t *)(void *)n->rr_u32->data;
+	double *rate = (double *)(void *)n->rr_rate->data;
 
 	for (guint k = 0; k < res->len; k++) {
 		uint32_t r = g_array_index(res, uint32_t, k);
 
-		n->hol_map[r] = (int32_t)vres_new(n, n->res[r].cap > 0 ? n->res[r].cap : INFINITY,
+		n->rr_map[r] = (int32_t)vres_new(n, n->res[r].cap > 0 ? n->res[r].cap : INFINITY,
 						  VR_RES);
 	}
 	for (guint i = 0; i < nf; i++) {
@@ -894,13 +890,13 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 			int32_t hop = (int)u < hops ? (int32_t)u
 					  : r == (uint32_t)(n->nchans + fl->src) ? -1 : hops;
 
-			M[nm++] = (struct vmem){ (uint32_t)n->hol_map[r], i, hop, fl->use[u].w };
+			M[nm++] = (struct vmem){ (uint32_t)n->rr_map[r], i, hop, fl->use[u].w };
 			if ((int)u >= hops)
 				continue;
 			int in = u ? (int)fl->use[u - 1].res : -1;
 			uint8_t vc = u ? fl->vc[u - 1] : 0;
 
-			M[nm++] = (struct vmem){ (uint32_t)sub_of(n, n->hol_map[r], in, vc), i, hop,
+			M[nm++] = (struct vmem){ (uint32_t)sub_of(n, n->rr_map[r], in, vc), i, hop,
 						 fl->use[u].w };
 		}
 	}
@@ -909,8 +905,8 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	struct vres *V = n->hv;
 	guint nv = n->hv_len;
 
-	g_array_set_size(n->hol_by, nm + nv + 1 + nf);
-	uint32_t *by = (uint32_t *)(void *)n->hol_by->data;
+	g_array_set_size(n->rr_by, nm + nv + 1 + nf);
+	uint32_t *by = (uint32_t *)(void *)n->rr_by->data;
 	uint32_t *cnt = by + nm;
 
 	memset(cnt, 0, (nv + 1) * sizeof(uint32_t));
@@ -923,14 +919,14 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	for (guint k = 0; k < nm; k++)
 		by[V[M[k].v].m1++] = k;
 	bool *frozen = (bool *)(void *)(fm + nf + 1);
-	int32_t *bhop = (int32_t *)(void *)n->hol_by->data + nm + nv + 1;
+	int32_t *bhop = (int32_t *)(void *)n->rr_by->data + nm + nv + 1;
 
 	/* what an input asks of a channel: its flows' rates where each is held
 	 * before that channel (upstream, or at its source); one held there or
 	 * after it would take more. The first round starts from the flows'
 	 * last shares (a flow's start or end changes few of them). */
-	g_array_set_size(n->hol_sm, nm);
-	uint32_t *sm = (uint32_t *)(void *)n->hol_sm->data;
+	g_array_set_size(n->rr_sm, nm);
+	uint32_t *sm = (uint32_t *)(void *)n->rr_sm->data;
 	guint nsm = 0;
 
 	for (guint k = 0; k < nm; k++) {
@@ -971,7 +967,7 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 			break;
 	}
 	for (guint k = 0; k < res->len; k++)
-		n->hol_map[g_array_index(res, uint32_t, k)] = -1;
+		n->rr_map[g_array_index(res, uint32_t, k)] = -1;
 	for (guint i = 0; i < nf; i++) {
 		struct flow *fl = flows->pdata[i];
 		double old = fl->rate;

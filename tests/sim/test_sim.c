@@ -1883,6 +1883,10 @@ static void test_bench_fidelity_jobs(void)
 	g_clear_pointer(&one, g_free);
 	g_assert_cmpint(g5("bench fidelity --jobs -1", &one, &err), ==, 2);
 	g_assert_nonnull(strstr(err, "--jobs must be at least 0, got -1"));
+	g_clear_pointer(&one, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(g5("bench fidelity --arbiter fair", &one, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "--arbiter must be one of maxmin, round-robin, got 'fair'"));
 }
 
 /* A fabric that would not fit in memory (a full mesh's N (N - 1) channels)
