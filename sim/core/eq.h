@@ -15,8 +15,9 @@
  * Level-0 buckets below `unsorted` are kept sorted by (time, seq); those at or
  * above it hold entries in seq order, appended, and are sorted, stably by
  * time, when they become the lowest non-empty bucket, which moves `unsorted`
- * past them (by counting their 256 possible low bytes when large, by
- * insertion when small). Lowering `unsorted` is always allowed: a sorted
+ * past them (by insertion when small; when large, by counting their 256
+ * possible low bytes unless one reading pass finds them in order already,
+ * as the appends of ranks acting in step usually are). Lowering `unsorted` is always allowed: a sorted
  * bucket is a valid unsorted one. A push into a sorted bucket inserts in
  * place: into the current one (that of last) always, moving only the entries
  * due after it within those 256 ps; into another only while it holds few

@@ -137,6 +137,7 @@ struct chan {
 	uint32_t cred[2];
 	uint64_t *cq;              /* owned, cq_mask + 1 >= cq_cap slots, on first use */
 	uint32_t cq_head, cq_len, cq_mask, cq_cap; /* cq_cap = nvc x credits */
+	sim_time_t cq_last;        /* the latest return's time, while cq_len > 0 */
 	int vc_mask;               /* nvc - 1: input i > 0 feeds vc (i - 1) & vc_mask */
 	int src, dst;
 	sim_time_t full_ps;        /* serialisation of a full packet */
@@ -466,13 +467,18 @@ static inline void credit_return(struct fabric *f, struct chan *c, int vc, sim_t
 	uint64_t *q = c->cq, key = t << 1 | (uint64_t)vc;
 	uint32_t mask = c->cq_mask, head = c->cq_head, i = c->cq_len++;
 
-	while (i > 0) {
-		uint64_t prev = q[(head + i - 1) & mask];
+	/* the usual case, a return no earlier than every pending one, reads
+	 * nothing of the ring */
+	if (i > 0 && t < c->cq_last) {
+		for (; i > 0; i--) {
+			uint64_t prev = q[(head + i - 1) & mask];
 
-		if (prev >> 1 <= t)
-			break;
-		q[(head + i) & mask] = prev;
-		i--;
+			if (prev >> 1 <= t)
+				break;
+			q[(head + i) & mask] = prev;
+		}
+	} else {
+		c->cq_last = t;
 	}
 	q[(head + i) & mask] = key;
 	if (c->wait_credit) {
@@ -689,10 +695,15 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 	bool collected = false;
 	bool credit_blocked = false;
 	sim_time_t inject_at = SIM_TIME_MAX;
-	const sim_time_t inject_free = f->nodes[c->src].inject_free;
+	/* A lone active input is at the head whatever happens to it here, so
+	 * its list, and its entry of the inputs, are left alone (popping and
+	 * pushing it back would leave them as they are) unless it empties:
+	 * a channel streaming from one input reads no input entry per packet. */
+	const int n = c->nactive;
+	const bool lone = n == 1;
 
-	for (int k = 0, n = c->nactive; k < n; k++) {
-		int i = act_pop(c);
+	for (int k = 0; k < n; k++) {
+		int i = lone ? c->act_head : act_pop(c);
 		int vc = i == 0 ? c->lhead->vc0 : (i - 1) & c->vc_mask;
 
 		if (credits && c->cred[vc] == 0 && !collected) {
@@ -701,20 +712,24 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 		}
 		if (credits && c->cred[vc] == 0) {
 			credit_blocked = true;
-			act_push(c, i);
+			if (!lone)
+				act_push(c, i);
 			continue;
 		}
-		if (i == 0 && inject_free > now) {
-			inject_at = inject_free;
-			act_push(c, i);
+		if (i == 0 && f->nodes[c->src].inject_free > now) {
+			inject_at = f->nodes[c->src].inject_free;
+			if (!lone)
+				act_push(c, i);
 			continue;
 		}
 		bool more;
 		struct pkt v;
 		struct pkt *p = input_take(f, c, i, &more, &v);
 
-		if (more)
+		if (more && !lone)
 			act_push(c, i);
+		else if (!more && lone)
+			act_pop(c);
 		transmit_new(f, c, p, &v, vc, now);
 		goto busy;
 	}

@@ -943,6 +943,36 @@ static void test_queue_sorted_bucket_until(void)
 	}
 }
 
+static void test_queue_in_order_bucket(void)
+{
+	/* A level-0 bucket of more entries than an insertion sort takes,
+	 * appended in time order (ties included) but for one entry at a time
+	 * earlier than the one before it, at every position from the second
+	 * to the last; and with none out of order. (time, seq) order each
+	 * time: a bucket found in order is left as it is, any other sorted. */
+	enum { N = 100 };
+
+	for (int odd = 0; odd <= N; odd++) {
+		struct sim *s = sim_new(1);
+		struct logger l;
+
+		logger_init(s, &l, "log");
+		for (uint64_t i = 0; i < N; i++) {
+			uint64_t t = 1024 + 64 + i / 2; /* level 0 from the start */
+
+			if ((int)i == odd)
+				t -= 40; /* before the entries ahead of it */
+			sim_schedule(s, t, &l.c, EV_LOG)->data[0].u = i;
+		}
+		g_assert_cmpint(sim_run(s, SIM_TIME_MAX, UINT64_MAX), ==, SIM_RUN_EMPTY);
+		g_assert_cmpuint(l.log->len, ==, N);
+		assert_log_sorted(l.log);
+		g_assert_cmpuint(g_array_index(l.log, struct rec, 0).id, ==, odd < 80 ? (guint)odd : 0);
+		g_array_unref(l.log);
+		sim_free(s);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -969,5 +999,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/core/queue/boundaries", test_queue_boundaries);
 	g_test_add_func("/core/queue/spares", test_queue_spares);
 	g_test_add_func("/core/queue/sorted-bucket-until", test_queue_sorted_bucket_until);
+	g_test_add_func("/core/queue/in-order-bucket", test_queue_in_order_bucket);
 	return g_test_run();
 }
