@@ -226,6 +226,39 @@ static void test_protocols(void)
 				}
 }
 
+/* ring2p reduces the slices of both directions on one reducer per node.
+ * Flow fidelity lands the two directions' slices at the same picosecond;
+ * taken in the order their flows were made, they went first lane first on
+ * some nodes and the other way on the rest, and the ring's nodes, all
+ * alike, finished at different times (N = 4, 32 MiB: 15 % slower than
+ * packet fidelity, 18 % at 256 MiB). With the first lane first on every
+ * node, as packet fidelity has it, both agree. */
+static void test_lanes(void)
+{
+	static const enum coll cs[] = { COLL_ALLREDUCE, COLL_REDUCESCATTER };
+	static const int ranks[] = { 4, 8 };
+	static const uint64_t sizes[] = { 4 << 20, 32 << 20, 256 << 20 };
+
+	for (size_t ci = 0; ci < G_N_ELEMENTS(cs); ci++)
+		for (size_t ri = 0; ri < G_N_ELEMENTS(ranks); ri++)
+			for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
+				struct platform pl;
+
+				platform_init_default(&pl);
+				pl.fabric.topo = &topo_ring_ops;
+				pl.fabric.nranks = ranks[ri];
+				double pk = latency_us(&pl, LINK_FIDELITY_PACKET, cs[ci], "ring2p", ranks[ri],
+						       sizes[si], PAXI_PROTO_SIMPLE);
+				double fl = latency_us(&pl, LINK_FIDELITY_FLOW, cs[ci], "ring2p", ranks[ri],
+						       sizes[si], PAXI_PROTO_SIMPLE);
+
+				if (fabs(fl / pk - 1) > 0.005)
+					g_error("ring %s ring2p, N = %d, %" G_GUINT64_FORMAT " B: flow %.6f us, "
+						"packet %.6f us", coll_name(cs[ci]), ranks[ri], sizes[si], fl, pk);
+				platform_release(&pl);
+			}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct topo_ops *const kinds[] = { &topo_ring_ops, &topo_fullmesh_ops,
@@ -240,5 +273,6 @@ int main(int argc, char **argv)
 	}
 	g_test_add_func("/fidelity/round-robin", test_round_robin);
 	g_test_add_func("/fidelity/protocols", test_protocols);
+	g_test_add_func("/fidelity/lanes", test_lanes);
 	return g_test_run();
 }
