@@ -1003,9 +1003,10 @@ static sim_time_t reducer_take(struct paxi *x, size_t at, uint64_t bytes, sim_ti
 }
 
 /* Flow fidelity, a reducer shared by a node's lanes: a reduction that a
- * lane other than the first asks for takes the reducer at the end of the
- * picosecond (PX_REDUCE_LATER), after every one the first lane asks for in
- * it. Flow fidelity lands the slices of a node's two directions (ring2p)
+ * lane other than the first asks for takes the reducer in a zero-delay
+ * event (PX_REDUCE_LATER), after the events already due at its picosecond,
+ * and so after the first lane's reductions that they ask for. Flow
+ * fidelity lands the slices of a node's two directions (ring2p)
  * at the same picosecond, and the reducer, one reduction after another,
  * would take them in the order their flows were made: the first lane first
  * on some nodes, the other on the rest, so that a run whose nodes are all
