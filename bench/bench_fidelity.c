@@ -19,6 +19,7 @@
 #include "sim/config.h"
 #include "sim/fidelity.h"
 #include "sim/platform.h"
+#include "sim/util/quote.h"
 #include "sim/util/units.h"
 
 #define GOAL_GEOMEAN 0.02
@@ -42,7 +43,7 @@ struct curves {
 	GPtrArray *list;           /* of struct curve *, owned */
 	const GArray *ranks;       /* int */
 	uint64_t min_b, max_b, max64_b;
-	uint32_t arbiter;          /* enum link_flow_arbiter */
+	const struct platform *base; /* the seed platform, --set and --arbiter applied */
 	GMutex lock;
 	GCond cond;
 	bool sync;                 /* lock and cond are initialised */
@@ -58,7 +59,7 @@ static void curve_run(struct curve *cv, const struct curves *all)
 		for (uint64_t b = all->min_b; b <= top; b *= 4) {
 			g_autoptr(GError) perr = NULL;
 
-			if (!fidelity_point(cv->kind, n, cv->c, cv->algo, all->arbiter, b, &cv->e,
+			if (!fidelity_point(cv->kind, n, cv->c, cv->algo, all->base, b, &cv->e,
 					    &perr)) {
 				cv->skipped++;
 				break; /* a rule on N or the shape: every size */
@@ -117,6 +118,7 @@ int bench_fidelity(int argc, char **argv)
 {
 	gchar *topos_s = NULL, *ranks_s = NULL, *coll_s = NULL, *algo_s = NULL;
 	gchar *min_s = NULL, *max_s = NULL, *max64_s = NULL, *arbiter_s = NULL;
+	gchar **set = NULL;
 	gboolean json = FALSE;
 	gint jobs = 1;
 	GOptionEntry entries[] = {
@@ -128,6 +130,7 @@ int bench_fidelity(int argc, char **argv)
 		{ "max-size", 0, 0, G_OPTION_ARG_STRING, &max_s, "last size (256MiB)", "SIZE" },
 		{ "max-size-64", 0, 0, G_OPTION_ARG_STRING, &max64_s, "last size from 64 ranks on (64MiB)", "SIZE" },
 		{ "arbiter", 0, 0, G_OPTION_ARG_STRING, &arbiter_s, "flow fidelity's flow.arbiter: maxmin (default) or round-robin", "A" },
+		{ "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &set, "set a key of the seed platform that both fidelities run, e.g. node.inject=unlimited (repeatable; not topology.* or fidelity, which the matrix sets)", "KEY=VALUE" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "one JSON object per line", NULL },
 		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "curves run in parallel (default 1: the wall times are each run's alone; 0: one per core)", "N" },
 		{ NULL }
@@ -136,7 +139,8 @@ int bench_fidelity(int argc, char **argv)
 				   "Examples:\n"
 				   "  g5 bench fidelity                     # the whole matrix (long)\n"
 				   "  g5 bench fidelity --topos ring --ranks 8 --collective allreduce\n"
-				   "  g5 bench fidelity --ranks 32,64 --jobs 2 --json",
+				   "  g5 bench fidelity --ranks 32,64 --jobs 2 --json\n"
+				   "  g5 bench fidelity --ranks 4,8 --set node.inject=unlimited --set node.eject=unlimited",
 				   entries, &argc, &argv);
 	g_autoptr(GError) err = NULL;
 	GArray *topos = g_array_new(FALSE, FALSE, sizeof(const struct topo_ops *));
@@ -145,6 +149,10 @@ int bench_fidelity(int argc, char **argv)
 	enum coll only = 0;
 	struct curves cvs = { .list = g_ptr_array_new_with_free_func(g_free), .ranks = ranks };
 	GThreadPool *pool = NULL;
+	struct platform base;
+
+	platform_init_default(&base);
+	cvs.base = &base;
 
 	if (rc)
 		goto out;
@@ -170,19 +178,19 @@ int bench_fidelity(int argc, char **argv)
 		cli_usage_error(argv[0], "--jobs must be at least 0, got %d", jobs);
 		goto out;
 	}
-	if (arbiter_s) {
-		/* the platform key's own grammar and names: --arbiter stands for it */
-		struct platform pl;
-		bool ok;
-
-		platform_init_default(&pl);
-		ok = config_platform_set_as(&pl, "flow.arbiter", "--arbiter", arbiter_s, &err);
-		cvs.arbiter = pl.fabric.flow_arbiter;
-		platform_release(&pl);
-		if (!ok) {
-			cli_usage_error(argv[0], "%s", err->message);
+	for (char **kv = set; kv && *kv; kv++)
+		if (g_str_has_prefix(*kv, "topology.") || g_str_has_prefix(*kv, "fidelity=") ||
+		    !strcmp(*kv, "fidelity")) {
+			cli_usage_error(argv[0], "--set %s: the matrix sets the topology, its ranks and "
+					"the fidelity (--topos, --ranks)", quote_text(*kv).s);
 			goto out;
 		}
+	if (!cli_platform_flags(argv[0], &base, set, NULL, NULL))
+		goto out;
+	/* the platform key's own grammar and names: --arbiter stands for it */
+	if (arbiter_s && !config_platform_set_as(&base, "flow.arbiter", "--arbiter", arbiter_s, &err)) {
+		cli_usage_error(argv[0], "%s", err->message);
+		goto out;
 	}
 	rc = 0;
 	cvs.min_b = min_b;
@@ -281,6 +289,8 @@ out:
 	g_free(coll_s);
 	g_free(algo_s);
 	g_free(arbiter_s);
+	g_strfreev(set);
+	platform_release(&base);
 	g_free(min_s);
 	g_free(max_s);
 	g_free(max64_s);

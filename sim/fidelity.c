@@ -29,16 +29,19 @@ void fidelity_err_merge(struct fidelity_err *e, const struct fidelity_err *o)
 }
 
 bool fidelity_point(const struct topo_ops *kind, int ranks, enum coll c, const char *algo,
-		    uint32_t arbiter, uint64_t bytes, struct fidelity_err *e, GError **error)
+		    const struct platform *base, uint64_t bytes, struct fidelity_err *e,
+		    GError **error)
 {
 	struct platform pl;
 	struct simulate_outcome out[2] = { { 0 } };
 	bool ok = true;
 
-	platform_init_default(&pl);
+	if (base)
+		config_platform_copy(&pl, base);
+	else
+		platform_init_default(&pl);
 	pl.fabric.topo = kind;
 	pl.fabric.nranks = ranks;
-	pl.fabric.flow_arbiter = arbiter;
 	for (int fid = 0; fid < 2 && ok; fid++) {
 		struct simulate_job job = {
 			.plat = &pl, .coll = c, .algo = algo, .bytes = bytes, .elem_bytes = 4,

@@ -33,13 +33,16 @@ double fidelity_geomean_err(const struct fidelity_err *e);
 /* Adds the other set's points to e. */
 void fidelity_err_merge(struct fidelity_err *e, const struct fidelity_err *other);
 
+struct platform;
+
 /* One point: collective c by algorithm `algo` (the registry's name) of
- * `bytes` on the seed platform reshaped to `kind` with `ranks` ranks, run at
- * both fidelities (flow fidelity with flow.arbiter `arbiter`, enum
- * link_flow_arbiter); its error is added to *e. False with error set when
- * the combination is not admitted (an algorithm's rank rule, a shape's), or
- * a run fails; e is then unchanged. */
+ * `bytes` on platform `base` (NULL: the seed platform) reshaped to `kind`
+ * with `ranks` ranks, run at both fidelities; its error is added to *e.
+ * False with error set when the combination is not admitted (an
+ * algorithm's rank rule, a shape's), or a run fails; e is then unchanged.
+ * base is only read: points may run on several threads at once. */
 bool fidelity_point(const struct topo_ops *kind, int ranks, enum coll c, const char *algo,
-		    uint32_t arbiter, uint64_t bytes, struct fidelity_err *e, GError **error);
+		    const struct platform *base, uint64_t bytes, struct fidelity_err *e,
+		    GError **error);
 
 #endif

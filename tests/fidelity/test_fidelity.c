@@ -94,8 +94,8 @@ static void test_topology(gconstpointer data)
 				for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
 					g_autoptr(GError) err = NULL;
 
-					if (!fidelity_point(kind, ranks[ri], colls[ci], (*a)->name,
-							    LINK_FLOW_MAXMIN, sizes[si], &e, &err))
+					if (!fidelity_point(kind, ranks[ri], colls[ci], (*a)->name, NULL,
+							    sizes[si], &e, &err))
 						g_error("%s %s %s on %d ranks: %s", topo_name(kind),
 							coll_name(colls[ci]), (*a)->name, ranks[ri], err->message);
 				}
@@ -127,6 +127,12 @@ static void test_round_robin(void)
 	static const uint64_t sizes[] = { 4096, 256 << 10, 16 << 20 };
 	struct fidelity_err all[2] = { { 0 } };
 	uint32_t met[2] = { 0 }, lost = 0;
+	struct platform base[2];
+
+	for (uint32_t arb = 0; arb < 2; arb++) {
+		platform_init_default(&base[arb]);
+		base[arb].fabric.flow_arbiter = arb ? LINK_FLOW_ROUND_ROBIN : LINK_FLOW_MAXMIN;
+	}
 
 	for (size_t ci = 0; ci < G_N_ELEMENTS(colls); ci++)
 		for (const struct algo_ops *const *a = algo_all(); *a; a++) {
@@ -140,9 +146,8 @@ static void test_round_robin(void)
 						g_autoptr(GError) err = NULL;
 
 						if (!fidelity_point(&topo_ring_ops, ranks[ri], colls[ci],
-								    (*a)->name, arb ? LINK_FLOW_ROUND_ROBIN
-										    : LINK_FLOW_MAXMIN,
-								    sizes[si], &e[arb], &err))
+								    (*a)->name, &base[arb], sizes[si],
+								    &e[arb], &err))
 							g_error("ring %s %s on %d ranks: %s",
 								coll_name(colls[ci]), (*a)->name, ranks[ri],
 								err->message);
@@ -164,6 +169,8 @@ static void test_round_robin(void)
 	g_test_message("ring: curves met %u (maxmin) and %u (round-robin); geomean_err over all "
 		       "points %.2f %% and %.2f %%", met[0], met[1], 100 * fidelity_geomean_err(&all[0]),
 		       100 * fidelity_geomean_err(&all[1]));
+	platform_release(&base[0]);
+	platform_release(&base[1]);
 	g_assert_cmpuint(all[0].points, ==, all[1].points);
 	g_assert_cmpuint(lost, ==, 0);
 	g_assert_cmpuint(met[1], >=, met[0]);

@@ -1889,6 +1889,45 @@ static void test_bench_fidelity_jobs(void)
 	g_assert_nonnull(strstr(err, "--arbiter must be one of maxmin, round-robin, got 'fair'"));
 }
 
+/* `g5 bench fidelity --set KEY=VALUE` runs both fidelities on the seed
+ * platform so changed: ring2p AllReduce at N = 4 meets the goal on the
+ * seed platform, and misses it with the nodes' memory sides unlimited,
+ * where packet fidelity's ranks no longer finish together (docs/scale.md,
+ * "Lanes at one reducer in flow fidelity"). The keys the matrix sets, a
+ * bad key or value and a malformed pair are refused with exit 2. */
+static void test_bench_fidelity_set(void)
+{
+	static const char *const bad[][2] = {
+		{ "--set topology.kind=ring", "--set topology.kind=ring: the matrix sets the topology" },
+		{ "--set fidelity=flow", "--set fidelity=flow: the matrix sets" },
+		{ "--set node.inject=fast", "--set 'node.inject' must be a bandwidth" },
+		{ "--set nosuch=1", "--set unknown platform key 'nosuch'" },
+		{ "--set inject", "--set must look like KEY=VALUE, got 'inject'" },
+	};
+	const char *args = "bench fidelity --topos ring --ranks 4 --collective allreduce --algo ring2p "
+			   "--min-size 16MiB --max-size 64MiB --json";
+	g_autofree char *seed = NULL, *unl = NULL, *err = NULL;
+	g_autofree char *a2 = g_strdup_printf("%s --set node.inject=unlimited --set node.eject=unlimited",
+					      args);
+
+	g_assert_cmpint(g5(args, &seed, &err), ==, 0);
+	g_clear_pointer(&err, g_free);
+	g_assert_nonnull(strstr(seed, "\"points\": 2,"));
+	g_assert_nonnull(strstr(seed, "\"goal_met\": true"));
+	g_assert_cmpint(g5(a2, &unl, &err), ==, 0);
+	g_clear_pointer(&err, g_free);
+	g_assert_nonnull(strstr(unl, "\"points\": 2,"));
+	g_assert_nonnull(strstr(unl, "\"goal_met\": false"));
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autofree char *cmd = g_strdup_printf("bench fidelity %s", bad[i][0]);
+		g_autofree char *out = NULL, *e = NULL;
+
+		g_assert_cmpint(g5(cmd, &out, &e), ==, 2);
+		if (!strstr(e, bad[i][1]))
+			g_error("%s: %s", cmd, e);
+	}
+}
+
 /* A fabric that would not fit in memory (a full mesh's N (N - 1) channels)
  * is refused before it is made, at either fidelity, by simulate() and by the
  * front end's simulate_check(), with its channels, the estimate and the
@@ -2783,6 +2822,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/flow/rank-forwarded", test_rank_forwarded);
 	g_test_add_func("/sim/flow/early", test_flow_early);
 	g_test_add_func("/sim/bench/fidelity-jobs", test_bench_fidelity_jobs);
+	g_test_add_func("/sim/bench/fidelity-set", test_bench_fidelity_set);
 	g_test_add_func("/sim/limits/clock", test_clock_overflow);
 	g_test_add_func("/sim/limits/events", test_event_limit);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
