@@ -28,7 +28,7 @@ enum {
 	PX_REDUCE_DONE,
 	PX_ENGINE_STARTED, /* an engine item's fixed cost is paid */
 	PX_ENGINE_DATA,    /* an engine item's data time is over */
-	PX_REDUCE_LATER,   /* flow fidelity: the lanes' deferred reductions (reducer_work) */
+	PX_REDUCE_LATER,   /* the lanes' deferred reductions (reducer_work) */
 };
 
 enum ctrl_type { CTRL_RTS, CTRL_CTS, CTRL_FLAG, CTRL_RESP };
@@ -1002,21 +1002,22 @@ static sim_time_t reducer_take(struct paxi *x, size_t at, uint64_t bytes, sim_ti
 	return end;
 }
 
-/* Flow fidelity, a reducer shared by a node's lanes: a reduction that a
- * lane other than the first asks for takes the reducer in a zero-delay
- * event (PX_REDUCE_LATER), after the events already due at its picosecond,
- * and so after the first lane's reductions that they ask for. Flow
- * fidelity lands the slices of a node's two directions (ring2p)
- * at the same picosecond, and the reducer, one reduction after another,
- * would take them in the order their flows were made: the first lane first
- * on some nodes, the other on the rest, so that a run whose nodes are all
- * alike (a ring) finished them at different times (ring2p AllReduce, N = 4,
- * 32 MiB: two nodes 3.4 us late, the collective 15 % slower than packet
- * fidelity). Packet fidelity lands the first lane's slices first on every
- * node (its node injection clock lets that lane's first packet go first). */
+/* A reducer shared by a node's lanes: a reduction that a lane other than
+ * the first asks for takes the reducer in a zero-delay event
+ * (PX_REDUCE_LATER), after the events already due at its picosecond, and so
+ * after the first lane's reductions that they ask for. Where the two
+ * directions' slices land at the same picosecond (ring2p: always at flow
+ * fidelity, and at packet fidelity without a node injection clock to
+ * stagger the lanes' first packets), a reducer that takes one reduction
+ * after another would take them in the order their messages were made:
+ * the first lane first on some nodes, the other on the rest, so that a
+ * run whose nodes are all alike (a ring) finished them at different times
+ * (ring2p AllReduce, N = 4, 32 MiB: two nodes 3.4 us late, the collective
+ * 15 % slower). Every node now takes them first lane first, as the seed
+ * platform's injection clock has it at packet fidelity. */
 static bool reduce_later(const struct paxi *x, uint32_t unit)
 {
-	return x->flow && unit % x->p.cdma_units != 0 && x->p.reduce_per == PAXI_REDUCE_NODE;
+	return unit % x->p.cdma_units != 0 && x->p.reduce_per == PAXI_REDUCE_NODE;
 }
 
 static void reducer_work(struct paxi *x, int node, uint32_t unit, uint64_t bytes,
