@@ -179,8 +179,7 @@ int bench_fidelity(int argc, char **argv)
 		goto out;
 	}
 	for (char **kv = set; kv && *kv; kv++)
-		if (g_str_has_prefix(*kv, "topology.") || g_str_has_prefix(*kv, "fidelity=") ||
-		    !strcmp(*kv, "fidelity")) {
+		if (g_str_has_prefix(*kv, "topology.") || g_str_has_prefix(*kv, "fidelity=")) {
 			cli_usage_error(argv[0], "--set %s: the matrix sets the topology, its ranks and "
 					"the fidelity (--topos, --ranks)", quote_text(*kv).s);
 			goto out;

@@ -18,10 +18,10 @@
  * past them (by insertion when small; when large, by counting their 256
  * possible low bytes unless one reading pass finds them in order already,
  * as the appends of ranks acting in step usually are). Lowering `unsorted`
- * is always allowed: a sorted bucket is a valid unsorted one. A push into a sorted bucket inserts in
- * place: into the current one (that of last) always, moving only the entries
- * due after it within those 256 ps; into another only while it holds few
- * entries, else `unsorted` drops to it. A refill into level 0 of few entries
+ * is always allowed: a sorted bucket is a valid unsorted one. A push into a
+ * sorted bucket inserts in place: into the current one (that of last)
+ * always, moving only the entries due after it within those 256 ps; into
+ * another only while it holds few entries, else `unsorted` drops to it. A refill into level 0 of few entries
  * (the usual case) inserts each in place, so that the pops never sort
  * (unsorted = 256); one of many appends them (unsorted = 0).
  *

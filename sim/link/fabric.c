@@ -695,6 +695,7 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 	bool collected = false;
 	bool credit_blocked = false;
 	sim_time_t inject_at = SIM_TIME_MAX;
+	const sim_time_t inject_free = f->nodes[c->src].inject_free;
 	/* A lone active input is at the head whatever happens to it here, so
 	 * its list, and its entry of the inputs, are left alone (popping and
 	 * pushing it back would leave them as they are) unless it empties:
@@ -716,8 +717,8 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 				act_push(c, i);
 			continue;
 		}
-		if (i == 0 && f->nodes[c->src].inject_free > now) {
-			inject_at = f->nodes[c->src].inject_free;
+		if (i == 0 && inject_free > now) {
+			inject_at = inject_free;
 			if (!lone)
 				act_push(c, i);
 			continue;
