@@ -181,6 +181,16 @@ int cmd_run(int argc, char **argv)
 		       out_dir);
 		g_string_free(what, TRUE);
 	}
+	/* where flow fidelity is not checked well against packet fidelity */
+	if (r->flow_beyond)
+		fprintf(stderr,
+			"%s: note: %u of the %u points at flow fidelity have ranks forward messages "
+			"larger than a link's receive buffer on multi-hop routes (columns forwarded "
+			"and forwarded_max_bytes); flow fidelity leaves out the packet fabric's "
+			"credit back-pressure there and has been measured up to 58 %% faster than "
+			"packet fidelity (docs/scale.md, \"What flow fidelity misses on multi-hop "
+			"routes is buffer space\"): fidelity: packet is the reference\n",
+			argv[0], r->flow_beyond, r->flow_points);
 	/* the failed points are rows of the files just written; the run fails */
 	for (guint i = 0; i < r->failed->len; i++)
 		fprintf(stderr, "%s: %s\n", argv[0], (const char *)r->failed->pdata[i]);

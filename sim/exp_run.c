@@ -41,6 +41,8 @@ struct point_out {
 	int ranks;
 	const char *algo;     /* the algorithm that ran ('auto' resolved) */
 	uint32_t nchunks;     /* and its nchunks */
+	bool flow;            /* it ran at flow fidelity */
+	uint64_t buffer_bytes; /* a link's receive buffer (credits x payload); 0: unlimited */
 };
 
 struct pool_state {
@@ -65,6 +67,8 @@ static bool run_point(const struct experiment *e, const struct exp_point *pt,
 		return false;
 	o->topology = topo_name(pl.fabric.topo);
 	o->ranks = pl.fabric.nranks;
+	o->flow = pl.fabric.fidelity == LINK_FIDELITY_FLOW;
+	o->buffer_bytes = (uint64_t)pl.fabric.link.credits * pl.fabric.link.max_payload_bytes;
 	job.plat = &pl;
 	job.coll = pt->coll;
 	job.algo = pt->algo;
@@ -231,6 +235,17 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 		snprintf(name, sizeof(name), "bd_%s_us", bd_cause_name(k));
 		c_bd[k] = rtable_add(t, name, RC_F64);
 	}
+	/* an experiment with a point at flow fidelity: how much of each
+	 * point's message bytes ranks forward, and in how large messages
+	 * (flow fidelity is checked against packet fidelity while those stay
+	 * below a link's receive buffer: docs/results.md) */
+	struct rcol *c_fwd = NULL, *c_fwd_max = NULL;
+
+	for (guint i = 0; i < n && !c_fwd; i++)
+		if (outs[i].flow) {
+			c_fwd = rtable_add(t, "forwarded", RC_F64);
+			c_fwd_max = rtable_add(t, "forwarded_max_bytes", RC_I64);
+		}
 	for (guint i = 0; i < n && !c_err; i++)
 		if (outs[i].error)
 			c_err = rtable_add(t, "error", RC_STR);
@@ -306,6 +321,14 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 		put_f(c_wall, o->out.wall_s);
 		for (int k = 0; k < BD_NCAUSES; k++)
 			put_f(c_bd[k], (double)o->out.run.breakdown[k] / 1e6 + nan_if);
+		if (c_fwd) {
+			bool counted = o->done && o->flow && o->out.payload_bytes > 0;
+
+			put_f(c_fwd, counted ? (double)o->out.rank_forwarded_bytes /
+						       (double)o->out.payload_bytes
+					     : o->done && o->flow ? 0 : NAN);
+			put_i(c_fwd_max, o->done && o->flow ? (int64_t)o->out.forwarded_largest : 0);
+		}
 		if (c_err)
 			put_s(c_err, o->error ? o->error->message : "");
 		t->nrows++;
@@ -437,8 +460,10 @@ static void put_array(GByteArray *b, const GArray *a, gsize elem)
 static void point_pack(GByteArray *b, uint32_t idx, const struct point_out *o)
 {
 	const struct simulate_outcome *x = &o->out;
-	uint8_t flags = (o->done ? 1 : 0) | (o->error ? 2 : 0);
+	uint8_t flags = (o->done ? 1 : 0) | (o->error ? 2 : 0) | (o->flow ? 4 : 0);
 	double nums[] = { x->latency_us, x->algbw_gbps, x->busbw_gbps, x->theory_us, x->wall_s };
+	uint64_t fwd[] = { x->rank_forwarded_bytes, x->payload_bytes, x->forwarded_largest,
+			   o->buffer_bytes };
 	int32_t ranks = o->ranks;
 
 	put_bytes(b, &idx, sizeof(idx));
@@ -447,6 +472,7 @@ static void point_pack(GByteArray *b, uint32_t idx, const struct point_out *o)
 	put_str(b, o->topology);
 	put_bytes(b, &ranks, sizeof(ranks));
 	put_bytes(b, nums, sizeof(nums));
+	put_bytes(b, fwd, sizeof(fwd));
 	put_bytes(b, &x->steps, sizeof(x->steps));
 	put_bytes(b, &x->events, sizeof(x->events));
 	put_bytes(b, &x->run.latency_ps, sizeof(x->run.latency_ps));
@@ -499,18 +525,24 @@ static bool point_unpack(struct unpacker *u, struct point_out *outs, guint n, bo
 	uint8_t flags;
 	int32_t ranks;
 	double nums[5];
+	uint64_t fwd[4];
 	g_autofree char *msg = NULL, *topo = NULL;
 	const struct topo_ops *kind;
 
 	if (!take(u, &idx, sizeof(idx)) || idx >= n || filled[idx] || !take(u, &flags, sizeof(flags)) ||
 	    !take_str(u, &msg) || !take_str(u, &topo) || !take(u, &ranks, sizeof(ranks)) ||
-	    !take(u, nums, sizeof(nums)))
+	    !take(u, nums, sizeof(nums)) || !take(u, fwd, sizeof(fwd)))
 		return false;
 	struct point_out *o = &outs[idx];
 	struct simulate_outcome *x = &o->out;
 
 	filled[idx] = true;
 	o->done = flags & 1;
+	o->flow = flags & 4;
+	x->rank_forwarded_bytes = fwd[0];
+	x->payload_bytes = fwd[1];
+	x->forwarded_largest = fwd[2];
+	o->buffer_bytes = fwd[3];
 	if (flags & 2)
 		o->error = g_error_new_literal(RESULTS_ERROR, RESULTS_ERROR_SIM, msg);
 	o->topology = *topo && (kind = topo_find(topo, NULL)) ? topo_name(kind) : NULL;
@@ -657,6 +689,13 @@ struct exp_results *exp_run_share(const struct experiment *e, int jobs, uint64_t
 			g_ptr_array_add(r->failed, g_strdup_printf("%s: %s", label,
 								   st.outs[i].error->message));
 		}
+	for (guint i = 0; i < n; i++) {
+		const struct point_out *o = &st.outs[i];
+
+		r->flow_points += o->done && o->flow;
+		r->flow_beyond += o->done && o->flow && o->out.rank_forwarded_bytes > 0 &&
+				  o->buffer_bytes && o->out.forwarded_largest > o->buffer_bytes;
+	}
 	r->host = g_strdup(g_get_host_name());
 	{
 		g_autoptr(GDateTime) now = g_date_time_new_now_utc();

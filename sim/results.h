@@ -61,6 +61,9 @@ struct exp_results {
 	char *host, *date;            /* owned: run metadata */
 	GPtrArray *failed;            /* owned: "point N (...): message" of each
 				       * point that failed, in point order */
+	guint flow_points;            /* points run at flow fidelity */
+	guint flow_beyond;            /* of them, those whose ranks forward a message
+				       * larger than a link's receive buffer */
 };
 
 /* Runs every point on `jobs` threads (0: one per core), each with the

@@ -1213,6 +1213,65 @@ static void test_readme_python(void)
  * auto_nchunks, and in the latency: the same as the named algorithm's row);
  * without, the default. A missing or damaged profile is the experiment's
  * error, at its 'tune' key. */
+/* At flow fidelity the results say how much of each point's message bytes
+ * ranks forward on multi-hop routes and the largest such message, and g5 run
+ * names the points whose messages outgrow a link's receive buffer, where
+ * flow fidelity is not checked against packet fidelity. Direct AllGather on
+ * a ring of 8 sends 5 of each rank's 7 messages past a neighbour; a ring
+ * AllGather none. A packet-fidelity experiment has no such columns. */
+static void test_flow_forwarded(void)
+{
+	g_autofree char *d = tmpdir();
+	g_autofree char *h5 = g_build_filename(d, "flow-forwarded.h5", NULL);
+	g_autofree char *tiny = g_build_filename(d, "tiny.h5", NULL);
+	struct run r;
+	GError *err = NULL;
+
+	if (!g5(&r, "run", "tests/run/flow-forwarded.yaml", "-o", d, "--no-plots", "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	g_assert_nonnull(strstr(r.err, "note: 1 of the 4 points at flow fidelity have ranks "
+				       "forward messages larger than a link's receive buffer"));
+	run_clear(&r);
+	struct rtable *t = rtable_read_h5(h5, "results", &err);
+
+	g_assert_no_error(err);
+	g_assert_cmpuint(t->nrows, ==, 4);
+	const struct rcol *algo = rtable_col(t, "algo"), *bytes = rtable_col(t, "bytes");
+	const struct rcol *fwd = rtable_col(t, "forwarded"), *fmax = rtable_col(t, "forwarded_max_bytes");
+
+	g_assert_nonnull(fwd);
+	g_assert_nonnull(fmax);
+	for (guint i = 0; i < 4; i++) {
+		bool direct = !strcmp(rcol_str(algo, i), "direct");
+
+		g_assert_cmpfloat_with_epsilon(rcol_num(fwd, i), direct ? 5.0 / 7 : 0, 1e-12);
+		g_assert_cmpfloat(rcol_num(fmax, i), ==, direct ? rcol_num(bytes, i) / 8 : 0);
+	}
+	rtable_free(t);
+	/* below the buffer everywhere: no note */
+	g_autofree char *small = g_build_filename(d, "small.yaml", NULL);
+	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
+	g_autofree char *text = g_strdup_printf(
+		"schema_version: 1\nname: small\nplatform: %s\noverrides:\n  fidelity: flow\n"
+		"collectives: [allgather]\nalgorithms: [direct]\nsizes: [64KiB]\n", plat);
+
+	g_assert_true(g_file_set_contents(small, text, -1, NULL));
+	g5(&r, "run", small, "-o", d, "--no-plots", "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	g_assert_null(strstr(r.err, "note:"));
+	run_clear(&r);
+	g5(&r, "run", "tests/run/tiny.yaml", "-o", d, "--no-plots", "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	g_assert_null(strstr(r.err, "note:"));
+	run_clear(&r);
+	t = rtable_read_h5(tiny, "results", &err);
+	g_assert_no_error(err);
+	g_assert_null(rtable_col(t, "forwarded"));
+	rtable_free(t);
+	rm_rf(d);
+}
+
 static void test_auto_tune(void)
 {
 	g_autofree char *d = tmpdir();
@@ -1312,5 +1371,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/run/errors/failed-point-kept", test_failed_point);
 	g_test_add_func("/run/plot/damaged-files", test_plot_damaged);
 	g_test_add_func("/run/auto-tune", test_auto_tune);
+	g_test_add_func("/run/flow/forwarded", test_flow_forwarded);
 	return g_test_run();
 }

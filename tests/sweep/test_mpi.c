@@ -116,6 +116,36 @@ static void test_same_results(void)
 	rm_rf(d3);
 }
 
+/* Flow fidelity's forwarded bytes travel with their points: the columns
+ * of a two-process run are the one-process run's, and the note on the
+ * points past the receive buffer comes once, from rank 0. */
+static void test_flow_columns(void)
+{
+	g_autofree char *d1 = tmpdir(), *d2 = tmpdir();
+	struct run r;
+
+	if (!g5(&r, "run", "tests/run/flow-forwarded.yaml", "-o", d1, "--no-plots", "-q", NULL))
+		return;
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	run_clear(&r);
+	if (!mpi_g5(&r, 2, "run", "tests/run/flow-forwarded.yaml", "-o", d2, "--no-plots", "-q", NULL))
+		return;
+	if (exit_code(&r) != 0)
+		g_error("mpirun -np 2: %s%s", r.out, r.err);
+	const char *note = strstr(r.err, "note: 1 of the 4 points at flow fidelity");
+
+	g_assert_nonnull(note);
+	g_assert_null(strstr(note + 1, "note:"));
+	run_clear(&r);
+	g_autofree char *c1 = slurp(d1, "flow-forwarded.csv"), *c2 = slurp(d2, "flow-forwarded.csv");
+
+	g_assert_nonnull(strstr(c1, ",forwarded,forwarded_max_bytes"));
+	g_assert_cmpstr(c1, ==, c2);
+	assert_h5_equal(d1, d2, "flow-forwarded", "results");
+	rm_rf(d1);
+	rm_rf(d2);
+}
+
 static void failed_point(const char *d)
 {
 	g_autofree char *d1 = g_build_filename(d, "one", NULL);
@@ -177,5 +207,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/sweep/mpi/same-results", test_same_results);
 	g_test_add_func("/sweep/mpi/failed-point", test_failed_point);
 	g_test_add_func("/sweep/mpi/bad-file-once", test_bad_file);
+	g_test_add_func("/sweep/mpi/flow-columns", test_flow_columns);
 	return g_test_run();
 }
