@@ -8,7 +8,10 @@
  * the simulator gets faster). Each repeat runs in a child process of its own,
  * so that its peak RSS is its own and not the largest run's so far. The
  * engine's hold model runs first (bench_engine.c), so a slower machine shows
- * as such beside the rows. */
+ * as such beside the rows. A row the scale issue gives a goal (docs/scale.md)
+ * says whether its median wall time (and peak RSS) meet it; with both flow
+ * ring rows of 1 GiB (1024 and 4096 ranks), a last line gives their peak
+ * RSS apart per rank against the goal of 1 KB a rank. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,27 +39,29 @@ struct scale_row {
 	const char *workload; /* NULL: the collective; else a file of
 			       * experiments/workloads/, without .yaml, run on the
 			       * platform (g5 workload; coll, algo and bytes unused) */
+	double goal_s;        /* the scale issue's goal on the median wall time, s; 0: none */
+	double goal_mb;       /* and on the peak RSS, MB; 0: none */
 };
 
 static const struct scale_row rows[] = {
-	{ "packet", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL, NULL },
-	{ "packet", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL, NULL },
-	{ "packet", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL, NULL },
-	{ "packet", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL, NULL },
-	{ "packet", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL, NULL },
-	{ "flow", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL, NULL },
-	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL, NULL },
-	{ "flow", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL, NULL },
-	{ "flow", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL, NULL },
-	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 256, false, NULL, NULL },
-	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL, NULL },
-	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 4096, true, NULL, NULL },
+	{ "packet", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL, NULL, 0, 0 },
+	{ "packet", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL, NULL, 0, 0 },
+	{ "packet", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL, NULL, 0, 0 },
+	{ "packet", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL, NULL, 0, 0 },
+	{ "packet", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL, NULL, 60, 500 },
+	{ "flow", COLL_ALLREDUCE, "ring", 64ull << 20, 128, false, NULL, NULL, 0, 0 },
+	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 64, false, NULL, NULL, 0, 0 },
+	{ "flow", COLL_ALLREDUCE, "hd", 64ull << 20, 128, false, NULL, NULL, 0, 0 },
+	{ "flow", COLL_ALLREDUCE, "ring", 4ull << 10, 1024, false, NULL, NULL, 0, 0 },
+	{ "flow", COLL_ALLREDUCE, "hd", 256ull << 20, 256, false, NULL, NULL, 1, 0 },
+	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 1024, true, NULL, NULL, 2, 0 },
+	{ "flow", COLL_ALLREDUCE, "ring", 1ull << 30, 4096, true, NULL, NULL, 30, 0 },
 	/* the two-tier 128-GPU machine (docs/systems.md): the hierarchical ring */
-	{ "flow", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1", NULL },
-	{ "packet", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1", NULL },
+	{ "flow", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1", NULL, 0, 0 },
+	{ "packet", COLL_ALLREDUCE, "hier-ring-ring", 1ull << 30, 128, false, "dgx-h200x16-rails-1to1", NULL, 0, 0 },
 	/* a training step (docs/workload.md): FSDP of a 7B model on 8 x 8 H200 */
-	{ "flow", 0, NULL, 0, 64, false, "dgx-h200x16-rails-1to1", "fsdp-7b-64" },
-	{ "packet", 0, NULL, 0, 64, true, "dgx-h200x16-rails-1to1", "fsdp-7b-64" },
+	{ "flow", 0, NULL, 0, 64, false, "dgx-h200x16-rails-1to1", "fsdp-7b-64", 0, 0 },
+	{ "packet", 0, NULL, 0, 64, true, "dgx-h200x16-rails-1to1", "fsdp-7b-64", 0, 0 },
 };
 
 /* The platform of a row, loaded into *pl: the default, or the row's file
@@ -265,9 +270,12 @@ int bench_scale(int argc, char **argv)
 	if (!json) {
 		printf("# g5 bench scale: median wall and cpu of %d run%s per row, one process each; engine hold "
 		       "model %.2f M events/s\n", repeat, repeat > 1 ? "s" : "", hold.events_per_s / 1e6);
-		printf("| fidelity | run | ranks | events | wall s | cpu s | peak RSS MB | latency us |\n"
-		       "|---|---|---|---|---|---|---|---|\n");
+		printf("| fidelity | run | ranks | events | wall s | cpu s | peak RSS MB | latency us | goal |\n"
+		       "|---|---|---|---|---|---|---|---|---|\n");
 	}
+	/* the flow ring of 1 GiB at 1024 and 4096 ranks: their peak RSS apart,
+	 * per rank, is what a rank holds beyond the fixed part */
+	long ring_rss_kb[2] = { -1, -1 };
 	for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
 		const struct scale_row *row = &rows[i];
 
@@ -306,23 +314,52 @@ int bench_scale(int argc, char **argv)
 			rss_kb = MAX(rss_kb, res.rss_kb);
 		}
 		double wall = median(walls, repeat), cpu = median(cpus, repeat);
+		double mb = (double)rss_kb / 1024;
+		char goal[64] = "";
+
+		if (row->goal_s > 0) {
+			/* on the time as --json prints it, to the millisecond */
+			bool met = round(wall * 1000) / 1000 < row->goal_s &&
+				   (row->goal_mb <= 0 || mb < row->goal_mb);
+
+			if (row->goal_mb > 0)
+				snprintf(goal, sizeof(goal), "< %.0f s, < %.0f MB: %s", row->goal_s,
+					 row->goal_mb, met ? "met" : "missed");
+			else
+				snprintf(goal, sizeof(goal), "< %.0f s: %s", row->goal_s, met ? "met" : "missed");
+		}
+		if (!strcmp(row->fidelity, "flow") && !row->platform && row->coll == COLL_ALLREDUCE &&
+		    !strcmp(row->algo, "ring") && row->bytes == 1ull << 30 &&
+		    (row->ranks == 1024 || row->ranks == 4096))
+			ring_rss_kb[row->ranks == 4096] = rss_kb;
 
 		if (json)
 			printf("{\"bench\": \"scale\", \"fidelity\": \"%s\", \"platform\": \"%s\", "
 			       "\"collective\": \"%s\", "
 			       "\"algo\": \"%s\", \"bytes\": %" G_GUINT64_FORMAT ", \"ranks\": %d, "
 			       "\"events\": %" G_GUINT64_FORMAT ", \"wall_s\": %.3f, \"cpu_s\": %.3f, \"repeat\": %d, "
-			       "\"peak_rss_mb\": %.1f, \"latency_us\": %.6f, \"engine_events_per_s\": %.0f}\n",
+			       "\"peak_rss_mb\": %.1f, \"latency_us\": %.6f, \"engine_events_per_s\": %.0f, "
+			       "\"goal\": \"%s\"}\n",
 			       row->fidelity, row->platform ? row->platform : "default",
 			       row->workload ? "workload" : coll_name(row->coll),
 			       row->workload ? row->workload : row->algo, row->bytes, row->ranks,
-			       first.events, wall, cpu, repeat, (double)rss_kb / 1024, first.latency_us,
-			       hold.events_per_s);
+			       first.events, wall, cpu, repeat, mb, first.latency_us,
+			       hold.events_per_s, goal);
 		else
-			printf("| %s | %s | %d | %" G_GUINT64_FORMAT " | %.2f | %.2f | %.0f | %.6f |\n",
+			printf("| %s | %s | %d | %" G_GUINT64_FORMAT " | %.2f | %.2f | %.0f | %.6f | %s |\n",
 			       row->fidelity, what, row->ranks,
-			       first.events, wall, cpu, (double)rss_kb / 1024, first.latency_us);
+			       first.events, wall, cpu, mb, first.latency_us, goal);
 		fflush(stdout);
+	}
+	if (ring_rss_kb[0] >= 0 && ring_rss_kb[1] >= 0) {
+		double kb = (double)(ring_rss_kb[1] - ring_rss_kb[0]) / (4096 - 1024);
+
+		if (json)
+			printf("{\"bench\": \"scale\", \"memory_per_rank_kb\": %.2f, \"goal\": \"< 1 KB: %s\"}\n",
+			       kb, kb < 1 ? "met" : "missed");
+		else
+			printf("# memory per rank, flow ring allreduce 1 GiB (peak RSS at 4096 ranks less at 1024, "
+			       "over 3072): %.2f KB; goal < 1 KB: %s\n", kb, kb < 1 ? "met" : "missed");
 	}
 	return 0;
 }

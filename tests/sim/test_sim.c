@@ -2762,6 +2762,22 @@ static void test_bench_scale_tiers(void)
 	g_assert_cmpfloat(json_num(out, "latency_us"), ==, json_num(sim, "latency_us"));
 }
 
+/* A row of g5 bench scale with a goal of the scale issue says it, met
+ * exactly when the median wall time is under it; a row without one says
+ * nothing. (No timing is asserted: only that the verdict follows the
+ * time the row prints.) */
+static void test_bench_scale_goal(void)
+{
+	g_autofree char *hd = bench_row_from_root(10), *ring = bench_row_from_root(1);
+
+	g_assert_nonnull(strstr(hd, "\"algo\": \"hd\", \"bytes\": 268435456, \"ranks\": 256, "));
+	const char *verdict = json_num(hd, "wall_s") < 1 ? "\"goal\": \"< 1 s: met\"}"
+							: "\"goal\": \"< 1 s: missed\"}";
+
+	g_assert_nonnull(strstr(hd, verdict));
+	g_assert_nonnull(strstr(ring, "\"goal\": \"\"}"));
+}
+
 /* Row 15 of g5 bench scale, the FSDP step on 8 x 8 H200 at flow fidelity,
  * runs from any directory and gives g5 workload's step time. */
 static void test_bench_scale_workload(void)
@@ -2815,6 +2831,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/cli/errors", test_cli_errors);
 	g_test_add_func("/sim/bench/scale-tiers", test_bench_scale_tiers);
 	g_test_add_func("/sim/bench/scale-workload", test_bench_scale_workload);
+	g_test_add_func("/sim/bench/scale-goal", test_bench_scale_goal);
 	g_test_add_func("/sim/runner/unmatched", test_runner_unmatched);
 	g_test_add_func("/sim/runner/alike", test_runner_alike);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
