@@ -760,7 +760,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->ops = ops;
 	t->src_user = src_user;
 	t->dst_user = dst_user;
-		t->src = src;
+	t->src = src;
 	t->dst = dst;
 	t->unit = (uint16_t)(unit % x->p.cdma_units);
 	t->proto = (uint8_t)(kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE);
