@@ -698,8 +698,8 @@ static double vres_level(const struct vres *r)
 
 /* rr_fill's heap of constraints by level, then index: a constraint's level
  * only rises as flows on it freeze (they freeze at the lowest level of
- * all), so an entry whose level is out of date is pushed again when it
- * comes up. */
+ * all), so an entry whose level is out of date is put back, at its level
+ * now, when it comes up. */
 struct vkey {
 	double level;
 	uint32_t v;
@@ -708,17 +708,6 @@ struct vkey {
 static bool vkey_less(struct vkey a, struct vkey b)
 {
 	return a.level < b.level || (a.level == b.level && a.v < b.v);
-}
-
-static void vheap_push(struct vkey *h, guint *len, struct vkey k)
-{
-	guint i = (*len)++;
-
-	while (i && vkey_less(k, h[(i - 1) / 2])) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = k;
 }
 
 /* Puts k at i of a heap of len entries whose children of i are heaps. */
@@ -771,17 +760,22 @@ static void rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *
 		vheap_down(heap, len, i, heap[i]);
 	memset(frozen, 0, nf * sizeof(bool));
 	while (len) {
-		struct vkey k = vheap_pop(heap, &len);
+		struct vkey k = heap[0];
 		struct vres *b = &V[k.v];
 
-		if (!b->nfree || b->wsum <= 0)
+		if (!b->nfree || b->wsum <= 0) {
+			vheap_pop(heap, &len);
 			continue;
+		}
 		double level = vres_level(b);
 
 		if (level != k.level) {
-			vheap_push(heap, &len, (struct vkey){ level, k.v });
+			/* out of date: its level has only risen, so it goes down
+			 * from the top (the same entries as a pop and a push) */
+			vheap_down(heap, len, 0, (struct vkey){ level, k.v });
 			continue;
 		}
+		vheap_pop(heap, &len);
 		for (uint32_t j = b->m0; j < b->m1; j++) {
 			uint32_t f = M[by[j]].f;
 
