@@ -177,16 +177,17 @@ struct fabric {
 	uint8_t *route_vcs;        /* owned scratch, nnodes */
 	struct node_rate inject_rate, eject_rate; /* caches of node_ps() */
 	struct flow_net *flow;     /* owned: flow fidelity only, NULL at packet */
-	int *route_chans;          /* owned scratch, nnodes (flow fidelity) */
-	struct route_cache *rcache; /* owned, nranks (flow fidelity) */
+	int *route_chans;          /* owned scratch, nnodes */
+	struct route_cache *rcache; /* owned, nranks */
 	struct path_cache *pcache; /* owned, nranks: fabric_route's */
 };
 
-/* Flow fidelity: a source's last two routes, as channels (routes are a
- * pure function of (src, dst, hint), topo.h), so a rank that streams data to
- * one peer and answers another (a ring: data to the next rank, completion
- * responses to the previous) routes once. Routes longer than
- * ROUTE_CACHE_HOPS are not kept. e[last] is the more recent; hops 0: empty. */
+/* A source's last two routes, as channels and virtual channels (routes
+ * are a pure function of (src, dst, hint), topo.h), so a rank that streams
+ * data to one peer and answers another (a ring: data to the next rank,
+ * completion responses to the previous) routes once, at either fidelity.
+ * Routes longer than ROUTE_CACHE_HOPS are not kept. e[last] is the more
+ * recent; hops 0: empty. */
 enum { ROUTE_CACHE_HOPS = 6 };
 struct route_entry {
 	int dst, hint, hops;
@@ -1018,6 +1019,8 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		f->rcache = g_new0(struct route_cache, f->t.nranks);
 		return f;
 	}
+	f->route_chans = g_new(int, f->t.nnodes);
+	f->rcache = g_new0(struct route_cache, f->t.nranks);
 	f->chans = chans_alloc(f->t.nchans);
 	for (int i = 0; i < f->t.nchans; i++) {
 		const struct topo_chan *tc = &f->t.chans[i];
@@ -1083,11 +1086,12 @@ int fabric_ranks(const struct fabric *f)
 	return f->t.nranks;
 }
 
-/* flow_route when neither of the source's routes is the one: routed, and
+/* route_cached when neither of the source's routes is the one: routed, and
  * cached (when short enough) in place of the one used less recently. Out
  * of line, so that a hit costs no call. */
-static __attribute__((noinline)) int flow_route_miss(struct fabric *f, int src, int dst,
-						     enum route_hint hint, const int **chans)
+static __attribute__((noinline)) int route_miss(struct fabric *f, int src, int dst,
+						enum route_hint hint, const int **chans,
+						const uint8_t **vcs)
 {
 	struct route_cache *c = &f->rcache[src];
 	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
@@ -1097,7 +1101,7 @@ static __attribute__((noinline)) int flow_route_miss(struct fabric *f, int src, 
 		g_assert(f->route_chans[k] >= 0);
 	}
 	*chans = f->route_chans;
-	flow_set_vcs(f->flow, f->route_vcs);
+	*vcs = f->route_vcs;
 	if (hops > ROUTE_CACHE_HOPS)
 		return hops;
 	struct route_entry *e = &c->e[!c->last];
@@ -1111,10 +1115,12 @@ static __attribute__((noinline)) int flow_route_miss(struct fabric *f, int src, 
 	return hops;
 }
 
-/* The route src -> dst as channels, from the source's cache or routed
- * (and cached when short enough); returns the hops, *chans the channels. */
-static inline int flow_route(struct fabric *f, int src, int dst, enum route_hint hint,
-			     const int **chans)
+/* The route src -> dst as channels and virtual channels, from the
+ * source's cache or routed (and cached when short enough); returns the
+ * hops, *chans the channels and *vcs their virtual channels (valid until
+ * the next route). */
+static inline int route_cached(struct fabric *f, int src, int dst, enum route_hint hint,
+			       const int **chans, const uint8_t **vcs)
 {
 	struct route_cache *c = &f->rcache[src];
 
@@ -1124,11 +1130,23 @@ static inline int flow_route(struct fabric *f, int src, int dst, enum route_hint
 		if (e->hops && e->dst == dst && e->hint == (int)hint) {
 			c->last = (uint8_t)i;
 			*chans = e->chans;
-			flow_set_vcs(f->flow, e->vcs);
+			*vcs = e->vcs;
 			return e->hops;
 		}
 	}
-	return flow_route_miss(f, src, dst, hint, chans);
+	return route_miss(f, src, dst, hint, chans, vcs);
+}
+
+/* route_cached at flow fidelity, which hands the flow network the virtual
+ * channels. */
+static inline int flow_route(struct fabric *f, int src, int dst, enum route_hint hint,
+			     const int **chans)
+{
+	const uint8_t *vcs;
+	int hops = route_cached(f, src, dst, hint, chans, &vcs);
+
+	flow_set_vcs(f->flow, vcs);
+	return hops;
 }
 
 /* A message at flow fidelity: one flow over the route (flow.h). */
@@ -1266,18 +1284,17 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 	if (f->flow)
 		return flow_message(f, src, dst, bytes, hint, 0, 0, NULL, 0, deliver, user);
 	struct msg *m = msg_alloc(f);
-	int hops = topo_route(&f->t, src, dst, hint, f->route_nodes, f->route_vcs);
+	const int *chans;
+	const uint8_t *vcs;
+	int hops = route_cached(f, src, dst, hint, &chans, &vcs);
 
 	if ((uint32_t)hops > m->cap) {
 		m->cap = (uint32_t)hops;
 		m->chan = g_renew(int, m->chan, m->cap);
 		m->vc = g_renew(uint8_t, m->vc, m->cap);
 	}
-	for (int k = 0; k < hops; k++) {
-		m->chan[k] = topo_chan_find(&f->t, f->route_nodes[k], f->route_nodes[k + 1]);
-		m->vc[k] = f->route_vcs[k];
-		g_assert(m->chan[k] >= 0);
-	}
+	memcpy(m->chan, chans, sizeof(int) * (size_t)hops);
+	memcpy(m->vc, vcs, (size_t)hops);
 	m->nhops = (uint32_t)hops;
 	m->vc0 = m->vc[0];
 	m->id = f->next_id++;
