@@ -322,11 +322,11 @@ int bench_scale(int argc, char **argv)
 			bool met = round(wall * 1000) / 1000 < row->goal_s &&
 				   (row->goal_mb <= 0 || mb < row->goal_mb);
 
+			int k = snprintf(goal, sizeof(goal), "< %.0f s", row->goal_s);
+
 			if (row->goal_mb > 0)
-				snprintf(goal, sizeof(goal), "< %.0f s, < %.0f MB: %s", row->goal_s,
-					 row->goal_mb, met ? "met" : "missed");
-			else
-				snprintf(goal, sizeof(goal), "< %.0f s: %s", row->goal_s, met ? "met" : "missed");
+				k += snprintf(goal + k, sizeof(goal) - (size_t)k, ", < %.0f MB", row->goal_mb);
+			snprintf(goal + k, sizeof(goal) - (size_t)k, ": %s", met ? "met" : "missed");
 		}
 		if (!strcmp(row->fidelity, "flow") && !row->platform && row->coll == COLL_ALLREDUCE &&
 		    !strcmp(row->algo, "ring") && row->bytes == 1ull << 30 &&

@@ -322,12 +322,11 @@ static void build_tables(struct exp_results *r, const struct exp_point *pts, gui
 		for (int k = 0; k < BD_NCAUSES; k++)
 			put_f(c_bd[k], (double)o->out.run.breakdown[k] / 1e6 + nan_if);
 		if (c_fwd) {
-			bool counted = o->done && o->flow && o->out.payload_bytes > 0;
+			bool ran = o->done && o->flow;
+			double sent = (double)o->out.payload_bytes;
 
-			put_f(c_fwd, counted ? (double)o->out.rank_forwarded_bytes /
-						       (double)o->out.payload_bytes
-					     : o->done && o->flow ? 0 : NAN);
-			put_i(c_fwd_max, o->done && o->flow ? (int64_t)o->out.forwarded_largest : 0);
+			put_f(c_fwd, !ran ? NAN : sent > 0 ? (double)o->out.rank_forwarded_bytes / sent : 0);
+			put_i(c_fwd_max, ran ? (int64_t)o->out.forwarded_largest : 0);
 		}
 		if (c_err)
 			put_s(c_err, o->error ? o->error->message : "");

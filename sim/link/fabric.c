@@ -1001,6 +1001,8 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	f->next_id = 1;
 	f->route_nodes = g_new(int, f->t.nnodes + 1);
 	f->route_vcs = g_new(uint8_t, f->t.nnodes);
+	f->route_chans = g_new(int, f->t.nnodes);
+	f->rcache = g_new0(struct route_cache, f->t.nranks);
 	f->pcache = g_new0(struct path_cache, f->t.nranks);
 	f->inject_rate.bytes = f->eject_rate.bytes = UINT64_MAX;
 	if (cfg->fidelity == LINK_FIDELITY_FLOW) {
@@ -1015,12 +1017,8 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		}
 		f->flow = flow_net_new(s, f->t.nchans, params, ends, f->t.nranks, &f->np);
 		flow_set_arbiter(f->flow, cfg->flow_arbiter);
-		f->route_chans = g_new(int, f->t.nnodes);
-		f->rcache = g_new0(struct route_cache, f->t.nranks);
 		return f;
 	}
-	f->route_chans = g_new(int, f->t.nnodes);
-	f->rcache = g_new0(struct route_cache, f->t.nranks);
 	f->chans = chans_alloc(f->t.nchans);
 	for (int i = 0; i < f->t.nchans; i++) {
 		const struct topo_chan *tc = &f->t.chans[i];
