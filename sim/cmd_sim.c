@@ -559,6 +559,11 @@ int cmd_sim(int argc, char **argv)
 			/* packet fidelity, the reference, leaves its lines as they were */
 			if (pl.fabric.fidelity == LINK_FIDELITY_FLOW)
 				printf(", \"fidelity\": \"flow\"");
+			if (pl.fabric.fidelity == LINK_FIDELITY_FLOW &&
+			    pl.fabric.flow_arbiter == LINK_FLOW_ROUND_ROBIN)
+				printf(", \"rr_shares\": %" G_GUINT64_FORMAT ", \"rr_fills\": %" G_GUINT64_FORMAT
+				       ", \"rr_cycles\": %" G_GUINT64_FORMAT ", \"rr_unsettled\": %" G_GUINT64_FORMAT,
+				       r.rr.shares, r.rr.fills, r.rr.cycles, r.rr.unsettled);
 			if (job.launches > 1)
 				printf(", \"iters\": %u", job.launches);
 			if (job.inplace)

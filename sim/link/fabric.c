@@ -1414,6 +1414,13 @@ uint64_t fabric_rank_forwarded_bytes(const struct fabric *f, uint64_t *payload, 
 	return f->flow ? flow_rank_forwarded_bytes(f->flow, payload, largest) : 0;
 }
 
+void fabric_flow_rr_stats(const struct fabric *f, struct flow_rr_stats *out)
+{
+	*out = (struct flow_rr_stats){ 0 };
+	if (f->flow)
+		flow_rr_stats(f->flow, out);
+}
+
 uint32_t fabric_delivering_replayed(const struct fabric *f)
 {
 	return f->delivering_replayed;

@@ -39,7 +39,8 @@
  * boundary falls at the same time); the others are rescheduled.
  * A component with a route of more than one hop is shared by rr_share
  * instead: per-input shares of each channel as well as the resources
- * (flow.h), rounds of progressive filling to a fixed point.
+ * (flow.h), rounds of progressive filling to a fixed point, or, where the
+ * rounds cycle, the mean of the cycle's allocations.
  * Two cases skip the walk, with the same result: a flow that starts alone on
  * every resource it crosses takes the least cap / weight of them (what
  * progressive filling gives a component of one), and a flow that finishes
@@ -63,10 +64,14 @@
 enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START };
 
 /* rr_share: virtual channels an arbiter's inputs are told apart by, the
- * most rounds to its fixed point, and the largest relative change of a
- * rate that ends it */
-enum { FLOW_VCS = 4, RR_ROUNDS = 64 };
+ * most rounds to its fixed point, the rounds it looks back for a cycle,
+ * and the largest relative change of a rate that ends it */
+enum { FLOW_VCS = 4, RR_ROUNDS = 64, RR_HISTORY = 9 };
 #define RR_TOLERANCE 1e-12
+
+/* progressive filling scans its constraints until it has seen this many
+ * per member, then keeps them in a heap (fill_next) */
+enum { FILL_SCAN_PER_MEMBER = 4 };
 
 enum { VR_RES, VR_SUB };
 
@@ -91,7 +96,29 @@ struct vmem {
 	double w;
 };
 
-struct vkey;
+/* Progressive filling's constraints by level, then index (a resource's
+ * place in the walk, a constraint of rr_share): the next to fill is the
+ * least. They are scanned, each time, while the scans have cost less than
+ * a budget (a few freezes over many constraints: the long routes of a
+ * ring), and kept in a heap from then on, its entries following every
+ * change of a level (many freezes); both take the one a scan in index
+ * order finds (lh_*, fill_next). */
+struct vkey {
+	double level;
+	uint32_t v;
+};
+
+struct lheap {
+	struct vkey *h;        /* owned, room for cap: the candidates, a heap once
+				* heaped */
+	uint32_t *at;          /* owned, room for cap: once heaped, an index's
+				* place in h, or UINT32_MAX */
+	guint len, cap, n;
+	bool heaped;
+	size_t work, budget;   /* the scans' entries so far, and the most */
+};
+
+static void lh_free(struct lheap *q);
 
 struct flow;
 
@@ -106,6 +133,7 @@ struct fres {
 	uint32_t nfree;        /* unfrozen flows */
 	uint32_t stamp;        /* component walk */
 	bool full;
+	uint32_t walk_at;      /* its place in the walk (fill_next's index) */
 	struct flow *inl[1];   /* fl's storage while it holds one: a channel of
 				* one-hop routes never holds more (its line) */
 } __attribute__((aligned(64)));
@@ -229,11 +257,12 @@ struct flow_net {
 	uint32_t arbiter;             /* enum link_flow_arbiter */
 	int32_t *rr_map;              /* rr_share's, nres: resource -> its vres, -1 */
 	struct vres *hv;              /* rr_share's constraints: hv_len, room for hv_cap */
-	struct vkey *rr_heap;         /* rr_fill's heap: an entry per constraint at most */
+	struct lheap fill;            /* progressive filling's constraints by level */
 	uint32_t hv_len, hv_cap;
 	struct vmem *hm;              /* and their members */
 	uint32_t hm_cap;
-	GArray *rr_u32, *rr_rate, *rr_by, *rr_sm; /* scratch */
+	GArray *rr_u32, *rr_rate, *rr_by, *rr_sm, *rr_hist; /* scratch */
+	struct flow_rr_stats rr_stats;
 };
 
 static void flow_free_fn(gpointer p)
@@ -349,6 +378,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->rr_rate = g_array_new(FALSE, FALSE, sizeof(double));
 	n->rr_by = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->rr_sm = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	n->rr_hist = g_array_new(FALSE, FALSE, sizeof(double));
 	sim_component_init(s, &n->c, "flow", flow_handler);
 	return n;
 }
@@ -369,13 +399,14 @@ void flow_net_free(struct flow_net *n)
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
 	g_free(n->rr_map);
-	g_free(n->rr_heap);
+	lh_free(&n->fill);
 	g_free(n->hv);
 	g_free(n->hm);
 	g_array_unref(n->rr_u32);
 	g_array_unref(n->rr_rate);
 	g_array_unref(n->rr_by);
 	g_array_unref(n->rr_sm);
+	g_array_unref(n->rr_hist);
 	g_free(n);
 }
 
@@ -389,6 +420,11 @@ uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload, 
 	*payload = n->payload;
 	*largest = n->forwarded_largest;
 	return n->rank_forwarded;
+}
+
+void flow_rr_stats(const struct flow_net *n, struct flow_rr_stats *out)
+{
+	*out = n->rr_stats;
 }
 
 void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *out)
@@ -696,45 +732,160 @@ static double vres_level(const struct vres *r)
 	return MAX(r->cap - r->used, 0) / r->wsum;
 }
 
-/* rr_fill's heap of constraints by level, then index: a constraint's level
- * only rises as flows on it freeze (they freeze at the lowest level of
- * all), so an entry whose level is out of date is put back, at its level
- * now, when it comes up. */
-struct vkey {
-	double level;
-	uint32_t v;
-};
-
 static bool vkey_less(struct vkey a, struct vkey b)
 {
 	return a.level < b.level || (a.level == b.level && a.v < b.v);
 }
 
-/* Puts k at i of a heap of len entries whose children of i are heaps. */
-static void vheap_down(struct vkey *h, guint len, guint i, struct vkey k)
+/* Empty, for indices 0..n, scanned until the scans have seen budget
+ * entries. */
+static void lh_reset(struct lheap *q, guint n, size_t budget)
+{
+	if (n > q->cap) {
+		q->cap = MAX(n, 2 * q->cap);
+		q->h = g_renew(struct vkey, q->h, q->cap);
+		q->at = g_renew(uint32_t, q->at, q->cap);
+	}
+	q->len = 0;
+	q->n = n;
+	q->heaped = false;
+	q->work = 0;
+	q->budget = budget;
+}
+
+/* A candidate at first (its level is read when scanned). */
+static void lh_add(struct lheap *q, uint32_t v)
+{
+	q->h[q->len++] = (struct vkey){ 0, v };
+}
+
+static void lh_place(struct lheap *q, guint i, struct vkey k)
+{
+	q->h[i] = k;
+	q->at[k.v] = i;
+}
+
+static void lh_up(struct lheap *q, guint i, struct vkey k)
+{
+	while (i > 0) {
+		guint p = (i - 1) / 2;
+
+		if (!vkey_less(k, q->h[p]))
+			break;
+		lh_place(q, i, q->h[p]);
+		i = p;
+	}
+	lh_place(q, i, k);
+}
+
+static void lh_down(struct lheap *q, guint i, struct vkey k)
 {
 	for (;;) {
 		guint c = 2 * i + 1;
 
-		if (c >= len)
+		if (c >= q->len)
 			break;
-		if (c + 1 < len && vkey_less(h[c + 1], h[c]))
+		if (c + 1 < q->len && vkey_less(q->h[c + 1], q->h[c]))
 			c++;
-		if (!vkey_less(h[c], k))
+		if (!vkey_less(q->h[c], k))
 			break;
-		h[i] = h[c];
+		lh_place(q, i, q->h[c]);
 		i = c;
 	}
-	h[i] = k;
+	lh_place(q, i, k);
 }
 
-static struct vkey vheap_pop(struct vkey *h, guint *len)
+/* Index v, in the heap, has now `level`. */
+static void lh_set(struct lheap *q, uint32_t v, double level)
 {
-	struct vkey top = h[0];
+	struct vkey k = { level, v };
+	uint32_t i = q->at[v];
 
-	if (--*len)
-		vheap_down(h, *len, 0, h[*len]);
-	return top;
+	if (vkey_less(k, q->h[i]))
+		lh_up(q, i, k);
+	else
+		lh_down(q, i, k);
+}
+
+static void lh_remove(struct lheap *q, uint32_t v)
+{
+	uint32_t i = q->at[v];
+
+	if (i == UINT32_MAX)
+		return;
+	q->at[v] = UINT32_MAX;
+	if (i == --q->len)
+		return;
+	struct vkey last = q->h[q->len];
+
+	if (vkey_less(last, q->h[i]))
+		lh_up(q, i, last);
+	else
+		lh_down(q, i, last);
+}
+
+/* After a freeze, index v's constraint has `level`, or none left
+ * (!valid): the heap, once heaped, follows it. */
+static void lh_touch(struct lheap *q, uint32_t v, bool valid, double level)
+{
+	if (q->at[v] == UINT32_MAX)
+		return;
+	if (valid)
+		lh_set(q, v, level);
+	else
+		lh_remove(q, v);
+}
+
+/* Whether a constraint is left to fill; if so, the least, removed from the
+ * heap, into *k. level_of gives an index's level now, false once it has
+ * nothing left to freeze. */
+static inline bool fill_next(struct lheap *q, bool (*level_of)(const void *ctx, uint32_t v, double *level),
+		      const void *ctx, struct vkey *k)
+{
+	if (!q->heaped) {
+		guint w = 0;
+
+		*k = (struct vkey){ INFINITY, UINT32_MAX };
+		for (guint i = 0; i < q->len; i++) {
+			double level;
+
+			if (!level_of(ctx, q->h[i].v, &level))
+				continue;
+			q->h[w] = (struct vkey){ level, q->h[i].v };
+			if (vkey_less(q->h[w], *k))
+				*k = q->h[w];
+			w++;
+		}
+		q->len = w;
+		q->work += w;
+		if (q->work <= q->budget || !w)
+			return w > 0;
+		q->heaped = true;
+		memset(q->at, 0xff, q->n * sizeof(uint32_t));
+		for (guint i = 0; i < w; i++)
+			q->at[q->h[i].v] = i;
+		for (guint i = w / 2; i-- > 0;)
+			lh_down(q, i, q->h[i]);
+	}
+	if (!q->len)
+		return false;
+	*k = q->h[0];
+	lh_remove(q, k->v);
+	return true;
+}
+
+static void lh_free(struct lheap *q)
+{
+	g_free(q->h);
+	g_free(q->at);
+}
+
+static bool vres_level_of(const void *ctx, uint32_t v, double *level)
+{
+	const struct vres *r = (const struct vres *)ctx + v;
+
+	*level = vres_level(r);
+	return r->nfree && r->wsum > 0;
 }
 
 /* One round of progressive filling over the constraints: rate[f] of each
@@ -745,37 +896,23 @@ static void rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *
 {
 	struct vres *V = n->hv;
 	const struct vmem *M = n->hm;
-	guint nv = n->hv_len, len = 0;
-	struct vkey *heap = n->rr_heap;
+	guint nv = n->hv_len;
+	struct lheap *q = &n->fill;
+	struct vkey k;
 
 	*sub_froze = false;
+	lh_reset(q, nv, FILL_SCAN_PER_MEMBER * (size_t)fm[nf]);
 	for (guint v = 0; v < nv; v++) {
 		V[v].used = 0;
 		V[v].wsum = V[v].wsum0;
 		V[v].nfree = V[v].m1 - V[v].m0;
 		if (V[v].nfree && V[v].wsum > 0 && isfinite(V[v].cap))
-			heap[len++] = (struct vkey){ vres_level(&V[v]), v };
+			lh_add(q, v);
 	}
-	for (guint i = len / 2; i-- > 0;)
-		vheap_down(heap, len, i, heap[i]);
 	memset(frozen, 0, nf * sizeof(bool));
-	while (len) {
-		struct vkey k = heap[0];
+	while (fill_next(q, vres_level_of, V, &k)) {
 		struct vres *b = &V[k.v];
 
-		if (!b->nfree || b->wsum <= 0) {
-			vheap_pop(heap, &len);
-			continue;
-		}
-		double level = vres_level(b);
-
-		if (level != k.level) {
-			/* out of date: its level has only risen, so it goes down
-			 * from the top (the same entries as a pop and a push) */
-			vheap_down(heap, len, 0, (struct vkey){ level, k.v });
-			continue;
-		}
-		vheap_pop(heap, &len);
 		for (uint32_t j = b->m0; j < b->m1; j++) {
 			uint32_t f = M[by[j]].f;
 
@@ -783,14 +920,16 @@ static void rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *
 				continue;
 			frozen[f] = true;
 			*sub_froze |= b->kind == VR_SUB;
-			rate[f] = level;
+			rate[f] = k.level;
 			bhop[f] = M[by[j]].hop;
 			for (uint32_t m = fm[f]; m < fm[f + 1]; m++) {
 				struct vres *r = &V[M[m].v];
 
-				r->used += level * M[m].w;
+				r->used += k.level * M[m].w;
 				r->wsum -= M[m].w;
 				r->nfree--;
+				if (q->heaped)
+					lh_touch(q, M[m].v, r->nfree && r->wsum > 0, vres_level(r));
 			}
 		}
 	}
@@ -834,6 +973,42 @@ static void rr_split(struct flow_net *n)
 	}
 }
 
+/* Whether a demand of this round is that of an earlier one. */
+static bool rr_same(double a, double b)
+{
+	return a == b || fabs(a - b) <= RR_TOLERANCE * b;
+}
+
+/* Whether the demands of this round (the history's entry for round) are
+ * those of a round p = 2..RR_HISTORY - 1 before: the rounds then cycle
+ * through the p allocations in between, none a fixed point, and the
+ * arbiter's turns alternate between them. Then rate is their mean (each
+ * is feasible, so their mean is). */
+static bool rr_cycle(const double *hist, guint nf, guint nsub, int round, double *rate)
+{
+	gsize w = (gsize)nf + nsub;
+	const double *now = hist + (round % RR_HISTORY) * w + nf;
+
+	for (int p = 2; p < RR_HISTORY && p <= round; p++) {
+		const double *then = hist + ((round - p) % RR_HISTORY) * w + nf;
+		guint u = 0;
+
+		while (u < nsub && rr_same(now[u], then[u]))
+			u++;
+		if (u < nsub)
+			continue;
+		for (guint i = 0; i < nf; i++) {
+			double sum = 0;
+
+			for (int j = round - p + 1; j <= round; j++)
+				sum += hist[(j % RR_HISTORY) * w + i];
+			rate[i] = sum / p;
+		}
+		return true;
+	}
+	return false;
+}
+
 /* The rates of a component some of whose routes have more than one hop:
  * progressive filling over the resources and each channel's share per
  * input of its arbiter (rr_split, flow.h); an input's demand is what its
@@ -853,7 +1028,6 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	if (need_v > n->hv_cap) {
 		n->hv_cap = MAX(need_v, 2 * n->hv_cap);
 		n->hv = g_renew(struct vres, n->hv, n->hv_cap);
-		n->rr_heap = g_renew(struct vkey, n->rr_heap, n->hv_cap);
 	}
 	if (need_m > n->hm_cap) {
 		n->hm_cap = MAX(need_m, 2 * n->hm_cap);
@@ -934,8 +1108,20 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 
 		bhop[i] = fl->rr_rate == fl->rate ? fl->rr_bhop : INT32_MAX;
 	}
-	for (int round = 0; round < RR_ROUNDS; round++) {
+	/* the last RR_HISTORY rounds' rates (from the fill before each) and
+	 * demands, to find a cycle */
+	guint nsub = 0;
+
+	for (guint v = 0; v < nv; v++)
+		nsub += V[v].kind == VR_SUB;
+	g_array_set_size(n->rr_hist, RR_HISTORY * ((gsize)nf + nsub));
+	double *hist = (double *)(void *)n->rr_hist->data;
+
+	int round;
+
+	for (round = 0; round < RR_ROUNDS; round++) {
 		bool sub_froze, same = true;
+		double *hr = hist + (round % RR_HISTORY) * ((gsize)nf + nsub), *hd = hr + nf;
 
 		for (guint v = 0; v < nv; v++)
 			V[v].next = 0;
@@ -944,22 +1130,30 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 
 			V[m->v].next += bhop[m->f] < m->hop ? rate[m->f] * m->w : INFINITY;
 		}
-		for (guint v = 0; v < nv; v++) {
+		for (guint v = 0, u = 0; v < nv; v++) {
 			if (V[v].kind != VR_SUB)
 				continue;
-			same &= V[v].next == V[v].demand ||
-				fabs(V[v].next - V[v].demand) <= RR_TOLERANCE * V[v].demand;
+			same &= rr_same(V[v].next, V[v].demand);
 			V[v].demand = V[v].next;
+			hd[u++] = V[v].next;
 		}
 		/* the shares of the round before are the shares these rates ask */
 		if (round && same)
 			break;
+		memcpy(hr, rate, nf * sizeof(double));
+		if (rr_cycle(hist, nf, nsub, round, rate)) {
+			n->rr_stats.cycles++;
+			break;
+		}
 		rr_split(n);
 		rr_fill(n, nf, rate, fm, by, frozen, bhop, &sub_froze);
+		n->rr_stats.fills++;
 		/* no share held a flow: max-min over the resources, as without */
 		if (!sub_froze)
 			break;
 	}
+	n->rr_stats.shares++;
+	n->rr_stats.unsettled += round == RR_ROUNDS;
 	for (guint k = 0; k < res->len; k++)
 		n->rr_map[g_array_index(res, uint32_t, k)] = -1;
 	for (guint i = 0; i < nf; i++) {
@@ -974,6 +1168,29 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		if (old != fl->rate || !fl->ev_pending)
 			schedule_progress(n, fl);
 	}
+}
+
+/* A resource's level in progressive filling, false once it is full or has
+ * no unfrozen flow. */
+static bool fres_level(const struct fres *r, double *level)
+{
+	if (r->full || !r->nfree || r->wsum <= 0)
+		return false;
+	*level = MAX(r->cap - r->used, 0) / r->wsum;
+	return *level < INFINITY;
+}
+
+/* reshare's walk: the resources, and those of the component in order */
+struct fill_walk {
+	const struct fres *all;
+	const uint32_t *res;
+};
+
+static bool fres_level_of(const void *ctx, uint32_t k, double *level)
+{
+	const struct fill_walk *w = ctx;
+
+	return fres_level(&w->all[w->res[k]], level);
 }
 
 /* Whether a flow of the list crosses more than one channel. */
@@ -1040,12 +1257,15 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 		r->nfree = 0;
 		r->full = false;
 	}
+	size_t members = 0;
+
 	for (guint i = 0; i < flows->len; i++) {
 		struct flow *fl = flows->pdata[i];
 
 		fl->pos = pos_at(fl, now);
 		fl->t_pos = now;
 		fl->frozen = false;
+		members += fl->nuse;
 		for (uint32_t u = 0; u < fl->nuse; u++) {
 			struct fres *r = &n->res[fl->use[u].res];
 
@@ -1054,24 +1274,19 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 		}
 	}
 	/* progressive filling: the resource that fills first freezes its flows */
-	for (;;) {
-		double best = INFINITY;
-		struct fres *bottleneck = NULL;
+	struct lheap *q = &n->fill;
+	struct fill_walk w = { n->res, (const uint32_t *)(const void *)res->data };
+	struct vkey k;
 
-		for (guint k = 0; k < res->len; k++) {
-			struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
+	lh_reset(q, res->len, FILL_SCAN_PER_MEMBER * (size_t)members);
+	for (guint i = 0; i < res->len; i++) {
+		n->res[w.res[i]].walk_at = i;
+		lh_add(q, i);
+	}
+	while (fill_next(q, fres_level_of, &w, &k)) {
+		struct fres *bottleneck = &n->res[w.res[k.v]];
+		double best = k.level;
 
-			if (r->full || !r->nfree || r->wsum <= 0)
-				continue;
-			double level = MAX(r->cap - r->used, 0) / r->wsum;
-
-			if (level < best) {
-				best = level;
-				bottleneck = r;
-			}
-		}
-		if (!bottleneck)
-			break;
 		bottleneck->full = true;
 		for (uint32_t i = 0; i < bottleneck->n; i++) {
 			struct flow *fl = bottleneck->fl[i];
@@ -1088,6 +1303,12 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 				r->used += best * fl->use[u].w;
 				r->wsum -= fl->use[u].w;
 				r->nfree--;
+				if (q->heaped) {
+					double level = 0;
+					bool valid = fres_level(r, &level);
+
+					lh_touch(q, r->walk_at, valid, level);
+				}
 			}
 			if (old != fl->rate || !fl->ev_pending)
 				schedule_progress(n, fl);

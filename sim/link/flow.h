@@ -18,7 +18,9 @@
  * that use it (its node's memory line, and each upstream channel x virtual
  * channel), each an equal share of the channel, or what that input asks
  * if less (the rates of its flows held before that channel, so the shares
- * are rounds of progressive filling to a fixed point), and max-min among
+ * are rounds of progressive filling to a fixed point; where the rounds
+ * cycle between allocations, none a fixed point, the rates are the mean
+ * of the cycle's, which is feasible as each of them is), and max-min among
  * the flows of one input (the packet fabric's FIFO shares an input in
  * proportion to what arrives: docs/scale.md says where that differs).
  * Routes of one hop alone are max-min as above (their only input is the
@@ -200,6 +202,10 @@ uint64_t flow_in_flight(const struct flow_net *n);
  * a switch, between its first and last channel); *payload: that of all
  * messages started; *largest: the largest of those a rank forwards. */
 uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload, uint64_t *largest);
+
+/* What round-robin sharing (flow_set_arbiter) has done so far (struct
+ * flow_rr_stats, link.h). */
+void flow_rr_stats(const struct flow_net *n, struct flow_rr_stats *out);
 
 /* Channel i's traffic: payload, wire bytes, packets and busy time (wire
  * bytes at its rate) of the messages that have started on it; nothing is lost or

@@ -474,6 +474,17 @@ uint64_t fabric_in_flight(const struct fabric *f);
  * rank forwards. All 0 at packet fidelity. */
 uint64_t fabric_rank_forwarded_bytes(const struct fabric *f, uint64_t *payload, uint64_t *largest);
 
+/* What flow fidelity's round-robin sharing (flow.arbiter) has done: the
+ * components it shared, its rounds of progressive filling, the components
+ * whose rounds cycled (their rates the mean over the cycle) and those
+ * stopped at the most rounds without settling. */
+struct flow_rr_stats {
+	uint64_t shares, fills, cycles, unsettled;
+};
+
+/* flow_rr_stats of the fabric's flows; all 0 at packet fidelity. */
+void fabric_flow_rr_stats(const struct fabric *f, struct flow_rr_stats *out);
+
 /* Valid inside a delivery callback: how many packet transmissions of the
  * message being delivered were accepted only after a Go-Back-N replay (summed
  * over its hops, up to this packet). Used to attribute delay to
