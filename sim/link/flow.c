@@ -836,42 +836,69 @@ static void lh_touch(struct lheap *q, uint32_t v, bool valid, double level)
 		lh_remove(q, v);
 }
 
-/* Whether a constraint is left to fill; if so, the least, removed from the
- * heap, into *k. level_of gives an index's level now, false once it has
- * nothing left to freeze. */
-static inline bool fill_next(struct lheap *q, bool (*level_of)(const void *ctx, uint32_t v, double *level),
-		      const void *ctx, struct vkey *k)
+/* The candidates h[0..len) become the heap, at their levels now; those
+ * with nothing left to freeze are left out. */
+static void lh_heapify(struct lheap *q, bool (*level_of)(const void *ctx, uint32_t v, double *level),
+		       const void *ctx)
 {
-	if (!q->heaped) {
-		guint w = 0;
+	guint w = 0;
 
-		*k = (struct vkey){ INFINITY, UINT32_MAX };
-		for (guint i = 0; i < q->len; i++) {
-			double level;
+	q->heaped = true;
+	memset(q->at, 0xff, q->n * sizeof(uint32_t));
+	for (guint i = 0; i < q->len; i++) {
+		uint32_t v = q->h[i].v;
+		double level;
 
-			if (!level_of(ctx, q->h[i].v, &level))
-				continue;
-			q->h[w] = (struct vkey){ level, q->h[i].v };
-			if (vkey_less(q->h[w], *k))
-				*k = q->h[w];
-			w++;
-		}
-		q->len = w;
-		q->work += w;
-		if (q->work <= q->budget || !w)
-			return w > 0;
-		q->heaped = true;
-		memset(q->at, 0xff, q->n * sizeof(uint32_t));
-		for (guint i = 0; i < w; i++)
-			q->at[q->h[i].v] = i;
-		for (guint i = w / 2; i-- > 0;)
-			lh_down(q, i, q->h[i]);
+		if (!level_of(ctx, v, &level))
+			continue;
+		q->h[w] = (struct vkey){ level, v };
+		q->at[v] = w++;
 	}
+	q->len = w;
+	for (guint i = w / 2; i-- > 0;)
+		lh_down(q, i, q->h[i]);
+}
+
+/* The heap's least, removed, into *k; false when it is empty. */
+static bool lh_pop(struct lheap *q, struct vkey *k)
+{
 	if (!q->len)
 		return false;
 	*k = q->h[0];
 	lh_remove(q, k->v);
 	return true;
+}
+
+/* Whether a constraint is left to fill; if so, the least, into *k (removed
+ * from the heap, once heaped). level_of gives an index's level now, false
+ * once it has nothing left to freeze. */
+static inline bool fill_next(struct lheap *q, bool (*level_of)(const void *ctx, uint32_t v, double *level),
+			     const void *ctx, struct vkey *k)
+{
+	if (q->heaped)
+		return lh_pop(q, k);
+	/* in index order, so the first of the least level is the least */
+	guint w = 0;
+
+	*k = (struct vkey){ INFINITY, UINT32_MAX };
+	for (guint i = 0; i < q->len; i++) {
+		uint32_t v = q->h[i].v;
+		double level;
+
+		if (!level_of(ctx, v, &level))
+			continue;
+		if (w != i)
+			q->h[w].v = v;
+		w++;
+		if (level < k->level)
+			*k = (struct vkey){ level, v };
+	}
+	q->len = w;
+	q->work += w;
+	if (q->work <= q->budget || k->v == UINT32_MAX)
+		return k->v != UINT32_MAX;
+	lh_heapify(q, level_of, ctx);
+	return lh_pop(q, k);
 }
 
 static void lh_free(struct lheap *q)
@@ -912,6 +939,7 @@ static void rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *
 	memset(frozen, 0, nf * sizeof(bool));
 	while (fill_next(q, vres_level_of, V, &k)) {
 		struct vres *b = &V[k.v];
+		bool heaped = q->heaped;
 
 		for (uint32_t j = b->m0; j < b->m1; j++) {
 			uint32_t f = M[by[j]].f;
@@ -928,8 +956,11 @@ static void rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *
 				r->used += k.level * M[m].w;
 				r->wsum -= M[m].w;
 				r->nfree--;
-				if (q->heaped)
-					lh_touch(q, M[m].v, r->nfree && r->wsum > 0, vres_level(r));
+			}
+			for (uint32_t m = fm[f]; heaped && m < fm[f + 1]; m++) {
+				const struct vres *r = &V[M[m].v];
+
+				lh_touch(q, M[m].v, r->nfree && r->wsum > 0, vres_level(r));
 			}
 		}
 	}
@@ -1276,16 +1307,37 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	/* progressive filling: the resource that fills first freezes its flows */
 	struct lheap *q = &n->fill;
 	struct fill_walk w = { n->res, (const uint32_t *)(const void *)res->data };
-	struct vkey k;
 
-	lh_reset(q, res->len, FILL_SCAN_PER_MEMBER * (size_t)members);
-	for (guint i = 0; i < res->len; i++) {
-		n->res[w.res[i]].walk_at = i;
-		lh_add(q, i);
-	}
-	while (fill_next(q, fres_level_of, &w, &k)) {
+	lh_reset(q, res->len, FILL_SCAN_PER_MEMBER * members);
+	for (;;) {
+		struct vkey k = { INFINITY, UINT32_MAX };
+
+		if (q->heaped) {
+			if (!lh_pop(q, &k))
+				break;
+		} else {
+			/* fill_next's scan, over the walk's resources */
+			for (guint i = 0; i < res->len; i++) {
+				double level;
+
+				if (fres_level(&n->res[w.res[i]], &level) && level < k.level)
+					k = (struct vkey){ level, i };
+			}
+			if (k.v == UINT32_MAX)
+				break;
+			q->work += res->len;
+			if (q->work > q->budget) {
+				for (guint i = 0; i < res->len; i++) {
+					n->res[w.res[i]].walk_at = i;
+					lh_add(q, i);
+				}
+				lh_heapify(q, fres_level_of, &w);
+				lh_remove(q, k.v);
+			}
+		}
 		struct fres *bottleneck = &n->res[w.res[k.v]];
 		double best = k.level;
+		bool heaped = q->heaped;
 
 		bottleneck->full = true;
 		for (uint32_t i = 0; i < bottleneck->n; i++) {
@@ -1303,12 +1355,13 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 				r->used += best * fl->use[u].w;
 				r->wsum -= fl->use[u].w;
 				r->nfree--;
-				if (q->heaped) {
-					double level = 0;
-					bool valid = fres_level(r, &level);
+			}
+			for (uint32_t u = 0; heaped && u < fl->nuse; u++) {
+				const struct fres *r = &n->res[fl->use[u].res];
+				double level = 0;
+				bool valid = fres_level(r, &level);
 
-					lh_touch(q, r->walk_at, valid, level);
-				}
+				lh_touch(q, r->walk_at, valid, level);
 			}
 			if (old != fl->rate || !fl->ev_pending)
 				schedule_progress(n, fl);
