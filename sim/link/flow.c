@@ -81,7 +81,6 @@ struct vres {
 	double cap, used, wsum;
 	double wsum0;      /* the weights of its members */
 	double demand;     /* sub: what its input asks in this round */
-	double next;       /* sub: what it asks after this round */
 	uint32_t nfree;
 	uint32_t m0, m1;   /* its members: by[m0..m1) */
 	int32_t next_sub;  /* resource: its first sub; sub: the next of its channel */
@@ -261,7 +260,7 @@ struct flow_net {
 	uint32_t hv_len, hv_cap;
 	struct vmem *hm;              /* and their members */
 	uint32_t hm_cap;
-	GArray *rr_u32, *rr_rate, *rr_by, *rr_sm, *rr_hist; /* scratch */
+	GArray *rr_u32, *rr_rate, *rr_by, *rr_hist; /* scratch */
 	struct flow_rr_stats rr_stats;
 };
 
@@ -377,7 +376,6 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->rr_u32 = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->rr_rate = g_array_new(FALSE, FALSE, sizeof(double));
 	n->rr_by = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	n->rr_sm = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->rr_hist = g_array_new(FALSE, FALSE, sizeof(double));
 	sim_component_init(s, &n->c, "flow", flow_handler);
 	return n;
@@ -405,7 +403,6 @@ void flow_net_free(struct flow_net *n)
 	g_array_unref(n->rr_u32);
 	g_array_unref(n->rr_rate);
 	g_array_unref(n->rr_by);
-	g_array_unref(n->rr_sm);
 	g_array_unref(n->rr_hist);
 	g_free(n);
 }
@@ -968,11 +965,12 @@ static void rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *
 
 /* Each channel's capacity among the inputs of its arbiter that use it:
  * equal shares, an input that asks less (demand) leaving the rest to the
- * others; every sub's cap is that share. */
-static void rr_split(struct flow_net *n)
+ * others; every sub's cap is that share. Whether a cap changed. */
+static bool rr_split(struct flow_net *n)
 {
 	struct vres *V = n->hv;
 	guint nv = n->hv_len;
+	bool changed = false;
 
 	for (guint c = 0; c < nv; c++) {
 		if (V[c].kind != VR_RES || V[c].next_sub < 0)
@@ -999,9 +997,12 @@ static void rr_split(struct flow_net *n)
 				break;
 			share = next;
 		}
-		for (int32_t s = V[c].next_sub; s >= 0; s = V[s].next_sub)
+		for (int32_t s = V[c].next_sub; s >= 0; s = V[s].next_sub) {
+			changed |= V[s].cap != share;
 			V[s].cap = share;
+		}
 	}
+	return changed;
 }
 
 /* Whether a demand of this round is that of an earlier one. */
@@ -1089,14 +1090,23 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 			int32_t hop = (int)u < hops ? (int32_t)u
 					  : r == (uint32_t)(n->nchans + fl->src) ? -1 : hops;
 
-			M[nm++] = (struct vmem){ (uint32_t)n->rr_map[r], i, hop, fl->use[u].w };
+			double w = fl->use[u].w;
+			uint32_t v = (uint32_t)n->rr_map[r];
+
+			/* each constraint counts its members (m1) and adds their
+			 * weights, in the order of the members */
+			M[nm++] = (struct vmem){ v, i, hop, w };
+			n->hv[v].m1++;
+			n->hv[v].wsum0 += w;
 			if ((int)u >= hops)
 				continue;
 			int in = u ? (int)fl->use[u - 1].res : -1;
 			uint8_t vc = u ? fl->vc[u - 1] : 0;
 
-			M[nm++] = (struct vmem){ (uint32_t)sub_of(n, n->rr_map[r], in, vc), i, hop,
-						 fl->use[u].w };
+			v = (uint32_t)sub_of(n, n->rr_map[r], in, vc);
+			M[nm++] = (struct vmem){ v, i, hop, w };
+			n->hv[v].m1++;
+			n->hv[v].wsum0 += w;
 		}
 	}
 	fm[nf] = nm;
@@ -1106,14 +1116,12 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 
 	g_array_set_size(n->rr_by, nm + nv + 1 + nf);
 	uint32_t *by = (uint32_t *)(void *)n->rr_by->data;
-	uint32_t *cnt = by + nm;
 
-	memset(cnt, 0, (nv + 1) * sizeof(uint32_t));
-	for (guint k = 0; k < nm; k++)
-		cnt[M[k].v + 1]++;
-	for (guint v = 0; v < nv; v++) {
-		cnt[v + 1] += cnt[v];
-		V[v].m0 = V[v].m1 = cnt[v];
+	for (guint v = 0, at = 0; v < nv; v++) {
+		uint32_t count = V[v].m1;
+
+		V[v].m0 = V[v].m1 = at;
+		at += count;
 	}
 	for (guint k = 0; k < nm; k++)
 		by[V[M[k].v].m1++] = k;
@@ -1124,16 +1132,6 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	 * before that channel (upstream, or at its source); one held there or
 	 * after it would take more. The first round starts from the flows'
 	 * last shares (a flow's start or end changes few of them). */
-	g_array_set_size(n->rr_sm, nm);
-	uint32_t *sm = (uint32_t *)(void *)n->rr_sm->data;
-	guint nsm = 0;
-
-	for (guint k = 0; k < nm; k++) {
-		V[M[k].v].wsum0 += M[k].w;
-		if (V[M[k].v].kind == VR_SUB)
-			sm[nsm++] = k;
-	}
-
 	for (guint i = 0; i < nf; i++) {
 		const struct flow *fl = flows->pdata[i];
 
@@ -1154,19 +1152,20 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		bool sub_froze, same = true;
 		double *hr = hist + (round % RR_HISTORY) * ((gsize)nf + nsub), *hd = hr + nf;
 
-		for (guint v = 0; v < nv; v++)
-			V[v].next = 0;
-		for (guint j = 0; j < nsm; j++) {
-			const struct vmem *m = &M[sm[j]];
-
-			V[m->v].next += bhop[m->f] < m->hop ? rate[m->f] * m->w : INFINITY;
-		}
 		for (guint v = 0, u = 0; v < nv; v++) {
 			if (V[v].kind != VR_SUB)
 				continue;
-			same &= rr_same(V[v].next, V[v].demand);
-			V[v].demand = V[v].next;
-			hd[u++] = V[v].next;
+			double next = 0;
+
+			/* its members in flow order, as they were added */
+			for (uint32_t j = V[v].m0; j < V[v].m1 && next < INFINITY; j++) {
+				const struct vmem *m = &M[by[j]];
+
+				next += bhop[m->f] < m->hop ? rate[m->f] * m->w : INFINITY;
+			}
+			same &= rr_same(next, V[v].demand);
+			V[v].demand = next;
+			hd[u++] = next;
 		}
 		/* the shares of the round before are the shares these rates ask */
 		if (round && same)
@@ -1176,7 +1175,10 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 			n->rr_stats.cycles++;
 			break;
 		}
-		rr_split(n);
+		/* demands that leave every share as it was give the fill before
+		 * again */
+		if (!rr_split(n) && round)
+			break;
 		rr_fill(n, nf, rate, fm, by, frozen, bhop, &sub_froze);
 		n->rr_stats.fills++;
 		/* no share held a flow: max-min over the resources, as without */
