@@ -4,8 +4,9 @@
  * one node's memory on one channel go in order; pieces are delivered at
  * their boundaries; a message waiting in that order, or sending alone, can
  * grow; a header-only message's callback can run late; a message that
- * may not send before a time can be sent ahead of it; and a run is
- * deterministic. */
+ * may not send before a time can be sent ahead of it; a run is
+ * deterministic; and a component of many flows gets the max-min rates
+ * that progressive filling by hand gives. */
 #include <glib.h>
 #include <math.h>
 
@@ -736,6 +737,98 @@ static void test_per_input_share(void)
 	g_assert_cmpuint(pk[2], <, mm[2]);
 }
 
+/* Max-min over a component of many flows, some held by a channel, some
+ * by their source's injection or their destination's ejection: on a full
+ * mesh of 16 ranks with finite memory sides, an irregular set of pairs
+ * sends at once (each pair on its own channel), and every flow's rate is
+ * what progressive filling by hand gives. Enough flows and levels that
+ * the fill leaves its scan for its heap (fill_next in flow.c). */
+static void test_max_min_many(void)
+{
+	enum { N = 16 };
+	const uint64_t bytes = 64 << 20;
+	struct link_params lp;
+
+	link_params_default(&lp);
+	struct fabric_config cfg = { .topo = &topo_fullmesh_ops, .nranks = N,
+				     .fidelity = LINK_FIDELITY_FLOW, .link = lp,
+				     .node = { 3 * lp.bw_bytes_per_s, 2 * lp.bw_bytes_per_s } };
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, &cfg, NULL);
+	struct rx r[N][N] = { { { 0 } } };
+	int src[N * N], dst[N * N], nf = 0;
+
+	g_assert_nonnull(f);
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++)
+			if (a != b && (a * 31 + b * 17 + a * b) % 13 < a % 6 + b % 5) {
+				g_dataset_set_data(&r[a][b], "sim", s);
+				fabric_send(f, a, b, bytes, ROUTE_SHORTEST, on_deliver, &r[a][b]);
+				src[nf] = a;
+				dst[nf++] = b;
+			}
+	sim_run(s, 1000, UINT64_MAX);
+
+	/* by hand: a flow sends wire units (payload and headers) at its rate,
+	 * each a unit of its channel and payload / wire of a memory side */
+	double units = (double)bytes + (double)(bytes / lp.max_payload_bytes) * lp.header_bytes;
+	double w = (double)bytes / units;
+	double cap_ch = (double)lp.bw_bytes_per_s / 1e12, cap_in = 3 * cap_ch, cap_ej = 2 * cap_ch;
+	double pkt = lp.max_payload_bytes + lp.header_bytes;
+	double full = ceil(pkt * 1e12 / (double)lp.bw_bytes_per_s);
+
+	cap_ch = MIN(cap_ch, lp.credits * pkt / (full + (double)lp.lat_ps + (double)lp.credit_return_ps));
+	cap_ch = MIN(cap_ch, lp.gbn_window * pkt / (full + 2.0 * (double)lp.lat_ps));
+	double rate[N * N], used_in[N] = { 0 }, used_ej[N] = { 0 };
+	int left_in[N] = { 0 }, left_ej[N] = { 0 }, levels = 0;
+	bool frozen[N * N] = { false };
+
+	for (int i = 0; i < nf; i++) {
+		left_in[src[i]]++;
+		left_ej[dst[i]]++;
+	}
+	for (int done = 0; done < nf; levels++) {
+		double level = cap_ch;
+
+		for (int k = 0; k < N; k++) {
+			if (left_in[k])
+				level = MIN(level, (cap_in - used_in[k]) / (w * left_in[k]));
+			if (left_ej[k])
+				level = MIN(level, (cap_ej - used_ej[k]) / (w * left_ej[k]));
+		}
+		bool tight_in[N], tight_ej[N];
+
+		for (int k = 0; k < N; k++) {
+			tight_in[k] = left_in[k] && (cap_in - used_in[k]) / (w * left_in[k]) <= level * (1 + 1e-12);
+			tight_ej[k] = left_ej[k] && (cap_ej - used_ej[k]) / (w * left_ej[k]) <= level * (1 + 1e-12);
+		}
+		for (int i = 0; i < nf; i++) {
+			if (frozen[i] || !(tight_in[src[i]] || tight_ej[dst[i]] || level == cap_ch))
+				continue;
+			frozen[i] = true;
+			rate[i] = level;
+			used_in[src[i]] += level * w;
+			used_ej[dst[i]] += level * w;
+			left_in[src[i]]--;
+			left_ej[dst[i]]--;
+			done++;
+		}
+	}
+	g_test_message("%d flows, %d levels", nf, levels);
+	g_assert_cmpint(nf, >, 60);
+	g_assert_cmpint(levels, >, 8);
+	for (int i = 0; i < nf; i++) {
+		double got = fabric_channel_rate(f, fabric_channel_find(f, src[i], dst[i]));
+
+		g_assert_cmpfloat(fabs(got / rate[i] - 1), <, 1e-9);
+	}
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++)
+			g_dataset_destroy(&r[a][b]);
+	fabric_free(f);
+	sim_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -753,5 +846,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/drain", test_drain);
 	g_test_add_func("/flow/deterministic", test_deterministic);
 	g_test_add_func("/flow/per-input-share", test_per_input_share);
+	g_test_add_func("/flow/max-min-many", test_max_min_many);
 	return g_test_run();
 }
