@@ -61,11 +61,14 @@ struct bd_memo {
 /* An op's run state, alive only while something can still read it: from
  * when it is first reached (a dep of it ends, its lane reaches it, or its
  * partner makes their transaction) until it is done and every reader is too:
- * each dependent and its lane successor have started (their start reads its
- * end or start), and its partners (the sender of its incoming data, the
- * receiver of its outgoing data) are done (their walks read its points).
- * `refs` counts those; at 0 it goes back to the runner's pool, and a
- * transaction goes back to the paxi once both its ops have. */
+ * its lane successor has started (its start reads its start), and its
+ * partners (the sender of its incoming data, the receiver of its outgoing
+ * data) are done (their walks read its points). `refs` counts those; at 0
+ * it goes back to the runner's pool, and a transaction goes back to the
+ * paxi once both its ops have. A dependent's start reads its end only
+ * where the breakdown is walked and only at the picosecond it ends
+ * (`dreaders`, op_hold): an op that a much later op depends on is not kept
+ * for it. */
 struct run_op {
 	/* first line: what most events read */
 	struct runner *r;
@@ -81,6 +84,7 @@ struct run_op {
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
 	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
 	bool fed_early : 1;       /* some did: its output's supply counts when they have landed */
+	bool held : 1;            /* done and read by no one but dependents to start (held) */
 	union {
 		uint64_t local_bytes;   /* COPY / REDUCE work (a COPY_SEND's copy without an engine) */
 		struct {
@@ -92,9 +96,13 @@ struct run_op {
 	sim_time_t t_reduce;      /* the last reduction batch was issued */
 	uint32_t idx;
 	int32_t lane_pred;        /* previous op of this lane, -1 none */
-	uint32_t refs;            /* itself until done, and each reader to come */
+	uint32_t refs;            /* itself until done, and each reader to come but its
+				   * dependents */
 	uint32_t pool_idx;        /* its place in the runner's pool */
 	uint32_t next_free;       /* in the pool's free list: the next one + 1, 0 end */
+	uint32_t dreaders;        /* dependents to start whose breakdown walks may read
+				   * its end: only one starting at its end's picosecond
+				   * does, so it is kept no longer (op_hold) */
 	uint64_t out_avail;       /* out_queued: bytes supplied so far */
 	sim_time_t out_all_ps;    /* out_queued: when all of them were, 0 not yet */
 	/* the critical path's causes from the call's start up to a point of
@@ -116,6 +124,12 @@ static uint64_t out_bytes(const struct run_op *o);
 /* What the runner keeps of an op for the whole run, in one record, as an
  * event that reaches the op reads them together: indices that the schedule
  * fixes, the same for every rank of a schedule whose ranks are alike. */
+/* An op held for its dependents (op_hold): its run state, if it still
+ * holds this op. */
+struct held {
+	uint32_t pool_idx, rank, idx;
+};
+
 struct op_index {
 	uint32_t in_from;     /* the sender's op of its incoming data, NO_OP none */
 	uint32_t out_to;      /* the receiver's op of its outgoing data, NO_OP none */
@@ -316,6 +330,9 @@ struct runner {
 	uint32_t pool_used;   /* run states taken from the last block */
 	uint32_t free_op;     /* pool index + 1 of a handed back run state, 0 none */
 	uint64_t ops_live, ops_live_peak; /* run states alive now, and the most at once */
+	GArray *held;         /* owned, of struct held: ops held for dependents (op_hold),
+			       * in the order they were; those before held_lo are gone */
+	guint held_lo;
 	bool alike;           /* the ranks are alike (ranks_alike): one set of indices */
 	bool lazy;            /* a send that would wait for its unit's slot waits in the
 			       * runner's queue, its transaction not made yet */
@@ -663,9 +680,10 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	*o = (struct run_op){
 		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / rr->per),
 		.kind = op->kind, .lane = op->lane, .lane_pred = -1, .pool_idx = idx,
-		/* itself, its dependents, and its partners */
-		.refs = 1 + (rr->ix[i + 1].dep_first - rr->ix[i].dep_first) + (is_send(op->kind) ? 1 : 0) +
-			(is_recv(op->kind) ? 1 : 0),
+		/* itself and its partners; its dependents ask only whether it
+		 * is done (a gone op is), and their breakdown walks read its end */
+		.refs = 1 + (is_send(op->kind) ? 1 : 0) + (is_recv(op->kind) ? 1 : 0),
+		.dreaders = r->bd_on ? rr->ix[i + 1].dep_first - rr->ix[i].dep_first : 0,
 	};
 	/* w is a send's engine progress otherwise. A COPY moves the smaller of
 	 * its source's and its destination's bytes (ir.h), which differ only
@@ -701,14 +719,72 @@ static struct bd_memo *memo_new(struct runner *r)
 
 /* Drops one reference to o; the last hands o back to the pool, and each of
  * its transactions to the paxi once its other op has gone too. */
+static void op_free(struct run_op *o);
+static void op_hold(struct run_op *o);
+
 static void op_unref(struct run_op *o)
 {
-	struct runner *r = o->r;
-
 	g_assert(o->refs > 0);
 	if (--o->refs)
 		return;
 	g_assert(o->done);
+	if (o->dreaders && o->t_end == sim_now(o->r->sim))
+		op_hold(o);
+	else
+		op_free(o);
+}
+
+/* A dependent of o has started: its walk has read o (op_release_readers). */
+static void op_dep_read(struct run_op *o)
+{
+	g_assert(o->dreaders > 0);
+	if (--o->dreaders || o->refs)
+		return;
+	o->held = false;
+	op_free(o);
+}
+
+/* o is done and read by nothing but dependents still to start: a walk of
+ * one reads its end only if that dependent starts at the same picosecond
+ * (the dep that ended last, at its start), so o is kept in the runner's
+ * held list until time moves on (op_purge). */
+static void op_hold(struct run_op *o)
+{
+	struct runner *r = o->r;
+	struct held h = { o->pool_idx, (uint32_t)o->rank, o->idx };
+
+	o->held = true;
+	g_array_append_val(r->held, h);
+}
+
+/* Frees the held ops whose end is past. */
+static void op_purge(struct runner *r)
+{
+	sim_time_t now = sim_now(r->sim);
+
+	while (r->held_lo < r->held->len) {
+		const struct held *h = &g_array_index(r->held, struct held, r->held_lo);
+		struct run_op *o = pool_at(r, h->pool_idx);
+
+		if (o->held && o->rank == (int32_t)h->rank && o->idx == h->idx) {
+			if (o->t_end >= now)
+				return;
+			o->held = false;
+			o->dreaders = 0;
+			op_free(o);
+		}
+		r->held_lo++;
+	}
+	g_array_set_size(r->held, 0);
+	r->held_lo = 0;
+}
+
+/* Hands o back to the pool, and each of its transactions to the paxi once
+ * its other op has gone too. */
+static void op_free(struct run_op *o)
+{
+	struct runner *r = o->r;
+
 	if (o->in) {
 		if (paxi_txn_user(o->in, false))
 			paxi_txn_set_dst_user(o->in, NULL);
@@ -962,16 +1038,20 @@ static void on_op_setup(void *user)
 	op_begin(user);
 }
 
-/* o has started: its deps and its lane predecessor have been read for the
- * last time. */
+/* o has started: its deps (read by its breakdown walk, where there is one)
+ * and its lane predecessor have been read for the last time. */
 static void op_release_readers(const struct run_op *o)
 {
 	struct runner *r = o->r;
 	const struct run_rank *rr = &r->ranks[o->rank];
 	uint32_t base = o->call * rr->per;
 
-	for (uint32_t d = 0; d < o->op->ndeps; d++)
-		op_unref(op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base));
+	for (uint32_t d = 0; r->bd_on && d < o->op->ndeps; d++) {
+		struct run_op *c = op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base);
+
+		if (c) /* else gone: it ended before now (op_purge) */
+			op_dep_read(c);
+	}
 	if (o->lane_pred >= 0) {
 		struct run_op *pred = op_get(r, o->rank, (uint32_t)o->lane_pred);
 
@@ -1025,6 +1105,7 @@ static void op_start(struct run_op *o)
 {
 	struct runner *r = o->r;
 
+	op_purge(r);
 	o->t_start = sim_now(r->sim);
 	bd_at_start(o);
 	op_release_readers(o);
@@ -1129,6 +1210,7 @@ static void op_try_finish(struct run_op *o)
 {
 	if (o->done || !o->started)
 		return;
+	op_purge(o->r); /* o is not done: not held */
 	if (is_recv(o->kind) &&
 	    !(o->in && o->in_all && o->processed == in_bytes(o) && !o->reducing))
 		return;
@@ -1485,7 +1567,8 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			for (uint32_t d = 0; d < o->op->ndeps; d++) {
 				struct run_op *c = op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base);
 
-				if (!best || c->t_end > best->t_end)
+				/* a dep gone ended before this start (op_purge) */
+				if (c && (!best || c->t_end > best->t_end))
 					best = c;
 			}
 			if (best && best->t_end == w.p) {
@@ -1885,6 +1968,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 	r->pp = paxi_get_params(r->px);
 	r->elems_before = sched_elems_before(s, r->elems);
 	r->pool = g_ptr_array_new_with_free_func(free);
+	r->held = g_array_new(FALSE, FALSE, sizeof(struct held));
 	if (r->lazy) {
 		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);
 		paxi_set_refill(r->px, on_refill, r);
@@ -1955,6 +2039,9 @@ static void teardown(struct runner *r)
 	r->queues = NULL;
 	if (r->pool)
 		g_ptr_array_unref(r->pool);
+	if (r->held)
+		g_array_unref(r->held);
+	r->held = NULL;
 	pool_release(&r->memos);
 	r->pool = NULL;
 	r->ranks = NULL;
