@@ -768,15 +768,18 @@ static void op_purge(struct runner *r)
 
 		if (o->held && o->rank == (int32_t)h->rank && o->idx == h->idx) {
 			if (o->t_end >= now)
-				return;
+				break;
 			o->held = false;
 			o->dreaders = 0;
 			op_free(o);
 		}
 		r->held_lo++;
 	}
-	g_array_set_size(r->held, 0);
-	r->held_lo = 0;
+	/* the list keeps only what is still held, or may be */
+	if (r->held_lo && r->held_lo * 2 >= r->held->len) {
+		g_array_remove_range(r->held, 0, r->held_lo);
+		r->held_lo = 0;
+	}
 }
 
 /* Hands o back to the pool, and each of its transactions to the paxi once
