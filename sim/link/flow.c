@@ -955,9 +955,10 @@ static void rr_fill(struct flow_net *n, guint nf, double *rate, const uint32_t *
 				r->nfree--;
 			}
 			for (uint32_t m = fm[f]; heaped && m < fm[f + 1]; m++) {
-				const struct vres *r = &V[M[m].v];
+				double level;
+				bool valid = vres_level_of(V, M[m].v, &level);
 
-				lh_touch(q, M[m].v, r->nfree && r->wsum > 0, vres_level(r));
+				lh_touch(q, M[m].v, valid, level);
 			}
 		}
 	}
@@ -1114,7 +1115,7 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	struct vres *V = n->hv;
 	guint nv = n->hv_len;
 
-	g_array_set_size(n->rr_by, nm + nv + 1 + nf);
+	g_array_set_size(n->rr_by, nm + nf);
 	uint32_t *by = (uint32_t *)(void *)n->rr_by->data;
 
 	for (guint v = 0, at = 0; v < nv; v++) {
@@ -1126,7 +1127,7 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	for (guint k = 0; k < nm; k++)
 		by[V[M[k].v].m1++] = k;
 	bool *frozen = (bool *)(void *)(fm + nf + 1);
-	int32_t *bhop = (int32_t *)(void *)n->rr_by->data + nm + nv + 1;
+	int32_t *bhop = (int32_t *)(void *)n->rr_by->data + nm;
 
 	/* what an input asks of a channel: its flows' rates where each is held
 	 * before that channel (upstream, or at its source); one held there or
