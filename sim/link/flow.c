@@ -69,6 +69,10 @@ enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START };
 enum { FLOW_VCS = 4, RR_ROUNDS = 64, RR_HISTORY = 9 };
 #define RR_TOLERANCE 1e-12
 
+/* mem_slack's margin, relative to the side's rate: above the rounding of a
+ * sum of thousands of terms */
+#define MEM_SLACK_MARGIN 1e-9
+
 /* progressive filling scans its constraints until it has seen this many
  * per member, then keeps them in a heap (fill_next) */
 enum { FILL_SCAN_PER_MEMBER = 4 };
@@ -182,6 +186,8 @@ struct flow {
 				* (valid only before then) */
 	sim_time_t before_end;
 	uint32_t stamp;
+	double bound;          /* once sized: the least cap / w of its channels, which
+				* no rate of it exceeds (mem_slack) */
 	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
 	double rr_rate;        /* < 0: none (its shares start from scratch) */
 };
@@ -1214,6 +1220,31 @@ static bool fres_level(const struct fres *r, double *level)
 	return *level < INFINITY;
 }
 
+/* The most a flow's use u of a channel lets it send: cap / w. */
+static double chan_level(const struct flow_net *n, const struct flow_use *u)
+{
+	double cap = n->res[u->res].cap;
+
+	return cap > 0 ? cap / u->w : INFINITY;
+}
+
+/* Whether memory side r can never fill: each of its flows sending at its
+ * bound (the most its channels let it) would still leave room, with a
+ * margin above the sum's rounding. Then no rate that respects the channels
+ * fills it, r holds no flow back, and max-min's rates are those of the
+ * components it would join taken apart (reshare). */
+static bool mem_slack(const struct flow_net *n, const struct fres *r)
+{
+	double sum = 0;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct flow *fl = r->fl[i];
+
+		sum += fl->bound * ((double)fl->bytes / fl->units);
+	}
+	return sum < r->cap * (1 - MEM_SLACK_MARGIN);
+}
+
 /* reshare's walk: the resources, and those of the component in order */
 struct fill_walk {
 	const struct fres *all;
@@ -1236,22 +1267,49 @@ static bool multi_hop(const GPtrArray *flows)
 	return false;
 }
 
+/* Whether reshare leaves resource r out of its walk (max-min): a memory
+ * side that can never fill (mem_slack), marked so (walk_at UINT32_MAX). */
+static bool walk_skips(const struct flow_net *n, uint32_t r)
+{
+	if (n->arbiter != LINK_FLOW_MAXMIN || r < (uint32_t)n->nchans || !mem_slack(n, &n->res[r]))
+		return false;
+	n->res[r].walk_at = UINT32_MAX;
+	return true;
+}
+
 /* Recomputes the rates of the component of active flows reachable from the
- * resources of seeds[0..nseeds) (flow.c's opening comment). */
-static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t nseeds)
+ * resources of seeds[0..nseeds) (flow.c's opening comment). A memory side
+ * that can never fill (mem_slack) joins no component: its flows' rates are
+ * those of their components apart. Where a flow has left or changed its
+ * weights (`changed`), its memory sides are walked all the same (a flow
+ * there may have been held by one that could fill before), but constrain
+ * nothing; where one has joined, a side that cannot fill now could not
+ * before. */
+static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t nseeds,
+		    bool changed)
 {
 	sim_time_t now = sim_now(n->s);
 	GPtrArray *flows = n->walk_flows;
 	GArray *res = n->walk_res;
 	uint32_t stamp = ++n->stamp;
+	bool loose = false; /* a seed walked that constrains nothing */
 
 	g_ptr_array_set_size(flows, 0);
 	g_array_set_size(res, 0);
-	for (uint32_t i = 0; i < nseeds; i++)
-		if (n->res[seeds[i].res].stamp != stamp) {
-			n->res[seeds[i].res].stamp = stamp;
-			g_array_append_val(res, seeds[i].res);
+	for (uint32_t i = 0; i < nseeds; i++) {
+		struct fres *r = &n->res[seeds[i].res];
+
+		if (r->stamp == stamp)
+			continue;
+		r->stamp = stamp;
+		r->walk_at = 0;
+		if (walk_skips(n, seeds[i].res)) {
+			if (!changed)
+				continue;
+			loose = true;
 		}
+		g_array_append_val(res, seeds[i].res);
+	}
 	for (guint k = 0; k < res->len; k++) {
 		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 
@@ -1262,12 +1320,28 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 				continue;
 			fl->stamp = stamp;
 			g_ptr_array_add(flows, fl);
-			for (uint32_t u = 0; u < fl->nuse; u++)
-				if (n->res[fl->use[u].res].stamp != stamp) {
-					n->res[fl->use[u].res].stamp = stamp;
-					g_array_append_val(res, fl->use[u].res);
-				}
+			for (uint32_t u = 0; u < fl->nuse; u++) {
+				uint32_t x = fl->use[u].res;
+
+				if (n->res[x].stamp == stamp)
+					continue;
+				n->res[x].stamp = stamp;
+				n->res[x].walk_at = 0;
+				if (!walk_skips(n, x))
+					g_array_append_val(res, x);
+			}
 		}
+	}
+	if (loose) {
+		guint kept = 0;
+
+		for (guint k = 0; k < res->len; k++) {
+			uint32_t x = g_array_index(res, uint32_t, k);
+
+			if (n->res[x].walk_at != UINT32_MAX)
+				g_array_index(res, uint32_t, kept++) = x;
+		}
+		g_array_set_size(res, kept);
 	}
 	if (!flows->len)
 		return;
@@ -1362,6 +1436,9 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			for (uint32_t u = 0; heaped && u < fl->nuse; u++) {
 				const struct fres *r = &n->res[fl->use[u].res];
 				double level = 0;
+
+				if (r->walk_at == UINT32_MAX)
+					continue; /* left out of the walk */
 				bool valid = fres_level(r, &level);
 
 				lh_touch(q, r->walk_at, valid, level);
@@ -1499,7 +1576,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 		alone &= r->n == 1;
 	}
 	if (!alone) {
-		reshare(n, fl->use, fl->nuse);
+		reshare(n, fl->use, fl->nuse, false);
 		first_piece(n, fl);
 		return;
 	}
@@ -1575,6 +1652,9 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 		if (units > 0)
 			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)c, (double)wire / units };
 	}
+	fl->bound = INFINITY;
+	for (uint32_t u = 0; u < fl->nuse; u++)
+		fl->bound = MIN(fl->bound, chan_level(n, &fl->use[u]));
 	fl->tail = lat + sum_pkt - max_pkt;
 	if (fl->forwarded) {
 		n->rank_forwarded += bytes;
@@ -1654,7 +1734,7 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 	q->active = NULL;
 	/* nothing left on its resources: no rate can change */
 	if (!empty)
-		reshare(n, fl->use, fl->nuse);
+		reshare(n, fl->use, fl->nuse, true);
 	start_waiting(n, q);
 }
 
@@ -2089,7 +2169,7 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 	for (uint32_t u = 0; u < fl->nuse; u++)
 		alone &= n->res[fl->use[u].res].n == 1;
 	if (!alone) {
-		reshare(n, fl->use, fl->nuse);
+		reshare(n, fl->use, fl->nuse, true);
 		schedule_progress(n, fl);
 		return;
 	}

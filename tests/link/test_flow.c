@@ -5,8 +5,9 @@
  * their boundaries; a message waiting in that order, or sending alone, can
  * grow; a header-only message's callback can run late; a message that
  * may not send before a time can be sent ahead of it; a run is
- * deterministic; and a component of many flows gets the max-min rates
- * that progressive filling by hand gives. */
+ * deterministic; a component of many flows gets the max-min rates
+ * that progressive filling by hand gives; and a memory side holds its
+ * flows only while they could fill it. */
 #include <glib.h>
 #include <math.h>
 
@@ -743,6 +744,26 @@ static void test_per_input_share(void)
  * sends at once (each pair on its own channel), and every flow's rate is
  * what progressive filling by hand gives. Enough flows and levels that
  * the fill leaves its scan for its heap (fill_next in flow.c). */
+/* A message of `bytes`: its payload per wire unit (payload and headers),
+ * its weight on a memory side. */
+static double payload_per_unit(const struct link_params *lp, uint64_t bytes)
+{
+	return (double)bytes /
+	       ((double)bytes + (double)(bytes / lp->max_payload_bytes) * lp->header_bytes);
+}
+
+/* What a channel carries at flow fidelity, wire bytes per ps: its rate, or
+ * what its credits or its Go-Back-N window let through if less. */
+static double channel_cap(const struct link_params *lp)
+{
+	double cap = (double)lp->bw_bytes_per_s / 1e12;
+	double pkt = lp->max_payload_bytes + lp->header_bytes;
+	double full = ceil(pkt * 1e12 / (double)lp->bw_bytes_per_s);
+
+	cap = MIN(cap, lp->credits * pkt / (full + (double)lp->lat_ps + (double)lp->credit_return_ps));
+	return MIN(cap, lp->gbn_window * pkt / (full + 2.0 * (double)lp->lat_ps));
+}
+
 static void test_max_min_many(void)
 {
 	enum { N = 16 };
@@ -771,14 +792,9 @@ static void test_max_min_many(void)
 
 	/* by hand: a flow sends wire units (payload and headers) at its rate,
 	 * each a unit of its channel and payload / wire of a memory side */
-	double units = (double)bytes + (double)(bytes / lp.max_payload_bytes) * lp.header_bytes;
-	double w = (double)bytes / units;
-	double cap_ch = (double)lp.bw_bytes_per_s / 1e12, cap_in = 3 * cap_ch, cap_ej = 2 * cap_ch;
-	double pkt = lp.max_payload_bytes + lp.header_bytes;
-	double full = ceil(pkt * 1e12 / (double)lp.bw_bytes_per_s);
-
-	cap_ch = MIN(cap_ch, lp.credits * pkt / (full + (double)lp.lat_ps + (double)lp.credit_return_ps));
-	cap_ch = MIN(cap_ch, lp.gbn_window * pkt / (full + 2.0 * (double)lp.lat_ps));
+	double w = payload_per_unit(&lp, bytes);
+	double cap_ch = channel_cap(&lp);
+	double cap_in = 3 * ((double)lp.bw_bytes_per_s / 1e12), cap_ej = 2 * ((double)lp.bw_bytes_per_s / 1e12);
 	double rate[N * N], used_in[N] = { 0 }, used_ej[N] = { 0 };
 	int left_in[N] = { 0 }, left_ej[N] = { 0 }, levels = 0;
 	bool frozen[N * N] = { false };
@@ -829,6 +845,63 @@ static void test_max_min_many(void)
 	sim_free(s);
 }
 
+/* A memory side that two flows fill holds both at half of it; when one
+ * ends, the other takes all its channel (the side can no longer fill),
+ * and a third that joins fills it again. */
+static void test_memory_side_frees(void)
+{
+	const uint64_t big = 64 << 20, small = 16 << 20;
+	struct link_params lp;
+
+	link_params_default(&lp);
+	double bw = (double)lp.bw_bytes_per_s / 1e12;
+	struct fabric_config cfg = { .topo = &topo_fullmesh_ops, .nranks = 4,
+				     .fidelity = LINK_FIDELITY_FLOW, .link = lp,
+				     .node = { (uint64_t)(1.5 * (double)lp.bw_bytes_per_s), 0 } };
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, &cfg, NULL);
+	struct rx a = { 0 }, b = { 0 }, c = { 0 };
+	double cap_ch = channel_cap(&lp), w = payload_per_unit(&lp, big);
+	int ch[4];
+
+	g_assert_nonnull(f);
+	g_assert_cmpfloat(cap_ch * w, <, 1.5 * bw);
+	g_assert_cmpfloat(cap_ch * w, >, 0.75 * bw);
+	for (int d = 1; d < 4; d++)
+		ch[d] = fabric_channel_find(f, 0, d);
+	g_dataset_set_data(&a, "sim", s);
+	g_dataset_set_data(&b, "sim", s);
+	g_dataset_set_data(&c, "sim", s);
+	fabric_send(f, 0, 1, big, ROUTE_SHORTEST, on_deliver, &a);
+	fabric_send(f, 0, 2, small, ROUTE_SHORTEST, on_deliver, &b);
+	sim_run(s, 1000, UINT64_MAX);
+	/* both held by the memory side: half of it each, in wire units */
+	double held = 1.5 * bw / (2 * w);
+
+	g_assert_cmpfloat(fabs(fabric_channel_rate(f, ch[1]) / held - 1), <, 1e-9);
+	g_assert_cmpfloat(fabs(fabric_channel_rate(f, ch[2]) / held - 1), <, 1e-9);
+	/* b ends after small / w wire units at that rate; a goes on alone */
+	sim_time_t t_b = (sim_time_t)((double)small / payload_per_unit(&lp, small) / held);
+
+	sim_run(s, t_b + t_b / 5, UINT64_MAX);
+	g_assert_cmpuint(b.done_ps, >, 0);
+	g_assert_cmpuint(a.done_ps, ==, 0);
+	g_assert_cmpfloat(fabs(fabric_channel_rate(f, ch[1]) / cap_ch - 1), <, 1e-9);
+	/* a third of a's size: the side fills again */
+	fabric_send(f, 0, 3, big, ROUTE_SHORTEST, on_deliver, &c);
+	sim_run(s, sim_now(s) + 1000, UINT64_MAX);
+	g_assert_cmpfloat(fabs(fabric_channel_rate(f, ch[1]) / held - 1), <, 1e-9);
+	g_assert_cmpfloat(fabs(fabric_channel_rate(f, ch[3]) / held - 1), <, 1e-9);
+	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(a.done_ps, >, 0);
+	g_assert_cmpuint(c.done_ps, >, a.done_ps);
+	g_dataset_destroy(&a);
+	g_dataset_destroy(&b);
+	g_dataset_destroy(&c);
+	fabric_free(f);
+	sim_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -847,5 +920,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/deterministic", test_deterministic);
 	g_test_add_func("/flow/per-input-share", test_per_input_share);
 	g_test_add_func("/flow/max-min-many", test_max_min_many);
+	g_test_add_func("/flow/memory-side-frees", test_memory_side_frees);
 	return g_test_run();
 }
