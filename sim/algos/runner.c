@@ -489,6 +489,13 @@ static const struct paxi_txn_ops txn_ops = {
 	.usable = on_usable, .sent = on_sent, .slack = on_slack, .early = on_early,
 };
 
+/* A schedule of several lanes: every op takes each slice as it lands
+ * (on_slack), throughout. */
+static const struct paxi_txn_ops txn_ops_lanes = {
+	.usable = on_usable, .sent = on_sent, .slack = on_slack, .early = on_early,
+	.each_slice = true,
+};
+
 /* The schedule's op of rank's run op i (calls repeat the rank's list). */
 static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i)
 {
@@ -849,6 +856,12 @@ static uint64_t out_bytes(const struct run_op *o)
 	return o->out ? paxi_txn_bytes(o->out) : is_send(o->kind) ? send_bytes(o->r, o->rank, o->op) : 0;
 }
 
+/* The transaction callbacks of r's ops. */
+static const struct paxi_txn_ops *txn_ops_of(const struct runner *r)
+{
+	return r->nlanes > 1 ? &txn_ops_lanes : &txn_ops;
+}
+
 /* Makes o's outgoing transaction; its receiver's run state comes alive with
  * it (and, lazy, has posted already if it has begun). */
 static void make_out(struct run_op *o)
@@ -858,7 +871,7 @@ static void make_out(struct run_op *o)
 	struct run_op *d = op_live(r, to, r->ranks[o->rank].ix[o->idx].out_to);
 
 	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank), node(r, to), o->lane,
-				      send_bytes(r, o->rank, o->op), &txn_ops, o, d);
+				      send_bytes(r, o->rank, o->op), txn_ops_of(r), o, d);
 	if (r->lazy && d->started)
 		paxi_txn_post_at(o->out, d->t_start);
 }
@@ -880,7 +893,7 @@ static void op_txns(struct run_op *o)
 
 		o->in = src->out = paxi_txn_new(r->px, src->op->paxi, node(r, src->rank),
 						node(r, o->rank), src->op->lane,
-						send_bytes(r, src->rank, src->op), &txn_ops, src, o);
+						send_bytes(r, src->rank, src->op), txn_ops_of(r), src, o);
 	}
 }
 

@@ -6,19 +6,20 @@
  * flows). A flow is either waiting in its first channel's FIFO of messages
  * from memory, active (sending: it sits in the flow list of every resource
  * it crosses and has one pending event: FL_PROGRESS at its next piece
- * boundary or its last byte, or, for a boundary the receiver's slack grew
- * (ahead), FL_ARRIVE when that boundary lands), or sent (only its delivery
- * events remain). A header-only flow that starts alone with nothing behind
- * it, or a flow heading for its last byte alone with nothing behind it, is
- * a ghost: it has no pending event but its delivery (its end of sending is
- * known), and stays on its resources until it is delivered or settle()
- * retires it (its end has passed) or makes it an ordinary active flow
- * (something needs its resources before its end); so a ghost never shares
- * a resource. A flow begun ahead (flow_send_at) is active from now with its
- * position at its start, t_pos > now, alone on its resources (or it is
- * unbegun first), and, until then, invisible to the drain and rate its
- * channel reports; one unbegun waits, unsized, as its channel's `later`
- * for FL_START at its start, where it enters the line. A flow parked
+ * boundary or its last byte, or, for a boundary that lands while it still
+ * sends (ahead), FL_ARRIVE when that boundary lands), or sent (only its
+ * delivery events remain). A header-only flow that starts alone with
+ * nothing behind it, or a flow heading for its last byte alone with nothing
+ * behind it, is a ghost: it has no pending event but its delivery (its
+ * end of sending is known), and stays on its resources until it is
+ * delivered or settle() retires it (its end has passed) or makes it an
+ * ordinary active flow (something needs its resources before its end); so
+ * a ghost never shares a resource. A flow begun ahead (flow_send_at) is
+ * active from now with its position at its start, t_pos > now, alone on
+ * its resources (or it is unbegun first), and, until then, invisible to
+ * the drain and rate its channel reports; one unbegun waits, unsized, as
+ * its channel's `later` for FL_START at its start, where it enters the
+ * line. A flow parked
  * (flow_send_at behind a message of its route that sends) is its channel's
  * `later` with no event: it begins ahead when that message's end is timed
  * (end_unseen), or when it finishes (start_waiting), and a message sent on
@@ -174,6 +175,7 @@ struct flow {
 	bool ahead;            /* the pending event is next_x's arrival (FL_ARRIVE), one
 				* tail after it is sent, not its sending (FL_PROGRESS) */
 	sim_time_t t_next;     /* ahead: when next_x is sent */
+	bool grown;            /* the receiver's slack grew next_x (set_next) */
 	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
 	bool forwarded;        /* a rank, not a switch, forwards it (flow_rank_forwarded_bytes) */
 	bool ghost;            /* header only and alone: no event until its delivery, which
@@ -513,15 +515,26 @@ static uint64_t boundary_after(const struct flow *fl, uint64_t x, sim_time_t sin
 	return next;
 }
 
-/* Sets fl's next boundary after x: one the receiver's slack grew is
- * reached by its arrival alone (ahead), as nothing reads its sending. */
-static void set_next(struct flow *fl, uint64_t x, sim_time_t since)
+/* Whether fl's next boundary is reached by its arrival alone (ahead):
+ * nothing reads its sending (one the receiver's slack grew, or any of a
+ * flow without a slack function), and it lands while the flow still
+ * sends. */
+static bool ahead_of(const struct flow *fl)
+{
+	return (fl->grown || (!fl->slack && fl->piece)) && fl->next_x < fl->bytes &&
+	       (fl->units - units_of(fl, fl->next_x)) > fl->rate * (double)fl->tail;
+}
+
+/* Sets fl's next boundary after x (ahead_of), and whether the receiver's
+ * slack grew it. */
+static bool set_next(struct flow *fl, uint64_t x, sim_time_t since)
 {
 	bool grown;
 
 	fl->next_x = boundary_after(fl, x, since, &grown);
-	fl->ahead = grown && fl->next_x < fl->bytes &&
-		    (fl->units - units_of(fl, fl->next_x)) > fl->rate * (double)fl->tail;
+	fl->grown = grown;
+	fl->ahead = ahead_of(fl);
+	return grown;
 }
 
 /* Units fl has sent by `now` at its rate of now: up to its next boundary,
@@ -533,6 +546,55 @@ static double pos_at(const struct flow *fl, sim_time_t now)
 	if (fl->rate <= 0 || now <= fl->t_pos) /* begun ahead: not sending yet */
 		return fl->pos;
 	return MIN(fl->pos + fl->rate * (double)(now - fl->t_pos), lim);
+}
+
+/* fl's boundary ahead, sent, lands by FL_DELIVER at the time its landing
+ * was scheduled for, and the flow goes on from the boundary after it, by
+ * its sending. */
+static void land_ahead(struct flow_net *n, struct flow *fl)
+{
+	sim_time_t now = sim_now(n->s);
+	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
+	sim_time_t arrive = fl->ev.ev->time;
+
+	g_assert(fl->ev_pending && fl->ev.ev->type == FL_ARRIVE);
+	sim_cancel(n->s, fl->ev);
+	flow_event(n, arrive - now, FL_DELIVER, fl, fl->next_x);
+	*last = MAX(*last, arrive);
+	fl->last_x = fl->next_x;
+	fl->next_x = MIN(fl->next_x + fl->piece, fl->bytes);
+	fl->grown = false;
+	fl->ahead = false;
+	fl->ev_pending = false;
+}
+
+/* Before fl's position is taken up to now (where its rate may change):
+ * if its next boundary is ahead, not grown, and sent, and a later one is
+ * sent too, their landings are timed now, at the rate they were sent at
+ * (FL_DELIVER, the one ahead's at its landing as scheduled), and the flow
+ * goes on from the first boundary not sent, by its sending. (Its landing's
+ * event would time them from the position taken now.) */
+static void land_sent(struct flow_net *n, struct flow *fl, sim_time_t now)
+{
+	if (!fl->ahead || fl->grown || !fl->ev_pending || fl->ev.ev->type != FL_ARRIVE)
+		return;
+	double pos = pos_at(fl, now);
+	uint64_t y = MIN(fl->next_x + fl->piece, fl->bytes);
+
+	if (units_of(fl, fl->next_x) > pos || y >= fl->bytes || units_of(fl, y) > pos)
+		return;
+	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
+
+	land_ahead(n, fl);
+	for (; y < fl->bytes && units_of(fl, y) <= pos; y = MIN(y + fl->piece, fl->bytes)) {
+		double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
+		sim_time_t at = MAX(fl->t_pos + (sim_time_t)MAX(d, 0) + fl->tail, *last);
+
+		flow_event(n, at - now, FL_DELIVER, fl, y);
+		*last = at;
+		fl->last_x = y;
+	}
+	fl->next_x = y;
 }
 
 double flow_chan_rate(const struct flow_net *n, int chan)
@@ -669,14 +731,29 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 	sim_time_t now = sim_now(n->s);
 	double left = units_of(fl, fl->next_x) - fl->pos;
 	double d = left > 0 ? ceil(left / fl->rate) : 0;
-	/* pos is at t_pos: now, or later for a flow begun ahead */
+	/* pos is at t_pos: now, later for a flow begun ahead, or earlier for
+	 * one whose position is its last boundary sent (on_arrive) */
 	sim_time_t wait = fl->t_pos > now ? fl->t_pos - now : 0;
+	sim_time_t behind = fl->t_pos < now ? now - fl->t_pos : 0;
 	sim_time_t delay = d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
+
+	delay = delay > behind ? delay - behind : 0;
 	uint32_t type = FL_PROGRESS;
 
 	g_assert(fl->rate > 0);
-	if (fl->ahead && fl->ev_pending && left <= 0)
-		return; /* sent: its arrival does not move */
+	if (fl->ahead && fl->ev_pending && left <= 0) {
+		/* sent: its arrival does not move; unless the flow ends
+		 * sending before then, which then needs its event */
+		if (fl->grown || fl->t_pos + (fl->units - fl->pos) / fl->rate >= (double)fl->ev.ev->time)
+			return;
+		land_ahead(n, fl);
+		left = units_of(fl, fl->next_x) - fl->pos;
+		d = left > 0 ? ceil(left / fl->rate) : 0;
+		delay = d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
+		delay = delay > behind ? delay - behind : 0;
+	} else if (fl->ahead && !fl->grown) {
+		fl->ahead = ahead_of(fl); /* at the rate of now */
+	}
 	delay = MIN(delay, SIM_TIME_END - now - wait) + wait;
 	if (fl->ahead && delay < SIM_TIME_END - now - fl->tail) {
 		/* its delivery, in order behind what the pair delivered before */
@@ -1350,6 +1427,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 		for (guint i = 0; i < flows->len; i++) {
 			struct flow *fl = flows->pdata[i];
 
+			land_sent(n, fl, now);
 			fl->pos = pos_at(fl, now);
 			fl->t_pos = now;
 		}
@@ -1370,6 +1448,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	for (guint i = 0; i < flows->len; i++) {
 		struct flow *fl = flows->pdata[i];
 
+		land_sent(n, fl, now);
 		fl->pos = pos_at(fl, now);
 		fl->t_pos = now;
 		fl->frozen = false;
@@ -1777,7 +1856,7 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 	double pos = pos_at(fl, now);
 	double pay = fl->rate * (double)fl->bytes / fl->units; /* payload per ps */
 
-	if (n->early && pay > 0 &&
+	if (n->early && fl->grown && pay > 0 &&
 	    n->early(fl->user, fl->rate, now - MIN(now, (sim_time_t)((double)(x - x0) / pay)),
 		     now + (sim_time_t)((double)(fl->bytes - x) / pay))) {
 		/* the receiver takes the rest now (delivered as x): the
@@ -1786,20 +1865,32 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 		fl->next_x = fl->last_x = x = fl->bytes;
 	} else {
 		set_next(fl, x, now - fl->t_next);
-		while (!fl->ahead && fl->next_x < fl->bytes && units_of(fl, fl->next_x) <= pos) {
+		while (!(fl->ahead && fl->grown) && fl->next_x < fl->bytes &&
+		       units_of(fl, fl->next_x) <= pos) {
 			/* sent already, not arrived yet */
 			uint64_t y = fl->next_x;
 			double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
-			sim_time_t at = MAX(fl->t_pos + (sim_time_t)MAX(d, 0) + fl->tail, *last);
+			sim_time_t sent = fl->t_pos + (sim_time_t)MAX(d, 0);
+			sim_time_t at = MAX(sent + fl->tail, *last);
 
 			flow_event(n, at - now, FL_DELIVER, fl, y);
 			*last = at;
 			fl->last_x = y;
 			fl->next_x = MIN(y + fl->piece, fl->bytes);
+			fl->grown = false;
+			fl->ahead = ahead_of(fl);
+			if (!fl->slack) {
+				fl->pos = units_of(fl, y);
+				fl->t_pos = sent;
+			}
 		}
 	}
-	fl->pos = pos;
-	fl->t_pos = now;
+	if (fl->slack) {
+		fl->pos = pos;
+		fl->t_pos = now;
+	}
+	/* else: its position stays at its last boundary sent, each timed
+	 * from the one before, as their sending would time them */
 	schedule_progress(n, fl);
 	fl->deliver(fl->user, x, false);
 }
@@ -2149,6 +2240,8 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 {
 	sim_time_t now = sim_now(n->s);
 	uint64_t old_bytes = fl->bytes;
+
+	land_sent(n, fl, now);
 	double sent = pos_at(fl, now); /* wire bytes on its first channel stay sent */
 
 	unaccount(n, fl);

@@ -49,7 +49,13 @@
  *    its channel's order like the others, then takes only its tail);
  *  - delivery callbacks run at piece boundaries, not per packet: after the
  *    first `first_bytes`, then every `piece_bytes`, and on the last byte
- *    (done = true); piece_bytes = 0: once, on the last byte.
+ *    (done = true); piece_bytes = 0: once, on the last byte. A boundary
+ *    that lands while the flow still sends costs one event, its landing
+ *    (FL_ARRIVE), which times the next: nothing reads the moment it is
+ *    sent. Where the flow's rate changes after such a boundary is sent,
+ *    the boundaries sent since are timed then, at the rate they were sent
+ *    at, and where the flow would end sending before it lands, its end
+ *    gets its event.
  *  - with a slack function, the receiver says at each boundary how long it
  *    can wait for more data without delaying anything (a fused op whose own
  *    output channel is busy with queued data for that long, or whose
@@ -62,11 +68,11 @@
  *    that output's channel stays busy (a rate that drops later can make it,
  *    which the check against packet fidelity bounds); it saves the events of
  *    the pieces it merges (a ring step of 64 slices of 16 KiB: a few pieces).
- *    Such a grown piece costs one event, its arrival (FL_ARRIVE): nothing
- *    reads the moment its last byte is sent, so the next boundary is chosen
- *    when it lands, from the slack then plus the tail since it was sent. If
- *    the receiver cannot wait then, the boundaries sent in that tail are
- *    delivered one by one as they land. A grown boundary within one
+ *    Such a grown piece costs one event too, its arrival (FL_ARRIVE),
+ *    and the next boundary is chosen when it lands, from the slack then
+ *    plus the tail since it was sent. If the receiver cannot wait then,
+ *    the boundaries sent in that tail are delivered one by one as they
+ *    land. A grown boundary within one
  *    tail's payload of the end would land after the end is sent, which
  *    costs its sending as well; where one piece less keeps it ahead of the
  *    end, it stops that piece short. Slack 0 keeps first_bytes and

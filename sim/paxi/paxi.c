@@ -573,7 +573,8 @@ static void pump(struct paxi_txn *t)
 						 ? txn_wire_bytes(t, x->p.slice_bytes)
 						 : fabric_packet_payload(x->f, t->src, t->dst, ROUTE_SHORTEST);
 
-			fabric_slack_fn slack = t->ops->slack ? data_slack : NULL;
+			fabric_slack_fn slack = t->ops->slack && !t->ops->each_slice ? data_slack
+										     : NULL;
 
 			if (ahead) {
 				uint64_t id = fabric_send_pieces_at(x->f, t->src, t->dst, wire,

@@ -219,6 +219,12 @@ struct paxi_txn_ops {
 	 * ps, and the last of it at `until`). */
 	bool (*early)(void *user, struct paxi_txn *t, double rate, sim_time_t since,
 		      sim_time_t until);
+	/* Flow fidelity, with slack: the destination always needs each slice
+	 * as it lands (its slack is 0 throughout: a schedule of several
+	 * lanes). Its Transfers' data is sent in slices that cost one event
+	 * each, their landing (no slack function, fabric_send_pieces); data
+	 * supplied while the last message waits or sends still joins it. */
+	bool each_slice;
 };
 
 /* Time spent, by cause, summed over transactions (for breakdowns). */

@@ -5,7 +5,8 @@
  * their boundaries; a message waiting in that order, or sending alone, can
  * grow; a header-only message's callback can run late; a message that
  * may not send before a time can be sent ahead of it; a run is
- * deterministic; a component of many flows gets the max-min rates
+ * deterministic; a piece costs one event, its landing; a component of
+ * many flows gets the max-min rates
  * that progressive filling by hand gives; and a memory side holds its
  * flows only while they could fill it. */
 #include <glib.h>
@@ -250,6 +251,80 @@ static void test_pieces(void)
 	g_array_unref(r.at);
 	g_dataset_destroy(&r);
 	net_free(&x);
+}
+
+/* A message in fixed pieces, alone: each piece lands one tail after the
+ * flow has sent it, and costs one event (its landing), not two (its
+ * sending and its landing); that holds while a second flow joins its
+ * channel and halves its rate. */
+static void test_pieces_one_event(void)
+{
+	struct link_params lp;
+
+	link_params_default(&lp);
+	const uint64_t bytes = 1 << 20, piece = 16384;
+	const int pieces = (int)(bytes / piece);
+	double units = (double)bytes + (double)(bytes / lp.max_payload_bytes) * lp.header_bytes;
+
+	for (int joined = 0; joined < 2; joined++) {
+		struct net x = net_new(&topo_ring_uni_ops, 4, LINK_FIDELITY_FLOW);
+		struct rx r = { .at = g_array_new(FALSE, FALSE, sizeof(uint64_t)) }, o = { 0 };
+		GArray *when = g_array_new(FALSE, FALSE, sizeof(sim_time_t));
+
+		g_dataset_set_data(&r, "sim", x.s);
+		g_dataset_set_data(&o, "sim", x.s);
+		fabric_send_pieces(x.f, 0, 1, bytes, ROUTE_SHORTEST, piece, piece, NULL, on_deliver, &r);
+		double rate = 0;
+		sim_time_t t_join = 0;
+
+		while (r.done_ps == 0) {
+			guint seen = r.at->len;
+
+			g_assert_cmpint(sim_run(x.s, SIM_TIME_MAX, 1), !=, SIM_RUN_OVERFLOW);
+			if (!rate)
+				rate = fabric_channel_rate(x.f, fabric_channel_find(x.f, 0, 1));
+			if (r.at->len > seen) {
+				sim_time_t t = sim_now(x.s);
+
+				g_array_append_val(when, t);
+			}
+			if (joined && !t_join && r.at->len == (guint)pieces / 4) {
+				/* from 3 -> 1 through 0: shares 0 -> 1 */
+				t_join = sim_now(x.s);
+				fabric_send(x.f, 3, 1, bytes, ROUTE_SHORTEST, on_deliver, &o);
+			}
+		}
+		uint64_t events = sim_counters(x.s)->executed;
+
+		sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+		g_assert_cmpuint(r.at->len, ==, (guint)pieces);
+		/* before the join (or throughout): piece k lands one latency
+		 * after the flow has sent k pieces' wire bytes at its rate */
+		for (int k = 0; k < (joined ? pieces / 4 : pieces); k++) {
+			double sent = (double)(k + 1) * (double)piece * units / (double)bytes;
+			double t = sent / rate + (double)lp.lat_ps;
+
+			g_assert_cmpuint(g_array_index(r.at, uint64_t, k), ==, (uint64_t)(k + 1) * piece);
+			g_assert_cmpfloat(fabs((double)g_array_index(when, sim_time_t, k) - t), <=, k + 2.0);
+		}
+		if (joined) {
+			/* after it, the pieces come at half the rate */
+			sim_time_t gap = g_array_index(when, sim_time_t, pieces - 1) -
+					 g_array_index(when, sim_time_t, pieces - 2);
+			double want = (double)piece * units / (double)bytes / (rate / 2);
+
+			g_assert_cmpfloat(fabs((double)gap - want), <=, 2.0);
+			g_assert_cmpuint(o.done_ps, >, r.done_ps);
+		}
+		g_test_message("%s: %d pieces, %" G_GUINT64_FORMAT " events", joined ? "joined" : "alone",
+			       pieces, events);
+		g_assert_cmpuint(events, <=, (uint64_t)pieces + 4);
+		g_array_unref(r.at);
+		g_array_unref(when);
+		g_dataset_destroy(&r);
+		g_dataset_destroy(&o);
+		net_free(&x);
+	}
 }
 
 static sim_time_t slack_of(void *user)
@@ -911,6 +986,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/in-order-per-pair", test_in_order_per_pair);
 	g_test_add_func("/flow/in-order-many-peers", test_in_order_many_peers);
 	g_test_add_func("/flow/pieces", test_pieces);
+	g_test_add_func("/flow/pieces-one-event", test_pieces_one_event);
 	g_test_add_func("/flow/slack-pieces", test_slack_pieces);
 	g_test_add_func("/flow/early", test_early);
 	g_test_add_func("/flow/append", test_append);
