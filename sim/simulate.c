@@ -418,6 +418,7 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 		out->events = sim_counters(sim)->executed;
 		out->rank_forwarded_bytes =
 			fabric_rank_forwarded_bytes(f, &out->payload_bytes, &out->forwarded_largest);
+		out->switched_bytes = fabric_switched_bytes(f);
 		fabric_flow_rr_stats(f, &out->rr);
 		out->sim_end_ps = sim_now(sim);
 		out->paxi = *paxi_stats(px);

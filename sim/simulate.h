@@ -86,6 +86,7 @@ struct simulate_outcome {
 	uint64_t rank_forwarded_bytes, payload_bytes; /* flow fidelity:
 						  * fabric_rank_forwarded_bytes */
 	uint64_t forwarded_largest;  /* ... and its largest message a rank forwards */
+	uint64_t switched_bytes;     /* flow fidelity: fabric_switched_bytes */
 	struct flow_rr_stats rr;     /* flow fidelity's round-robin sharing */
 	struct paxi_stats paxi;
 	sim_time_t sim_end_ps;

@@ -1408,6 +1408,11 @@ uint64_t fabric_in_flight(const struct fabric *f)
 	return f->in_flight;
 }
 
+uint64_t fabric_switched_bytes(const struct fabric *f)
+{
+	return f->flow ? flow_switched_bytes(f->flow) : 0;
+}
+
 uint64_t fabric_rank_forwarded_bytes(const struct fabric *f, uint64_t *payload, uint64_t *largest)
 {
 	*payload = *largest = 0;

@@ -178,6 +178,7 @@ struct flow {
 	bool grown;            /* the receiver's slack grew next_x (set_next) */
 	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
 	bool forwarded;        /* a rank, not a switch, forwards it (flow_rank_forwarded_bytes) */
+	bool switched;         /* its route crosses two switches or more (flow_switched_bytes) */
 	bool ghost;            /* header only and alone: no event until its delivery, which
 				* is scheduled (dev) from its end of sending (t_end) */
 	sim_time_t t_end;      /* ghost: when it has sent its last byte */
@@ -248,6 +249,8 @@ struct flow_net {
 	GPtrArray *all;               /* owned: every flow ever made */
 	uint64_t in_flight;
 	uint64_t rank_forwarded;      /* payload of the messages a rank forwards */
+	uint64_t switched;            /* payload of the messages that cross two switches
+				       * or more */
 	uint64_t forwarded_largest;   /* the largest of them, grown as it was sent */
 	uint64_t payload;             /* payload of all messages started */
 	uint32_t stamp;
@@ -418,6 +421,11 @@ void flow_net_free(struct flow_net *n)
 uint64_t flow_in_flight(const struct flow_net *n)
 {
 	return n->in_flight;
+}
+
+uint64_t flow_switched_bytes(const struct flow_net *n)
+{
+	return n->switched;
 }
 
 uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload, uint64_t *largest)
@@ -1739,6 +1747,8 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 		n->rank_forwarded += bytes;
 		n->forwarded_largest = MAX(n->forwarded_largest, bytes);
 	}
+	if (fl->switched)
+		n->switched += bytes;
 	n->payload += bytes;
 	if (units > 0 && bytes > 0 && n->mem_sides) {
 		uint32_t inj = (uint32_t)(n->nchans + fl->src);
@@ -2012,12 +2022,16 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->t_pos = 0;
 	fl->stamp = 0;
 	fl->forwarded = false;
+	int switches = 0;
+
 	for (int h = 0; h < hops; h++) {
 		fl->use[h].res = (uint32_t)chans[h];
 		fl->vc[h] = n->vcs ? n->vcs[h] : 0;
 		g_assert(fl->vc[h] < FLOW_VCS);
 		fl->forwarded |= h + 1 < hops && n->ch[chans[h]].to < n->nranks;
+		switches += h + 1 < hops && n->ch[chans[h]].to >= n->nranks;
 	}
+	fl->switched = switches >= 2;
 	fl->nuse = 0;
 	fl->units = units_on(&n->ch[chans[0]], bytes);
 	set_next(fl, 0, 0);
@@ -2229,6 +2243,8 @@ static void unaccount(struct flow_net *n, const struct flow *fl)
 	}
 	if (fl->forwarded)
 		n->rank_forwarded -= fl->bytes;
+	if (fl->switched)
+		n->switched -= fl->bytes;
 	n->payload -= fl->bytes;
 }
 

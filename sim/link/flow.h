@@ -208,6 +208,7 @@ uint64_t flow_in_flight(const struct flow_net *n);
  * a switch, between its first and last channel); *payload: that of all
  * messages started; *largest: the largest of those a rank forwards. */
 uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload, uint64_t *largest);
+uint64_t flow_switched_bytes(const struct flow_net *n);
 
 /* What round-robin sharing (flow_set_arbiter) has done so far (struct
  * flow_rr_stats, link.h). */

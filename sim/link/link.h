@@ -474,6 +474,13 @@ uint64_t fabric_in_flight(const struct fabric *f);
  * rank forwards. All 0 at packet fidelity. */
 uint64_t fabric_rank_forwarded_bytes(const struct fabric *f, uint64_t *payload, uint64_t *largest);
 
+/* Flow fidelity: payload of the messages whose route crosses two switches
+ * or more (a leaf, then a spine, ...): where a message's rate downstream
+ * is below its first link's, flow fidelity holds that link at the lower
+ * rate and the packet fabric's buffers do not (docs/scale.md, "Flow
+ * fidelity slow on leaf-spine and fat-tree"). 0 at packet fidelity. */
+uint64_t fabric_switched_bytes(const struct fabric *f);
+
 /* What flow fidelity's round-robin sharing (flow.arbiter) has done: the
  * components it shared, its rounds of progressive filling, the components
  * whose rounds cycled (their rates the mean over the cycle) and those

@@ -1860,6 +1860,25 @@ static void test_rank_forwarded(void)
 	g_assert_cmpint(g5("sim --topo ring --ranks 16 --algo ring --size 1MiB --fidelity flow --json", &out,
 			   &err), ==, 0);
 	g_assert_null(strstr(err, "note"));
+	g_free(out);
+	g_free(err);
+	/* across a leaf-spine: the bytes that cross two switches (leaf, spine,
+	 * leaf), at flow fidelity only; within one switch, none */
+	g_assert_cmpint(g5("sim --platform configs/platforms/leafspine16.yaml --algo ring2p --size 1MiB "
+			   "--fidelity flow --json", &out, &err), ==, 0);
+	g_assert_nonnull(strstr(err, "g5 sim: note: 25.0 % of this run's message bytes cross two "
+				     "switches or more"));
+	g_assert_nonnull(strstr(err, "--fidelity packet is the reference"));
+	g_free(out);
+	g_free(err);
+	g_assert_cmpint(g5("sim --platform configs/platforms/leafspine16.yaml --algo ring2p --size 1MiB "
+			   "--json", &out, &err), ==, 0);
+	g_assert_null(strstr(err, "note"));
+	g_free(out);
+	g_free(err);
+	g_assert_cmpint(g5("sim --topo switch --ranks 16 --algo ring2p --size 1MiB --fidelity flow --json",
+			   &out, &err), ==, 0);
+	g_assert_null(strstr(err, "note"));
 }
 
 /* `g5 bench fidelity --jobs 2` runs curves on two threads and prints the
