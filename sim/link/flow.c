@@ -19,11 +19,11 @@
  * its resources (or it is unbegun first), and, until then, invisible to
  * the drain and rate its channel reports; one unbegun waits, unsized, as
  * its channel's `later` for FL_START at its start, where it enters the
- * line. A flow parked
- * (flow_send_at behind a message of its route that sends) is its channel's
- * `later` with no event: it begins ahead when that message's end is timed
- * (end_unseen), or when it finishes (start_waiting), and a message sent on
- * the channel first puts it in line if it is due, else gives it FL_START.
+ * line. A flow parked (flow_send_at behind a message of its route that
+ * sends) is its channel's `later` with no event: it begins ahead when that
+ * message's end is timed (end_unseen), or when it finishes (start_waiting),
+ * and a message sent on the channel first puts it in line if it is due,
+ * else gives it FL_START.
  *
  * A flow is sized (its weights, tail, memory sides and channel statistics)
  * when it leaves its channel's line, when its size is final: a waiting flow
