@@ -556,6 +556,22 @@ static double pos_at(const struct flow *fl, sim_time_t now)
 	return MIN(fl->pos + fl->rate * (double)(now - fl->t_pos), lim);
 }
 
+/* Boundary y, sent at fl's rate from its position at t_pos, lands one
+ * tail later, in order behind what its pair delivered before (FL_DELIVER);
+ * the time it was sent. */
+static sim_time_t land_boundary(struct flow_net *n, struct flow *fl, uint64_t y)
+{
+	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
+	double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
+	sim_time_t sent = fl->t_pos + (sim_time_t)MAX(d, 0);
+	sim_time_t at = MAX(sent + fl->tail, *last);
+
+	flow_event(n, at - sim_now(n->s), FL_DELIVER, fl, y);
+	*last = at;
+	fl->last_x = y;
+	return sent;
+}
+
 /* fl's boundary ahead, sent, lands by FL_DELIVER at the time its landing
  * was scheduled for, and the flow goes on from the boundary after it, by
  * its sending. */
@@ -591,17 +607,9 @@ static void land_sent(struct flow_net *n, struct flow *fl, sim_time_t now)
 
 	if (units_of(fl, fl->next_x) > pos || y >= fl->bytes || units_of(fl, y) > pos)
 		return;
-	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
-
 	land_ahead(n, fl);
-	for (; y < fl->bytes && units_of(fl, y) <= pos; y = MIN(y + fl->piece, fl->bytes)) {
-		double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
-		sim_time_t at = MAX(fl->t_pos + (sim_time_t)MAX(d, 0) + fl->tail, *last);
-
-		flow_event(n, at - now, FL_DELIVER, fl, y);
-		*last = at;
-		fl->last_x = y;
-	}
+	for (; y < fl->bytes && units_of(fl, y) <= pos; y = MIN(y + fl->piece, fl->bytes))
+		land_boundary(n, fl, y);
 	fl->next_x = y;
 }
 
@@ -738,15 +746,6 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 {
 	sim_time_t now = sim_now(n->s);
 	double left = units_of(fl, fl->next_x) - fl->pos;
-	double d = left > 0 ? ceil(left / fl->rate) : 0;
-	/* pos is at t_pos: now, later for a flow begun ahead, or earlier for
-	 * one whose position is its last boundary sent (on_arrive) */
-	sim_time_t wait = fl->t_pos > now ? fl->t_pos - now : 0;
-	sim_time_t behind = fl->t_pos < now ? now - fl->t_pos : 0;
-	sim_time_t delay = d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
-
-	delay = delay > behind ? delay - behind : 0;
-	uint32_t type = FL_PROGRESS;
 
 	g_assert(fl->rate > 0);
 	if (fl->ahead && fl->ev_pending && left <= 0) {
@@ -756,12 +755,18 @@ static void schedule_progress(struct flow_net *n, struct flow *fl)
 			return;
 		land_ahead(n, fl);
 		left = units_of(fl, fl->next_x) - fl->pos;
-		d = left > 0 ? ceil(left / fl->rate) : 0;
-		delay = d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
-		delay = delay > behind ? delay - behind : 0;
 	} else if (fl->ahead && !fl->grown) {
 		fl->ahead = ahead_of(fl); /* at the rate of now */
 	}
+	double d = left > 0 ? ceil(left / fl->rate) : 0;
+	/* pos is at t_pos: now, later for a flow begun ahead, or earlier for
+	 * one whose position is its last boundary sent (on_arrive) */
+	sim_time_t wait = fl->t_pos > now ? fl->t_pos - now : 0;
+	sim_time_t behind = fl->t_pos < now ? now - fl->t_pos : 0;
+	sim_time_t delay = d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
+	uint32_t type = FL_PROGRESS;
+
+	delay = delay > behind ? delay - behind : 0;
 	delay = MIN(delay, SIM_TIME_END - now - wait) + wait;
 	if (fl->ahead && delay < SIM_TIME_END - now - fl->tail) {
 		/* its delivery, in order behind what the pair delivered before */
@@ -1879,13 +1884,8 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 		       units_of(fl, fl->next_x) <= pos) {
 			/* sent already, not arrived yet */
 			uint64_t y = fl->next_x;
-			double d = ceil((units_of(fl, y) - fl->pos) / fl->rate);
-			sim_time_t sent = fl->t_pos + (sim_time_t)MAX(d, 0);
-			sim_time_t at = MAX(sent + fl->tail, *last);
+			sim_time_t sent = land_boundary(n, fl, y);
 
-			flow_event(n, at - now, FL_DELIVER, fl, y);
-			*last = at;
-			fl->last_x = y;
 			fl->next_x = MIN(y + fl->piece, fl->bytes);
 			fl->grown = false;
 			fl->ahead = ahead_of(fl);
