@@ -29,12 +29,20 @@ static const enum coll colls[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESC
 				    COLL_ALLTOALL, COLL_BROADCAST, COLL_REDUCE, COLL_P2P,
 				    COLL_ALLGATHERV };
 
+/* One point of a curve: its latency at both fidelities. */
+struct sample {
+	int ranks;
+	uint64_t bytes;
+	double us[2]; /* packet, flow */
+};
+
 /* One curve of the matrix: its points run by a worker of the pool. */
 struct curve {
 	const struct topo_ops *kind;
 	enum coll c;
 	const char *algo;
 	struct fidelity_err e;
+	GArray *samples; /* of struct sample, in the order they ran */
 	uint32_t skipped;
 	bool done;
 };
@@ -58,12 +66,14 @@ static void curve_run(struct curve *cv, const struct curves *all)
 
 		for (uint64_t b = all->min_b; b <= top; b *= 4) {
 			g_autoptr(GError) perr = NULL;
+			struct sample sm = { .ranks = n, .bytes = b };
 
-			if (!fidelity_point(cv->kind, n, cv->c, cv->algo, all->base, b, &cv->e,
+			if (!fidelity_point(cv->kind, n, cv->c, cv->algo, all->base, b, &cv->e, sm.us,
 					    &perr)) {
 				cv->skipped++;
 				break; /* a rule on N or the shape: every size */
 			}
+			g_array_append_val(cv->samples, sm);
 			if (b > UINT64_MAX / 4)
 				break;
 		}
@@ -80,6 +90,116 @@ static void curve_work(gpointer data, gpointer user)
 	cv->done = true;
 	g_cond_broadcast(&all->cond);
 	g_mutex_unlock(&all->lock);
+}
+
+static void curve_free(gpointer p)
+{
+	struct curve *cv = p;
+
+	g_array_unref(cv->samples);
+	g_free(cv);
+}
+
+static gint sample_order(gconstpointer a, gconstpointer b)
+{
+	const struct sample *x = a, *y = b;
+
+	if (x->ranks != y->ranks)
+		return x->ranks < y->ranks ? -1 : 1;
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+/* The picks of the curves [lo, hi) of one topology and collective, at each
+ * N and size that two of them or more ran; each point where flow fidelity
+ * picks an algorithm that is slower at packet fidelity is printed. */
+static void group_picks(const GPtrArray *list, guint lo, guint hi, bool json,
+			struct fidelity_picks *p)
+{
+	const struct curve *first = list->pdata[lo];
+	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(struct sample));
+	g_autoptr(GArray) times = g_array_new(FALSE, FALSE, sizeof(struct fidelity_time));
+
+	for (guint i = lo; i < hi; i++) {
+		const struct curve *cv = list->pdata[i];
+
+		for (guint j = 0; j < cv->samples->len; j++) {
+			const struct sample *sm = &g_array_index(cv->samples, struct sample, j);
+			guint k = 0;
+
+			while (k < keys->len && sample_order(&g_array_index(keys, struct sample, k), sm))
+				k++;
+			if (k == keys->len)
+				g_array_append_val(keys, *sm);
+		}
+	}
+	g_array_sort(keys, sample_order);
+	for (guint k = 0; k < keys->len; k++) {
+		const struct sample *key = &g_array_index(keys, struct sample, k);
+		struct fidelity_where at = { topo_name(first->kind), coll_name(first->c), key->ranks,
+					     key->bytes };
+		guint f, pk;
+
+		g_array_set_size(times, 0);
+		for (guint i = lo; i < hi; i++) {
+			const struct curve *cv = list->pdata[i];
+
+			for (guint j = 0; j < cv->samples->len; j++) {
+				const struct sample *sm = &g_array_index(cv->samples, struct sample, j);
+
+				if (!sample_order(sm, key)) {
+					struct fidelity_time t = { cv->algo, sm->us[0], sm->us[1] };
+
+					g_array_append_val(times, t);
+					break;
+				}
+			}
+		}
+		const struct fidelity_time *t = (const struct fidelity_time *)(void *)times->data;
+		double loss = fidelity_picks_add(p, &at, t, times->len, &f, &pk);
+		char size[32];
+
+		if (!(loss > 0))
+			continue;
+		units_format_size(key->bytes, size, sizeof(size));
+		if (json)
+			printf("{\"topology\": \"%s\", \"collective\": \"%s\", \"ranks\": %d, "
+			       "\"bytes\": %" G_GUINT64_FORMAT ", \"packet_pick\": \"%s\", "
+			       "\"packet_pick_us\": %.6f, \"flow_pick\": \"%s\", \"flow_pick_us\": "
+			       "%.6f, \"flow_pick_packet_us\": %.6f, \"loss\": %.6f}\n",
+			       at.topo, at.coll, at.ranks, at.bytes, t[pk].algo, t[pk].packet_us, t[f].algo,
+			       t[f].flow_us, t[f].packet_us, loss);
+		else
+			printf("#   pick differs: %-9s %-13s N=%-3d %-9s packet picks %-9s flow picks %-9s "
+			       "(%.3f %% slower at packet fidelity)\n",
+			       at.topo, at.coll, at.ranks, size, t[pk].algo, t[f].algo, 100 * loss);
+	}
+}
+
+/* A sum of picks, of one topology or (topo NULL) of all. */
+static void print_picks(const struct fidelity_picks *p, const char *topo, bool json)
+{
+	const struct fidelity_where *w = &p->max_at;
+	char size[32];
+
+	if (!p->points)
+		return;
+	units_format_size(w->bytes, size, sizeof(size));
+	if (json)
+		printf("{\"picks_topology\": \"%s\", \"picks\": %u, \"picks_agree\": %u, "
+		       "\"picks_near\": %u, \"pick_geomean_loss\": %.6f, \"pick_max_loss\": %.6f, "
+		       "\"pick_max_topology\": \"%s\", \"pick_max_collective\": \"%s\", "
+		       "\"pick_max_ranks\": %d, \"pick_max_bytes\": %" G_GUINT64_FORMAT ", "
+		       "\"pick_max_packet_pick\": \"%s\", \"pick_max_flow_pick\": \"%s\"}\n",
+		       topo ? topo : "all", p->points, p->agree, p->near, fidelity_picks_geomean_loss(p),
+		       p->max_loss, w->topo, w->coll, w->ranks, w->bytes, p->max_packet_pick,
+		       p->max_flow_pick);
+	else
+		printf("# picks %s %s: %u of %u points agree, %u within %.0f %%; loss geomean %.3f %%, "
+		       "max %.3f %% (%s%s%s N=%d %s: packet picks %s, flow picks %s)\n",
+		       topo ? "on" : "over", topo ? topo : "all", p->agree, p->points, p->near,
+		       100 * FIDELITY_PICK_NEAR, 100 * fidelity_picks_geomean_loss(p), 100 * p->max_loss,
+		       topo ? "" : w->topo, topo ? "" : " ", w->coll, w->ranks, size, p->max_packet_pick,
+		       p->max_flow_pick);
 }
 
 static bool parse_list(const char *text, const char *flag, GArray *out, bool topo,
@@ -147,7 +267,7 @@ int bench_fidelity(int argc, char **argv)
 	GArray *ranks = g_array_new(FALSE, FALSE, sizeof(int));
 	uint64_t min_b = 1024, max_b = 256u << 20, max64_b = 64u << 20;
 	enum coll only = 0;
-	struct curves cvs = { .list = g_ptr_array_new_with_free_func(g_free), .ranks = ranks };
+	struct curves cvs = { .list = g_ptr_array_new_with_free_func(curve_free), .ranks = ranks };
 	GThreadPool *pool = NULL;
 	struct platform base;
 
@@ -208,6 +328,7 @@ int bench_fidelity(int argc, char **argv)
 				struct curve *cv = g_new0(struct curve, 1);
 
 				cv->kind = g_array_index(topos, const struct topo_ops *, ti);
+				cv->samples = g_array_new(FALSE, FALSE, sizeof(struct sample));
 				cv->c = colls[ci];
 				cv->algo = (*a)->name;
 				g_ptr_array_add(cvs.list, cv);
@@ -273,6 +394,33 @@ int bench_fidelity(int argc, char **argv)
 		       all.points, 100 * fidelity_geomean_err(&all), 100 * all.max_err, all.max_ranks,
 		       all.max_bytes, missed, 100 * GOAL_GEOMEAN, 100 * GOAL_MAX, skipped,
 		       all.packet_wall_s, all.flow_wall_s);
+
+	/* the picks, per topology and collective (the list's runs of curves),
+	 * summed per topology and over all */
+	if (!json)
+		printf("# picks: at each topology, collective, N and size that two algorithms or more "
+		       "ran, the fastest by each fidelity (the first of equals, as g5 tune picks); a "
+		       "point agrees where flow fidelity's pick is as fast as packet fidelity's at "
+		       "packet fidelity, and its loss is how much slower it is there\n");
+	struct fidelity_picks picks = { 0 }, topo_picks = { 0 };
+
+	for (guint lo = 0, hi; lo < cvs.list->len; lo = hi) {
+		const struct curve *a = cvs.list->pdata[lo];
+
+		for (hi = lo + 1; hi < cvs.list->len; hi++) {
+			const struct curve *b = cvs.list->pdata[hi];
+
+			if (b->kind != a->kind || b->c != a->c)
+				break;
+		}
+		group_picks(cvs.list, lo, hi, json, &topo_picks);
+		if (hi == cvs.list->len || ((const struct curve *)cvs.list->pdata[hi])->kind != a->kind) {
+			print_picks(&topo_picks, topo_name(a->kind), json);
+			fidelity_picks_merge(&picks, &topo_picks);
+			topo_picks = (struct fidelity_picks){ 0 };
+		}
+	}
+	print_picks(&picks, NULL, json);
 out:
 	if (pool)
 		g_thread_pool_free(pool, FALSE, TRUE);

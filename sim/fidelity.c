@@ -30,7 +30,7 @@ void fidelity_err_merge(struct fidelity_err *e, const struct fidelity_err *o)
 
 bool fidelity_point(const struct topo_ops *kind, int ranks, enum coll c, const char *algo,
 		    const struct platform *base, uint64_t bytes, struct fidelity_err *e,
-		    GError **error)
+		    double times_us[2], GError **error)
 {
 	struct platform pl;
 	struct simulate_outcome out[2] = { { 0 } };
@@ -69,9 +69,70 @@ bool fidelity_point(const struct topo_ops *kind, int ranks, enum coll c, const c
 		e->flow_wall_s += out[1].wall_s;
 		e->packet_events += out[0].events;
 		e->flow_events += out[1].events;
+		if (times_us) {
+			times_us[0] = out[0].latency_us;
+			times_us[1] = out[1].latency_us;
+		}
 	}
 	simulate_outcome_clear(&out[0]);
 	simulate_outcome_clear(&out[1]);
 	platform_release(&pl);
 	return ok;
+}
+
+static guint fastest(const struct fidelity_time *t, guint n, bool flow)
+{
+	guint best = 0;
+
+	for (guint i = 1; i < n; i++)
+		if ((flow ? t[i].flow_us : t[i].packet_us) <
+		    (flow ? t[best].flow_us : t[best].packet_us))
+			best = i;
+	return best;
+}
+
+double fidelity_picks_add(struct fidelity_picks *p, const struct fidelity_where *where,
+			  const struct fidelity_time *t, guint n, guint *flow_pick, guint *packet_pick)
+{
+	if (n < 2)
+		return 0;
+	guint f = fastest(t, n, true), k = fastest(t, n, false);
+	double loss = t[f].packet_us / t[k].packet_us - 1;
+
+	if (flow_pick)
+		*flow_pick = f;
+	if (packet_pick)
+		*packet_pick = k;
+	if (loss > p->max_loss || !p->points) {
+		p->max_loss = loss;
+		p->max_at = *where;
+		p->max_flow_pick = t[f].algo;
+		p->max_packet_pick = t[k].algo;
+	}
+	p->points++;
+	p->agree += loss == 0;
+	p->near += loss <= FIDELITY_PICK_NEAR;
+	p->sum_log_loss += log1p(loss);
+	return loss;
+}
+
+void fidelity_picks_merge(struct fidelity_picks *p, const struct fidelity_picks *o)
+{
+	if (!o->points)
+		return;
+	if (o->max_loss > p->max_loss || !p->points) {
+		p->max_loss = o->max_loss;
+		p->max_at = o->max_at;
+		p->max_flow_pick = o->max_flow_pick;
+		p->max_packet_pick = o->max_packet_pick;
+	}
+	p->points += o->points;
+	p->agree += o->agree;
+	p->near += o->near;
+	p->sum_log_loss += o->sum_log_loss;
+}
+
+double fidelity_picks_geomean_loss(const struct fidelity_picks *p)
+{
+	return p->points ? expm1(p->sum_log_loss / p->points) : 0;
 }

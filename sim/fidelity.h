@@ -43,6 +43,53 @@ struct platform;
  * base is only read: points may run on several threads at once. */
 bool fidelity_point(const struct topo_ops *kind, int ranks, enum coll c, const char *algo,
 		    const struct platform *base, uint64_t bytes, struct fidelity_err *e,
-		    GError **error);
+		    double times_us[2], GError **error);
+
+/* Which algorithm is the fastest at a point (one topology, collective, N
+ * and size), by each fidelity: whether flow fidelity picks what packet
+ * fidelity picks, the question `g5 tune --set fidelity=flow` answers. */
+
+/* One algorithm's latency at a point, at both fidelities. */
+struct fidelity_time {
+	const char *algo;       /* borrowed */
+	double packet_us, flow_us;
+};
+
+/* A point, for the record of the worst pick. */
+struct fidelity_where {
+	const char *topo, *coll; /* borrowed: static names */
+	int ranks;
+	uint64_t bytes;
+};
+
+/* A loss this small is within the goal on a curve's geomean error. */
+#define FIDELITY_PICK_NEAR 0.02
+
+/* Running sums over points of two algorithms or more. A fidelity picks the
+ * first of its fastest, in the order given (the registry's, as g5 tune
+ * breaks ties). The loss of a point is what flow fidelity's pick takes at
+ * packet fidelity over what packet fidelity's takes, less one: 0 where they
+ * agree, or where flow fidelity picks another algorithm exactly as fast. */
+struct fidelity_picks {
+	uint32_t points;
+	uint32_t agree;            /* points of loss 0 */
+	uint32_t near;             /* points of loss <= FIDELITY_PICK_NEAR */
+	double sum_log_loss;       /* sum of ln(1 + loss) */
+	double max_loss;
+	struct fidelity_where max_at;
+	const char *max_flow_pick, *max_packet_pick; /* borrowed */
+};
+
+/* Adds the point of n algorithms' times t at `where` (n < 2: nothing) and
+ * returns its loss; *flow_pick and *packet_pick (each may be NULL) are set
+ * to the picks' indices in t. */
+double fidelity_picks_add(struct fidelity_picks *p, const struct fidelity_where *where,
+			  const struct fidelity_time *t, guint n, guint *flow_pick, guint *packet_pick);
+
+/* Adds the other sum's points to p. */
+void fidelity_picks_merge(struct fidelity_picks *p, const struct fidelity_picks *other);
+
+/* exp(mean ln(1 + loss)) - 1; 0 with no points. */
+double fidelity_picks_geomean_loss(const struct fidelity_picks *p);
 
 #endif

@@ -77,14 +77,53 @@ static const enum coll colls[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESC
 				    COLL_ALLTOALL, COLL_BROADCAST, COLL_REDUCE, COLL_P2P,
 				    COLL_ALLGATHERV };
 
+/* Points of the reduced matrix where flow fidelity's fastest algorithm is
+ * more than FIDELITY_PICK_NEAR slower at packet fidelity than packet
+ * fidelity's (docs/scale.md, "Does flow fidelity pick packet fidelity's
+ * fastest algorithm"): on these, packet fidelity's direct algorithm is
+ * faster than flow fidelity makes it, by the packet fabric's injection
+ * clock (a memory input loses its turn whenever another channel of its
+ * node has just injected, which thins the contention downstream). */
+static const struct {
+	const struct topo_ops *kind;
+	const char *coll;
+	int ranks;
+	uint64_t bytes;
+} known_pick_misses[] = {
+	{ &topo_ring_ops, "allgatherv", 4, 16 << 20 },
+	{ &topo_hypercube_ops, "allreduce", 16, 16 << 20 },
+	{ &topo_hypercube_ops, "allgather", 16, 16 << 20 },
+	{ &topo_hypercube_ops, "allgatherv", 16, 16 << 20 },
+	{ &topo_torus_ops, "allgatherv", 16, 16 << 20 },
+};
+
+static bool known_pick_miss(const struct topo_ops *kind, enum coll c, int ranks, uint64_t bytes)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(known_pick_misses); i++)
+		if (known_pick_misses[i].kind == kind && !strcmp(known_pick_misses[i].coll, coll_name(c)) &&
+		    known_pick_misses[i].ranks == ranks && known_pick_misses[i].bytes == bytes)
+			return true;
+	return false;
+}
+
+/* Every curve of a topology, and at each of its points (a collective, N and
+ * size) whether flow fidelity's fastest algorithm is within
+ * FIDELITY_PICK_NEAR of packet fidelity's fastest at packet fidelity: what
+ * `g5 tune --set fidelity=flow` picks. */
 static void test_topology(gconstpointer data)
 {
 	const struct topo_ops *kind = data;
 	static const int ranks[] = { 4, 16 };
 	static const uint64_t sizes[] = { 4096, 256 << 10, 16 << 20 };
-	uint32_t curves = 0, failed = 0;
+	uint32_t curves = 0, failed = 0, pick_failed = 0;
+	struct fidelity_picks picks = { 0 };
 
-	for (size_t ci = 0; ci < G_N_ELEMENTS(colls); ci++)
+	for (size_t ci = 0; ci < G_N_ELEMENTS(colls); ci++) {
+		GArray *times[G_N_ELEMENTS(ranks)][G_N_ELEMENTS(sizes)];
+
+		for (size_t ri = 0; ri < G_N_ELEMENTS(ranks); ri++)
+			for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++)
+				times[ri][si] = g_array_new(FALSE, FALSE, sizeof(struct fidelity_time));
 		for (const struct algo_ops *const *a = algo_all(); *a; a++) {
 			struct fidelity_err e = { 0 };
 
@@ -93,11 +132,15 @@ static void test_topology(gconstpointer data)
 			for (size_t ri = 0; ri < G_N_ELEMENTS(ranks); ri++)
 				for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
 					g_autoptr(GError) err = NULL;
+					double us[2];
 
 					if (!fidelity_point(kind, ranks[ri], colls[ci], (*a)->name, NULL,
-							    sizes[si], &e, &err))
+							    sizes[si], &e, us, &err))
 						g_error("%s %s %s on %d ranks: %s", topo_name(kind),
 							coll_name(colls[ci]), (*a)->name, ranks[ri], err->message);
+					struct fidelity_time t = { (*a)->name, us[0], us[1] };
+
+					g_array_append_val(times[ri][si], t);
 				}
 			double gm = fidelity_geomean_err(&e);
 			bool met = gm <= 0.02 && e.max_err <= 0.10;
@@ -113,8 +156,35 @@ static void test_topology(gconstpointer data)
 			if (!met && !known)
 				failed++;
 		}
+		for (size_t ri = 0; ri < G_N_ELEMENTS(ranks); ri++)
+			for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
+				GArray *t = times[ri][si];
+				struct fidelity_where at = { topo_name(kind), coll_name(colls[ci]), ranks[ri],
+							     sizes[si] };
+				guint f = 0, k = 0;
+				double loss = fidelity_picks_add(&picks, &at,
+								 (const struct fidelity_time *)(void *)t->data,
+								 t->len, &f, &k);
+				bool near = loss <= FIDELITY_PICK_NEAR;
+				bool known = known_pick_miss(kind, colls[ci], ranks[ri], sizes[si]);
+
+				if (!near || known)
+					g_test_message("%s %s N = %d, %" G_GUINT64_FORMAT " B: flow fidelity picks "
+						       "%s, %.2f %% slower at packet fidelity than packet "
+						       "fidelity's pick, %s%s",
+						       at.topo, at.coll, at.ranks, at.bytes,
+						       g_array_index(t, struct fidelity_time, f).algo, 100 * loss,
+						       g_array_index(t, struct fidelity_time, k).algo,
+						       known && near ? ": within the goal now, take it off the list" : "");
+				if (!near && !known)
+					pick_failed++;
+				g_array_unref(t);
+			}
+	}
 	g_assert_cmpuint(curves, >, 20);
+	g_assert_cmpuint(picks.points, >, 20);
 	g_assert_cmpuint(failed, ==, 0);
+	g_assert_cmpuint(pick_failed, ==, 0);
 }
 
 /* flow.arbiter round-robin on the ring, where routes have several hops:
@@ -147,7 +217,7 @@ static void test_round_robin(void)
 
 						if (!fidelity_point(&topo_ring_ops, ranks[ri], colls[ci],
 								    (*a)->name, &base[arb], sizes[si],
-								    &e[arb], &err))
+								    &e[arb], NULL, &err))
 							g_error("ring %s %s on %d ranks: %s",
 								coll_name(colls[ci]), (*a)->name, ranks[ri],
 								err->message);
@@ -311,6 +381,43 @@ static void test_lanes(void)
 			}
 }
 
+/* The picks at a point: each fidelity takes the first of its fastest, in
+ * the order given (as g5 tune breaks ties); the loss is the packet time of
+ * flow's pick over packet's best, less one, so a pick exactly as fast at
+ * packet fidelity agrees; a point of one algorithm is no point. */
+static void test_picks(void)
+{
+	static const struct fidelity_time differ[] = {
+		{ "a", 10, 9 }, { "b", 8, 9.5 }, { "c", 12, 9 },
+	};
+	static const struct fidelity_time tie[] = { { "a", 5, 7 }, { "b", 5, 6 } };
+	static const struct fidelity_time close[] = { { "a", 100, 2 }, { "b", 101, 1 } };
+	struct fidelity_where w1 = { "ring", "allgather", 8, 1024 }, w2 = { "torus", "alltoall", 16, 4096 };
+	struct fidelity_picks p = { 0 };
+	guint f = 9, k = 9;
+
+	g_assert_cmpfloat(fidelity_picks_add(&p, &w1, differ, 1, &f, &k), ==, 0);
+	g_assert_cmpuint(p.points, ==, 0);
+	g_assert_cmpuint(f, ==, 9);
+	g_assert_cmpfloat(fidelity_picks_geomean_loss(&p), ==, 0);
+	g_assert_cmpfloat_with_epsilon(fidelity_picks_add(&p, &w1, differ, 3, &f, &k), 0.25, 1e-12);
+	g_assert_cmpuint(f, ==, 0); /* a and c tie at 9: the first */
+	g_assert_cmpuint(k, ==, 1);
+	g_assert_cmpfloat(fidelity_picks_add(&p, &w2, tie, 2, &f, &k), ==, 0);
+	g_assert_cmpuint(f, ==, 1);
+	g_assert_cmpuint(k, ==, 0);
+	g_assert_cmpfloat_with_epsilon(fidelity_picks_add(&p, &w2, close, 2, NULL, NULL), 0.01, 1e-12);
+	g_assert_cmpuint(p.points, ==, 3);
+	g_assert_cmpuint(p.agree, ==, 1);
+	g_assert_cmpuint(p.near, ==, 2);
+	g_assert_cmpfloat_with_epsilon(p.max_loss, 0.25, 1e-12);
+	g_assert_cmpstr(p.max_at.topo, ==, "ring");
+	g_assert_cmpint(p.max_at.ranks, ==, 8);
+	g_assert_cmpstr(p.max_flow_pick, ==, "a");
+	g_assert_cmpstr(p.max_packet_pick, ==, "b");
+	g_assert_cmpfloat_with_epsilon(fidelity_picks_geomean_loss(&p), cbrt(1.25 * 1.01) - 1, 1e-12);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct topo_ops *const kinds[] = { &topo_ring_ops, &topo_fullmesh_ops,
@@ -327,5 +434,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/fidelity/round-robin-cycles", test_round_robin_cycles);
 	g_test_add_func("/fidelity/protocols", test_protocols);
 	g_test_add_func("/fidelity/lanes", test_lanes);
+	g_test_add_func("/fidelity/picks", test_picks);
 	return g_test_run();
 }

@@ -1904,6 +1904,32 @@ static void test_bench_fidelity_jobs(void)
 
 	g_assert_cmpuint(g_strv_length(lines), >, 20);
 	g_assert_cmpstr(o1, ==, o2);
+	/* the picks' summary ends the output, and counts the points printed
+	 * where flow fidelity's pick is slower at packet fidelity */
+	guint differ = 0, picks = 0, agree = 0, near = 0, points = 0, topo_picks = 0, n = 0;
+
+	for (guint i = 0; lines[i]; i++) {
+		differ += strstr(lines[i], "\"flow_pick_packet_us\"") != NULL;
+		if (strstr(lines[i], "\"goal_met\"")) {
+			/* one algorithm's points of a curve: ring and switch, N = 4
+			 * and 8, 1 KiB..64 KiB x4 */
+			g_assert_cmpint(sscanf(strstr(lines[i], "\"points\": "), "\"points\": %u", &n), ==, 1);
+			points += n;
+		}
+		if (g_str_has_prefix(lines[i], "{\"picks_topology\": \"all\""))
+			g_assert_cmpint(sscanf(lines[i], "{\"picks_topology\": \"all\", \"picks\": %u, "
+					       "\"picks_agree\": %u, \"picks_near\": %u", &picks, &agree, &near), ==, 3);
+		else if (g_str_has_prefix(lines[i], "{\"picks_topology\": ")) {
+			g_assert_cmpint(sscanf(strstr(lines[i], "\"picks\": "), "\"picks\": %u", &n), ==, 1);
+			topo_picks += n;
+		}
+	}
+	g_assert_cmpuint(picks, >, 0);
+	g_assert_cmpuint(topo_picks, ==, picks); /* ring's and switch's */
+	g_assert_cmpuint(picks, <, points / 2);
+	g_assert_cmpuint(agree, <=, near);
+	g_assert_cmpuint(near, <=, picks);
+	g_assert_cmpuint(differ, ==, picks - agree);
 	g_clear_pointer(&one, g_free);
 	g_assert_cmpint(g5("bench fidelity --jobs -1", &one, &err), ==, 2);
 	g_assert_nonnull(strstr(err, "--jobs must be at least 0, got -1"));
