@@ -16,6 +16,7 @@
 
 #include "sim/cli.h"
 #include "sim/config.h"
+#include "sim/fidelity.h"
 #include "sim/manifest.h"
 #include "sim/plot.h"
 #include "sim/results.h"
@@ -191,6 +192,12 @@ int cmd_run(int argc, char **argv)
 			"packet fidelity (docs/scale.md, \"What flow fidelity misses on multi-hop "
 			"routes is buffer space\"): fidelity: packet is the reference\n",
 			argv[0], r->flow_beyond, r->flow_points);
+	if (r->flow_switched)
+		fprintf(stderr,
+			"%s: note: %u of the %u points at flow fidelity send messages across two "
+			"switches or more; " FIDELITY_NOTE_SWITCHED ": fidelity: packet is the "
+			"reference\n",
+			argv[0], r->flow_switched, r->flow_points);
 	/* the failed points are rows of the files just written; the run fails */
 	for (guint i = 0; i < r->failed->len; i++)
 		fprintf(stderr, "%s: %s\n", argv[0], (const char *)r->failed->pdata[i]);

@@ -14,6 +14,7 @@
 #include "sim/algos/verify.h"
 #include "sim/cli.h"
 #include "sim/config.h"
+#include "sim/fidelity.h"
 #include "sim/simulate.h"
 #include "sim/util/spell.h"
 #include "sim/util/units.h"
@@ -648,12 +649,7 @@ int cmd_sim(int argc, char **argv)
 	if (switched > 0)
 		fprintf(stderr,
 			"%s: note: %.1f %% of this run's message bytes cross two switches or more; "
-			"flow fidelity holds a message's first link at its rate further on, where the "
-			"packet fabric's buffers let that link serve the next message: on leafspine16 "
-			"and fattree128, ring, hd and dbtree follow packet fidelity to within 4.3 %%, "
-			"but ring2p and direct have been measured up to 59 %% and 41 %% slower at "
-			"64MiB (docs/scale.md, \"Flow fidelity slow on leaf-spine and fat-tree\"): "
-			"--fidelity packet is the reference\n",
+			FIDELITY_NOTE_SWITCHED ": --fidelity packet is the reference\n",
 			argv[0], 100 * switched);
 	goto out;
 usage:

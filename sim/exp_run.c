@@ -462,7 +462,7 @@ static void point_pack(GByteArray *b, uint32_t idx, const struct point_out *o)
 	uint8_t flags = (o->done ? 1 : 0) | (o->error ? 2 : 0) | (o->flow ? 4 : 0);
 	double nums[] = { x->latency_us, x->algbw_gbps, x->busbw_gbps, x->theory_us, x->wall_s };
 	uint64_t fwd[] = { x->rank_forwarded_bytes, x->payload_bytes, x->forwarded_largest,
-			   o->buffer_bytes };
+			   o->buffer_bytes, x->switched_bytes };
 	int32_t ranks = o->ranks;
 
 	put_bytes(b, &idx, sizeof(idx));
@@ -524,7 +524,7 @@ static bool point_unpack(struct unpacker *u, struct point_out *outs, guint n, bo
 	uint8_t flags;
 	int32_t ranks;
 	double nums[5];
-	uint64_t fwd[4];
+	uint64_t fwd[5];
 	g_autofree char *msg = NULL, *topo = NULL;
 	const struct topo_ops *kind;
 
@@ -542,6 +542,7 @@ static bool point_unpack(struct unpacker *u, struct point_out *outs, guint n, bo
 	x->payload_bytes = fwd[1];
 	x->forwarded_largest = fwd[2];
 	o->buffer_bytes = fwd[3];
+	x->switched_bytes = fwd[4];
 	if (flags & 2)
 		o->error = g_error_new_literal(RESULTS_ERROR, RESULTS_ERROR_SIM, msg);
 	o->topology = *topo && (kind = topo_find(topo, NULL)) ? topo_name(kind) : NULL;
@@ -694,6 +695,7 @@ struct exp_results *exp_run_share(const struct experiment *e, int jobs, uint64_t
 		r->flow_points += o->done && o->flow;
 		r->flow_beyond += o->done && o->flow && o->out.rank_forwarded_bytes > 0 &&
 				  o->buffer_bytes && o->out.forwarded_largest > o->buffer_bytes;
+		r->flow_switched += o->done && o->flow && o->out.switched_bytes > 0;
 	}
 	r->host = g_strdup(g_get_host_name());
 	{

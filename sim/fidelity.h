@@ -16,6 +16,15 @@
 #include "sim/algos/ir.h"
 #include "sim/link/link.h"
 
+/* What g5 sim and g5 run say, in a printf format, where a run at flow
+ * fidelity sends messages across two switches or more. */
+#define FIDELITY_NOTE_SWITCHED                                                                   \
+	"flow fidelity holds a message's first link at its rate further on, where the packet "    \
+	"fabric's buffers let that link serve the next message: on leafspine16 and fattree128, "  \
+	"ring, hd and dbtree follow packet fidelity to within 4.3 %%, but ring2p and direct have " \
+	"been measured up to 59 %% and 41 %% slower at 64MiB (docs/scale.md, \"Flow fidelity "     \
+	"slow on leaf-spine and fat-tree\")"
+
 /* Running sums of one set of points' errors. */
 struct fidelity_err {
 	uint32_t points;

@@ -64,6 +64,8 @@ struct exp_results {
 	guint flow_points;            /* points run at flow fidelity */
 	guint flow_beyond;            /* of them, those whose ranks forward a message
 				       * larger than a link's receive buffer */
+	guint flow_switched;          /* of them, those whose messages cross two
+				       * switches or more */
 };
 
 /* Runs every point on `jobs` threads (0: one per core), each with the

@@ -1218,7 +1218,8 @@ static void test_readme_python(void)
  * names the points whose messages outgrow a link's receive buffer, where
  * flow fidelity is not checked against packet fidelity. Direct AllGather on
  * a ring of 8 sends 5 of each rank's 7 messages past a neighbour; a ring
- * AllGather none. A packet-fidelity experiment has no such columns. */
+ * AllGather none. A packet-fidelity experiment has no such columns. It also
+ * names the points at flow fidelity whose messages cross two switches. */
 static void test_flow_forwarded(void)
 {
 	g_autofree char *d = tmpdir();
@@ -1269,6 +1270,21 @@ static void test_flow_forwarded(void)
 	g_assert_no_error(err);
 	g_assert_null(rtable_col(t, "forwarded"));
 	rtable_free(t);
+	/* across a leaf-spine (leaf, spine, leaf), at flow fidelity only */
+	g_autofree char *ls = g_build_filename(d, "ls.yaml", NULL);
+	g_autofree char *ls_plat = g_canonicalize_filename("configs/platforms/leafspine16.yaml", NULL);
+	g_autofree char *ls_text = g_strdup_printf(
+		"schema_version: 1\nname: ls\nplatform: %s\ncollectives: [allreduce]\n"
+		"algorithms: [ring2p]\nsizes: [1MiB]\nsweep: {fidelity: [packet, flow]}\n", ls_plat);
+
+	g_assert_true(g_file_set_contents(ls, ls_text, -1, NULL));
+	g5(&r, "run", ls, "-o", d, "--no-plots", "-q", NULL);
+	g_assert_cmpint(exit_code(&r), ==, 0);
+	g_assert_nonnull(strstr(r.err, "g5 run: note: 1 of the 1 points at flow fidelity send messages "
+				       "across two switches or more"));
+	g_assert_nonnull(strstr(r.err, ": fidelity: packet is the reference"));
+	g_assert_null(strstr(r.err, "receive buffer"));
+	run_clear(&r);
 	rm_rf(d);
 }
 
