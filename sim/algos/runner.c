@@ -1523,7 +1523,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			 * destination's flag): usable after the cursor */
 			if (tm->usable)
 				give(&w, BD_DEPENDENCY, tm->usable);
-			if (tm->kind == PAXI_SENDRECV)
+			if (paxi_txn_kind(t) == PAXI_SENDRECV)
 				give(&w, BD_HANDSHAKE, tm->arrived);
 			if (tm->last_supply > tm->data_allowed) {
 				give_transit(&w, t, tm->last_supply, tm->last_msg_bytes + tm->backlog_last);
@@ -1532,7 +1532,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 				break;
 			}
 			give_transit(&w, t, tm->data_allowed, paxi_txn_bytes(t) + tm->backlog_first);
-			if (tm->kind == PAXI_SENDRECV && tm->data_allowed > tm->setup_end) {
+			if (paxi_txn_kind(t) == PAXI_SENDRECV && tm->data_allowed > tm->setup_end) {
 				sim_time_t cts_sent = MAX(tm->rts_arrived, tm->posted);
 
 				give(&w, BD_HANDSHAKE, cts_sent);

@@ -59,7 +59,12 @@ struct paxi_txn {
 	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
 	uint8_t proto;         /* enum paxi_proto. Transfer: the run's protocol;
 				* Send/Recv: simple */
-	uint8_t kind;          /* enum paxi_kind: tm.kind, beside the fields above */
+	uint8_t kind;          /* enum paxi_kind, beside the fields above */
+	bool started : 1, posted : 1, rts_arrived : 1, cts_arrived : 1, flag_sent : 1,
+		zero_sent : 1;
+	bool over : 1;         /* its completion response has been processed (tm.sent) */
+	bool setup_unseen : 1; /* flow fidelity: its setup's end has no event; the
+				* data supplied after it is allowed then (pump) */
 
 	void *src_user;
 	uint8_t state;        /* enum txn_state */
@@ -73,17 +78,13 @@ struct paxi_txn {
 					     * in flight (pump may grow it), else NULL */
 		struct paxi_txn *next_free; /* handed back: paxi's free list */
 	};
-	bool started, posted, rts_arrived, cts_arrived, flag_sent, zero_sent;
-	bool over;            /* its completion response has been processed (tm.sent) */
-	bool setup_unseen;    /* flow fidelity: its setup's end has no event; the
-			       * data supplied after it is allowed then (pump) */
 	/* Line 1 ends with tm.setup_end: a receiver's slack reads it, with
 	 * state, src and dst, of its outgoing Transfer (paxi_txn_drain_ps) */
-	struct paxi_txn_times tm; /* tm.kind is the transaction's kind */
+	struct paxi_txn_times tm;
 	struct paxi_txn *next_wait; /* slot queue link */
 	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
 } __attribute__((aligned(64)));
-G_STATIC_ASSERT(offsetof(struct paxi_txn, kind) < 64);
+G_STATIC_ASSERT(offsetof(struct paxi_txn, kind) < 64 && sizeof(struct paxi_txn) == 256);
 G_STATIC_ASSERT(offsetof(struct paxi_txn, state) >= 64 && offsetof(struct paxi_txn, last_data) < 128 &&
 		offsetof(struct paxi_txn, tm.setup_end) + sizeof(sim_time_t) <= 128);
 
@@ -340,6 +341,11 @@ struct sim *paxi_sim(const struct paxi *x)
 uint64_t paxi_txn_bytes(const struct paxi_txn *t)
 {
 	return t->bytes;
+}
+
+enum paxi_kind paxi_txn_kind(const struct paxi_txn *t)
+{
+	return (enum paxi_kind)t->kind;
 }
 
 const struct paxi_txn_times *paxi_txn_times(const struct paxi_txn *t)
@@ -767,7 +773,6 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->proto = (uint8_t)(kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE);
 	t->kind = (uint8_t)kind;
 	t->bytes = bytes;
-	t->tm.kind = kind;
 	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
@@ -846,7 +851,7 @@ void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
 {
 	/* nothing to answer: a Send/Recv's RTS comes only once it is started */
 	g_assert(!t->posted && !t->started &&
-		 (t->tm.kind == PAXI_TRANSFER || t->x->p.handshake == PAXI_HS_RTS));
+		 (t->kind == PAXI_TRANSFER || t->x->p.handshake == PAXI_HS_RTS));
 	t->posted = true;
 	t->tm.posted = posted_ps;
 }
@@ -865,7 +870,7 @@ void paxi_txn_post(struct paxi_txn *t)
 	g_assert(!t->posted);
 	t->posted = true;
 	t->tm.posted = sim_now(t->x->s);
-	if (t->tm.kind != PAXI_SENDRECV)
+	if (t->kind != PAXI_SENDRECV)
 		return;
 	if (t->x->p.handshake == PAXI_HS_READY || t->rts_arrived)
 		send_ctrl(t, CTRL_CTS); /* the ready flag, or the answer to RTS */
@@ -881,7 +886,7 @@ void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside)
 {
 	struct paxi *x = t->x;
 
-	if (t->tm.kind != PAXI_SENDRECV || x->p.handshake != PAXI_HS_READY ||
+	if (t->kind != PAXI_SENDRECV || x->p.handshake != PAXI_HS_READY ||
 	    x->p.control != PAXI_CONTROL_OOB || !beside->arrived_ps || beside->src != t->dst ||
 	    beside->dst != t->src || beside->arrived_ps != sim_now(x->s)) {
 		paxi_txn_post(t);
@@ -1169,7 +1174,7 @@ static void engine_ready(struct paxi_txn *t)
 {
 	struct paxi *x = t->x;
 
-	if (t->tm.kind != PAXI_SENDRECV || x->p.handshake != PAXI_HS_READY || !x->p.engine ||
+	if (t->kind != PAXI_SENDRECV || x->p.handshake != PAXI_HS_READY || !x->p.engine ||
 	    !x->p.engine_ready_ps)
 		return;
 	struct engine_item *it = g_new0(struct engine_item, 1);
@@ -1211,7 +1216,7 @@ static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_e
 	case PX_SETUP_DONE: {
 		struct paxi_txn *t = ev->data[0].p;
 
-		if (t->tm.kind == PAXI_TRANSFER) {
+		if (t->kind == PAXI_TRANSFER) {
 			data_allowed(t);
 		} else if (x->p.handshake == PAXI_HS_READY) {
 			t->state = TX_WAIT_CTS;

@@ -315,6 +315,7 @@ void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside)
 struct paxi_landing paxi_txn_landing(const struct paxi_txn *t);
 
 uint64_t paxi_txn_bytes(const struct paxi_txn *t);
+enum paxi_kind paxi_txn_kind(const struct paxi_txn *t);
 
 /* When each phase of a transaction happened (absolute ps; 0 if not yet). */
 struct paxi_txn_times {
@@ -335,7 +336,6 @@ struct paxi_txn_times {
 	sim_time_t sent;         /* completion response processed at the source */
 	uint32_t replayed;       /* packets accepted only after a Go-Back-N replay */
 	int hops;                /* route length */
-	enum paxi_kind kind;
 };
 const struct paxi_txn_times *paxi_txn_times(const struct paxi_txn *t);
 
