@@ -4,10 +4,12 @@
  * queued, marked, and is recycled when it reaches the head.
  *
  * Events are 64 bytes and slabs are aligned to a cache line, so an event is
- * one line. The first slab is small; later ones are 2 MiB, aligned to 2 MiB
- * and offered to the OS as huge pages: with a million events pending, each
- * dispatch touches a random event, and small pages would make most of those
- * touches a TLB miss as well as a cache miss. */
+ * one line. The first slab is small and each next one twice as large, up to
+ * 2 MiB; those are aligned to 2 MiB and offered to the OS as huge pages: with
+ * a million events pending, each dispatch touches a random event, and small
+ * pages would make most of those touches a TLB miss as well as a cache miss.
+ * A run that needs only a little more than the first slab (a flow-fidelity
+ * ring of thousands of ranks) is not made to hold a whole huge page. */
 #include "sim/core/sim.h"
 
 #include <glib.h>
@@ -23,6 +25,7 @@
 G_STATIC_ASSERT(((EV_CANCELLED | EV_FIRING) & SIM_EV_PREFETCH_DATA) == 0);
 #define SLAB_EVENTS_FIRST 4096
 #define SLAB_BYTES_LATER ((size_t)2 << 20)
+G_STATIC_ASSERT(((SLAB_BYTES_LATER / 64 / SLAB_EVENTS_FIRST) & (SLAB_BYTES_LATER / 64 / SLAB_EVENTS_FIRST - 1)) == 0);
 
 G_STATIC_ASSERT(sizeof(struct sim_event) == 64);
 
@@ -88,15 +91,17 @@ uint64_t sim_seed(const struct sim *s)
 
 static __attribute__((noinline)) void grow_free_list(struct sim *s)
 {
-	bool first = s->slabs->len == 0;
-	size_t align = first ? 64 : SLAB_BYTES_LATER;
-	size_t n = first ? SLAB_EVENTS_FIRST : SLAB_BYTES_LATER / sizeof(struct sim_event);
+	size_t n = SLAB_EVENTS_FIRST;
+
+	for (guint i = 0; i < s->slabs->len && n * sizeof(struct sim_event) < SLAB_BYTES_LATER; i++)
+		n *= 2;
+	bool huge = n * sizeof(struct sim_event) == SLAB_BYTES_LATER;
 	void *mem = NULL;
 
-	if (posix_memalign(&mem, align, n * sizeof(struct sim_event)))
+	if (posix_memalign(&mem, huge ? SLAB_BYTES_LATER : 64, n * sizeof(struct sim_event)))
 		g_error("sim: out of memory for %zu events", n);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-	if (!first)
+	if (huge)
 		(void)madvise(mem, n * sizeof(struct sim_event), MADV_HUGEPAGE); /* a hint */
 #endif
 	struct sim_event *slab = mem;
