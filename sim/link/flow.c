@@ -205,6 +205,8 @@ struct chan_fifo {
 	double waiting_units;     /* units of the waiting flows */
 	bool busy;                /* active != NULL */
 	bool parked;              /* later waits with no event */
+	int32_t to;               /* its channel's node it enters (struct fchan's, in
+				   * this hole) */
 	/* the timing of the last message size seen on this channel, so that a
 	 * stream of equal slices divides once (link_wire_ps) */
 	uint64_t memo_bytes;      /* payload; UINT64_MAX: none yet */
@@ -212,11 +214,12 @@ struct chan_fifo {
 	sim_time_t memo_busy_ps;  /* all wire bytes' serialisation */
 };
 
-/* A channel at flow level, what a message on it reads together: its line
- * of messages from memory (line 0), then the parameters that time a message
- * and its statistics (line 1), then the payload of the messages of other
- * than one hop by hop count (line 2): a one-hop message's bytes are the
- * rest of the payload (flow_channel_stats), so it does not touch that line. */
+/* A channel at flow level, what a message on it reads together, two lines:
+ * its line of messages from memory (line 0, with the node it enters), then
+ * the parameters that time a message and its statistics (line 1). The
+ * payload of the messages of other than one hop, by hop count, is apart
+ * (flow_net.hops_other): a one-hop message's bytes are the rest of the
+ * payload (flow_channel_stats), so a run of one-hop routes never touches it. */
 struct fchan {
 	struct chan_fifo q;
 	uint64_t bw_bytes_per_s;
@@ -224,10 +227,14 @@ struct fchan {
 	uint32_t header_bytes, max_payload_bytes;
 	uint64_t payload_bytes, wire_bytes, packets;
 	sim_time_t busy_ps;
-	int32_t to;               /* the node it enters */
-	uint64_t hops_other[8];   /* channel_stats.hops_histogram, but [1] */
 } __attribute__((aligned(64)));
-G_STATIC_ASSERT(offsetof(struct fchan, busy_ps) + sizeof(sim_time_t) <= 128);
+G_STATIC_ASSERT(sizeof(struct fchan) == 128);
+
+/* A channel's payload of messages of other than one hop: [h] of h hops, [7]
+ * of 7 or more (channel_stats.hops_histogram, but [1]). */
+struct hops_other {
+	uint64_t bytes[8];
+};
 
 /* A source's two most recent destinations and their pair_last indices: a
  * schedule talks to one or two peers at a time, so most messages find their
@@ -245,6 +252,7 @@ struct flow_net {
 	int nres;
 	bool mem_sides;               /* a memory side of finite rate carries flows */
 	struct fchan *ch;             /* owned, nchans */
+	struct hops_other *hops_other; /* owned, nchans: zero pages until written */
 	struct flow *free;
 	GPtrArray *all;               /* owned: every flow ever made */
 	uint64_t in_flight;
@@ -371,8 +379,9 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		c->lat_ps = params[i].lat_ps;
 		c->header_bytes = params[i].header_bytes;
 		c->max_payload_bytes = params[i].max_payload_bytes;
-		c->to = ends[2 * i + 1];
+		c->q.to = ends[2 * i + 1];
 	}
+	n->hops_other = g_new0(struct hops_other, nchans);
 	n->pair_last = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
 	n->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	n->pcache = g_new(struct pair_cache, nranks);
@@ -401,6 +410,7 @@ void flow_net_free(struct flow_net *n)
 			g_free(n->res[i].fl);
 	g_aligned_free(n->res);
 	g_aligned_free(n->ch);
+	g_free(n->hops_other);
 	g_array_unref(n->pair_last);
 	g_hash_table_unref(n->pairs);
 	g_free(n->pcache);
@@ -453,8 +463,8 @@ void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *o
 	out->lost = 0;
 	out->busy_ps = c->busy_ps;
 	for (int k = 0; k < 8; k++) {
-		out->hops_histogram[k] = c->hops_other[k];
-		other += c->hops_other[k];
+		out->hops_histogram[k] = n->hops_other[i].bytes[k];
+		other += n->hops_other[i].bytes[k];
 	}
 	out->hops_histogram[1] = c->payload_bytes - other;
 }
@@ -1740,7 +1750,7 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 		p->packets += npk;
 		p->busy_ps += m->memo_busy_ps;
 		if (hops != 1)
-			p->hops_other[MIN(hops, 7)] += bytes;
+			n->hops_other[c].bytes[MIN(hops, 7)] += bytes;
 		if (units > 0)
 			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)c, (double)wire / units };
 	}
@@ -2028,8 +2038,8 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 		fl->use[h].res = (uint32_t)chans[h];
 		fl->vc[h] = n->vcs ? n->vcs[h] : 0;
 		g_assert(fl->vc[h] < FLOW_VCS);
-		fl->forwarded |= h + 1 < hops && n->ch[chans[h]].to < n->nranks;
-		switches += h + 1 < hops && n->ch[chans[h]].to >= n->nranks;
+		fl->forwarded |= h + 1 < hops && n->ch[chans[h]].q.to < n->nranks;
+		switches += h + 1 < hops && n->ch[chans[h]].q.to >= n->nranks;
 	}
 	fl->switched = switches >= 2;
 	fl->nuse = 0;
@@ -2239,7 +2249,7 @@ static void unaccount(struct flow_net *n, const struct flow *fl)
 		p->busy_ps -= m->memo_bytes == fl->bytes ? m->memo_busy_ps
 							 : link_wire_ps(wire, p->bw_bytes_per_s);
 		if (fl->hops != 1)
-			p->hops_other[MIN(fl->hops, 7)] -= fl->bytes;
+			n->hops_other[c].bytes[MIN(fl->hops, 7)] -= fl->bytes;
 	}
 	if (fl->forwarded)
 		n->rank_forwarded -= fl->bytes;
