@@ -1213,6 +1213,18 @@ static void test_readme_python(void)
  * auto_nchunks, and in the latency: the same as the named algorithm's row);
  * without, the default. A missing or damaged profile is the experiment's
  * error, at its 'tune' key. */
+/* Runs `g5 run` on an experiment of `text` (its keys after schema_version
+ * and platform) on the platform file `plat`, written into d, output into d. */
+static void run_platform_text(struct run *r, const char *d, const char *plat, const char *text)
+{
+	g_autofree char *path = g_build_filename(d, "exp.yaml", NULL);
+	g_autofree char *abs = g_canonicalize_filename(plat, NULL);
+	g_autofree char *yaml = g_strdup_printf("schema_version: 1\nplatform: %s\n%s", abs, text);
+
+	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
+	g5(r, "run", path, "-o", d, "--no-plots", "-q", NULL);
+}
+
 /* At flow fidelity the results say how much of each point's message bytes
  * ranks forward on multi-hop routes and the largest such message, and g5 run
  * names the points whose messages outgrow a link's receive buffer, where
@@ -1252,14 +1264,9 @@ static void test_flow_forwarded(void)
 	}
 	rtable_free(t);
 	/* below the buffer everywhere: no note */
-	g_autofree char *small = g_build_filename(d, "small.yaml", NULL);
-	g_autofree char *plat = g_canonicalize_filename("configs/platforms/seed-ring8.yaml", NULL);
-	g_autofree char *text = g_strdup_printf(
-		"schema_version: 1\nname: small\nplatform: %s\noverrides:\n  fidelity: flow\n"
-		"collectives: [allgather]\nalgorithms: [direct]\nsizes: [64KiB]\n", plat);
-
-	g_assert_true(g_file_set_contents(small, text, -1, NULL));
-	g5(&r, "run", small, "-o", d, "--no-plots", "-q", NULL);
+	run_platform_text(&r, d, "configs/platforms/seed-ring8.yaml",
+			  "name: small\noverrides:\n  fidelity: flow\ncollectives: [allgather]\n"
+			  "algorithms: [direct]\nsizes: [64KiB]\n");
 	g_assert_cmpint(exit_code(&r), ==, 0);
 	g_assert_null(strstr(r.err, "note:"));
 	run_clear(&r);
@@ -1272,14 +1279,9 @@ static void test_flow_forwarded(void)
 	g_assert_null(rtable_col(t, "forwarded"));
 	rtable_free(t);
 	/* across a leaf-spine (leaf, spine, leaf), at flow fidelity only */
-	g_autofree char *ls = g_build_filename(d, "ls.yaml", NULL);
-	g_autofree char *ls_plat = g_canonicalize_filename("configs/platforms/leafspine16.yaml", NULL);
-	g_autofree char *ls_text = g_strdup_printf(
-		"schema_version: 1\nname: ls\nplatform: %s\ncollectives: [allreduce]\n"
-		"algorithms: [ring2p]\nsizes: [1MiB]\nsweep: {fidelity: [packet, flow]}\n", ls_plat);
-
-	g_assert_true(g_file_set_contents(ls, ls_text, -1, NULL));
-	g5(&r, "run", ls, "-o", d, "--no-plots", "-q", NULL);
+	run_platform_text(&r, d, "configs/platforms/leafspine16.yaml",
+			  "name: ls\ncollectives: [allreduce]\nalgorithms: [ring2p]\nsizes: [1MiB]\n"
+			  "sweep: {fidelity: [packet, flow]}\n");
 	g_assert_cmpint(exit_code(&r), ==, 0);
 	g_assert_nonnull(strstr(r.err, "g5 run: note: 1 of the 1 points at flow fidelity send messages "
 				       "across two switches or more"));
