@@ -623,6 +623,15 @@ static void land_sent(struct flow_net *n, struct flow *fl, sim_time_t now)
 	fl->next_x = y;
 }
 
+/* fl's position taken up to now, at its rate so far (which may then
+ * change): the boundaries it has sent are timed first (land_sent). */
+static void take_up(struct flow_net *n, struct flow *fl, sim_time_t now)
+{
+	land_sent(n, fl, now);
+	fl->pos = pos_at(fl, now);
+	fl->t_pos = now;
+}
+
 double flow_chan_rate(const struct flow_net *n, int chan)
 {
 	g_assert(chan >= 0 && chan < n->nchans);
@@ -1450,9 +1459,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 		for (guint i = 0; i < flows->len; i++) {
 			struct flow *fl = flows->pdata[i];
 
-			land_sent(n, fl, now);
-			fl->pos = pos_at(fl, now);
-			fl->t_pos = now;
+			take_up(n, fl, now);
 		}
 		rr_share(n, flows, res);
 		n->in_reshare = false;
@@ -1471,9 +1478,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	for (guint i = 0; i < flows->len; i++) {
 		struct flow *fl = flows->pdata[i];
 
-		land_sent(n, fl, now);
-		fl->pos = pos_at(fl, now);
-		fl->t_pos = now;
+		take_up(n, fl, now);
 		fl->frozen = false;
 		members += fl->nuse;
 		for (uint32_t u = 0; u < fl->nuse; u++) {
