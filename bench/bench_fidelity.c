@@ -249,7 +249,7 @@ int bench_fidelity(int argc, char **argv)
 		{ "min-size", 0, 0, G_OPTION_ARG_STRING, &min_s, "first size (1KiB)", "SIZE" },
 		{ "max-size", 0, 0, G_OPTION_ARG_STRING, &max_s, "last size (256MiB)", "SIZE" },
 		{ "max-size-64", 0, 0, G_OPTION_ARG_STRING, &max64_s, "last size from 64 ranks on (64MiB)", "SIZE" },
-		{ "arbiter", 0, 0, G_OPTION_ARG_STRING, &arbiter_s, "flow fidelity's flow.arbiter: maxmin (default) or round-robin", "A" },
+		{ "arbiter", 0, 0, G_OPTION_ARG_STRING, &arbiter_s, "flow fidelity's flow.arbiter: maxmin (default), round-robin or buffers", "A" },
 		{ "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &set, "set a key of the seed platform that both fidelities run, e.g. node.inject=unlimited (repeatable; not topology.* or fidelity, which the matrix sets)", "KEY=VALUE" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "one JSON object per line", NULL },
 		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "curves run in parallel (default 1: the wall times are each run's alone; 0: one per core)", "N" },

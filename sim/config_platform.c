@@ -59,7 +59,7 @@ static const char *const send_done_names[] = { "response", "landed", NULL }; /* 
 static const char *const flag_poll_names[] = { "ctrl_proc", "round", NULL }; /* enum impl_flag_poll */
 static const char *const fidelity_names[] = { "packet", "flow", NULL }; /* enum link_fidelity */
 /* enum link_flow_arbiter */
-static const char *const arbiter_names[] = { "maxmin", "round-robin", NULL };
+static const char *const arbiter_names[] = { "maxmin", "round-robin", "buffers", NULL };
 static const char *const routing_names[] = { "default", "lowest", "ecmp", "dmodk", NULL }; /* enum topo_routing */
 
 #define PF(member) offsetof(struct platform, member), sizeof(((struct platform *)0)->member)
@@ -149,7 +149,7 @@ static const struct pkey pkeys[] = {
 	{ "alpha", PK_TIME, PF(alpha_ps), 0, MAX_TIME_PS, -1, NULL, 0 },
 	{ "beta", PK_BW_OR, PF(beta_bytes_per_s), 0, MAX_BW, -1, link_word, 0 },
 	{ "fidelity", PK_CHOICE, PF(fabric.fidelity), 0, LINK_FIDELITY_FLOW, -1, fidelity_names, 0 },
-	{ "flow.arbiter", PK_CHOICE, PF(fabric.flow_arbiter), 0, LINK_FLOW_ROUND_ROBIN, -1,
+	{ "flow.arbiter", PK_CHOICE, PF(fabric.flow_arbiter), 0, LINK_FLOW_BUFFERS, -1,
 	  arbiter_names, 0 },
 };
 

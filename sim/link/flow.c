@@ -62,13 +62,17 @@
 
 #include "sim/link/link.h"
 
-enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START };
+enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START, FL_BUF_TICK };
 
 /* rr_share: virtual channels an arbiter's inputs are told apart by, the
  * most rounds to its fixed point, the rounds it looks back for a cycle,
  * and the largest relative change of a rate that ends it */
 enum { FLOW_VCS = 4, RR_ROUNDS = 64, RR_HISTORY = 9 };
 #define RR_TOLERANCE 1e-12
+
+/* buf_share: steps per buffer's drain time, steps per window (a tick), the
+ * most windows a look ahead runs, windows averaged */
+enum { BUF_STEPS_PER_FILL = 16, BUF_WINDOW = 16, BUF_MAX_WINDOWS = 256, BUF_WINS = 4 };
 
 /* mem_slack's margin, relative to the side's rate: above the rounding of a
  * sum of thousands of terms */
@@ -193,6 +197,10 @@ struct flow {
 				* no rate of it exceeds (mem_slack) */
 	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
 	double rr_rate;        /* < 0: none (its shares start from scratch) */
+	double *bx;            /* buf_share: units in the buffer after each hop, bx_n
+				* of them (0: empty) */
+	uint32_t bx_n, bx_alloc;
+	uint32_t buf_stamp;    /* the tick that last moved its fluid */
 };
 
 struct chan_fifo {
@@ -281,6 +289,12 @@ struct flow_net {
 	uint32_t hm_cap;
 	GArray *rr_u32, *rr_rate, *rr_by, *rr_hist; /* scratch */
 	struct flow_rr_stats rr_stats;
+	double *buf;                  /* owned, nchans: receive buffer bytes, INFINITY
+				       * where credits are unlimited */
+	double buf_dt;                /* buf_share's step: the least buffer's drain
+				       * time / BUF_STEPS_PER_FILL; INFINITY: none */
+	bool buf_tick_pending, buf_commit;
+	uint32_t buf_stamp;
 };
 
 static void flow_free_fn(gpointer p)
@@ -289,6 +303,7 @@ static void flow_free_fn(gpointer p)
 
 	g_free(fl->use);
 	g_free(fl->vc);
+	g_free(fl->bx);
 	g_free(fl);
 }
 
@@ -349,8 +364,15 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		n->res[i].fl = n->res[i].inl;
 		n->res[i].alloc = G_N_ELEMENTS(n->res[i].inl);
 	}
-	for (int i = 0; i < nchans; i++)
+	n->buf = g_new(double, nchans);
+	n->buf_dt = INFINITY;
+	for (int i = 0; i < nchans; i++) {
 		n->res[i].cap = chan_capacity(&params[i]);
+		n->buf[i] = params[i].credits
+			? (double)params[i].credits * (double)(params[i].max_payload_bytes + params[i].header_bytes)
+			: INFINITY;
+		n->buf_dt = MIN(n->buf_dt, n->buf[i] / n->res[i].cap / BUF_STEPS_PER_FILL);
+	}
 	/* a memory side carries payload only, never more than its node's
 	 * channels (out: injection, in: ejection) carry together */
 	g_autofree double *out = g_new0(double, nranks);
@@ -418,6 +440,7 @@ void flow_net_free(struct flow_net *n)
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
 	g_free(n->rr_map);
+	g_free(n->buf);
 	lh_free(&n->fill);
 	g_free(n->hv);
 	g_free(n->hm);
@@ -647,7 +670,7 @@ double flow_chan_rate(const struct flow_net *n, int chan)
 
 void flow_set_arbiter(struct flow_net *n, uint32_t arbiter)
 {
-	g_assert(arbiter <= LINK_FLOW_ROUND_ROBIN);
+	g_assert(arbiter <= LINK_FLOW_BUFFERS);
 	n->arbiter = arbiter;
 }
 
@@ -1319,6 +1342,472 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	}
 }
 
+/* ---- receive buffers as a fluid (buf_share, flow.arbiter: buffers) ---- */
+
+/* The change of a window's rate, relative to the flow's bound, below which
+ * the rates have settled, and the least rate a flow is given, relative to
+ * its bound. */
+#define BUF_STEADY 1e-3
+#define BUF_STARVED 1e-6
+
+/* An input's traffic to one output of a node: from a buffer, or from the
+ * node's memory (its messages on one channel, in line). */
+struct bedge {
+	int32_t out;      /* its output (struct bout) */
+	int32_t fifo;     /* the buffer it drains, -1: memory */
+	int32_t node;     /* memory: its node */
+	uint8_t mvc;      /* memory: the virtual channel its messages land in */
+};
+
+/* An output: a channel, or a node's ejection. */
+struct bout {
+	int32_t chan;     /* -1: ejection */
+	double cap;       /* bytes per ps */
+	uint32_t e0, e1;  /* its edges: oedge[e0..e1) */
+};
+
+/* A share's fluid: its flows' members (each hop, then the ejection), the
+ * inputs and outputs they use, and the step's scratch. */
+struct bfluid {
+	struct flow_net *n;
+	GPtrArray *flows;
+	guint nf;
+	uint32_t nm;
+	double dt;
+	uint32_t *m0;      /* flow i's members m0[i]..m0[i + 1) */
+	int32_t *medge;    /* member -> edge */
+	int32_t *mland;    /* member -> the buffer its hop lands in, -1: delivered */
+	double *mw;        /* member -> bytes on its output per unit */
+	GArray *edges, *outs;
+	int32_t nq, ne, no;
+	uint32_t *oedge;
+	int32_t *qof;      /* output x virtual channel -> the buffer below, -1 */
+	double *x;         /* member (a hop) -> units of its flow in the buffer below */
+	bool *fresh;       /* flow -> it starts with nothing in the buffers */
+	double *inj;       /* node -> its memory lines' grants (scratch) */
+	double *dx, *tot, *r, *off, *offv, *d, *g, *rel, *tmp_d, *tmp_g;
+	uint32_t *mwant;
+};
+
+static void bfluid_free(struct bfluid *b)
+{
+	g_free(b->m0);
+	g_free(b->medge);
+	g_free(b->mland);
+	g_free(b->mw);
+	g_free(b->x);
+	g_free(b->dx);
+	g_array_unref(b->edges);
+	g_array_unref(b->outs);
+	g_free(b->oedge);
+	g_free(b->qof);
+	g_free(b->tot);
+	g_free(b->r);
+	g_free(b->off);
+	g_free(b->offv);
+	g_free(b->d);
+	g_free(b->g);
+	g_free(b->rel);
+	g_free(b->tmp_d);
+	g_free(b->tmp_g);
+	g_free(b->mwant);
+	g_free(b->inj);
+	g_free(b->fresh);
+}
+
+/* The local index of key in h, added (*len grows) if new. */
+static int32_t buf_index(GHashTable *h, uint64_t key, int32_t *len)
+{
+	gpointer v;
+
+	if (g_hash_table_lookup_extended(h, (gpointer)(guintptr)(key + 1), NULL, &v))
+		return (int32_t)GPOINTER_TO_INT(v);
+	g_hash_table_insert(h, (gpointer)(guintptr)(key + 1), GINT_TO_POINTER(*len));
+	return (*len)++;
+}
+
+/* Round robin: cap among demands d[0..k) in equal shares, an input that
+ * asks less leaving the rest to the others: g. */
+static void buf_fill(double cap, const double *d, double *g, uint32_t k)
+{
+	uint32_t left = k;
+	double rest = cap;
+
+	for (uint32_t i = 0; i < k; i++)
+		g[i] = -1;
+	while (left) {
+		double share = rest / left;
+		bool any = false;
+
+		for (uint32_t i = 0; i < k; i++)
+			if (g[i] < 0 && d[i] <= share) {
+				g[i] = d[i];
+				rest -= d[i];
+				left--;
+				any = true;
+			}
+		if (any)
+			continue;
+		for (uint32_t i = 0; i < k; i++)
+			if (g[i] < 0)
+				g[i] = share;
+		break;
+	}
+}
+
+/* One step of dt: each output's round robin among its inputs within the
+ * space of the buffers below, each buffer draining its flows in the
+ * proportions it holds them as far as its most held output lets it (its
+ * head blocks the rest), memory sending what it is granted of what
+ * rem[] has left to send; got[] adds what each flow delivered. */
+static void buf_step(struct bfluid *b, double *rem, double *got)
+{
+	struct flow_net *n = b->n;
+	const struct bedge *E = (const struct bedge *)(const void *)b->edges->data;
+	const struct bout *O = (const struct bout *)(const void *)b->outs->data;
+	double dt = b->dt;
+
+	memset(b->tot, 0, (size_t)b->nq * sizeof(double));
+	memset(b->off, 0, (size_t)b->ne * sizeof(double));
+	memset(b->offv, 0, (size_t)b->ne * FLOW_VCS * sizeof(double));
+	memset(b->mwant, 0, (size_t)b->ne * sizeof(uint32_t));
+	for (guint i = 0; i < b->nf; i++) {
+		const struct flow *fl = b->flows->pdata[i];
+		uint32_t m = b->m0[i];
+		int h = fl->hops;
+
+		for (int u = 0; u < h; u++)
+			b->tot[b->mland[m + u]] += b->x[m + u] * b->mw[m + u];
+		b->mwant[b->medge[m]] += rem[i] > 0;
+		for (int u = 1; u <= h; u++) {
+			double o = b->x[m + u - 1] * b->mw[m + u];
+			int32_t e = b->medge[m + u];
+
+			b->off[e] += o;
+			b->offv[(gsize)e * FLOW_VCS + (u < h ? fl->vc[u] : 0)] += o;
+		}
+	}
+	for (int32_t o = 0; o < b->no; o++) {
+		double K = O[o].cap * dt;
+		uint32_t k = O[o].e1 - O[o].e0;
+		const uint32_t *oe = b->oedge + O[o].e0;
+
+		for (uint32_t j = 0; j < k; j++) {
+			int32_t e = (int32_t)oe[j];
+
+			b->d[e] = 0;
+			if (E[e].fifo < 0 && b->mwant[e]) {
+				b->off[e] = K;
+				b->offv[(gsize)e * FLOW_VCS + E[e].mvc] = K;
+			}
+		}
+		/* the space below each virtual channel, round robin among
+		 * the inputs that offer for it */
+		for (int v = 0; v < FLOW_VCS; v++) {
+			double space = INFINITY;
+			bool any = false;
+
+			if (O[o].chan >= 0) {
+				int32_t q = b->qof[o * FLOW_VCS + v];
+
+				space = MAX(n->buf[O[o].chan] - (q >= 0 ? b->tot[q] : 0), 0);
+			}
+			for (uint32_t j = 0; j < k; j++) {
+				b->tmp_d[j] = MIN(b->offv[(gsize)oe[j] * FLOW_VCS + v], K);
+				any |= b->tmp_d[j] > 0;
+			}
+			if (!any)
+				continue;
+			buf_fill(MIN(space, K), b->tmp_d, b->tmp_g, k);
+			for (uint32_t j = 0; j < k; j++)
+				b->d[oe[j]] += b->tmp_g[j];
+		}
+	}
+	/* rounds: the grants, each buffer's drain held by its most held
+	 * output, what it cannot take left to the others */
+	for (int round = 0; round < 3; round++) {
+		for (int32_t o = 0; o < b->no; o++) {
+			uint32_t k = O[o].e1 - O[o].e0;
+			const uint32_t *oe = b->oedge + O[o].e0;
+
+			for (uint32_t j = 0; j < k; j++)
+				b->tmp_d[j] = b->d[oe[j]];
+			buf_fill(O[o].cap * dt, b->tmp_d, b->tmp_g, k);
+			for (uint32_t j = 0; j < k; j++)
+				b->g[oe[j]] = b->tmp_g[j];
+		}
+		/* a node's memory sends no faster than its injection rate: its
+		 * lines' grants in proportion */
+		if (n->mem_sides) {
+			for (int32_t e = 0; e < b->ne; e++)
+				if (E[e].fifo < 0)
+					b->inj[E[e].node] = 0;
+			for (int32_t e = 0; e < b->ne; e++)
+				if (E[e].fifo < 0)
+					b->inj[E[e].node] += b->g[e];
+			for (int32_t e = 0; e < b->ne; e++) {
+				double cap = n->res[n->nchans + E[e].node].cap * dt;
+
+				if (E[e].fifo < 0 && cap > 0 && b->inj[E[e].node] > cap) {
+					b->g[e] *= cap / b->inj[E[e].node];
+					b->d[e] = b->g[e];
+				}
+			}
+		}
+		for (int32_t q = 0; q < b->nq; q++)
+			b->r[q] = 1;
+		for (int32_t e = 0; e < b->ne; e++)
+			if (E[e].fifo >= 0 && b->off[e] > 0)
+				b->r[E[e].fifo] = MIN(b->r[E[e].fifo], b->g[e] / b->off[e]);
+		for (int32_t e = 0; e < b->ne; e++)
+			if (E[e].fifo >= 0)
+				b->d[e] = MIN(b->d[e], b->off[e] * b->r[E[e].fifo]);
+	}
+	for (int32_t e = 0; e < b->ne; e++)
+		b->rel[e] = E[e].fifo >= 0 ? 0 : b->mwant[e] ? b->g[e] : 0;
+	memset(b->dx, 0, (size_t)b->nm * sizeof(double));
+	for (guint i = 0; i < b->nf; i++) {
+		const struct flow *fl = b->flows->pdata[i];
+		uint32_t m = b->m0[i];
+		int h = fl->hops;
+
+		for (int u = 0; u <= h; u++) {
+			double moved;
+
+			if (!u) {
+				if (rem[i] <= 0)
+					continue;
+				moved = MIN(b->rel[b->medge[m]] / b->mwant[b->medge[m]] / b->mw[m], rem[i]);
+				rem[i] -= moved;
+			} else {
+				moved = b->x[m + u - 1] * b->r[b->mland[m + u - 1]];
+				b->dx[m + u - 1] -= moved;
+			}
+			if (u < h)
+				b->dx[m + u] += moved;
+			else
+				got[i] += moved;
+		}
+	}
+	for (uint32_t m = 0; m < b->nm; m++)
+		b->x[m] = MAX(b->x[m] + b->dx[m], 0);
+}
+
+/* Runs the fluid `steps` steps, or until every flow has delivered what
+ * left[] holds (rem[]: what it has still to send, the rest being in the
+ * buffers); rate[]: each flow's delivery rate, over the time it took to
+ * deliver its last where it did, else over the steps. */
+static void buf_run(struct bfluid *b, double *rem, const double *left, double *rate, int64_t steps)
+{
+	guint nf = b->nf;
+	g_autofree double *got = g_new0(double, nf);
+	g_autofree double *t_out = g_new(double, nf);
+	guint going = 0;
+	int64_t k = 0;
+
+	for (guint i = 0; i < nf; i++) {
+		t_out[i] = left[i] > 0 ? -1 : 0;
+		going += left[i] > 0;
+	}
+	while (going && k < steps) {
+		buf_step(b, rem, got);
+		k++;
+		for (guint i = 0; i < nf; i++)
+			if (t_out[i] < 0 && got[i] >= left[i] * (1 - 1e-12)) {
+				t_out[i] = (double)k * b->dt;
+				going--;
+			}
+	}
+	for (guint i = 0; i < nf; i++) {
+		/* a flow that starts empty: its first bytes took a step per hop
+		 * to cross, which its tail already counts */
+		const struct flow *fl = b->flows->pdata[i];
+		double lag = 0;
+
+		if (rem[i] + got[i] >= left[i] * (1 - 1e-12) && b->fresh[i])
+			lag = MIN((double)fl->hops, (double)k - 1) * b->dt;
+		double t = t_out[i] > 0 ? t_out[i] : (double)k * b->dt;
+
+		rate[i] = t_out[i] > 0 ? left[i] / MAX(t - lag, b->dt) : k ? got[i] / MAX(t - lag, b->dt) : 0;
+	}
+}
+
+/* The rates of a component with a route of more than one hop where each
+ * channel's receive buffer is finite (flow.arbiter: buffers, flow.h): its
+ * buffers are a fluid whose contents each flow keeps (bx, as of bx_t).
+ * They are first brought up to now, with the flows that were there, then
+ * run ahead from there, with all, until the rates settle or a flow has
+ * sent its last; each flow takes its rate from that run. Without finite
+ * buffers, rr_share's rates. */
+static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
+{
+	guint nf = flows->len;
+	double fill_ps = INFINITY;
+	struct bfluid b = { .n = n, .flows = flows, .nf = nf };
+
+	for (guint i = 0; i < nf; i++) {
+		const struct flow *fl = flows->pdata[i];
+
+		b.nm += (uint32_t)fl->hops + 1;
+		for (int u = 0; u < fl->hops; u++) {
+			uint32_t c = fl->use[u].res;
+
+			fill_ps = MIN(fill_ps, n->buf[c] / n->res[c].cap);
+		}
+	}
+	if (!isfinite(fill_ps) || fill_ps <= 0) {
+		rr_share(n, flows, res);
+		return;
+	}
+	b.dt = n->buf_dt;
+	g_autoptr(GHashTable) fifo_h = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autoptr(GHashTable) edge_h = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autoptr(GHashTable) out_h = g_hash_table_new(g_direct_hash, g_direct_equal);
+	uint64_t nch = (uint64_t)n->nchans;
+	uint32_t m = 0;
+
+	b.m0 = g_new(uint32_t, nf + 1);
+	b.medge = g_new(int32_t, b.nm);
+	b.mland = g_new(int32_t, b.nm);
+	b.mw = g_new(double, b.nm);
+	b.x = g_new0(double, b.nm);
+	b.dx = g_new(double, b.nm);
+	b.edges = g_array_new(FALSE, FALSE, sizeof(struct bedge));
+	b.outs = g_array_new(FALSE, FALSE, sizeof(struct bout));
+	for (guint i = 0; i < nf; i++) {
+		const struct flow *fl = flows->pdata[i];
+		int h = fl->hops;
+
+		b.m0[i] = m;
+		if (fl->bx_n == (uint32_t)h)
+			memcpy(b.x + m, fl->bx, (size_t)h * sizeof(double));
+		for (int u = 0; u <= h; u++, m++) {
+			uint64_t okey = u < h ? fl->use[u].res : nch + (uint64_t)fl->dst;
+			int32_t o = buf_index(out_h, okey, &b.no);
+
+			if (o == (int32_t)b.outs->len) {
+				double ej = n->res[n->nchans + n->nranks + fl->dst].cap;
+				struct bout ob = {
+					.chan = u < h ? (int32_t)fl->use[u].res : -1,
+					.cap = u < h ? n->res[fl->use[u].res].cap : ej > 0 ? ej : INFINITY,
+				};
+
+				g_array_append_val(b.outs, ob);
+			}
+			/* the input: the buffer of the hop before, or memory's line
+			 * on the first channel */
+			uint64_t ekey = u ? ((uint64_t)b.mland[m - 1] << 32 | (uint64_t)o)
+					  : (1ull << 63 | (uint64_t)fl->use[0].res << 32 | (uint64_t)o);
+			int32_t e = buf_index(edge_h, ekey, &b.ne);
+
+			if (e == (int32_t)b.edges->len) {
+				struct bedge eb = { .out = o, .fifo = u ? b.mland[m - 1] : -1,
+						    .node = fl->src, .mvc = fl->vc[0] };
+
+				g_array_append_val(b.edges, eb);
+			}
+			b.medge[m] = e;
+			b.mland[m] = u < h ? buf_index(fifo_h, (uint64_t)fl->use[u].res * FLOW_VCS + fl->vc[u],
+						       &b.nq)
+					 : -1;
+			b.mw[m] = fl->use[u < h ? u : h - 1].w;
+		}
+	}
+	b.m0[nf] = m;
+	/* each output's edges, and the buffer below it per virtual channel */
+	struct bout *O = (struct bout *)(void *)b.outs->data;
+	const struct bedge *E = (const struct bedge *)(const void *)b.edges->data;
+	g_autofree uint32_t *cnt = g_new0(uint32_t, b.no + 1);
+
+	b.oedge = g_new(uint32_t, b.ne);
+	for (int32_t e = 0; e < b.ne; e++)
+		cnt[E[e].out + 1]++;
+	for (int32_t o = 0; o < b.no; o++) {
+		cnt[o + 1] += cnt[o];
+		O[o].e0 = O[o].e1 = cnt[o];
+	}
+	for (int32_t e = 0; e < b.ne; e++)
+		b.oedge[O[E[e].out].e1++] = (uint32_t)e;
+	b.qof = g_new(int32_t, (gsize)b.no * FLOW_VCS);
+	for (int32_t o = 0; o < b.no; o++)
+		for (int v = 0; v < FLOW_VCS; v++) {
+			gpointer val;
+			uint64_t key = (uint64_t)O[o].chan * FLOW_VCS + (uint64_t)v + 1;
+
+			b.qof[o * FLOW_VCS + v] = O[o].chan >= 0 &&
+				g_hash_table_lookup_extended(fifo_h, (gpointer)(guintptr)key, NULL, &val)
+				? GPOINTER_TO_INT(val) : -1;
+		}
+	b.tot = g_new(double, b.nq);
+	b.r = g_new(double, b.nq);
+	b.off = g_new(double, b.ne);
+	b.offv = g_new(double, (gsize)b.ne * FLOW_VCS);
+	b.d = g_new(double, b.ne);
+	b.g = g_new(double, b.ne);
+	b.rel = g_new(double, b.ne);
+	b.tmp_d = g_new(double, b.ne);
+	b.tmp_g = g_new(double, b.ne);
+	b.mwant = g_new(uint32_t, b.ne);
+	b.inj = g_new(double, n->nranks);
+	b.fresh = g_new(bool, nf);
+
+	/* one window from the fluid as the last tick left it: kept at a tick
+	 * (it is the window from now), else only read */
+	g_autofree double *rem = g_new(double, nf);
+	g_autofree double *left = g_new(double, nf);
+	g_autofree double *rate = g_new(double, nf);
+
+	for (guint i = 0; i < nf; i++) {
+		const struct flow *fl = flows->pdata[i];
+		double held = 0;
+
+		for (int u = 0; u < fl->hops; u++)
+			held += b.x[b.m0[i] + u];
+		left[i] = MAX(fl->units - fl->pos, 0);
+		rem[i] = MAX(left[i] - held, 0);
+		b.fresh[i] = held <= 0;
+	}
+	buf_run(&b, rem, left, rate, BUF_WINDOW);
+	for (guint i = 0; i < nf; i++) {
+		struct flow *fl = flows->pdata[i];
+		int h = fl->hops;
+		bool keep = n->buf_commit || fl->bx_n != (uint32_t)h;
+
+		if ((uint32_t)h > fl->bx_alloc) {
+			fl->bx_alloc = (uint32_t)h;
+			fl->bx = g_renew(double, fl->bx, h);
+		}
+		/* one not yet in the fluid enters it empty at the next tick */
+		if (n->buf_commit)
+			memcpy(fl->bx, b.x + b.m0[i], (size_t)h * sizeof(double));
+		else if (keep)
+			memset(fl->bx, 0, (size_t)h * sizeof(double));
+		fl->bx_n = (uint32_t)h;
+		if (n->buf_commit)
+			fl->buf_stamp = n->buf_stamp;
+	}
+	if (!n->buf_tick_pending) {
+		n->buf_tick_pending = true;
+		sim_schedule(n->s, (sim_time_t)ceil(BUF_WINDOW * b.dt), &n->c, FL_BUF_TICK);
+	}
+	for (guint i = 0; i < nf; i++) {
+		struct flow *fl = flows->pdata[i];
+		double old = fl->rate;
+		double rt = MIN(rate[i], fl->bound);
+
+		if (!(fl->units - fl->pos > 0))
+			rt = old > 0 ? old : fl->bound; /* all sent: it only drains */
+		else if (!(rt > fl->bound * BUF_STARVED))
+			rt = fl->bound * BUF_STARVED;
+		fl->rate = rt;
+		fl->rr_rate = -1;
+		fl->frozen = true;
+		if (old != fl->rate || !fl->ev_pending)
+			schedule_progress(n, fl);
+	}
+	bfluid_free(&b);
+}
+
 /* A resource's level in progressive filling, false once it is full or has
  * no unfrozen flow. */
 static bool fres_level(const struct fres *r, double *level)
@@ -1455,13 +1944,16 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	if (!flows->len)
 		return;
 	n->in_reshare = true;
-	if (n->arbiter == LINK_FLOW_ROUND_ROBIN && multi_hop(flows)) {
+	if (n->arbiter != LINK_FLOW_MAXMIN && multi_hop(flows)) {
 		for (guint i = 0; i < flows->len; i++) {
 			struct flow *fl = flows->pdata[i];
 
 			take_up(n, fl, now);
 		}
-		rr_share(n, flows, res);
+		if (n->arbiter == LINK_FLOW_BUFFERS)
+			buf_share(n, flows, res);
+		else
+			rr_share(n, flows, res);
 		n->in_reshare = false;
 		return;
 	}
@@ -1934,6 +2426,29 @@ static void on_deliver(struct flow_net *n, struct flow *fl, uint64_t x)
 	}
 }
 
+/* A window of the buffers' fluid has passed: each component that has a
+ * flow in it moves its fluid on by the next window and takes its rates
+ * from it; the ticks stop when none has. */
+static void buf_tick(struct flow_net *n)
+{
+	sim_time_t now = sim_now(n->s);
+
+	n->buf_tick_pending = false;
+	n->buf_stamp++;
+	n->buf_commit = true;
+	for (int c = 0; c < n->nchans; c++)
+		for (uint32_t k = 0; k < n->res[c].n; k++) {
+			struct flow *fl = n->res[c].fl[k];
+
+			if (fl->hops < 2 || !fl->bx_n || fl->buf_stamp == n->buf_stamp || fl->ghost ||
+			    fl->t_pos > now || !(pos_at(fl, now) < fl->units))
+				continue;
+			reshare(n, fl->use, (uint32_t)fl->hops, false);
+			fl->buf_stamp = n->buf_stamp;
+		}
+	n->buf_commit = false;
+}
+
 static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
 {
 	struct flow_net *n = (struct flow_net *)self;
@@ -1950,6 +2465,9 @@ static void flow_handler(struct sim *s, struct sim_component *self, struct sim_e
 		break;
 	case FL_START:
 		on_start(n, ev->data[0].p);
+		break;
+	case FL_BUF_TICK:
+		buf_tick(n);
 		break;
 	default:
 		g_error("flow: unknown event type %u", ev->type);
@@ -2033,6 +2551,8 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->ev_pending = false;
 	fl->rate = 0;
 	fl->rr_rate = -1;
+	fl->bx_n = 0;
+	fl->buf_stamp = 0;
 	fl->pos = 0;
 	fl->t_pos = 0;
 	fl->stamp = 0;

@@ -26,6 +26,23 @@
  * Routes of one hop alone are max-min as above (their only input is the
  * memory line).
  *
+ * With flow.arbiter buffers, such a component's channels keep their receive
+ * buffers (credits x packet bytes, per virtual channel) as a fluid, run in
+ * steps of a sixteenth of the smallest buffer's drain time: each step, each
+ * channel is shared round robin among the inputs of its arbiter that have
+ * something for it, within the space left in the buffer below for each
+ * virtual channel (a full buffer takes nothing more); a buffer drains its
+ * flows in the proportions it holds them, as far as its most held output
+ * grants (its head blocks the rest); a node's memory sends no faster than
+ * its injection rate. A tick every 16 steps (while such a flow sends) moves
+ * the fluid one window on and gives each flow of it its rate: what its
+ * destination received in that window (less, for a flow that starts with
+ * nothing in the buffers, the step per hop its first bytes took, which its
+ * tail already counts), or its remaining bytes over the time they took.
+ * A start or end between ticks takes its rates from the window ahead of the
+ * fluid as the last tick left it, without keeping it. Without finite
+ * buffers, round robin as above.
+ *
  * Timing of a flow of B payload bytes (wire bytes W_c = B + packets x header
  * on channel c, at least one packet):
  *  - it sends W (its first channel's wire bytes) at its rate r(t), weighted

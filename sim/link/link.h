@@ -269,11 +269,13 @@ enum link_fidelity {
 };
 
 /* How flow fidelity shares a channel among the flows of a component with a
- * route of more than one hop (sim/link/flow.h): max-min per flow, or each
- * channel shared round robin among the inputs of its arbiter first. */
+ * route of more than one hop (sim/link/flow.h): max-min per flow, each
+ * channel shared round robin among the inputs of its arbiter first, or that
+ * round robin with the channels' receive buffers run as a fluid. */
 enum link_flow_arbiter {
 	LINK_FLOW_MAXMIN = 0,
 	LINK_FLOW_ROUND_ROBIN = 1,
+	LINK_FLOW_BUFFERS = 2,
 };
 
 /* Route choice for a message. */

@@ -187,11 +187,10 @@ static void test_topology(gconstpointer data)
 	g_assert_cmpuint(pick_failed, ==, 0);
 }
 
-/* flow.arbiter round-robin on the ring, where routes have several hops:
- * every curve that max-min sharing brings within the goal stays within it,
- * and the error over all points is lower (docs/scale.md, "Per-input round
- * robin in flow fidelity"). */
-static void test_round_robin(void)
+/* A flow.arbiter other than max-min on the ring, where routes have several
+ * hops: every curve that max-min sharing brings within the goal stays
+ * within it, and the error over all points is lower. */
+static void arbiter_on_ring(enum link_flow_arbiter arbiter)
 {
 	static const int ranks[] = { 4, 16 };
 	static const uint64_t sizes[] = { 4096, 256 << 10, 16 << 20 };
@@ -201,7 +200,7 @@ static void test_round_robin(void)
 
 	for (uint32_t arb = 0; arb < 2; arb++) {
 		platform_init_default(&base[arb]);
-		base[arb].fabric.flow_arbiter = arb ? LINK_FLOW_ROUND_ROBIN : LINK_FLOW_MAXMIN;
+		base[arb].fabric.flow_arbiter = arb ? arbiter : LINK_FLOW_MAXMIN;
 	}
 
 	for (size_t ci = 0; ci < G_N_ELEMENTS(colls); ci++)
@@ -230,14 +229,14 @@ static void test_round_robin(void)
 				fidelity_err_merge(&all[arb], &e[arb]);
 			}
 			if (ok[0] && !ok[1]) {
-				g_test_message("ring %s %s: round-robin geomean_err %.2f %%, max %.2f %%",
-					       coll_name(colls[ci]), (*a)->name,
+				g_test_message("ring %s %s: arbiter %d geomean_err %.2f %%, max %.2f %%",
+					       coll_name(colls[ci]), (*a)->name, (int)arbiter,
 					       100 * fidelity_geomean_err(&e[1]), 100 * e[1].max_err);
 				lost++;
 			}
 		}
-	g_test_message("ring: curves met %u (maxmin) and %u (round-robin); geomean_err over all "
-		       "points %.2f %% and %.2f %%", met[0], met[1], 100 * fidelity_geomean_err(&all[0]),
+	g_test_message("ring: curves met %u (maxmin) and %u (arbiter %d); geomean_err over all "
+		       "points %.2f %% and %.2f %%", met[0], met[1], (int)arbiter, 100 * fidelity_geomean_err(&all[0]),
 		       100 * fidelity_geomean_err(&all[1]));
 	platform_release(&base[0]);
 	platform_release(&base[1]);
@@ -245,6 +244,18 @@ static void test_round_robin(void)
 	g_assert_cmpuint(lost, ==, 0);
 	g_assert_cmpuint(met[1], >=, met[0]);
 	g_assert_cmpfloat(fidelity_geomean_err(&all[1]), <, fidelity_geomean_err(&all[0]));
+}
+
+/* docs/scale.md, "Per-input round robin in flow fidelity" */
+static void test_round_robin(void)
+{
+	arbiter_on_ring(LINK_FLOW_ROUND_ROBIN);
+}
+
+/* docs/scale.md, "Receive buffers as a fluid" */
+static void test_buffers(void)
+{
+	arbiter_on_ring(LINK_FLOW_BUFFERS);
 }
 
 /* Round-robin sharing's rounds can cycle between allocations that are
@@ -431,6 +442,7 @@ int main(int argc, char **argv)
 		g_test_add_data_func(path, kinds[i], test_topology);
 	}
 	g_test_add_func("/fidelity/round-robin", test_round_robin);
+	g_test_add_func("/fidelity/buffers", test_buffers);
 	g_test_add_func("/fidelity/round-robin-cycles", test_round_robin_cycles);
 	g_test_add_func("/fidelity/protocols", test_protocols);
 	g_test_add_func("/fidelity/lanes", test_lanes);
