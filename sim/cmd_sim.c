@@ -631,20 +631,26 @@ int cmd_sim(int argc, char **argv)
 		units_format_size(forwarded_largest, largest, sizeof(largest));
 		units_format_size((uint64_t)lp->credits * lp->max_payload_bytes, buffer, sizeof(buffer));
 		units_format_size(lp->max_payload_bytes, packet, sizeof(packet));
+		bool fluid = pl.fabric.flow_arbiter == LINK_FLOW_BUFFERS;
+
 		fprintf(stderr,
 			"%s: note: ranks forward %.1f %% of this run's message bytes (multi-hop routes), "
 			"in messages of up to %s, against a receive buffer of %s per link (%u credits "
-			"of %s); flow fidelity leaves out the packet fabric's credit back-pressure on "
-			"such routes: it follows packet fidelity while those messages stay well below "
-			"the buffer, and has been measured up to 58 %% faster than packet fidelity once "
-			"they outgrow it (docs/scale.md, \"What flow fidelity misses on multi-hop routes "
-			"is buffer space\"): --fidelity packet is the reference%s\n",
+			"of %s); %s: --fidelity packet is the reference%s\n",
 			argv[0], 100 * forwarded, largest, buffer, lp->credits, packet,
-			pl.fabric.flow_arbiter == LINK_FLOW_MAXMIN
-				? "; --set flow.arbiter=round-robin shares each link per input of "
-				  "its arbiter, as the packet fabric does, and comes closer (docs/scale.md, "
-				  "\"Per-input round robin in flow fidelity\")"
-				: "");
+			fluid ? "flow.arbiter buffers runs those buffers as a fluid, which follows the "
+				"packet fabric's credit back-pressure more closely than sharing alone but "
+				"still misses it by up to 45 % on some curves (docs/scale.md, \"Receive "
+				"buffers as a fluid\")"
+			      : "flow fidelity leaves out the packet fabric's credit back-pressure on "
+				"such routes: it follows packet fidelity while those messages stay well "
+				"below the buffer, and has been measured up to 58 % faster than packet "
+				"fidelity once they outgrow it (docs/scale.md, \"What flow fidelity misses "
+				"on multi-hop routes is buffer space\")",
+			fluid ? ""
+			      : "; --set flow.arbiter=buffers runs each link's receive buffer as a fluid, "
+				"so that full buffers hold back the links upstream as the packet fabric's "
+				"credits do, and comes closer (docs/scale.md, \"Receive buffers as a fluid\")");
 	}
 	if (switched > 0)
 		fprintf(stderr,

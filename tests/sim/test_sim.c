@@ -1846,15 +1846,25 @@ static void test_rank_forwarded(void)
 	g_assert_nonnull(strstr(err, "g5 sim: note: ranks forward 86.7 % of this run's message bytes"));
 	g_assert_nonnull(strstr(err, "in messages of up to 64KiB, against a receive buffer of 256KiB "
 				     "per link (64 credits of 4KiB)"));
-	g_assert_nonnull(strstr(err, "; --set flow.arbiter=round-robin shares each link per input"));
+	g_assert_nonnull(strstr(err, "; --set flow.arbiter=buffers runs each link's receive buffer"));
+	g_assert_nonnull(strstr(err, "leaves out the packet fabric's credit back-pressure"));
 	g_assert_null(strstr(out, "note"));
 	g_free(out);
 	g_free(err);
-	/* with per-input sharing on, the note no longer points to it */
+	/* with per-input sharing on, the note still points to the buffers */
 	g_assert_cmpint(g5("sim --topo ring --ranks 16 --collective allgather --algo direct --size 1MiB "
 			   "--fidelity flow --json --set flow.arbiter=round-robin", &out, &err), ==, 0);
 	g_assert_nonnull(strstr(err, "g5 sim: note: ranks forward 86.7 % of this run's message bytes"));
-	g_assert_null(strstr(err, "flow.arbiter"));
+	g_assert_nonnull(strstr(err, "; --set flow.arbiter=buffers"));
+	g_free(out);
+	g_free(err);
+	/* with the buffers on, the note says what they model and point nowhere */
+	g_assert_cmpint(g5("sim --topo ring --ranks 16 --collective allgather --algo direct --size 1MiB "
+			   "--fidelity flow --json --set flow.arbiter=buffers", &out, &err), ==, 0);
+	g_assert_nonnull(strstr(err, "g5 sim: note: ranks forward 86.7 % of this run's message bytes"));
+	g_assert_nonnull(strstr(err, "flow.arbiter buffers runs those buffers as a fluid"));
+	g_assert_null(strstr(err, "--set flow.arbiter"));
+	g_assert_null(strstr(err, "leaves out"));
 	g_free(out);
 	g_free(err);
 	g_assert_cmpint(g5("sim --topo ring --ranks 16 --algo ring --size 1MiB --fidelity flow --json", &out,
