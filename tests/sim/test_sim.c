@@ -1946,7 +1946,7 @@ static void test_bench_fidelity_jobs(void)
 	g_clear_pointer(&one, g_free);
 	g_clear_pointer(&err, g_free);
 	g_assert_cmpint(g5("bench fidelity --arbiter fair", &one, &err), ==, 2);
-	g_assert_nonnull(strstr(err, "--arbiter must be one of maxmin, round-robin, got 'fair'"));
+	g_assert_nonnull(strstr(err, "--arbiter must be one of maxmin, round-robin, buffers, got 'fair'"));
 }
 
 /* `g5 bench fidelity --set KEY=VALUE` runs both fidelities on the seed
