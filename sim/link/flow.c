@@ -1655,7 +1655,13 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 			fill_ps = MIN(fill_ps, n->buf[c] / n->res[c].cap);
 		}
 	}
-	if (!isfinite(fill_ps) || fill_ps <= 0) {
+	bool forwarded = false;
+
+	for (guint i = 0; i < nf; i++)
+		forwarded |= ((const struct flow *)flows->pdata[i])->forwarded;
+	/* the buffers of ranks that forward: a switch's inputs each hold one
+	 * source's messages in line, which max-min already shares */
+	if (!isfinite(fill_ps) || fill_ps <= 0 || !forwarded) {
 		rr_share(n, flows, res);
 		return;
 	}
