@@ -640,7 +640,7 @@ int cmd_sim(int argc, char **argv)
 			argv[0], 100 * forwarded, largest, buffer, lp->credits, packet,
 			fluid ? "flow.arbiter buffers runs those buffers as a fluid, which follows the "
 				"packet fabric's credit back-pressure more closely than sharing alone but "
-				"still misses it by up to 45 % on some curves (docs/scale.md, \"Receive "
+				"still misses it by up to 53 % on some curves (docs/scale.md, \"Receive "
 				"buffers as a fluid\")"
 			      : "flow fidelity leaves out the packet fabric's credit back-pressure on "
 				"such routes: it follows packet fidelity while those messages stay well "
@@ -650,7 +650,8 @@ int cmd_sim(int argc, char **argv)
 			fluid ? ""
 			      : "; --set flow.arbiter=buffers runs each link's receive buffer as a fluid, "
 				"so that full buffers hold back the links upstream as the packet fabric's "
-				"credits do, and comes closer (docs/scale.md, \"Receive buffers as a fluid\")");
+				"credits do: closer on rings of up to 16 ranks, at about packet fidelity's "
+				"cost (docs/scale.md, \"Receive buffers as a fluid\")");
 	}
 	if (switched > 0)
 		fprintf(stderr,
