@@ -201,6 +201,8 @@ struct flow {
 				* of them (0: empty) */
 	uint32_t bx_n, bx_alloc;
 	uint32_t buf_stamp;    /* the tick that last moved its fluid */
+	bool detached;         /* buf_share: its source has sent it all into the
+				* buffers, and its channel's line has gone on */
 };
 
 struct chan_fifo {
@@ -295,6 +297,9 @@ struct flow_net {
 				       * time / BUF_STEPS_PER_FILL; INFINITY: none */
 	bool buf_tick_pending, buf_commit;
 	uint32_t buf_stamp;
+	GPtrArray *buf_detach;        /* owned: flows whose line goes on at the tick */
+	GHashTable *buf_pairs;        /* owned: pair + 1 -> its detached flows in flight
+				       * (a message of the pair waits in line behind them) */
 };
 
 static void flow_free_fn(gpointer p)
@@ -441,6 +446,10 @@ void flow_net_free(struct flow_net *n)
 	g_array_unref(n->walk_res);
 	g_free(n->rr_map);
 	g_free(n->buf);
+	if (n->buf_detach)
+		g_ptr_array_unref(n->buf_detach);
+	if (n->buf_pairs)
+		g_hash_table_unref(n->buf_pairs);
 	lh_free(&n->fill);
 	g_free(n->hv);
 	g_free(n->hm);
@@ -756,7 +765,7 @@ static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 {
 	sim_time_t now = sim_now(n->s);
 
-	if (n->ch[fl->chan0].q.head || t_end >= SIM_TIME_END - fl->tail - fl->late)
+	if (fl->detached || n->ch[fl->chan0].q.head || t_end >= SIM_TIME_END - fl->tail - fl->late)
 		return false;
 	for (uint32_t u = 0; u < fl->nuse; u++)
 		if (n->res[fl->use[u].res].n != 1)
@@ -1772,6 +1781,13 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		left[i] = MAX(fl->units - fl->pos, 0);
 		rem[i] = MAX(left[i] - held, 0);
 		b.fresh[i] = held <= 0;
+		/* all in the buffers: its line may go on (at the tick) */
+		if (n->buf_commit && rem[i] <= 0 && left[i] > 0 && !fl->detached &&
+		    n->ch[fl->chan0].q.active == fl && fl->t_pos <= sim_now(n->s)) {
+			if (!n->buf_detach)
+				n->buf_detach = g_ptr_array_new();
+			g_ptr_array_add(n->buf_detach, (gpointer)fl);
+		}
 	}
 	buf_run(&b, rem, left, rate, BUF_WINDOW);
 	for (guint i = 0; i < nf; i++) {
@@ -2288,6 +2304,10 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 	while (!q->busy && q->head) {
 		struct flow *next = q->head;
 
+		/* behind a message of its pair still in the buffers: in order */
+		if (n->buf_pairs && g_hash_table_contains(n->buf_pairs, GUINT_TO_POINTER(next->pair + 1)))
+			break;
+
 		q->head = next->next;
 		if (!q->head) {
 			q->tail = NULL;
@@ -2337,11 +2357,22 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 		empty &= r->n == 0;
 	}
 	fl->ev_pending = false;
-	q->busy = false;
-	q->active = NULL;
+	if (!fl->detached) {
+		q->busy = false;
+		q->active = NULL;
+	}
 	/* nothing left on its resources: no rate can change */
 	if (!empty)
 		reshare(n, fl->use, fl->nuse, true);
+	if (fl->detached) {
+		gpointer key = GUINT_TO_POINTER(fl->pair + 1);
+		guint left = GPOINTER_TO_UINT(g_hash_table_lookup(n->buf_pairs, key)) - 1;
+
+		if (left)
+			g_hash_table_insert(n->buf_pairs, key, GUINT_TO_POINTER(left));
+		else
+			g_hash_table_remove(n->buf_pairs, key);
+	}
 	start_waiting(n, q);
 }
 
@@ -2453,6 +2484,25 @@ static void buf_tick(struct flow_net *n)
 			fl->buf_stamp = n->buf_stamp;
 		}
 	n->buf_commit = false;
+	for (guint k = 0; n->buf_detach && k < n->buf_detach->len; k++) {
+		struct flow *fl = n->buf_detach->pdata[k];
+		struct chan_fifo *q = &n->ch[fl->chan0].q;
+
+		if (q->active != fl || fl->detached || !(pos_at(fl, now) < fl->units))
+			continue;
+		gpointer key = GUINT_TO_POINTER(fl->pair + 1);
+
+		if (!n->buf_pairs)
+			n->buf_pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
+		g_hash_table_insert(n->buf_pairs, key,
+				    GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(n->buf_pairs, key)) + 1));
+		fl->detached = true;
+		q->active = NULL;
+		q->busy = false;
+		start_waiting(n, q);
+	}
+	if (n->buf_detach)
+		g_ptr_array_set_size(n->buf_detach, 0);
 }
 
 static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev)
@@ -2559,6 +2609,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->rr_rate = -1;
 	fl->bx_n = 0;
 	fl->buf_stamp = 0;
+	fl->detached = false;
 	fl->pos = 0;
 	fl->t_pos = 0;
 	fl->stamp = 0;
