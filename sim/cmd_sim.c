@@ -640,7 +640,7 @@ int cmd_sim(int argc, char **argv)
 			argv[0], 100 * forwarded, largest, buffer, lp->credits, packet,
 			fluid ? "flow.arbiter buffers runs those buffers as a fluid, which follows the "
 				"packet fabric's credit back-pressure more closely than sharing alone but "
-				"still misses it by up to 53 % on some curves (docs/scale.md, \"Receive "
+				"still misses it by up to 45 % on some curves (docs/scale.md, \"Receive "
 				"buffers as a fluid\")"
 			      : "flow fidelity leaves out the packet fabric's credit back-pressure on "
 				"such routes: it follows packet fidelity while those messages stay well "

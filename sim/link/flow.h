@@ -40,7 +40,10 @@
  * nothing in the buffers, the step per hop its first bytes took, which its
  * tail already counts), or its remaining bytes over the time they took.
  * A start or end between ticks takes its rates from the window ahead of the
- * fluid as the last tick left it, without keeping it. Without finite
+ * fluid as the last tick left it, without keeping it. A message whose
+ * source has sent it all into the buffers lets its channel's line of
+ * messages go on at the tick (a message of its pair waits behind it). The
+ * fluid runs only where a rank forwards; elsewhere, and without finite
  * buffers, round robin as above.
  *
  * Timing of a flow of B payload bytes (wire bytes W_c = B + packets x header
