@@ -42,7 +42,8 @@ struct point_out {
 	const char *algo;     /* the algorithm that ran ('auto' resolved) */
 	uint32_t nchunks;     /* and its nchunks */
 	bool flow;            /* it ran at flow fidelity */
-	uint64_t buffer_bytes; /* a link's receive buffer (credits x payload); 0: unlimited */
+	uint64_t buffer_bytes; /* a link's receive buffer (credits x payload); 0: unlimited,
+				* or run as a fluid (flow.arbiter buffers) */
 };
 
 struct pool_state {
@@ -68,7 +69,8 @@ static bool run_point(const struct experiment *e, const struct exp_point *pt,
 	o->topology = topo_name(pl.fabric.topo);
 	o->ranks = pl.fabric.nranks;
 	o->flow = pl.fabric.fidelity == LINK_FIDELITY_FLOW;
-	o->buffer_bytes = (uint64_t)pl.fabric.link.credits * pl.fabric.link.max_payload_bytes;
+	o->buffer_bytes = pl.fabric.flow_arbiter == LINK_FLOW_BUFFERS
+		? 0 : (uint64_t)pl.fabric.link.credits * pl.fabric.link.max_payload_bytes;
 	job.plat = &pl;
 	job.coll = pt->coll;
 	job.algo = pt->algo;
