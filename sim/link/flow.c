@@ -298,6 +298,8 @@ struct flow_net {
 	bool buf_tick_pending, buf_commit;
 	uint32_t buf_stamp;
 	GPtrArray *buf_detach;        /* owned: flows whose line goes on at the tick */
+	int32_t *buf_omap, *buf_qmap; /* owned, buf_share's: output and buffer -> its
+				       * index there, -1 between shares */
 	GHashTable *buf_pairs;        /* owned: pair + 1 -> its detached flows in flight
 				       * (a message of the pair waits in line behind them) */
 };
@@ -448,6 +450,8 @@ void flow_net_free(struct flow_net *n)
 	g_free(n->buf);
 	if (n->buf_detach)
 		g_ptr_array_unref(n->buf_detach);
+	g_free(n->buf_omap);
+	g_free(n->buf_qmap);
 	if (n->buf_pairs)
 		g_hash_table_unref(n->buf_pairs);
 	lh_free(&n->fill);
@@ -1424,17 +1428,6 @@ static void bfluid_free(struct bfluid *b)
 	g_free(b->fresh);
 }
 
-/* The local index of key in h, added (*len grows) if new. */
-static int32_t buf_index(GHashTable *h, uint64_t key, int32_t *len)
-{
-	gpointer v;
-
-	if (g_hash_table_lookup_extended(h, (gpointer)(guintptr)(key + 1), NULL, &v))
-		return (int32_t)GPOINTER_TO_INT(v);
-	g_hash_table_insert(h, (gpointer)(guintptr)(key + 1), GINT_TO_POINTER(*len));
-	return (*len)++;
-}
-
 /* Round robin: cap among demands d[0..k) in equal shares, an input that
  * asks less leaving the rest to the others: g. */
 static void buf_fill(double cap, const double *d, double *g, uint32_t k)
@@ -1675,11 +1668,21 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		return;
 	}
 	b.dt = n->buf_dt;
-	g_autoptr(GHashTable) fifo_h = g_hash_table_new(g_direct_hash, g_direct_equal);
-	g_autoptr(GHashTable) edge_h = g_hash_table_new(g_direct_hash, g_direct_equal);
-	g_autoptr(GHashTable) out_h = g_hash_table_new(g_direct_hash, g_direct_equal);
-	uint64_t nch = (uint64_t)n->nchans;
 	uint32_t m = 0;
+
+	/* outputs by channel or ejecting node, buffers by channel x virtual
+	 * channel: indices in the order first met, the maps emptied after */
+	if (!n->buf_omap) {
+		n->buf_omap = g_new(int32_t, (gsize)n->nchans + (gsize)n->nranks);
+		n->buf_qmap = g_new(int32_t, (gsize)n->nchans * FLOW_VCS);
+		memset(n->buf_omap, 0xff, ((gsize)n->nchans + (gsize)n->nranks) * sizeof(int32_t));
+		memset(n->buf_qmap, 0xff, (gsize)n->nchans * FLOW_VCS * sizeof(int32_t));
+	}
+	g_autofree int32_t *okeys = g_new(int32_t, b.nm); /* output -> its map slot */
+	g_autofree int32_t *omem = g_new(int32_t, b.nm);  /* output -> its memory edge */
+	g_autofree int32_t *qkeys = g_new(int32_t, b.nm); /* buffer -> its map slot */
+	g_autofree int32_t *qe = g_new(int32_t, b.nm);    /* buffer -> its first edge */
+	g_autofree int32_t *enext = g_new(int32_t, b.nm); /* edge -> its buffer's next */
 
 	b.m0 = g_new(uint32_t, nf + 1);
 	b.medge = g_new(int32_t, b.nm);
@@ -1697,34 +1700,52 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		if (fl->bx_n == (uint32_t)h)
 			memcpy(b.x + m, fl->bx, (size_t)h * sizeof(double));
 		for (int u = 0; u <= h; u++, m++) {
-			uint64_t okey = u < h ? fl->use[u].res : nch + (uint64_t)fl->dst;
-			int32_t o = buf_index(out_h, okey, &b.no);
+			int32_t okey = u < h ? (int32_t)fl->use[u].res : n->nchans + fl->dst;
+			int32_t o = n->buf_omap[okey];
 
-			if (o == (int32_t)b.outs->len) {
+			if (o < 0) {
 				double ej = n->res[n->nchans + n->nranks + fl->dst].cap;
 				struct bout ob = {
 					.chan = u < h ? (int32_t)fl->use[u].res : -1,
 					.cap = u < h ? n->res[fl->use[u].res].cap : ej > 0 ? ej : INFINITY,
 				};
 
+				o = n->buf_omap[okey] = b.no++;
+				okeys[o] = okey;
+				omem[o] = -1;
 				g_array_append_val(b.outs, ob);
 			}
 			/* the input: the buffer of the hop before, or memory's line
 			 * on the first channel */
-			uint64_t ekey = u ? ((uint64_t)b.mland[m - 1] << 32 | (uint64_t)o)
-					  : (1ull << 63 | (uint64_t)fl->use[0].res << 32 | (uint64_t)o);
-			int32_t e = buf_index(edge_h, ekey, &b.ne);
+			int32_t q = u ? b.mland[m - 1] : -1;
+			int32_t e = q < 0 ? omem[o] : qe[q];
 
-			if (e == (int32_t)b.edges->len) {
-				struct bedge eb = { .out = o, .fifo = u ? b.mland[m - 1] : -1,
-						    .node = fl->src, .mvc = fl->vc[0] };
+			while (q >= 0 && e >= 0 && g_array_index(b.edges, struct bedge, e).out != o)
+				e = enext[e];
+			if (e < 0) {
+				struct bedge eb = { .out = o, .fifo = q, .node = fl->src, .mvc = fl->vc[0] };
 
+				e = b.ne++;
 				g_array_append_val(b.edges, eb);
+				if (q < 0)
+					omem[o] = e;
+				else {
+					enext[e] = qe[q];
+					qe[q] = e;
+				}
 			}
 			b.medge[m] = e;
-			b.mland[m] = u < h ? buf_index(fifo_h, (uint64_t)fl->use[u].res * FLOW_VCS + fl->vc[u],
-						       &b.nq)
-					 : -1;
+			b.mland[m] = -1;
+			if (u < h) {
+				int32_t qk = (int32_t)fl->use[u].res * FLOW_VCS + fl->vc[u];
+
+				if (n->buf_qmap[qk] < 0) {
+					n->buf_qmap[qk] = b.nq;
+					qkeys[b.nq] = qk;
+					qe[b.nq++] = -1;
+				}
+				b.mland[m] = n->buf_qmap[qk];
+			}
 			b.mw[m] = fl->use[u < h ? u : h - 1].w;
 		}
 	}
@@ -1745,14 +1766,12 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		b.oedge[O[E[e].out].e1++] = (uint32_t)e;
 	b.qof = g_new(int32_t, (gsize)b.no * FLOW_VCS);
 	for (int32_t o = 0; o < b.no; o++)
-		for (int v = 0; v < FLOW_VCS; v++) {
-			gpointer val;
-			uint64_t key = (uint64_t)O[o].chan * FLOW_VCS + (uint64_t)v + 1;
-
-			b.qof[o * FLOW_VCS + v] = O[o].chan >= 0 &&
-				g_hash_table_lookup_extended(fifo_h, (gpointer)(guintptr)key, NULL, &val)
-				? GPOINTER_TO_INT(val) : -1;
-		}
+		for (int v = 0; v < FLOW_VCS; v++)
+			b.qof[o * FLOW_VCS + v] = O[o].chan >= 0 ? n->buf_qmap[O[o].chan * FLOW_VCS + v] : -1;
+	for (int32_t o = 0; o < b.no; o++)
+		n->buf_omap[okeys[o]] = -1;
+	for (int32_t q = 0; q < b.nq; q++)
+		n->buf_qmap[qkeys[q]] = -1;
 	b.tot = g_new(double, b.nq);
 	b.r = g_new(double, b.nq);
 	b.off = g_new(double, b.ne);
