@@ -330,7 +330,8 @@ static double latency_us(struct platform *pl, uint32_t fid, enum coll c, const c
  * direct AllGather on 8 ranks, 16 and 64 MiB, where max-min sharing is
  * about half packet fidelity's time. With flow.arbiter buffers both
  * come within 8 % of packet fidelity, and a second run gives the same
- * picoseconds. */
+ * picoseconds. Without credits (buffers that never fill) it gives round
+ * robin's result. */
 static void test_buffers_cascade(void)
 {
 	static const uint64_t sizes[] = { 16 << 20, 64 << 20 };
@@ -359,6 +360,17 @@ static void test_buffers_cascade(void)
 		g_assert_cmpfloat(fabs(bf / pk - 1), <, 0.08);
 		g_assert_cmpfloat(bf, ==, again);
 	}
+	/* without credits a buffer never fills: round robin's rates, to the
+	 * picosecond */
+	pl.fabric.link.credits = 0;
+	pl.fabric.switch_link.credits = 0;
+	pl.fabric.flow_arbiter = LINK_FLOW_ROUND_ROBIN;
+	double rr = latency_us(&pl, LINK_FIDELITY_FLOW, COLL_ALLGATHER, "direct", 8, 16 << 20,
+			       PAXI_PROTO_SIMPLE);
+
+	pl.fabric.flow_arbiter = LINK_FLOW_BUFFERS;
+	g_assert_cmpfloat(latency_us(&pl, LINK_FIDELITY_FLOW, COLL_ALLGATHER, "direct", 8, 16 << 20,
+				     PAXI_PROTO_SIMPLE), ==, rr);
 	platform_release(&pl);
 }
 
