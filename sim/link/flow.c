@@ -70,9 +70,8 @@ enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START, FL_BUF_TICK };
 enum { FLOW_VCS = 4, RR_ROUNDS = 64, RR_HISTORY = 9 };
 #define RR_TOLERANCE 1e-12
 
-/* buf_share: steps per buffer's drain time, steps per window (a tick), the
- * most windows a look ahead runs, windows averaged */
-enum { BUF_STEPS_PER_FILL = 16, BUF_WINDOW = 16, BUF_MAX_WINDOWS = 256, BUF_WINS = 4 };
+/* buf_share: steps per buffer's drain time, steps per window (a tick) */
+enum { BUF_STEPS_PER_FILL = 16, BUF_WINDOW = 16 };
 
 /* mem_slack's margin, relative to the side's rate: above the rounding of a
  * sum of thousands of terms */
@@ -315,6 +314,7 @@ static void flow_free_fn(gpointer p)
 }
 
 static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
+static void buf_pair_hold(struct flow_net *n, uint32_t pair, int by);
 static void unaccount(struct flow_net *n, const struct flow *fl);
 static void on_start(struct flow_net *n, struct flow *fl);
 static void enqueue(struct flow_net *n, struct flow *fl);
@@ -1357,10 +1357,7 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 
 /* ---- receive buffers as a fluid (buf_share, flow.arbiter: buffers) ---- */
 
-/* The change of a window's rate, relative to the flow's bound, below which
- * the rates have settled, and the least rate a flow is given, relative to
- * its bound. */
-#define BUF_STEADY 1e-3
+/* The least rate a flow is given, relative to its bound. */
 #define BUF_STARVED 1e-6
 
 /* An input's traffic to one output of a node: from a buffer, or from the
@@ -1635,35 +1632,28 @@ static void buf_run(struct bfluid *b, double *rem, const double *left, double *r
 }
 
 /* The rates of a component with a route of more than one hop where each
- * channel's receive buffer is finite (flow.arbiter: buffers, flow.h): its
- * buffers are a fluid whose contents each flow keeps (bx, as of bx_t).
- * They are first brought up to now, with the flows that were there, then
- * run ahead from there, with all, until the rates settle or a flow has
- * sent its last; each flow takes its rate from that run. Without finite
- * buffers, rr_share's rates. */
+ * channel's receive buffer is finite and a rank forwards (flow.arbiter:
+ * buffers, flow.h): its buffers are a fluid whose contents each flow keeps
+ * (bx) as the last tick left them. One window is run from there; at a tick
+ * (buf_commit) it is kept, else only read. Each flow takes its rate from
+ * that window. Elsewhere, rr_share's rates. */
 static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 {
 	guint nf = flows->len;
-	double fill_ps = INFINITY;
+	bool finite = false, forwarded = false;
 	struct bfluid b = { .n = n, .flows = flows, .nf = nf };
 
 	for (guint i = 0; i < nf; i++) {
 		const struct flow *fl = flows->pdata[i];
 
 		b.nm += (uint32_t)fl->hops + 1;
-		for (int u = 0; u < fl->hops; u++) {
-			uint32_t c = fl->use[u].res;
-
-			fill_ps = MIN(fill_ps, n->buf[c] / n->res[c].cap);
-		}
+		forwarded |= fl->forwarded;
+		for (int u = 0; u < fl->hops; u++)
+			finite |= isfinite(n->buf[fl->use[u].res]);
 	}
-	bool forwarded = false;
-
-	for (guint i = 0; i < nf; i++)
-		forwarded |= ((const struct flow *)flows->pdata[i])->forwarded;
 	/* the buffers of ranks that forward: a switch's inputs each hold one
 	 * source's messages in line, which max-min already shares */
-	if (!isfinite(fill_ps) || fill_ps <= 0 || !forwarded) {
+	if (!finite || !forwarded) {
 		rr_share(n, flows, res);
 		return;
 	}
@@ -1812,20 +1802,19 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	for (guint i = 0; i < nf; i++) {
 		struct flow *fl = flows->pdata[i];
 		int h = fl->hops;
-		bool keep = n->buf_commit || fl->bx_n != (uint32_t)h;
 
 		if ((uint32_t)h > fl->bx_alloc) {
 			fl->bx_alloc = (uint32_t)h;
 			fl->bx = g_renew(double, fl->bx, h);
 		}
-		/* one not yet in the fluid enters it empty at the next tick */
-		if (n->buf_commit)
+		if (n->buf_commit) {
 			memcpy(fl->bx, b.x + b.m0[i], (size_t)h * sizeof(double));
-		else if (keep)
-			memset(fl->bx, 0, (size_t)h * sizeof(double));
-		fl->bx_n = (uint32_t)h;
-		if (n->buf_commit)
 			fl->buf_stamp = n->buf_stamp;
+		} else if (fl->bx_n != (uint32_t)h) {
+			/* not yet in the fluid: it enters it empty at the next tick */
+			memset(fl->bx, 0, (size_t)h * sizeof(double));
+		}
+		fl->bx_n = (uint32_t)h;
 	}
 	if (!n->buf_tick_pending) {
 		n->buf_tick_pending = true;
@@ -2376,22 +2365,15 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 		empty &= r->n == 0;
 	}
 	fl->ev_pending = false;
-	if (!fl->detached) {
+	if (fl->detached)
+		buf_pair_hold(n, fl->pair, -1);
+	else {
 		q->busy = false;
 		q->active = NULL;
 	}
 	/* nothing left on its resources: no rate can change */
 	if (!empty)
 		reshare(n, fl->use, fl->nuse, true);
-	if (fl->detached) {
-		gpointer key = GUINT_TO_POINTER(fl->pair + 1);
-		guint left = GPOINTER_TO_UINT(g_hash_table_lookup(n->buf_pairs, key)) - 1;
-
-		if (left)
-			g_hash_table_insert(n->buf_pairs, key, GUINT_TO_POINTER(left));
-		else
-			g_hash_table_remove(n->buf_pairs, key);
-	}
 	start_waiting(n, q);
 }
 
@@ -2482,6 +2464,22 @@ static void on_deliver(struct flow_net *n, struct flow *fl, uint64_t x)
 	}
 }
 
+/* Pair `pair` has one detached flow in flight more (+1) or less (-1); its
+ * messages wait in line while it has any (start_waiting). */
+static void buf_pair_hold(struct flow_net *n, uint32_t pair, int by)
+{
+	gpointer key = GUINT_TO_POINTER(pair + 1);
+	guint k;
+
+	if (!n->buf_pairs)
+		n->buf_pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	k = GPOINTER_TO_UINT(g_hash_table_lookup(n->buf_pairs, key)) + (guint)by;
+	if (k)
+		g_hash_table_insert(n->buf_pairs, key, GUINT_TO_POINTER(k));
+	else
+		g_hash_table_remove(n->buf_pairs, key);
+}
+
 /* A window of the buffers' fluid has passed: each component that has a
  * flow in it moves its fluid on by the next window and takes its rates
  * from it; the ticks stop when none has. */
@@ -2509,12 +2507,7 @@ static void buf_tick(struct flow_net *n)
 
 		if (q->active != fl || fl->detached || !(pos_at(fl, now) < fl->units))
 			continue;
-		gpointer key = GUINT_TO_POINTER(fl->pair + 1);
-
-		if (!n->buf_pairs)
-			n->buf_pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
-		g_hash_table_insert(n->buf_pairs, key,
-				    GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(n->buf_pairs, key)) + 1));
+		buf_pair_hold(n, fl->pair, +1);
 		fl->detached = true;
 		q->active = NULL;
 		q->busy = false;
