@@ -15,11 +15,13 @@
  *    starts on the next channel, or is delivered to memory); the credit is
  *    queued, with its return time, at the sender (sorted by time) and collected
  *    lazily (again an event only when the sender is waiting for it);
- *  - node injection/ejection: per-node "next free" clocks; a packet leaving
- *    memory may not start before the injection clock, which it then advances
- *    by its payload's time at the injection rate; a packet is delivered at
- *    max(arrival, ejection clock), which it advances likewise. A delivery
- *    that has to wait costs a third event (EV_DELIVER).
+ *  - node injection/ejection: per-node clocks of a rate the node's ports
+ *    share; a packet leaving memory may start once the injection clock is
+ *    within the node's slack of now (node_slack: a largest packet per port
+ *    but one), and advances it by its payload's time at the injection rate;
+ *    a packet is delivered once the ejection clock is within its slack, and
+ *    advances it likewise. A delivery that has to wait costs a third event
+ *    (EV_DELIVER).
  * Losses add EV_NAK (receiver saw a gap) and one lazily re-armed EV_TIMER per
  * channel (armed only when the error rate is non-zero). A lost packet is gone:
  * the receiver notices the gap at the next packet (NAK, once per gap) or the
@@ -90,6 +92,8 @@ struct gbn_slot {
 
 struct node {
 	sim_time_t inject_free, eject_free; /* next-free clocks of the memory side */
+	sim_time_t inject_slack, eject_slack; /* how far ahead of now each may run:
+					       * a largest packet of each port but one */
 	uint32_t eject_pending;             /* EV_DELIVER events queued */
 };
 
@@ -646,9 +650,12 @@ static inline void transmit_new(struct fabric *f, struct chan *c, struct pkt *p,
 		c->cred[vc]--;
 	G_STATIC_ASSERT(LINK_MAX_PAYLOAD_BYTES < (1u << 31));
 	if (p->hop == 0) {
-		if (f->np.inject_bytes_per_s)
-			f->nodes[c->src].inject_free =
-				now + node_ps(&f->inject_rate, p->payload, f->np.inject_bytes_per_s);
+		if (f->np.inject_bytes_per_s) {
+			struct node *n = &f->nodes[c->src];
+
+			n->inject_free = MAX(now, n->inject_free) +
+					 node_ps(&f->inject_rate, p->payload, f->np.inject_bytes_per_s);
+		}
 	} else {
 		struct chan *up = &f->chans[m->chan[p->hop - 1]];
 
@@ -696,7 +703,10 @@ static void chan_pump(struct fabric *f, struct chan *c, sim_time_t now)
 	bool collected = false;
 	bool credit_blocked = false;
 	sim_time_t inject_at = SIM_TIME_MAX;
-	const sim_time_t inject_free = f->nodes[c->src].inject_free;
+	/* when the memory side lets a packet go: its clock less the slack */
+	const struct node *src = &f->nodes[c->src];
+	const sim_time_t inject_free = src->inject_free > src->inject_slack
+					       ? src->inject_free - src->inject_slack : 0;
 	/* A lone active input is at the head whatever happens to it here, so
 	 * its list, and its entry of the inputs, are left alone (popping and
 	 * pushing it back would leave them as they are) unless it empties:
@@ -776,13 +786,14 @@ static inline __attribute__((always_inline)) void
 eject(struct fabric *f, struct chan *c, struct pkt *p, bool owned, sim_time_t now)
 {
 	struct node *n = &f->nodes[c->dst];
-	sim_time_t t = MAX(now, n->eject_free);
+	sim_time_t t = n->eject_free > now + n->eject_slack ? n->eject_free - n->eject_slack : now;
 	struct msg *m = p->msg;
 	uint64_t end = p->end;
 	bool last = p->last;
 
 	if (f->np.eject_bytes_per_s)
-		n->eject_free = t + node_ps(&f->eject_rate, p->payload, f->np.eject_bytes_per_s);
+		n->eject_free = MAX(t, n->eject_free) +
+				node_ps(&f->eject_rate, p->payload, f->np.eject_bytes_per_s);
 	credit_return(f, c, msg_vc(m, p->hop - 1), t + c->p.credit_return_ps, now);
 	if (owned)
 		pkt_release(f, p);
@@ -964,6 +975,28 @@ static void chan_params(const struct fabric *f, int i, struct link_params *out)
 		out->lat_ps = tc->lat_ps;
 }
 
+/* A node's injection and ejection are rates its ports share (DESIGN.md:
+ * shared rate caps, not pipeline stages): each clock may run ahead of now by
+ * the time of a largest packet of each of its ports but one, so that ports
+ * that take a packet at the same time all go while their sum stays within
+ * the rate, and over any longer time the clock holds them to it. */
+static void node_slack(struct fabric *f)
+{
+	g_autofree uint32_t *out = g_new0(uint32_t, f->t.nnodes);
+	g_autofree uint32_t *in = g_new0(uint32_t, f->t.nnodes);
+
+	for (int i = 0; i < f->t.nchans; i++) {
+		const struct chan *c = &f->chans[i];
+
+		if (f->np.inject_bytes_per_s && out[c->src]++)
+			f->nodes[c->src].inject_slack +=
+				link_wire_ps(c->p.max_payload_bytes, f->np.inject_bytes_per_s);
+		if (f->np.eject_bytes_per_s && in[c->dst]++)
+			f->nodes[c->dst].eject_slack +=
+				link_wire_ps(c->p.max_payload_bytes, f->np.eject_bytes_per_s);
+	}
+}
+
 struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError **error)
 {
 	/* the parameters of each enum topo_tier */
@@ -1045,6 +1078,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		sim_component_init(s, &c->comp, c->name, chan_handler);
 		c->comp.hot_lines = CHAN_HOT_LINES;
 	}
+	node_slack(f);
 	return f;
 bad:
 	topo_release(&f->t);

@@ -43,10 +43,14 @@
  *    NAK or when that packet has waited gbn_timeout_ps (one timer per
  *    channel). Replays need no credit; gbn_timeout_ps should exceed the
  *    round trip serialisation + 2 x lat_ps, or replays are spurious;
- *  - memory side: a packet from memory may not start before its node's
- *    injection clock, which it then advances by payload / inject rate; a
- *    packet is delivered at max(arrival, ejection clock), which it advances
- *    by payload / eject rate. Headers do not touch memory;
+ *  - memory side: a rate shared by the node's ports. A packet from memory
+ *    may start once its node's injection clock is within the slack (a
+ *    largest packet's time at the inject rate for each port of the node
+ *    but one) of now, and advances the clock by payload / inject rate from
+ *    the later of the two; a packet is delivered once the ejection clock is
+ *    within its slack (likewise, by incoming ports), which it advances by
+ *    payload / eject rate. Ports that take a packet at the same time so all
+ *    go while their sum stays within the rate. Headers do not touch memory;
  *  - arbitration: a channel serves its inputs (its node's memory and each
  *    incoming channel) round-robin per packet; each input is FIFO, and the
  *    messages a node sends on one channel go in the order of fabric_send;
