@@ -640,11 +640,11 @@ int cmd_sim(int argc, char **argv)
 			argv[0], 100 * forwarded, largest, buffer, lp->credits, packet,
 			fluid ? "flow.arbiter buffers runs those buffers as a fluid, which follows the "
 				"packet fabric's credit back-pressure more closely than sharing alone but "
-				"still misses it by up to 45 % on some curves (docs/scale.md, \"Receive "
+				"still misses it by up to 28 % on some curves (docs/scale.md, \"Receive "
 				"buffers as a fluid\")"
 			      : "flow fidelity leaves out the packet fabric's credit back-pressure on "
 				"such routes: it follows packet fidelity while those messages stay well "
-				"below the buffer, and has been measured up to 58 % faster than packet "
+				"below the buffer, and has been measured up to 62 % faster than packet "
 				"fidelity once they outgrow it (docs/scale.md, \"What flow fidelity misses "
 				"on multi-hop routes is buffer space\")",
 			fluid ? ""
