@@ -5,7 +5,10 @@
  * Prints one line per topology x collective x algorithm (its error over
  * every N and size: geomean and max, and where the max is), then the whole
  * matrix's, against the goal: geomean_err <= 2 %, max <= 10 %. Combinations
- * a shape or an algorithm does not admit are skipped and counted. With
+ * a shape or an algorithm does not admit are skipped and counted; a point
+ * that runs and fails (a schedule that deadlocks, a run past the clock) is
+ * no such thing: its curve misses the goal, the failure goes to stderr,
+ * and the bench exits 1 once it has printed the rest. With
  * --jobs, curves run on that many threads; the lines come in the same
  * order, with the same errors (the wall times then share the cores). */
 #include <math.h>
@@ -14,6 +17,7 @@
 
 #include "bench/bench.h"
 #include "sim/algos/algo.h"
+#include "sim/algos/runner.h"
 #include "sim/algos/schedule.h"
 #include "sim/cli.h"
 #include "sim/config.h"
@@ -44,6 +48,8 @@ struct curve {
 	struct fidelity_err e;
 	GArray *samples; /* of struct sample, in the order they ran */
 	uint32_t skipped;
+	uint32_t failed;  /* points that ran and failed */
+	char *fail_msg;   /* owned: the first of them, NULL none */
 	bool done;
 };
 
@@ -70,6 +76,15 @@ static void curve_run(struct curve *cv, const struct curves *all)
 
 			if (!fidelity_point(cv->kind, n, cv->c, cv->algo, all->base, b, &cv->e, sm.us,
 					    &perr)) {
+				if (perr->domain == RUNNER_ERROR && perr->code != RUNNER_ERROR_SIZE) {
+					char size[32];
+
+					units_format_size(b, size, sizeof(size));
+					if (!cv->failed++)
+						cv->fail_msg = g_strdup_printf("N=%d %s: %s", n, size,
+									       perr->message);
+					continue;
+				}
 				cv->skipped++;
 				break; /* a rule on N or the shape: every size */
 			}
@@ -97,6 +112,7 @@ static void curve_free(gpointer p)
 	struct curve *cv = p;
 
 	g_array_unref(cv->samples);
+	g_free(cv->fail_msg);
 	g_free(cv);
 }
 
@@ -343,7 +359,7 @@ int bench_fidelity(int argc, char **argv)
 	}
 
 	struct fidelity_err all = { 0 };
-	uint32_t skipped = 0, missed = 0;
+	uint32_t skipped = 0, missed = 0, failed = 0;
 
 	if (!json)
 		printf("# %-9s %-13s %-10s %6s %9s %8s  %-18s %9s %9s\n", "topology", "collective",
@@ -360,11 +376,16 @@ int bench_fidelity(int argc, char **argv)
 			curve_run(cv, &cvs);
 		}
 		skipped += cv->skipped;
-		if (!cv->e.points)
+		failed += cv->failed;
+		if (cv->failed)
+			fprintf(stderr, "%s: %s %s %s: %u point%s failed; the first, %s\n", argv[0],
+				topo_name(cv->kind), coll_name(cv->c), cv->algo, cv->failed,
+				cv->failed > 1 ? "s" : "", cv->fail_msg);
+		if (!cv->e.points && !cv->failed)
 			continue;
 		const struct fidelity_err *e = &cv->e;
 		double gm = fidelity_geomean_err(e);
-		bool miss = gm > GOAL_GEOMEAN || e->max_err > GOAL_MAX;
+		bool miss = gm > GOAL_GEOMEAN || e->max_err > GOAL_MAX || cv->failed;
 		char size[32];
 
 		missed += miss;
@@ -375,15 +396,15 @@ int bench_fidelity(int argc, char **argv)
 			       "\"max_ranks\": %d, \"max_bytes\": %" G_GUINT64_FORMAT ", "
 			       "\"packet_wall_s\": %.3f, \"flow_wall_s\": %.3f, "
 			       "\"packet_events\": %" G_GUINT64_FORMAT ", \"flow_events\": %" G_GUINT64_FORMAT
-			       ", \"goal_met\": %s}\n",
+			       ", \"failed\": %u, \"goal_met\": %s}\n",
 			       topo_name(cv->kind), coll_name(cv->c), cv->algo, e->points, gm, e->max_err,
 			       e->max_ranks, e->max_bytes, e->packet_wall_s, e->flow_wall_s, e->packet_events,
-			       e->flow_events, miss ? "false" : "true");
+			       e->flow_events, cv->failed, miss ? "false" : "true");
 		else
 			printf("  %-9s %-13s %-10s %6u %9.3f %8.3f  N=%-3d %-12s %9.3f %9.3f%s\n",
 			       topo_name(cv->kind), coll_name(cv->c), cv->algo, e->points, 100 * gm,
 			       100 * e->max_err, e->max_ranks, size, e->packet_wall_s, e->flow_wall_s,
-			       miss ? "  MISS" : "");
+			       cv->failed ? "  FAILED" : miss ? "  MISS" : "");
 		fflush(stdout);
 		fidelity_err_merge(&all, e);
 	}
@@ -421,6 +442,11 @@ int bench_fidelity(int argc, char **argv)
 		}
 	}
 	print_picks(&picks, NULL, json);
+	if (failed) {
+		fprintf(stderr, "%s: %u point%s failed to run (above): the matrix is incomplete\n",
+			argv[0], failed, failed > 1 ? "s" : "");
+		rc = 1;
+	}
 out:
 	if (pool)
 		g_thread_pool_free(pool, FALSE, TRUE);

@@ -53,6 +53,8 @@ bool fidelity_point(const struct topo_ops *kind, int ranks, enum coll c, const c
 
 		pl.fabric.fidelity = fid ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
 		ok = simulate(&job, &out[fid], error);
+		if (!ok)
+			g_prefix_error(error, "%s fidelity: ", fid ? "flow" : "packet");
 	}
 	if (ok) {
 		double ratio = out[1].latency_us / out[0].latency_us;

@@ -2505,7 +2505,9 @@ static void buf_tick(struct flow_net *n)
 		struct flow *fl = n->buf_detach->pdata[k];
 		struct chan_fifo *q = &n->ch[fl->chan0].q;
 
-		if (q->active != fl || fl->detached || !(pos_at(fl, now) < fl->units))
+		/* a ghost has nothing behind it in line, and leaves it without
+		 * finish_sending (settle): it keeps the line */
+		if (q->active != fl || fl->detached || fl->ghost || !(pos_at(fl, now) < fl->units))
 			continue;
 		buf_pair_hold(n, fl->pair, +1);
 		fl->detached = true;

@@ -1999,6 +1999,25 @@ static void test_bench_fidelity_set(void)
 	}
 }
 
+/* A point of `g5 bench fidelity` that runs and fails is not skipped as a
+ * combination the shape or algorithm does not admit: with the reducer at 1
+ * B/s, ring AllReduce on 4 ranks passes the clock's end from 16 MiB on (at
+ * packet fidelity, the first of the two), and the bench says so on stderr,
+ * marks the curve failed and missed, and exits 1 after the whole table. */
+static void test_bench_fidelity_failed(void)
+{
+	g_autofree char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g5("bench fidelity --topos ring --ranks 4 --collective allreduce --algo ring "
+			   "--set paxi.reduce=1B/s --json", &out, &err),
+			==, 1);
+	g_assert_nonnull(strstr(out, "\"points\": 7,"));
+	g_assert_nonnull(strstr(out, "\"failed\": 3, \"goal_met\": false"));
+	g_assert_nonnull(strstr(err, "ring allreduce ring: 3 points failed; the first, N=4 16MiB: packet "
+				     "fidelity: the run's simulated time passed the end of the clock"));
+	g_assert_nonnull(strstr(err, "3 points failed to run (above): the matrix is incomplete"));
+}
+
 /* A fabric that would not fit in memory (a full mesh's N (N - 1) channels)
  * is refused before it is made, at either fidelity, by simulate() and by the
  * front end's simulate_check(), with its channels, the estimate and the
@@ -2911,6 +2930,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/flow/early", test_flow_early);
 	g_test_add_func("/sim/bench/fidelity-jobs", test_bench_fidelity_jobs);
 	g_test_add_func("/sim/bench/fidelity-set", test_bench_fidelity_set);
+	g_test_add_func("/sim/bench/fidelity-failed", test_bench_fidelity_failed);
 	g_test_add_func("/sim/limits/clock", test_clock_overflow);
 	g_test_add_func("/sim/limits/events", test_event_limit);
 	g_test_add_func("/sim/limits/lanes", test_lane_limit);
