@@ -91,7 +91,7 @@ struct gbn_slot {
 };
 
 struct node {
-	sim_time_t inject_free, eject_free; /* next-free clocks of the memory side */
+	sim_time_t inject_free, eject_free; /* the memory side's rate clocks (node_slack) */
 	sim_time_t inject_slack, eject_slack; /* how far ahead of now each may run:
 					       * a largest packet of each port but one */
 	uint32_t eject_pending;             /* EV_DELIVER events queued */
