@@ -80,9 +80,12 @@ struct run_op {
 	int32_t rank;
 	uint8_t kind;             /* op->kind, op->lane: kept here, a line less to read */
 	uint8_t lane;
-	uint8_t call;             /* which of the back-to-back calls, from 0 */
+	uint8_t call : 2;         /* which of the back-to-back calls, from 0 */
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
 	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
+	bool out_parked : 1;      /* issued, its slot held and its transaction not made yet
+				   * (op_park): made before its data is about to move */
+	bool in_fed : 1;          /* its incoming transaction has begun to take data */
 	bool fed_early : 1;       /* some did: its output's supply counts when they have landed */
 	bool held : 1;            /* done and read by no one but dependents to start (held) */
 	union {
@@ -116,7 +119,7 @@ G_STATIC_ASSERT(sizeof(struct run_op) == 192);
 
 G_STATIC_ASSERT(offsetof(struct run_op, w) == 64);
 
-G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= UINT8_MAX);
+G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= 3); /* run_op's call */
 
 static uint64_t in_bytes(const struct run_op *o);
 static uint64_t out_bytes(const struct run_op *o);
@@ -440,6 +443,7 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
 	bool reducer = is_reducing(o->kind) || o->r->pp->staging;
 
 	(void)t;
+	g_assert(!o->out_parked); /* made as its sender's first data left (out_feeds) */
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
 	/* a reduction takes about as long again as the piece's transit: half */
@@ -466,6 +470,7 @@ static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t sin
 	struct runner *r = o->r;
 	bool reducer = is_reducing(o->kind) || r->pp->staging;
 
+	g_assert(!o->out_parked);
 	if (!o->started || r->nlanes > 1 || !is_send(o->kind) || !o->out ||
 	    paxi_txn_resp_joins(t, o->out))
 		return false;
@@ -559,6 +564,17 @@ static struct run_lane *dorm_lane(const struct runner *r, int rank, uint32_t i, 
 	return ln;
 }
 
+/* When dormant op i of rank was issued, where something reads starts
+ * (else now stands in for it, as op_wake has it). */
+static sim_time_t dorm_issued(const struct runner *r, int rank, uint32_t i)
+{
+	uint32_t pos;
+	const struct run_lane *ln = dorm_lane(r, rank, i, &pos);
+
+	g_assert(ln);
+	return r->starts_read ? ln->dorm_t[pos & ln->dorm_mask] : sim_now(r->sim);
+}
+
 /* Makes room in a lane's dormant window for positions dorm_lo .. dorm_lo +
  * need - 1. */
 static __attribute__((noinline)) void dorm_grow(struct run_lane *ln, uint32_t need, bool bd)
@@ -637,7 +653,9 @@ static void op_wake(struct run_op *o, struct run_lane *ln, uint32_t pos)
 	}
 	if (pos + 1 < lane_len(rr, o->lane) && ln->next <= pos + 1)
 		o->refs++; /* its lane successor's start reads its start */
-	if (is_send(k)) {
+	if (is_send(k) && paxi_unit_reserved(o->r->px, node(o->r, o->rank), o->lane, o->idx)) {
+		o->out_parked = true;
+	} else if (is_send(k)) {
 		o->out_queued = true;
 		if (k == SOP_SEND || k == SOP_COPY_SEND || (out_bytes(o) == 0 && in_bytes(o) == 0)) {
 			o->out_avail = out_bytes(o);
@@ -897,11 +915,70 @@ static void op_txns(struct run_op *o)
 	}
 }
 
+static bool park = true; /* runner_park */
+
+void runner_park(bool on)
+{
+	park = on;
+}
+
+/* Lazy: whether op i of rank, a send, may hold its slot with no
+ * transaction until its data is about to move (paxi_unit_reserve): one that
+ * sends only what it receives, bytes of both. */
+static bool op_may_park(const struct runner *r, int rank, uint32_t i)
+{
+	const struct sched_op *op = sched_op_of(r, rank, i);
+
+	if (!park || !r->lazy || !is_send(op->kind) || !is_recv(op->kind) || op_local_kind(r, op->kind) ||
+	    !send_bytes(r, rank, op))
+		return false;
+	int from = recv_peer(r, rank, op);
+
+	return send_bytes(r, from, sched_op_of(r, from, r->ranks[rank].ix[i].in_from)) > 0;
+}
+
+/* Lazy: op i of rank, a send issued at start_ps with no data yet, holds its
+ * unit's slot with no transaction (out_parked), where it may and the slot
+ * is free. Whether it does. */
+static bool op_park(struct runner *r, int rank, uint32_t i, sim_time_t start_ps)
+{
+	const struct sched_op *op = sched_op_of(r, rank, i);
+
+	return op_may_park(r, rank, i) &&
+	       paxi_unit_reserve(r->px, node(r, rank), op->lane, op->paxi, send_bytes(r, rank, op), i,
+				 start_ps);
+}
+
+/* A parked send's transaction is made, on the slot it holds. */
+static void out_unpark(struct run_op *o)
+{
+	o->out_parked = false;
+	make_out(o);
+	paxi_txn_start_reserved(o->out, o->t_start, o->idx);
+}
+
+/* o's outgoing transaction is about to take data: its receiver's own
+ * send, if parked, is made now, as the receiver's slack and forwarding
+ * read it from the first byte it is sent on. */
+static void out_feeds(struct run_op *o)
+{
+	struct run_op *d = paxi_txn_user(o->out, true);
+
+	if (!d || d->in_fed)
+		return;
+	d->in_fed = true;
+	if (d->out_parked)
+		out_unpark(d);
+}
+
 /* Data of o's outgoing transaction is available up to `avail` bytes: to
  * the paxi, or kept until the transaction is made. */
 static void out_supply(struct run_op *o, uint64_t avail)
 {
+	if (!o->out && o->out_parked)
+		out_unpark(o);
 	if (o->out) {
+		out_feeds(o);
 		paxi_txn_supply(o->out, avail);
 		return;
 	}
@@ -923,6 +1000,10 @@ static void send_issue(struct run_op *o)
 		fifo_push(&r->queues[q], o->idx);
 		return;
 	}
+	if (!o->in_fed && op_park(r, o->rank, o->idx, o->t_start)) {
+		o->out_parked = true;
+		return;
+	}
 	make_out(o);
 	paxi_txn_start(o->out);
 }
@@ -938,11 +1019,23 @@ static void on_refill(void *user, int nd, uint32_t unit)
 	if (!f->len)
 		return;
 	/* lazy runs only where schedule rank and node are one */
-	struct run_op *o = op_live(r, nd, fifo_pop(f));
+	uint32_t i = fifo_pop(f);
+	struct run_op *o = op_get(r, nd, i);
 
+	/* one with no data yet holds the slot with no transaction: a
+	 * dormant one stays so */
+	if (o ? !o->in_fed && op_park(r, nd, i, o->t_start) : op_park(r, nd, i, dorm_issued(r, nd, i))) {
+		if (o) {
+			o->out_queued = false;
+			o->out_parked = true;
+		}
+		return;
+	}
+	o = op_live(r, nd, i);
 	g_assert(o->out_queued);
 	o->out_queued = false;
 	make_out(o);
+	out_feeds(o);
 	paxi_txn_start_queued(o->out, o->t_start, o->out_avail, o->out_all_ps);
 }
 
@@ -971,6 +1064,7 @@ static void op_process(struct run_op *o)
 {
 	enum sched_op_kind k = o->kind;
 
+	g_assert(!o->out_parked || o->usable == o->processed);
 	/* staging: a received byte is also copied out of the staging buffer */
 	if (is_reducing(k) || o->r->pp->staging) {
 		if (!o->reducing && o->usable > o->processed) {
@@ -1078,23 +1172,29 @@ static void op_release_readers(const struct run_op *o)
 
 /* Lazy: whether op i, at the head of its lane with its deps done and not
  * alive, may be issued dormant: a send or receive with no local work whose
- * send (if any) would wait in the runner's queue. */
-static bool op_may_sleep(const struct runner *r, int rank, uint32_t i)
+ * send (if any) would wait in the runner's queue, or parks: then it takes
+ * its slot now (op_park), and *parked says so. */
+static bool op_may_sleep(struct runner *r, int rank, uint32_t i, bool *parked)
 {
 	const struct sched_op *op = sched_op_of(r, rank, i);
 
+	*parked = false;
 	if (op_local_kind(r, op->kind) || !(is_send(op->kind) || is_recv(op->kind)))
 		return false;
 	if (!is_send(op->kind))
 		return true;
-	return r->queues[(uint32_t)rank * r->units + op->lane % r->units].len ||
-	       paxi_unit_would_wait(r->px, node(r, rank), op->lane);
+	if (r->queues[(uint32_t)rank * r->units + op->lane % r->units].len ||
+	    paxi_unit_would_wait(r->px, node(r, rank), op->lane))
+		return true;
+	*parked = op_park(r, rank, i, sim_now(r->sim));
+	return *parked;
 }
 
 /* Issues op i (lane position pos) dormant: its start's causes are walked
- * now, its send joins the runner's queue, and the lane's window of dormant
- * ops keeps its issue time (struct run_lane) where something reads starts. */
-static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
+ * now, its send joins the runner's queue unless parked (op_sleeps), and
+ * the lane's window of dormant ops keeps its issue time (struct run_lane)
+ * where something reads starts. */
+static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos, bool parked)
 {
 	struct run_rank *rr = &r->ranks[rank];
 	const struct sched_op *op = sched_op_of(r, rank, i);
@@ -1107,7 +1207,7 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos)
 	struct bd_memo *bd = r->bd_on ? bd_walk_start(&tmp) : NULL;
 
 	op_release_readers(&tmp);
-	if (is_send(op->kind))
+	if (is_send(op->kind) && !parked)
 		fifo_push(&r->queues[(uint32_t)rank * r->units + op->lane % r->units], i);
 	if (r->starts_read)
 		dorm_push(&rr->lanes[op->lane], pos, tmp.t_start, r->bd_on, bd);
@@ -1306,9 +1406,11 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 
 		if (i / rr->per >= rr->launched || !deps_done(r, rank, i))
 			return;
-		if (!alive && r->lazy && op_may_sleep(r, rank, i)) {
+		bool parked;
+
+		if (!alive && r->lazy && op_may_sleep(r, rank, i, &parked)) {
 			ln->next++;
-			op_sleep(r, rank, i, pos);
+			op_sleep(r, rank, i, pos, parked);
 			continue;
 		}
 		struct run_op *o = op_live(r, rank, i);

@@ -154,6 +154,13 @@ uint64_t runner_memory_bytes(const struct sched *s, const struct runner_launches
  * ranks are alike (the results are the same; the default is on). */
 void runner_share_index(bool on);
 
+/* Tests: off, a send that forwards what it receives makes its transaction
+ * as soon as it has its slot, where it otherwise holds the slot with no
+ * transaction until its data is about to move (paxi_unit_reserve: flow
+ * fidelity, a Transfer, runner_lazy; the results are the same; the
+ * default is on). */
+void runner_park(bool on);
+
 /* As runner_run, for calls back to back: latency_ps is the mean time of a
  * call; steps are those of the first call (bb->calls <= 1: runner_run). */
 bool runner_run_launches(struct paxi *px, const struct sched *s, uint64_t bytes,

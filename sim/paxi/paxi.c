@@ -95,10 +95,20 @@ struct paxi_msg {
 	uint64_t seen;           /* data: bytes delivered so far */
 };
 
+/* A slot a unit holds, its setup queued, for a transaction not made yet
+ * (paxi_unit_reserve): the user's key, when the slot was granted, when the
+ * setup ends. */
+struct reservation {
+	uint32_t key;
+	sim_time_t slot_ps, setup_end;
+};
+
 struct cdma {
-	uint32_t busy;
+	uint32_t busy;                /* slots held: transactions and reservations */
+	uint32_t nres, res_room;
 	struct paxi_txn *wait_head, *wait_tail;
 	sim_time_t setup_free_at;
+	struct reservation *res;      /* owned: nres of them, room for res_room */
 };
 
 /* A piece of work queued on a node's engine (paxi.engine). */
@@ -310,6 +320,8 @@ void paxi_free(struct paxi *x)
 	g_array_unref(x->route);
 	pool_release(&x->msgs);
 	pool_release(&x->reqs);
+	for (size_t i = 0; i < (size_t)x->nodes * x->p.cdma_units; i++)
+		g_free(x->units[i].res);
 	g_free(x->units);
 	g_free(x->reduce_free_at);
 	for (int i = 0; i < x->nodes; i++) {
@@ -710,21 +722,36 @@ static struct cdma *unit_of(struct paxi_txn *t)
 	return &t->x->units[(size_t)t->src * t->x->p.cdma_units + t->unit];
 }
 
+static struct cdma *unit_at(const struct paxi *x, int node, uint32_t unit)
+{
+	return &x->units[(size_t)node * x->p.cdma_units + unit % x->p.cdma_units];
+}
+
+/* A slot of u from now, and a setup queued on its descriptor engine, for
+ * a transaction of protocol proto started at start_ps: the setup's end. */
+static sim_time_t unit_take(struct paxi *x, struct cdma *u, enum paxi_proto proto,
+			    sim_time_t start_ps)
+{
+	sim_time_t now = sim_now(x->s);
+	sim_time_t begin = MAX(now, u->setup_free_at);
+
+	u->busy++;
+	x->st.slot_wait_ps += now - start_ps;
+	/* engine: the protocol's latency is paid per round on the engine */
+	u->setup_free_at = begin + x->p.setup_ps + (x->p.engine ? 0 : x->p.protos[proto].lat_ps);
+	x->st.setup_ps += u->setup_free_at - now;
+	return u->setup_free_at;
+}
+
 static void begin_setup(struct paxi_txn *t)
 {
 	struct paxi *x = t->x;
 	struct cdma *u = unit_of(t);
 	sim_time_t now = sim_now(x->s);
-	sim_time_t begin = MAX(now, u->setup_free_at);
 
-	u->busy++;
 	t->tm.slot = now;
-	x->st.slot_wait_ps += now - t->tm.start;
-	/* engine: the protocol's latency is paid per round on the engine */
-	u->setup_free_at = begin + x->p.setup_ps + (x->p.engine ? 0 : x->p.protos[t->proto].lat_ps);
+	t->tm.setup_end = unit_take(x, u, t->proto, t->tm.start);
 	t->state = TX_SETUP;
-	t->tm.setup_end = u->setup_free_at;
-	x->st.setup_ps += u->setup_free_at - now;
 	if (x->flow && t->kind == PAXI_TRANSFER && !x->p.engine && t->bytes > 0 &&
 	    t->available == t->injected) {
 		/* flow fidelity: a Transfer set up ahead of its data needs no
@@ -732,7 +759,7 @@ static void begin_setup(struct paxi_txn *t)
 		t->setup_unseen = true;
 		return;
 	}
-	sim_schedule(x->s, u->setup_free_at - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
+	sim_schedule(x->s, t->tm.setup_end - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
 }
 
 struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
@@ -815,7 +842,7 @@ void paxi_txn_start(struct paxi_txn *t)
 
 bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit)
 {
-	const struct cdma *u = &x->units[(size_t)node * x->p.cdma_units + unit % x->p.cdma_units];
+	const struct cdma *u = unit_at(x, node, unit);
 
 	return u->busy >= x->p.slots || u->wait_head;
 }
@@ -839,6 +866,60 @@ void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t ava
 	t->available = available;
 	t->tm.last_supply = last_supply_ps;
 	begin_setup(t);
+}
+
+bool paxi_unit_reserve(struct paxi *x, int node, uint32_t unit, enum paxi_kind kind,
+		       uint64_t bytes, uint32_t key, sim_time_t start_ps)
+{
+	struct cdma *u = unit_at(x, node, unit);
+
+	/* what begin_setup does for such a transaction, with no data yet:
+	 * no event at its setup's end, nothing else read before its data */
+	if (!x->flow || x->p.engine || kind != PAXI_TRANSFER || !bytes || u->busy >= x->p.slots ||
+	    u->wait_head)
+		return false;
+	g_assert(start_ps <= sim_now(x->s));
+	if (u->nres == u->res_room) {
+		u->res_room = MAX(4, 2 * u->res_room);
+		u->res = g_renew(struct reservation, u->res, u->res_room);
+	}
+	u->res[u->nres].key = key;
+	u->res[u->nres].slot_ps = sim_now(x->s);
+	u->res[u->nres].setup_end = unit_take(x, u, (enum paxi_proto)x->p.proto, start_ps);
+	u->nres++;
+	return true;
+}
+
+/* The index of u's reservation of key, or nres. */
+static uint32_t res_find(const struct cdma *u, uint32_t key)
+{
+	uint32_t i = 0;
+
+	while (i < u->nres && u->res[i].key != key)
+		i++;
+	return i;
+}
+
+bool paxi_unit_reserved(const struct paxi *x, int node, uint32_t unit, uint32_t key)
+{
+	const struct cdma *u = unit_at(x, node, unit);
+
+	return res_find(u, key) < u->nres;
+}
+
+void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t key)
+{
+	struct cdma *u = unit_of(t);
+	uint32_t i = res_find(u, key);
+
+	g_assert(i < u->nres && !t->started && t->kind == PAXI_TRANSFER && t->bytes && !t->available);
+	t->started = true;
+	t->tm.start = start_ps;
+	t->tm.slot = u->res[i].slot_ps;
+	t->tm.setup_end = u->res[i].setup_end;
+	t->state = TX_SETUP;
+	t->setup_unseen = true;
+	u->res[i] = u->res[--u->nres];
 }
 
 void paxi_txn_supplied_now(struct paxi_txn *t)

@@ -284,6 +284,23 @@ void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t ava
 			   sim_time_t last_supply_ps);
 void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps);
 
+/* Slots held for transactions not made yet (memory: a transaction is made
+ * only when its data is about to move). At flow fidelity without an
+ * engine, a Transfer of `bytes` > 0 that would start now on `unit` of
+ * `node` with no data supplied takes its slot and queues its setup as
+ * paxi_txn_start would, and then, until its first data, nothing reads it
+ * and no event marks it: paxi_unit_reserve does just that for a
+ * transaction started at start_ps, under the user's `key` (distinct among
+ * the unit's reservations), and returns true; false, taking nothing,
+ * where that does not hold or the transaction would wait for its slot.
+ * paxi_txn_start_reserved starts t (made since, with no data supplied)
+ * on the reservation of `key` of its source's unit, as if it had been
+ * started then: every time is that of paxi_txn_start at start_ps. */
+bool paxi_unit_reserve(struct paxi *x, int node, uint32_t unit, enum paxi_kind kind,
+		       uint64_t bytes, uint32_t key, sim_time_t start_ps);
+bool paxi_unit_reserved(const struct paxi *x, int node, uint32_t unit, uint32_t key);
+void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t key);
+
 /* Flow fidelity: t's final bytes, supplied before the data they come from
  * had landed (paxi_txn_ops.early), count as supplied now, when it has
  * (tm.last_supply, which the breakdown follows back). */

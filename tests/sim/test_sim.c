@@ -482,6 +482,100 @@ static void test_runner_live_bounded(void)
 		}
 }
 
+/* At flow fidelity a send that forwards what it receives holds its slot
+ * with no transaction and no run state until its data is about to move
+ * (runner_park): the same results with and without, to the picosecond
+ * (steps, breakdown, spans, calls back to back, slots and units), and on a
+ * ring fewer transactions and run states alive at once: what memory per
+ * rank follows (g5 bench scale). */
+static void test_runner_parked(void)
+{
+	static const struct {
+		enum coll c;
+		const char *algo;
+		int nranks;
+		uint32_t nchunks, launches;
+		const char *key, *value;
+	} runs[] = {
+		{ COLL_ALLREDUCE, "ring", 32, 1, 1, NULL, NULL },
+		{ COLL_ALLREDUCE, "ring", 16, 4, 20, NULL, NULL },
+		{ COLL_ALLREDUCE, "ring", 16, 1, 1, "paxi.slots", "2" },
+		{ COLL_ALLREDUCE, "ring", 16, 1, 1, "paxi.cdma_units", "2" },
+		{ COLL_ALLREDUCE, "ring", 12, 1, 1, "node.inject", "200GB/s" },
+		{ COLL_ALLREDUCE, "ring2p", 16, 1, 1, NULL, NULL },
+		{ COLL_ALLGATHER, "ring", 16, 2, 1, NULL, NULL },
+		{ COLL_REDUCESCATTER, "ring", 16, 1, 5, NULL, NULL },
+		{ COLL_ALLTOALL, "pairwise", 16, 1, 1, NULL, NULL },
+		{ COLL_ALLREDUCE, "hd", 16, 1, 1, NULL, NULL },
+		{ COLL_ALLREDUCE, "dbtree", 16, 1, 1, NULL, NULL },
+		{ COLL_BROADCAST, "chain", 8, 4, 1, NULL, NULL },
+	};
+	GError *e = NULL;
+
+	for (size_t k = 0; k < G_N_ELEMENTS(runs); k++)
+		for (int size = 0; size < 2; size++) {
+			struct platform pl;
+			struct simulate_outcome o[2];
+
+			platform_init_default(&pl);
+			pl.fabric.nranks = runs[k].nranks;
+			pl.fabric.fidelity = LINK_FIDELITY_FLOW;
+			if (runs[k].key)
+				g_assert_true(config_platform_set(&pl, runs[k].key, runs[k].value, &e));
+			g_assert_no_error(e);
+			for (int park = 0; park < 2; park++) {
+				struct simulate_job job = {
+					.plat = &pl, .coll = runs[k].c, .algo = runs[k].algo,
+					.bytes = size ? 64ull << 20 : 256ull << 10, .elem_bytes = 4,
+					.params = { .nchunks = runs[k].nchunks, .peer = 1 }, .seed = 1,
+					.launches = runs[k].launches, .trace = runs[k].launches == 1,
+				};
+
+				runner_park(park);
+				g_assert_true(simulate(&job, &o[park], &e));
+				g_assert_no_error(e);
+			}
+			runner_park(true);
+			g_test_message("%s %s %d ranks, nchunks %u, %s: %.6f us; at once %" G_GUINT64_FORMAT
+				       " -> %" G_GUINT64_FORMAT " run states, %" G_GUINT64_FORMAT " -> %"
+				       G_GUINT64_FORMAT " transactions",
+				       coll_name(runs[k].c), runs[k].algo, runs[k].nranks, runs[k].nchunks,
+				       runs[k].key ? runs[k].key : "default", o[1].latency_us,
+				       o[0].run.ops_live_peak, o[1].run.ops_live_peak, o[0].paxi.txns_live_peak,
+				       o[1].paxi.txns_live_peak);
+			g_assert_cmpuint(o[0].run.latency_ps, ==, o[1].run.latency_ps);
+			g_assert_cmpuint(o[0].events, ==, o[1].events);
+			g_assert_cmpuint(o[0].run.ops, ==, o[1].run.ops);
+			g_assert_cmpmem(o[0].run.breakdown, sizeof(o[0].run.breakdown), o[1].run.breakdown,
+					sizeof(o[1].run.breakdown));
+			g_assert_cmpmem(o[0].run.steps->data, o[0].run.steps->len * sizeof(struct runner_step),
+					o[1].run.steps->data, o[1].run.steps->len * sizeof(struct runner_step));
+			g_assert_cmpuint(o[0].paxi.txns, ==, o[1].paxi.txns);
+			g_assert_cmpuint(o[0].paxi.setup_ps, ==, o[1].paxi.setup_ps);
+			g_assert_cmpuint(o[0].paxi.slot_wait_ps, ==, o[1].paxi.slot_wait_ps);
+			g_assert_cmpuint(o[1].paxi.txns_live_peak, <=, o[0].paxi.txns_live_peak);
+			g_assert_cmpuint(o[1].run.ops_live_peak, <=, o[0].run.ops_live_peak);
+			if (o[0].run.spans) {
+				g_assert_nonnull(o[1].run.spans);
+				g_assert_cmpmem(o[0].run.spans->data,
+						o[0].run.spans->len * sizeof(struct runner_op_span),
+						o[1].run.spans->data,
+						o[1].run.spans->len * sizeof(struct runner_op_span));
+			}
+			if (k == 0 && size) {
+				/* 64 MiB on 32 ranks: each rank's slots hold sends
+				 * set up ahead of their data (8 a unit), which
+				 * now keep neither a transaction nor a run state */
+				g_assert_cmpuint(o[0].paxi.txns_live_peak, >=, 9ull * runs[k].nranks);
+				g_assert_cmpuint(o[1].paxi.txns_live_peak, <=, 6ull * runs[k].nranks);
+				g_assert_cmpuint(o[1].run.ops_live_peak, <=, 6ull * runs[k].nranks);
+			}
+			simulate_outcome_clear(&o[0]);
+			simulate_outcome_clear(&o[1]);
+			platform_release(&pl);
+		}
+}
+
 /* Dormant ops keep their issue times only where something reads ops'
  * starts (the step table, the breakdown, spans): without them a ring's
  * windows (about N issue times per rank) are not kept, the memory estimate
@@ -2893,6 +2987,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/breakdown/causes", test_breakdown_causes);
 	g_test_add_func("/sim/breakdown/engine", test_breakdown_engine);
 	g_test_add_func("/sim/runner/live-bounded", test_runner_live_bounded);
+	g_test_add_func("/sim/runner/parked", test_runner_parked);
 	g_test_add_func("/sim/runner/dormant-times", test_runner_dormant_times);
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
