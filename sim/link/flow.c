@@ -8,7 +8,9 @@
  * it crosses and has one pending event: FL_PROGRESS at its next piece
  * boundary or its last byte, or, for a boundary that lands while it still
  * sends (ahead), FL_ARRIVE when that boundary lands), or sent (only its
- * delivery events remain). A header-only flow that starts alone with
+ * delivery events remain). A header-only flow that starts beside others
+ * sends unshared: on no resource, at its route's full rate, with its
+ * event at its end (flow.h). A header-only flow that starts alone with
  * nothing behind it, or a flow heading for its last byte alone with nothing
  * behind it, is a ghost: it has no pending event but its delivery (its
  * end of sending is known), and stays on its resources until it is
@@ -202,6 +204,7 @@ struct flow {
 	uint32_t buf_stamp;    /* the tick that last moved its fluid */
 	bool detached;         /* buf_share: its source has sent it all into the
 				* buffers, and its channel's line has gone on */
+	bool unshared;         /* header only, sending beside others: on no resource */
 };
 
 struct chan_fifo {
@@ -2204,6 +2207,17 @@ static void activate(struct flow_net *n, struct flow *fl)
 		res_add(r, fl);
 		alone &= r->n == 1;
 	}
+	if (!alone && fl->bytes == 0) {
+		/* header only among others: its bytes (a packet's header) are
+		 * left out of the sharing, so it leaves its resources, sends at
+		 * its route's full rate, and moves no other rate */
+		for (uint32_t u = 0; u < fl->nuse; u++)
+			res_remove(&n->res[fl->use[u].res], fl);
+		fl->rate = alone_rate(n, fl);
+		fl->unshared = true;
+		schedule_progress(n, fl);
+		return;
+	}
 	if (!alone) {
 		reshare(n, fl->use, fl->nuse, false);
 		first_piece(n, fl);
@@ -2358,7 +2372,7 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 
 	bool empty = true;
 
-	for (uint32_t u = 0; u < fl->nuse; u++) {
+	for (uint32_t u = 0; u < fl->nuse && !fl->unshared; u++) {
 		struct fres *r = &n->res[fl->use[u].res];
 
 		res_remove(r, fl);
@@ -2624,6 +2638,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->bx_n = 0;
 	fl->buf_stamp = 0;
 	fl->detached = false;
+	fl->unshared = false;
 	fl->pos = 0;
 	fl->t_pos = 0;
 	fl->stamp = 0;

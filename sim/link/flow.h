@@ -125,6 +125,14 @@
  *    channel or a resource of its route before that end makes it an
  *    ordinary flow again. Its last callback may run `late` after it lands
  *    (fabric_send_late): PAXI's control messages call back when processed.
+ *  - a header-only message that starts beside other flows on its route
+ *    sends at the route's full rate (the least cap / w of its channels) and
+ *    takes no share: its bytes, a packet's header, are left out of the
+ *    sharing, so its start and end move no other rate and cost no sharing
+ *    of the component (a PAXI response or handshake across a busy
+ *    multi-hop route: most of the starts and ends of such routes). It still
+ *    holds its channel's line while it sends, and is delivered one tail
+ *    after its end, in order behind its pair.
  *  - a message that may not send before a later time (a Transfer supplied
  *    before its setup ends) can be sent ahead of it (flow_send_at): where it
  *    would be alone on its one-hop route from then on, it takes its channel

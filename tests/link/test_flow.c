@@ -1,6 +1,7 @@
 /* Tests of the fabric at flow fidelity (sim/link/flow.h): alone on an idle
  * route a message takes the packet fabric's time; flows share a channel
- * max-min fairly and take the capacity a finished one leaves; messages from
+ * max-min fairly and take the capacity a finished one leaves, where a
+ * header-only message takes no share; messages from
  * one node's memory on one channel go in order; pieces are delivered at
  * their boundaries; a message waiting in that order, or sending alone, can
  * grow; a header-only message's callback can run late; a message that
@@ -129,6 +130,30 @@ static void test_fair_share(void)
 	g_assert_cmpfloat((double)a.done_ps / (double)t_big, <, 1.55);
 	g_dataset_destroy(&a);
 	g_dataset_destroy(&b);
+	net_free(&x);
+}
+
+/* A header-only message that starts beside a flow takes no share: it
+ * sends at its route's full rate, and the flow keeps its rate. A message
+ * 0 -> 3 of a unidirectional ring crosses 1 -> 2, where node 1 sends a
+ * header-only message to 2 at the same time: each is delivered when it
+ * would be alone. */
+static void test_header_unshared(void)
+{
+	struct net x = net_new(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW);
+	struct rx a = { 0 }, h = { 0 };
+	uint64_t big = 16 << 20;
+
+	g_dataset_set_data(&a, "sim", x.s);
+	g_dataset_set_data(&h, "sim", x.s);
+	fabric_send(x.f, 0, 3, big, ROUTE_SHORTEST, on_deliver, &a);
+	fabric_send(x.f, 1, 2, 0, ROUTE_SHORTEST, on_deliver, &h);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+	g_assert_cmpuint(a.done_ps, ==, alone(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW, 0, 3, big));
+	g_assert_cmpuint(h.done_ps, ==, alone(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW, 1, 2, 0));
+	g_dataset_destroy(&a);
+	g_dataset_destroy(&h);
 	net_free(&x);
 }
 
@@ -1007,6 +1032,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/flow/alone-matches-packets", test_alone_matches_packets);
 	g_test_add_func("/flow/fair-share", test_fair_share);
+	g_test_add_func("/flow/header-unshared", test_header_unshared);
 	g_test_add_func("/flow/memory-fifo", test_memory_fifo);
 	g_test_add_func("/flow/in-order-per-pair", test_in_order_per_pair);
 	g_test_add_func("/flow/in-order-many-peers", test_in_order_many_peers);
