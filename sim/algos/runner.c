@@ -1191,7 +1191,7 @@ static bool op_may_sleep(struct runner *r, int rank, uint32_t i, bool *parked)
 }
 
 /* Issues op i (lane position pos) dormant: its start's causes are walked
- * now, its send joins the runner's queue unless parked (op_sleeps), and
+ * now, its send joins the runner's queue unless parked (op_may_sleep), and
  * the lane's window of dormant ops keeps its issue time (struct run_lane)
  * where something reads starts. */
 static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos, bool parked)
