@@ -103,21 +103,35 @@ static void test_alone_matches_packets(void)
 	}
 }
 
+/* Two messages sent at once on a unidirectional ring of 8 at flow
+ * fidelity, src1 -> dst1 of bytes1 and src2 -> dst2 of bytes2, run to
+ * their end: their deliveries in *a and *b. */
+static void send_two(int src1, int dst1, uint64_t bytes1, int src2, int dst2, uint64_t bytes2,
+		     struct rx *a, struct rx *b)
+{
+	struct net x = net_new(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW);
+
+	g_dataset_set_data(a, "sim", x.s);
+	g_dataset_set_data(b, "sim", x.s);
+	fabric_send(x.f, src1, dst1, bytes1, ROUTE_SHORTEST, on_deliver, a);
+	fabric_send(x.f, src2, dst2, bytes2, ROUTE_SHORTEST, on_deliver, b);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+	g_dataset_destroy(a);
+	g_dataset_destroy(b);
+	net_free(&x);
+}
+
 /* Two flows on one channel (0 -> 1 from memories 0 and 7, the second
  * forwarded through 0) share it: each at half the rate while both run, so
  * the first of equal size ends at twice its time alone; and with one of
  * half the size, it ends at 2 x its own, then the other speeds up. */
 static void test_fair_share(void)
 {
-	struct net x = net_new(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW);
 	struct rx a = { 0 }, b = { 0 };
 	uint64_t big = 64 << 20;
 
-	g_dataset_set_data(&a, "sim", x.s);
-	g_dataset_set_data(&b, "sim", x.s);
-	fabric_send(x.f, 0, 1, big, ROUTE_SHORTEST, on_deliver, &a);
-	fabric_send(x.f, 7, 1, big / 2, ROUTE_SHORTEST, on_deliver, &b);
-	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	send_two(0, 1, big, 7, 1, big / 2, &a, &b);
 
 	sim_time_t t_big = alone(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW, 0, 1, big);
 	sim_time_t t_half = alone(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW, 0, 1, big / 2);
@@ -128,9 +142,6 @@ static void test_fair_share(void)
 	/* a: all of the channel's time for both, 1.5 x its time alone */
 	g_assert_cmpfloat((double)a.done_ps / (double)t_big, >, 1.45);
 	g_assert_cmpfloat((double)a.done_ps / (double)t_big, <, 1.55);
-	g_dataset_destroy(&a);
-	g_dataset_destroy(&b);
-	net_free(&x);
 }
 
 /* A header-only message that starts beside a flow takes no share: it
@@ -140,21 +151,12 @@ static void test_fair_share(void)
  * would be alone. */
 static void test_header_unshared(void)
 {
-	struct net x = net_new(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW);
 	struct rx a = { 0 }, h = { 0 };
 	uint64_t big = 16 << 20;
 
-	g_dataset_set_data(&a, "sim", x.s);
-	g_dataset_set_data(&h, "sim", x.s);
-	fabric_send(x.f, 0, 3, big, ROUTE_SHORTEST, on_deliver, &a);
-	fabric_send(x.f, 1, 2, 0, ROUTE_SHORTEST, on_deliver, &h);
-	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
-	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+	send_two(0, 3, big, 1, 2, 0, &a, &h);
 	g_assert_cmpuint(a.done_ps, ==, alone(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW, 0, 3, big));
 	g_assert_cmpuint(h.done_ps, ==, alone(&topo_ring_uni_ops, 8, LINK_FIDELITY_FLOW, 1, 2, 0));
-	g_dataset_destroy(&a);
-	g_dataset_destroy(&h);
-	net_free(&x);
 }
 
 /* Messages from one node's memory on one channel go one after the other,
