@@ -189,8 +189,10 @@ int cmd_run(int argc, char **argv)
 			"larger than a link's receive buffer on multi-hop routes (columns forwarded "
 			"and forwarded_max_bytes); flow fidelity leaves out the packet fabric's "
 			"credit back-pressure there and has been measured up to 62 %% faster than "
-			"packet fidelity (docs/scale.md, \"What flow fidelity misses on multi-hop "
-			"routes is buffer space\"): fidelity: packet is the reference; which algorithm "
+			"packet fidelity at max-min sharing, from 45 %% faster to 82 %% slower at "
+			"flow.arbiter round-robin (docs/scale.md, \"What flow fidelity misses on "
+			"multi-hop routes is buffer space\", \"Header-only messages beside others send "
+			"unshared\"): fidelity: packet is the reference; which algorithm "
 			"is fastest it has found as packet fidelity does, or within 2 %% of it, at 1949 "
 			"of the 1960 points of g5 bench fidelity's matrix (docs/scale.md, \"Does flow "
 			"fidelity pick packet fidelity's fastest algorithm?\")\n",

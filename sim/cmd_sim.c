@@ -632,6 +632,7 @@ int cmd_sim(int argc, char **argv)
 		units_format_size((uint64_t)lp->credits * lp->max_payload_bytes, buffer, sizeof(buffer));
 		units_format_size(lp->max_payload_bytes, packet, sizeof(packet));
 		bool fluid = pl.fabric.flow_arbiter == LINK_FLOW_BUFFERS;
+		bool rr = pl.fabric.flow_arbiter == LINK_FLOW_ROUND_ROBIN;
 
 		fprintf(stderr,
 			"%s: note: ranks forward %.1f %% of this run's message bytes (multi-hop routes), "
@@ -642,6 +643,11 @@ int cmd_sim(int argc, char **argv)
 				"packet fabric's credit back-pressure more closely than sharing alone but "
 				"still misses it by up to 28 % on some curves (docs/scale.md, \"Receive "
 				"buffers as a fluid\")"
+			: rr  ? "flow.arbiter round-robin shares each channel among its arbiter's "
+				"inputs as the packet fabric does but leaves out its credit back-pressure "
+				"on such routes: over the fidelity matrix it has been measured from 45 % "
+				"faster to 82 % slower than packet fidelity (docs/scale.md, \"Header-only "
+				"messages beside others send unshared\")"
 			      : "flow fidelity leaves out the packet fabric's credit back-pressure on "
 				"such routes: it follows packet fidelity while those messages stay well "
 				"below the buffer, and has been measured up to 62 % faster than packet "

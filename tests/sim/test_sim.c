@@ -1945,10 +1945,15 @@ static void test_rank_forwarded(void)
 	g_assert_null(strstr(out, "note"));
 	g_free(out);
 	g_free(err);
-	/* with per-input sharing on, the note still points to the buffers */
+	/* with per-input sharing on, the note gives its own measured range and
+	 * still points to the buffers */
 	g_assert_cmpint(g5("sim --topo ring --ranks 16 --collective allgather --algo direct --size 1MiB "
 			   "--fidelity flow --json --set flow.arbiter=round-robin", &out, &err), ==, 0);
 	g_assert_nonnull(strstr(err, "g5 sim: note: ranks forward 86.7 % of this run's message bytes"));
+	g_assert_nonnull(strstr(err, "flow.arbiter round-robin shares each channel among its arbiter's "
+				     "inputs"));
+	g_assert_nonnull(strstr(err, "from 45 % faster to 82 % slower than packet fidelity"));
+	g_assert_null(strstr(err, "62 %"));
 	g_assert_nonnull(strstr(err, "; --set flow.arbiter=buffers"));
 	g_free(out);
 	g_free(err);
