@@ -975,7 +975,7 @@ static void out_feeds(struct run_op *o)
  * the paxi, or kept until the transaction is made. */
 static void out_supply(struct run_op *o, uint64_t avail)
 {
-	if (!o->out && o->out_parked)
+	if (o->out_parked)
 		out_unpark(o);
 	if (o->out) {
 		out_feeds(o);

@@ -743,6 +743,14 @@ static sim_time_t unit_take(struct paxi *x, struct cdma *u, enum paxi_proto prot
 	return u->setup_free_at;
 }
 
+/* Flow fidelity: whether a transaction of `kind` and `bytes` set up ahead
+ * of its data needs no event at its setup's end: a Transfer with bytes,
+ * without an engine; its first data reads the end (pump). */
+static bool setup_unseen_ok(const struct paxi *x, enum paxi_kind kind, uint64_t bytes)
+{
+	return x->flow && kind == PAXI_TRANSFER && !x->p.engine && bytes > 0;
+}
+
 static void begin_setup(struct paxi_txn *t)
 {
 	struct paxi *x = t->x;
@@ -752,10 +760,7 @@ static void begin_setup(struct paxi_txn *t)
 	t->tm.slot = now;
 	t->tm.setup_end = unit_take(x, u, t->proto, t->tm.start);
 	t->state = TX_SETUP;
-	if (x->flow && t->kind == PAXI_TRANSFER && !x->p.engine && t->bytes > 0 &&
-	    t->available == t->injected) {
-		/* flow fidelity: a Transfer set up ahead of its data needs no
-		 * event at its setup's end; its first data reads it (pump) */
+	if (setup_unseen_ok(x, t->kind, t->bytes) && t->available == t->injected) {
 		t->setup_unseen = true;
 		return;
 	}
@@ -875,8 +880,7 @@ bool paxi_unit_reserve(struct paxi *x, int node, uint32_t unit, enum paxi_kind k
 
 	/* what begin_setup does for such a transaction, with no data yet:
 	 * no event at its setup's end, nothing else read before its data */
-	if (!x->flow || x->p.engine || kind != PAXI_TRANSFER || !bytes || u->busy >= x->p.slots ||
-	    u->wait_head)
+	if (!setup_unseen_ok(x, kind, bytes) || paxi_unit_would_wait(x, node, unit))
 		return false;
 	g_assert(start_ps <= sim_now(x->s));
 	if (u->nres == u->res_room) {
@@ -912,7 +916,7 @@ void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t k
 	struct cdma *u = unit_of(t);
 	uint32_t i = res_find(u, key);
 
-	g_assert(i < u->nres && !t->started && t->kind == PAXI_TRANSFER && t->bytes && !t->available);
+	g_assert(i < u->nres && !t->started && setup_unseen_ok(t->x, t->kind, t->bytes) && !t->available);
 	t->started = true;
 	t->tm.start = start_ps;
 	t->tm.slot = u->res[i].slot_ps;
