@@ -125,6 +125,60 @@ static gint sample_order(gconstpointer a, gconstpointer b)
 	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
+/* Where flow fidelity is furthest from packet fidelity, either way: the
+ * signed error t_flow / t_packet - 1 of a point, and where it is. */
+struct dev {
+	double err;     /* most negative (fastest) or most positive (slowest) */
+	int ranks;
+	uint64_t bytes;
+	const struct curve *cv; /* NULL: none yet */
+};
+
+static void dev_take(struct dev *fast, struct dev *slow, const struct curve *cv, const struct sample *sm)
+{
+	double err = sm->us[1] / sm->us[0] - 1;
+
+	if (!fast->cv || err < fast->err)
+		*fast = (struct dev){ err, sm->ranks, sm->bytes, cv };
+	if (!slow->cv || err > slow->err)
+		*slow = (struct dev){ err, sm->ranks, sm->bytes, cv };
+}
+
+/* "ring allgather direct N=16 256MiB": where d is. */
+static char *dev_at(const struct dev *d)
+{
+	char size[32];
+
+	units_format_size(d->bytes, size, sizeof(size));
+	return g_strdup_printf("%s %s %s N=%d %s", topo_name(d->cv->kind), coll_name(d->cv->c),
+			       d->cv->algo, d->ranks, size);
+}
+
+/* A curve's points, by N and size (--points): both latencies and the
+ * signed error of each. */
+static void print_points(const struct curve *cv, bool json)
+{
+	g_autoptr(GArray) pts = g_array_copy(cv->samples);
+
+	g_array_sort(pts, sample_order);
+	for (guint i = 0; i < pts->len; i++) {
+		const struct sample *sm = &g_array_index(pts, struct sample, i);
+		char size[32];
+
+		units_format_size(sm->bytes, size, sizeof(size));
+		if (json)
+			printf("{\"topology\": \"%s\", \"collective\": \"%s\", \"algo\": \"%s\", "
+			       "\"ranks\": %d, \"bytes\": %" G_GUINT64_FORMAT ", \"packet_us\": %.6f, "
+			       "\"flow_us\": %.6f, \"err\": %.6f}\n",
+			       topo_name(cv->kind), coll_name(cv->c), cv->algo, sm->ranks, sm->bytes,
+			       sm->us[0], sm->us[1], sm->us[1] / sm->us[0] - 1);
+		else
+			printf("    %-9s %-13s %-10s N=%-3d %-8s packet %12.3f us  flow %12.3f us  %+8.3f %%\n",
+			       topo_name(cv->kind), coll_name(cv->c), cv->algo, sm->ranks, size, sm->us[0],
+			       sm->us[1], 100 * (sm->us[1] / sm->us[0] - 1));
+	}
+}
+
 /* The picks of the curves [lo, hi) of one topology and collective, at each
  * N and size that two of them or more ran; each point where flow fidelity
  * picks an algorithm that is slower at packet fidelity is printed. */
@@ -255,7 +309,7 @@ int bench_fidelity(int argc, char **argv)
 	gchar *topos_s = NULL, *ranks_s = NULL, *coll_s = NULL, *algo_s = NULL;
 	gchar *min_s = NULL, *max_s = NULL, *max64_s = NULL, *arbiter_s = NULL;
 	gchar **set = NULL;
-	gboolean json = FALSE;
+	gboolean json = FALSE, points = FALSE;
 	gint jobs = 1;
 	GOptionEntry entries[] = {
 		{ "topos", 0, 0, G_OPTION_ARG_STRING, &topos_s, "topologies (ring,fullmesh,hypercube,torus,switch)", "T,T" },
@@ -268,6 +322,7 @@ int bench_fidelity(int argc, char **argv)
 		{ "arbiter", 0, 0, G_OPTION_ARG_STRING, &arbiter_s, "flow fidelity's flow.arbiter: maxmin (default), round-robin or buffers", "A" },
 		{ "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &set, "set a key of the seed platform that both fidelities run, e.g. node.inject=unlimited (repeatable; not topology.* or fidelity, which the matrix sets)", "KEY=VALUE" },
 		{ "json", 0, 0, G_OPTION_ARG_NONE, &json, "one JSON object per line", NULL },
+		{ "points", 0, 0, G_OPTION_ARG_NONE, &points, "each curve's points after it: both latencies and the signed error", NULL },
 		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "curves run in parallel (default 1: the wall times are each run's alone; 0: one per core)", "N" },
 		{ NULL }
 	};
@@ -276,6 +331,7 @@ int bench_fidelity(int argc, char **argv)
 				   "  g5 bench fidelity                     # the whole matrix (long)\n"
 				   "  g5 bench fidelity --topos ring --ranks 8 --collective allreduce\n"
 				   "  g5 bench fidelity --ranks 32,64 --jobs 2 --json\n"
+				   "  g5 bench fidelity --topos hypercube --ranks 32 --algo direct --points\n"
 				   "  g5 bench fidelity --ranks 4,8 --set node.inject=unlimited --set node.eject=unlimited",
 				   entries, &argc, &argv);
 	g_autoptr(GError) err = NULL;
@@ -359,6 +415,7 @@ int bench_fidelity(int argc, char **argv)
 	}
 
 	struct fidelity_err all = { 0 };
+	struct dev fast = { 0 }, slow = { 0 };
 	uint32_t skipped = 0, missed = 0, failed = 0;
 
 	if (!json)
@@ -385,6 +442,12 @@ int bench_fidelity(int argc, char **argv)
 			continue;
 		const struct fidelity_err *e = &cv->e;
 		double gm = fidelity_geomean_err(e);
+		struct dev cf = { 0 }, cs = { 0 };
+
+		for (guint k = 0; k < cv->samples->len; k++)
+			dev_take(&cf, &cs, cv, &g_array_index(cv->samples, struct sample, k));
+		for (guint k = 0; k < cv->samples->len; k++)
+			dev_take(&fast, &slow, cv, &g_array_index(cv->samples, struct sample, k));
 		bool miss = gm > GOAL_GEOMEAN || e->max_err > GOAL_MAX || cv->failed;
 		char size[32];
 
@@ -394,17 +457,21 @@ int bench_fidelity(int argc, char **argv)
 			printf("{\"topology\": \"%s\", \"collective\": \"%s\", \"algo\": \"%s\", "
 			       "\"points\": %u, \"geomean_err\": %.6f, \"max_err\": %.6f, "
 			       "\"max_ranks\": %d, \"max_bytes\": %" G_GUINT64_FORMAT ", "
+			       "\"fastest_err\": %.6f, \"slowest_err\": %.6f, "
 			       "\"packet_wall_s\": %.3f, \"flow_wall_s\": %.3f, "
 			       "\"packet_events\": %" G_GUINT64_FORMAT ", \"flow_events\": %" G_GUINT64_FORMAT
 			       ", \"failed\": %u, \"goal_met\": %s}\n",
 			       topo_name(cv->kind), coll_name(cv->c), cv->algo, e->points, gm, e->max_err,
-			       e->max_ranks, e->max_bytes, e->packet_wall_s, e->flow_wall_s, e->packet_events,
+			       e->max_ranks, e->max_bytes, cf.cv ? cf.err : 0, cs.cv ? cs.err : 0,
+			       e->packet_wall_s, e->flow_wall_s, e->packet_events,
 			       e->flow_events, cv->failed, miss ? "false" : "true");
 		else
 			printf("  %-9s %-13s %-10s %6u %9.3f %8.3f  N=%-3d %-12s %9.3f %9.3f%s\n",
 			       topo_name(cv->kind), coll_name(cv->c), cv->algo, e->points, 100 * gm,
 			       100 * e->max_err, e->max_ranks, size, e->packet_wall_s, e->flow_wall_s,
 			       cv->failed ? "  FAILED" : miss ? "  MISS" : "");
+		if (points)
+			print_points(cv, json);
 		fflush(stdout);
 		fidelity_err_merge(&all, e);
 	}
@@ -415,6 +482,23 @@ int bench_fidelity(int argc, char **argv)
 		       all.points, 100 * fidelity_geomean_err(&all), 100 * all.max_err, all.max_ranks,
 		       all.max_bytes, missed, 100 * GOAL_GEOMEAN, 100 * GOAL_MAX, skipped,
 		       all.packet_wall_s, all.flow_wall_s);
+	if (fast.cv) {
+		g_autofree char *fat = dev_at(&fast), *sat = dev_at(&slow);
+
+		/* the range either way: flow fidelity from most faster to most
+		 * slower than packet fidelity */
+		if (json)
+			printf("{\"matrix\": \"all\", \"points\": %u, \"geomean_err\": %.6f, "
+			       "\"max_err\": %.6f, \"fastest_err\": %.6f, \"fastest_at\": \"%s\", "
+			       "\"slowest_err\": %.6f, \"slowest_at\": \"%s\", \"curves_missed\": %u}\n",
+			       all.points, fidelity_geomean_err(&all), all.max_err, fast.err, fat, slow.err,
+			       sat, missed);
+		else
+			printf("# range: flow fidelity from %.1f %% %s (%s) to %.1f %% %s (%s) than packet "
+			       "fidelity\n",
+			       100 * fabs(fast.err), fast.err < 0 ? "faster" : "slower", fat,
+			       100 * fabs(slow.err), slow.err < 0 ? "faster" : "slower", sat);
+	}
 
 	/* the picks, per topology and collective (the list's runs of curves),
 	 * summed per topology and over all */

@@ -188,15 +188,15 @@ int cmd_run(int argc, char **argv)
 			"%s: note: %u of the %u points at flow fidelity have ranks forward messages "
 			"larger than a link's receive buffer on multi-hop routes (columns forwarded "
 			"and forwarded_max_bytes); flow fidelity leaves out the packet fabric's "
-			"credit back-pressure there and has been measured up to 62 %% faster than "
-			"packet fidelity at max-min sharing, from 45 %% faster to 82 %% slower at "
+			"receive buffers there and has been measured %s than "
+			"packet fidelity at max-min sharing, %s at "
 			"flow.arbiter round-robin (docs/scale.md, \"What flow fidelity misses on "
-			"multi-hop routes is buffer space\", \"Header-only messages beside others send "
-			"unshared\"): fidelity: packet is the reference; which algorithm "
+			"multi-hop routes is buffer space\", \"The notes' ranges\"): fidelity: "
+			"packet is the reference; which algorithm "
 			"is fastest it has found as packet fidelity does, or within 2 %% of it, at 1949 "
 			"of the 1960 points of g5 bench fidelity's matrix (docs/scale.md, \"Does flow "
 			"fidelity pick packet fidelity's fastest algorithm?\")\n",
-			argv[0], r->flow_beyond, r->flow_points);
+			argv[0], r->flow_beyond, r->flow_points, FIDELITY_RANGE_MAXMIN, FIDELITY_RANGE_RR);
 	if (r->flow_switched)
 		fprintf(stderr,
 			"%s: note: %u of the %u points at flow fidelity send messages across two "

@@ -25,6 +25,15 @@
 	"been measured up to 59 %% and 41 %% slower at 64MiB (docs/scale.md, \"Flow fidelity "     \
 	"slow on leaf-spine and fat-tree\")"
 
+/* The measured range of flow fidelity against packet fidelity over the
+ * matrix of `g5 bench fidelity` (4 to 64 ranks), on routes that ranks
+ * forward, per flow.arbiter, as g5 sim and g5 run quote it (plain text,
+ * not formats): max-min and round-robin from most faster to most slower, the
+ * buffers fluid its largest miss (docs/scale.md, "The notes' ranges"). */
+#define FIDELITY_RANGE_MAXMIN "from 62 % faster to 32 % slower"
+#define FIDELITY_RANGE_RR "from 45 % faster to 82 % slower"
+#define FIDELITY_MISS_BUFFERS "up to 41 %"
+
 /* Running sums of one set of points' errors. */
 struct fidelity_err {
 	uint32_t points;
