@@ -307,12 +307,13 @@ static bool parse_list(const char *text, const char *flag, GArray *out, bool top
 int bench_fidelity(int argc, char **argv)
 {
 	gchar *topos_s = NULL, *ranks_s = NULL, *coll_s = NULL, *algo_s = NULL;
-	gchar *min_s = NULL, *max_s = NULL, *max64_s = NULL, *arbiter_s = NULL;
+	gchar *min_s = NULL, *max_s = NULL, *max64_s = NULL, *arbiter_s = NULL, *platform_s = NULL;
 	gchar **set = NULL;
 	gboolean json = FALSE, points = FALSE;
 	gint jobs = 1;
 	GOptionEntry entries[] = {
 		{ "topos", 0, 0, G_OPTION_ARG_STRING, &topos_s, "topologies (ring,fullmesh,hypercube,torus,switch)", "T,T" },
+		{ "platform", 0, 0, G_OPTION_ARG_FILENAME, &platform_s, "a platform file instead of the seed platform's matrix: its topology and ranks, every collective x algorithm x size on it", "FILE" },
 		{ "ranks", 0, 0, G_OPTION_ARG_STRING, &ranks_s, "rank counts (4,8,16,32,64)", "N,N" },
 		{ "collective", 0, 0, G_OPTION_ARG_STRING, &coll_s, "one collective (default: every one)", "C" },
 		{ "algo", 0, 0, G_OPTION_ARG_STRING, &algo_s, "one algorithm (default: every one)", "A" },
@@ -332,6 +333,7 @@ int bench_fidelity(int argc, char **argv)
 				   "  g5 bench fidelity --topos ring --ranks 8 --collective allreduce\n"
 				   "  g5 bench fidelity --ranks 32,64 --jobs 2 --json\n"
 				   "  g5 bench fidelity --topos hypercube --ranks 32 --algo direct --points\n"
+				   "  g5 bench fidelity --platform configs/platforms/leafspine16.yaml --max-size 64MiB\n"
 				   "  g5 bench fidelity --ranks 4,8 --set node.inject=unlimited --set node.eject=unlimited",
 				   entries, &argc, &argv);
 	g_autoptr(GError) err = NULL;
@@ -349,9 +351,26 @@ int bench_fidelity(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = 2;
-	if (!parse_list(topos_s ? topos_s : "ring,fullmesh,hypercube,torus,switch", "--topos", topos,
-			true, &err) ||
-	    !parse_list(ranks_s ? ranks_s : "4,8,16,32,64", "--ranks", ranks, false, &err) ||
+	if (platform_s && (topos_s || ranks_s)) {
+		cli_usage_error(argv[0], "--platform gives the topology and its ranks: it takes no %s",
+				topos_s ? "--topos" : "--ranks");
+		goto out;
+	}
+	if (platform_s) {
+		/* the file's topology at its ranks is the matrix's one shape */
+		platform_release(&base);
+		if (!config_platform_load(platform_s, &base, &err)) {
+			fprintf(stderr, "%s: %s\n", argv[0], err->message);
+			platform_init_default(&base);
+			goto out;
+		}
+		g_array_append_val(topos, base.fabric.topo);
+		g_array_append_val(ranks, base.fabric.nranks);
+	}
+	if ((!platform_s &&
+	     (!parse_list(topos_s ? topos_s : "ring,fullmesh,hypercube,torus,switch", "--topos", topos,
+			  true, &err) ||
+	      !parse_list(ranks_s ? ranks_s : "4,8,16,32,64", "--ranks", ranks, false, &err))) ||
 	    (min_s && !units_parse_size(min_s, &min_b, &err)) ||
 	    (max_s && !units_parse_size(max_s, &max_b, &err)) ||
 	    (max64_s && !units_parse_size(max64_s, &max64_b, &err))) {
@@ -546,6 +565,7 @@ out:
 	g_free(coll_s);
 	g_free(algo_s);
 	g_free(arbiter_s);
+	g_free(platform_s);
 	g_strfreev(set);
 	platform_release(&base);
 	g_free(min_s);
