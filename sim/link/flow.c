@@ -205,6 +205,9 @@ struct flow {
 	bool detached;         /* buf_share: its source has sent it all into the
 				* buffers, and its channel's line has gone on */
 	bool unshared;         /* header only, sending beside others: on no resource */
+	bool mem_sized;        /* its memory sides have let go its mem_free */
+	uint32_t mem_free[2];  /* payload its sides (inject, eject) let go at its
+				* links' rate when it began (size_flow) */
 };
 
 struct chan_fifo {
@@ -263,6 +266,12 @@ struct flow_net {
 	struct fres *res;             /* owned, nchans + 2 x nranks */
 	int nres;
 	bool mem_sides;               /* a memory side of finite rate carries flows */
+	double *mem_clock;            /* owned, 2 x nranks where mem_sides: each memory
+				       * side's rate clock, ps (inject, then eject): until
+				       * when the payload it let go at its links' rate takes
+				       * its rate (size_flow) */
+	double *mem_slack;            /* and how far ahead of now the clock may run
+				       * before a message waits for it (size_flow) */
 	struct fchan *ch;             /* owned, nchans */
 	struct hops_other *hops_other; /* owned, nchans: zero pages until written */
 	struct flow *free;
@@ -402,6 +411,23 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		n->res[nchans + nranks + r].cap = ej < in[r] ? ej : 0;
 		n->mem_sides |= n->res[nchans + r].cap > 0 || n->res[nchans + nranks + r].cap > 0;
 	}
+	if (n->mem_sides) {
+		/* as the packet fabric's clocks (fabric.c, node_slack): ahead of
+		 * now by a largest packet at the side's rate per port but one */
+		g_autofree uint32_t *ports = g_new0(uint32_t, 2 * (gsize)nranks);
+
+		n->mem_clock = g_new0(double, 2 * (gsize)nranks);
+		n->mem_slack = g_new0(double, 2 * (gsize)nranks);
+		for (int i = 0; i < nchans; i++)
+			for (int k = 0; k < 2; k++) {
+				int r = ends[2 * i + k];
+				gsize at = (gsize)k * (gsize)nranks + (gsize)r;
+				double cap = n->res[nchans + k * nranks + r].cap;
+
+				if (r < nranks && ports[at]++ && cap > 0)
+					n->mem_slack[at] += (double)params[i].max_payload_bytes / cap;
+			}
+	}
 	n->ch = g_aligned_alloc0((gsize)nchans, sizeof(struct fchan), 64);
 	for (int i = 0; i < nchans; i++) {
 		struct fchan *c = &n->ch[i];
@@ -451,6 +477,8 @@ void flow_net_free(struct flow_net *n)
 	g_array_unref(n->walk_res);
 	g_free(n->rr_map);
 	g_free(n->buf);
+	g_free(n->mem_clock);
+	g_free(n->mem_slack);
 	if (n->buf_detach)
 		g_ptr_array_unref(n->buf_detach);
 	g_free(n->buf_omap);
@@ -2307,13 +2335,57 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 		n->switched += bytes;
 	n->payload += bytes;
 	if (units > 0 && bytes > 0 && n->mem_sides) {
-		uint32_t inj = (uint32_t)(n->nchans + fl->src);
-		uint32_t ej = (uint32_t)(n->nchans + n->nranks + fl->dst);
+		/* a side's rate clock lets a message's first bytes go at its
+		 * links' rate while the clock is within its slack of now (one
+		 * packet and the slack's bytes), as the packet fabric's clocks
+		 * let its first packets go: those bytes weigh on the side only
+		 * for the time the links take them */
+		double now = (double)sim_now(n->s);
+		double link = fl->bound * (double)bytes / units; /* payload per ps */
+		int node[2] = { fl->src, fl->dst };
+		int edge[2] = { (int)fl->use[0].res, (int)fl->use[hops - 1].res };
 
-		if (n->res[inj].cap > 0)
-			fl->use[fl->nuse++] = (struct flow_use){ inj, (double)bytes / units };
-		if (n->res[ej].cap > 0)
-			fl->use[fl->nuse++] = (struct flow_use){ ej, (double)bytes / units };
+		for (int k = 0; k < 2; k++) {
+			uint32_t side = (uint32_t)(n->nchans + k * n->nranks + node[k]);
+			double cap = n->res[side].cap;
+			gsize at = (gsize)k * (gsize)n->nranks + (gsize)node[k];
+
+			if (!(cap > 0))
+				continue;
+			if (!fl->mem_sized) {
+				double lead = MAX(n->mem_clock[at] - now, 0);
+				double pkt = (double)MIN(bytes, (uint64_t)n->ch[edge[k]].max_payload_bytes);
+				double free = lead <= n->mem_slack[at]
+					? MIN((double)bytes, (n->mem_slack[at] - lead) * cap + pkt) : 0;
+
+				fl->mem_free[k] = (uint32_t)MIN(free, (double)UINT32_MAX);
+				/* the bytes let go run the clock ahead; the rest go at
+				 * the side's rate, which keeps it there */
+				n->mem_clock[at] = MAX(n->mem_clock[at], now) + free / cap;
+			}
+			double free = MIN((double)fl->mem_free[k], (double)bytes);
+
+			fl->use[fl->nuse++] = (struct flow_use){
+				side, ((double)bytes - free + (isfinite(link) ? free * MIN(cap / link, 1) : 0)) / units
+			};
+		}
+		fl->mem_sized = true;
+	} else if (bytes == 0 && n->mem_sides) {
+		/* a message of no payload (a flag) waits, as the packet
+		 * fabric's does, while a side's clock is more than its slack
+		 * ahead: at its source before it leaves, at its destination
+		 * before it lands */
+		double now = (double)sim_now(n->s), wait = 0;
+		int node[2] = { fl->src, fl->dst };
+
+		for (int k = 0; k < 2; k++) {
+			gsize at = (gsize)k * (gsize)n->nranks + (gsize)node[k];
+			double by = now + wait + (k ? (double)fl->tail : 0);
+
+			if (n->res[n->nchans + k * n->nranks + node[k]].cap > 0)
+				wait += MAX(n->mem_clock[at] - n->mem_slack[at] - by, 0);
+		}
+		fl->tail += (sim_time_t)ceil(wait);
 	}
 }
 
@@ -2639,6 +2711,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->buf_stamp = 0;
 	fl->detached = false;
 	fl->unshared = false;
+	fl->mem_sized = false;
 	fl->pos = 0;
 	fl->t_pos = 0;
 	fl->stamp = 0;

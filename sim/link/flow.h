@@ -51,7 +51,14 @@
  *  - it sends W (its first channel's wire bytes) at its rate r(t), weighted
  *    per resource: W_c / W on channel c, B / W on the memory sides (headers
  *    do not touch memory). Alone on an idle route it takes max_c W_c / bw_c,
- *    as the packet fabric's slowest channel does;
+ *    as the packet fabric's slowest channel does. A memory side slower than
+ *    the links is a clock, as in the packet fabric: a message that begins
+ *    while its side's clock is within the side's slack of now (a largest
+ *    packet at its rate per port but one) has its first packet and the
+ *    slack's bytes let go at its links' rate (they weigh on the side only
+ *    for the time the links take them), which runs the clock ahead by
+ *    their time at the side's rate; a message of no payload (a flag) is
+ *    delivered no sooner than each side's clock less its slack allows;
  *  - a byte sent at t is delivered at t + tail, tail = the route's
  *    propagation latency plus the store-and-forward of one packet on every
  *    hop but the slowest (sum - max of the first packet's serialisation),

@@ -865,6 +865,70 @@ static void test_buffers_parking_lot(void)
 	g_assert_cmpuint(bf[2], <, bf[0]);
 }
 
+/* Messages sent at once on a 2-rank full mesh whose nodes inject at a
+ * sixteenth of a link's rate, at fidelity fid: each one's delivery time. */
+static void burst_run(enum link_fidelity fid, const uint64_t *bytes, int k, sim_time_t *done)
+{
+	struct link_params lp;
+
+	link_params_default(&lp);
+	struct fabric_config cfg = { .topo = &topo_fullmesh_ops, .nranks = 2, .fidelity = fid,
+				     .link = lp, .node = { lp.bw_bytes_per_s / 16, 0 } };
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, &cfg, NULL);
+	struct rx r[4] = { { 0 } };
+
+	g_assert_nonnull(f);
+	g_assert_cmpint(k, <=, 4);
+	for (int i = 0; i < k; i++) {
+		g_dataset_set_data(&r[i], "sim", s);
+		fabric_send(f, 0, 1, bytes[i], ROUTE_SHORTEST, on_deliver, &r[i]);
+	}
+	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+	for (int i = 0; i < k; i++) {
+		done[i] = r[i].done_ps;
+		g_dataset_destroy(&r[i]);
+	}
+	fabric_free(f);
+	sim_free(s);
+}
+
+/* A node's injection below its link's rate is a clock in the packet
+ * fabric that lets a packet go while it is within its slack of now, and
+ * then runs ahead by the packet's payload at its rate: a message's first
+ * packet goes at the link's rate, the next ones at the injection's, and a
+ * message of no payload (a flag) behind a burst waits for the clock. Flow
+ * fidelity follows it (size_flow): a one-packet message at the link's
+ * rate (sixteen times faster than at injection's), one of 16 packets
+ * within a packet's time at injection of the packet fabric, and a flag
+ * behind one packet as late as the packet fabric has it. */
+static void test_memory_side_burst(void)
+{
+	static const uint64_t runs[][2] = { { 4096, 0 }, { 65536, 0 }, { 4096, 0 } };
+	static const int count[] = { 1, 1, 2 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(runs); i++) {
+		sim_time_t p[2], fl[2];
+
+		burst_run(LINK_FIDELITY_PACKET, runs[i], count[i], p);
+		burst_run(LINK_FIDELITY_FLOW, runs[i], count[i], fl);
+		for (int j = 0; j < count[i]; j++) {
+			double err = fabs((double)fl[j] / (double)p[j] - 1);
+
+			if (err > 0.01)
+				g_error("run %zu, message %d: flow %" G_GUINT64_FORMAT " ps, packet %"
+					G_GUINT64_FORMAT " ps", i, j, fl[j], p[j]);
+		}
+		if (i == 0) {
+			/* at the link's rate: well under the 145 ns 4 KiB take at
+			 * a sixteenth of it */
+			g_assert_cmpuint(fl[0], <, p[0] + 10);
+		}
+		if (i == 2)
+			g_assert_cmpuint(fl[1], >, fl[0] + 100000); /* the flag waited */
+	}
+}
+
 /* Max-min over a component of many flows, some held by a channel, some
  * by their source's injection or their destination's ejection: on a full
  * mesh of 16 ranks with finite memory sides, an irregular set of pairs
@@ -1035,6 +1099,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/alone-matches-packets", test_alone_matches_packets);
 	g_test_add_func("/flow/fair-share", test_fair_share);
 	g_test_add_func("/flow/header-unshared", test_header_unshared);
+	g_test_add_func("/flow/memory-side-burst", test_memory_side_burst);
 	g_test_add_func("/flow/memory-fifo", test_memory_fifo);
 	g_test_add_func("/flow/in-order-per-pair", test_in_order_per_pair);
 	g_test_add_func("/flow/in-order-many-peers", test_in_order_many_peers);
