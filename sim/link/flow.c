@@ -420,11 +420,14 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		n->mem_slack = g_new0(double, 2 * (gsize)nranks);
 		for (int i = 0; i < nchans; i++)
 			for (int k = 0; k < 2; k++) {
-				int r = ends[2 * i + k];
+				int r = ends[2 * i + k]; /* a switch's id is past the ranks */
+
+				if (r >= nranks)
+					continue;
 				gsize at = (gsize)k * (gsize)nranks + (gsize)r;
 				double cap = n->res[nchans + k * nranks + r].cap;
 
-				if (r < nranks && ports[at]++ && cap > 0)
+				if (ports[at]++ && cap > 0)
 					n->mem_slack[at] += (double)params[i].max_payload_bytes / cap;
 			}
 	}
