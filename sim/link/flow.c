@@ -2342,7 +2342,9 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 		 * links' rate while the clock is within its slack of now (one
 		 * packet and the slack's bytes), as the packet fabric's clocks
 		 * let its first packets go: those bytes weigh on the side only
-		 * for the time the links take them */
+		 * for the time the links take them, where the side is the
+		 * slower (a side faster than the links binds only where many
+		 * flows share it, and then on every byte) */
 		double now = (double)sim_now(n->s);
 		double link = fl->bound * (double)bytes / units; /* payload per ps */
 		int node[2] = { fl->src, fl->dst };
