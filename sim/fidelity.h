@@ -20,11 +20,12 @@
  * fidelity sends messages across two switches or more. */
 #define FIDELITY_NOTE_SWITCHED                                                                   \
 	"flow fidelity holds a message's first link at its rate further on, where the packet "    \
-	"fabric's buffers let that link serve the next message: on leafspine16 and fattree128, "  \
-	"ring, hd and dbtree follow packet fidelity to within 4.3 %%, but ring2p and direct have " \
-	"been measured up to 59 %% and 41 %% slower at 64MiB, and on dragonfly72 direct up to "     \
-	"106 %% slower (docs/scale.md, \"Flow fidelity slow on leaf-spine and fat-tree\", "       \
-	"\"Flow fidelity on the shipped platforms\")"
+	"fabric's buffers let that link serve the next message: over g5 bench fidelity "          \
+	"--platform's curves, on leafspine16 and fattree128 ring, hd and dbtree follow "           \
+	"packet fidelity to within 5.1 %%, but ring2p and direct have been measured up to 58 %% "  \
+	"and 87 %% slower, and on dragonfly72 up to 106 %% slower (direct; ring 24 %%) "            \
+	"(docs/scale.md, \"Flow fidelity slow on leaf-spine and fat-tree\", \"Flow fidelity on " \
+	"the shipped platforms\")"
 
 /* The measured range of flow fidelity against packet fidelity over the
  * matrix of `g5 bench fidelity` (4 to 64 ranks), on routes that ranks
