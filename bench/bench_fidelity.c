@@ -125,8 +125,14 @@ static gint sample_order(gconstpointer a, gconstpointer b)
 	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
+/* A point's signed error: t_flow / t_packet - 1. */
+static double sample_err(const struct sample *sm)
+{
+	return sm->us[1] / sm->us[0] - 1;
+}
+
 /* Where flow fidelity is furthest from packet fidelity, either way: the
- * signed error t_flow / t_packet - 1 of a point, and where it is. */
+ * signed error of a point, and where it is. */
 struct dev {
 	double err;     /* most negative (fastest) or most positive (slowest) */
 	int ranks;
@@ -136,7 +142,7 @@ struct dev {
 
 static void dev_take(struct dev *fast, struct dev *slow, const struct curve *cv, const struct sample *sm)
 {
-	double err = sm->us[1] / sm->us[0] - 1;
+	double err = sample_err(sm);
 
 	if (!fast->cv || err < fast->err)
 		*fast = (struct dev){ err, sm->ranks, sm->bytes, cv };
@@ -171,11 +177,11 @@ static void print_points(const struct curve *cv, bool json)
 			       "\"ranks\": %d, \"bytes\": %" G_GUINT64_FORMAT ", \"packet_us\": %.6f, "
 			       "\"flow_us\": %.6f, \"err\": %.6f}\n",
 			       topo_name(cv->kind), coll_name(cv->c), cv->algo, sm->ranks, sm->bytes,
-			       sm->us[0], sm->us[1], sm->us[1] / sm->us[0] - 1);
+			       sm->us[0], sm->us[1], sample_err(sm));
 		else
 			printf("    %-9s %-13s %-10s N=%-3d %-8s packet %12.3f us  flow %12.3f us  %+8.3f %%\n",
 			       topo_name(cv->kind), coll_name(cv->c), cv->algo, sm->ranks, size, sm->us[0],
-			       sm->us[1], 100 * (sm->us[1] / sm->us[0] - 1));
+			       sm->us[1], 100 * sample_err(sm));
 	}
 }
 
@@ -463,10 +469,12 @@ int bench_fidelity(int argc, char **argv)
 		double gm = fidelity_geomean_err(e);
 		struct dev cf = { 0 }, cs = { 0 };
 
-		for (guint k = 0; k < cv->samples->len; k++)
-			dev_take(&cf, &cs, cv, &g_array_index(cv->samples, struct sample, k));
-		for (guint k = 0; k < cv->samples->len; k++)
-			dev_take(&fast, &slow, cv, &g_array_index(cv->samples, struct sample, k));
+		for (guint k = 0; k < cv->samples->len; k++) {
+			const struct sample *sm = &g_array_index(cv->samples, struct sample, k);
+
+			dev_take(&cf, &cs, cv, sm);     /* the curve's */
+			dev_take(&fast, &slow, cv, sm); /* the matrix's */
+		}
 		bool miss = gm > GOAL_GEOMEAN || e->max_err > GOAL_MAX || cv->failed;
 		char size[32];
 

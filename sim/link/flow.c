@@ -425,7 +425,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 				if (r >= nranks)
 					continue;
 				gsize at = (gsize)k * (gsize)nranks + (gsize)r;
-				double cap = n->res[nchans + k * nranks + r].cap;
+				double cap = n->res[(gsize)nchans + at].cap; /* the side's resource */
 
 				if (ports[at]++ && cap > 0)
 					n->mem_slack[at] += (double)params[i].max_payload_bytes / cap;
@@ -2351,9 +2351,9 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 		int edge[2] = { (int)fl->use[0].res, (int)fl->use[hops - 1].res };
 
 		for (int k = 0; k < 2; k++) {
-			uint32_t side = (uint32_t)(n->nchans + k * n->nranks + node[k]);
-			double cap = n->res[side].cap;
 			gsize at = (gsize)k * (gsize)n->nranks + (gsize)node[k];
+			uint32_t side = (uint32_t)((gsize)n->nchans + at);
+			double cap = n->res[side].cap;
 
 			if (!(cap > 0))
 				continue;
@@ -2368,7 +2368,7 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 				 * the side's rate, which keeps it there */
 				n->mem_clock[at] = MAX(n->mem_clock[at], now) + free / cap;
 			}
-			double free = MIN((double)fl->mem_free[k], (double)bytes);
+			double free = fl->mem_free[k]; /* at most its first size */
 
 			fl->use[fl->nuse++] = (struct flow_use){
 				side, ((double)bytes - free + (isfinite(link) ? free * MIN(cap / link, 1) : 0)) / units
@@ -2387,7 +2387,7 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 			gsize at = (gsize)k * (gsize)n->nranks + (gsize)node[k];
 			double by = now + wait + (k ? (double)fl->tail : 0);
 
-			if (n->res[n->nchans + k * n->nranks + node[k]].cap > 0)
+			if (n->res[(gsize)n->nchans + at].cap > 0)
 				wait += MAX(n->mem_clock[at] - n->mem_slack[at] - by, 0);
 		}
 		fl->tail += (sim_time_t)ceil(wait);
