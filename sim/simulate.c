@@ -399,6 +399,17 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 				: runner_run_launches(px, s, job->bytes, job->elem_bytes, pl->overhead_ps,
 						      max_events(job), &bb, &out->run, error);
 		out->wall_s = (double)g_get_monotonic_time() / 1e6 - t0;
+		if (!ok && g_error_matches(*error, RUNNER_ERROR, RUNNER_ERROR_DEADLOCK) &&
+		    fabric_routes_cyclic(f)) {
+			char *m = g_strdup_printf(
+				"%s: the shortest routes of this edge list can deadlock (their channels "
+				"wait on each other in a cycle, each holding its receive buffer, and no "
+				"order of two virtual channels breaks every cycle; docs/config.md)",
+				(*error)->message);
+
+			g_free((*error)->message);
+			(*error)->message = m;
+		}
 	}
 	if (ok) {
 		int n = s->nranks;

@@ -1393,6 +1393,11 @@ int fabric_degree(const struct fabric *f, int rank)
 	return f->t.out_off[rank + 1] - f->t.out_off[rank];
 }
 
+bool fabric_routes_cyclic(const struct fabric *f)
+{
+	return f->t.routes_cyclic;
+}
+
 int fabric_diameter(const struct fabric *f)
 {
 	int n = f->t.nranks, d = 0;

@@ -447,6 +447,10 @@ int fabric_route(struct fabric *f, int src, int dst, enum route_hint hint,
  * or unidirectional ring. */
 int fabric_degree(const struct fabric *f, int rank);   /* links at a rank */
 int fabric_diameter(const struct fabric *f);           /* max hops over rank pairs */
+/* Whether some routes' channels can wait on each other in a cycle, which
+ * no order of two virtual channels broke (an edge list; topo.h
+ * routes_cyclic): a run on f can deadlock. */
+bool fabric_routes_cyclic(const struct fabric *f);
 
 /* Per-channel statistics. */
 struct channel_stats {

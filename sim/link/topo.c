@@ -8,6 +8,7 @@
  * the destination mod their number (enum topo_routing). */
 #include "sim/link/topo.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,131 @@ static bool memory_check(const struct topo *t, const struct fabric_config *cfg, 
 	return false;
 }
 
+static int u64_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Whether the routes between every two ranks (t's route, with its vc_rank)
+ * are free of deadlock: their channel dependency graph, each channel x
+ * virtual channel waiting on the next one of a route, has no cycle (Kahn's
+ * peeling). The number of channels x virtual channels left in cycles goes
+ * to *cyclic. */
+static bool deps_acyclic(const struct topo *t, int *cyclic)
+{
+	int nv = 2 * t->nchans;
+	g_autoptr(GArray) deps = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	g_autofree int *nodes = g_new(int, (gsize)t->nnodes + 1);
+	g_autofree uint8_t *vcs = g_new(uint8_t, (gsize)t->nnodes);
+
+	for (int s = 0; s < t->nranks; s++)
+		for (int d = 0; d < t->nranks; d++) {
+			int hops = topo_route(t, s, d, ROUTE_SHORTEST, nodes, vcs);
+			int prev = -1;
+
+			for (int h = 0; h < hops; h++) {
+				int v = 2 * topo_chan_find(t, nodes[h], nodes[h + 1]) + vcs[h];
+				uint64_t dep = (uint64_t)(uint32_t)prev << 32 | (uint32_t)v;
+
+				if (prev >= 0)
+					g_array_append_val(deps, dep);
+				prev = v;
+			}
+		}
+	qsort(deps->data, deps->len, sizeof(uint64_t), u64_cmp);
+	g_autofree int *indeg = g_new0(int, (gsize)nv);
+	g_autofree int *first = g_new0(int, (gsize)nv + 1); /* deps of v: [first[v], first[v+1]) */
+	g_autofree int *queue = g_new(int, (gsize)nv);
+	guint w = 0;
+
+	for (guint i = 0; i < deps->len; i++) {
+		uint64_t e = g_array_index(deps, uint64_t, i);
+
+		if (w && g_array_index(deps, uint64_t, w - 1) == e)
+			continue;
+		g_array_index(deps, uint64_t, w++) = e;
+		indeg[(uint32_t)e]++;
+		first[(e >> 32) + 1]++;
+	}
+	for (int v = 0; v < nv; v++)
+		first[v + 1] += first[v];
+	int qt = 0;
+
+	for (int v = 0; v < nv; v++)
+		if (!indeg[v])
+			queue[qt++] = v;
+	for (int qh = 0; qh < qt; qh++)
+		for (int k = first[queue[qh]]; k < first[queue[qh] + 1]; k++)
+			if (!--indeg[(uint32_t)g_array_index(deps, uint64_t, k)])
+				queue[qt++] = (int)(uint32_t)g_array_index(deps, uint64_t, k);
+	*cyclic = nv - qt;
+	return qt == nv;
+}
+
+/* The nodes whose breadth-first orders vc_assign tries, at most: each try
+ * routes every pair of ranks. */
+#define VC_ORDER_ROOTS 64
+
+/* vc_rank: the channels in the order of a breadth-first walk from `root`
+ * (by their source's place, then their destination's). */
+static void vc_order_from(struct topo *t, int root, int *ord, int *queue)
+{
+	int qt = 0;
+
+	for (int u = 0; u < t->nnodes; u++)
+		ord[u] = -1;
+	ord[root] = 0;
+	queue[qt++] = root;
+	for (int qh = 0; qh < qt; qh++)
+		for (int k = t->out_off[queue[qh]]; k < t->out_off[queue[qh] + 1]; k++)
+			if (ord[t->chans[k].dst] < 0) {
+				ord[t->chans[k].dst] = qt;
+				queue[qt++] = t->chans[k].dst;
+			}
+	for (int c = 0; c < t->nchans; c++)
+		t->vc_rank[c] = ord[t->chans[c].src] * t->nnodes + ord[t->chans[c].dst];
+}
+
+/* Where t's shortest routes on one virtual channel could deadlock, takes a
+ * second one: a route moves to it at its first hop that goes down an order
+ * of the channels (vc_rank), the order being that of a breadth-first walk
+ * from one node after another (the first VC_ORDER_ROOTS), until one leaves
+ * no cycle. Where none does, the order that leaves the fewest channels in
+ * cycles stays, and routes_cyclic says so. False with `error` set where
+ * the second channel's arbiters would need more memory than the run may
+ * take. */
+static bool vc_assign(struct topo *t, const struct fabric_config *cfg, uint64_t ndist,
+		      GError **error)
+{
+	int cyclic = 0, best = -1, best_cyclic = INT_MAX;
+
+	if (deps_acyclic(t, &cyclic))
+		return true;
+	g_autofree int *ord = g_new(int, (gsize)t->nnodes);
+	g_autofree int *queue = g_new(int, (gsize)t->nnodes);
+
+	t->vc_rank = g_new(int, (gsize)t->nchans);
+	t->nvc = 2;
+	for (int root = 0; root < MIN(t->nnodes, VC_ORDER_ROOTS) && best_cyclic; root++) {
+		vc_order_from(t, root, ord, queue);
+		deps_acyclic(t, &cyclic);
+		if (cyclic < best_cyclic) {
+			best_cyclic = cyclic;
+			best = root;
+		}
+	}
+	vc_order_from(t, best, ord, queue);
+	t->routes_cyclic = best_cyclic > 0;
+	uint64_t inputs = 0;
+
+	for (int i = 0; i < t->nchans; i++)
+		if (t->chans[i].src >= t->nranks)
+			inputs += 1 + 2 * (uint64_t)t->in_count[t->chans[i].src];
+	return memory_check(t, cfg, (uint64_t)t->nchans, inputs, ndist, error);
+}
+
 bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, GError **error)
 {
 	struct topo_shape shape;
@@ -250,6 +376,10 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, G
 	}
 	if (t->ops->route == topo_route_shortest && !topo_bfs(t))
 		g_error("topo %s: admitted a shape with an unreachable node", t->ops->name);
+	if (t->ops->vc_order && !vc_assign(t, cfg, ndist, error)) {
+		topo_release(t);
+		return false;
+	}
 	return true;
 }
 
@@ -260,6 +390,7 @@ void topo_release(struct topo *t)
 	g_free(t->in_count);
 	g_free(t->dist);
 	g_free(t->label);
+	g_free(t->vc_rank);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -428,6 +559,8 @@ int topo_route_shortest(const struct topo *t, int src, int dst, enum route_hint 
 	int h = 0;
 
 	(void)hint;
+	int prev = -1;
+
 	for (int u = src; u != dst; h++) {
 		int v = -1, nearer = 0, pick = 0;
 
@@ -439,10 +572,14 @@ int topo_route_shortest(const struct topo *t, int src, int dst, enum route_hint 
 		for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++)
 			if (dist[t->chans[k].dst] == dist[u] - 1 && pick-- == 0) {
 				v = t->chans[k].dst;
+				/* down the order (vc_rank): the second virtual
+				 * channel from here on */
+				vcs[h] = t->vc_rank && h &&
+					 (vcs[h - 1] || t->vc_rank[k] < t->vc_rank[prev]);
+				prev = k;
 				break;
 			}
 		g_assert(v >= 0);
-		vcs[h] = 0;
 		nodes[h + 1] = u = v;
 	}
 	return h;

@@ -76,6 +76,12 @@ struct topo {
 	enum topo_routing routing; /* shortest-path shapes: the choice among equal
 				 * paths, never TOPO_ROUTING_DEFAULT */
 	uint64_t seed;          /* ECMP: keys the per-flow hash */
+	int *vc_rank;           /* owned or NULL, nchans: where one virtual channel
+				 * could deadlock (topo_ops.vc_order), each channel's
+				 * place in an order; a route takes virtual channel 1
+				 * from its first hop that goes down it */
+	bool routes_cyclic;     /* even so, some routes' channels can wait on each
+				 * other in a cycle: a run can deadlock */
 };
 
 /* A topology plug-in. Every function gets a configuration whose `topo` is
@@ -86,6 +92,11 @@ struct topo_ops {
 	uint32_t params;        /* enum topo_param: the parameters it reads */
 	bool fixed_ranks;       /* its parameters fix the rank count */
 	int nvc;                /* virtual channels per channel: 1 or 2 */
+	bool vc_order;          /* shortest-path shapes of any graph: where the
+				 * routes' channels can wait on each other in a
+				 * cycle, a second virtual channel is taken by an
+				 * order of the channels that breaks every cycle,
+				 * or as many as one can (topo.vc_rank) */
 	enum topo_routing routing; /* what TOPO_ROUTING_DEFAULT means (shortest-path
 				    * shapes); 0: TOPO_ROUTING_LOWEST */
 	/* Admits the rank count and parameters of cfg, filling `shape`

@@ -131,5 +131,6 @@ const struct topo_ops topo_edges_ops = {
 	.params = TOPO_PARAM_EDGES | TOPO_PARAM_ROUTING,
 	.fixed_ranks = true,
 	.nvc = 1,
+	.vc_order = true,
 	.admit = edges_admit, .build = edges_build, .route = topo_route_shortest,
 };

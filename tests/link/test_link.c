@@ -945,6 +945,55 @@ static void test_edge_timing(void)
 	world_release(&w);
 }
 
+/* An edge list whose shortest routes' channels wait on each other in a
+ * cycle (two 4-rank rings joined twice, as configs/platforms/edges.yaml; a
+ * ring of 12) carries every rank's message to every other, each larger
+ * than a receive buffer, to the end: a second virtual channel breaks the
+ * cycles, where one deadlocks. A 6 x 6 torus listed as edges is a graph
+ * no order of two virtual channels frees of cycles, and says so. */
+static void test_edges_deadlock_free(void)
+{
+	struct topo_edge two_rings[] = {
+		{ .a = 0, .b = 1 }, { .a = 1, .b = 2 }, { .a = 2, .b = 3 }, { .a = 3, .b = 0 },
+		{ .a = 4, .b = 5 }, { .a = 5, .b = 6 }, { .a = 6, .b = 7 }, { .a = 7, .b = 4 },
+		{ .a = 0, .b = 4 }, { .a = 2, .b = 6 },
+	};
+	struct topo_edge ring[12], torus[72];
+
+	for (int i = 0; i < 12; i++)
+		ring[i] = (struct topo_edge){ .a = i, .b = (i + 1) % 12 };
+	for (int x = 0, k = 0; x < 6; x++)
+		for (int y = 0; y < 6; y++) {
+			torus[k++] = (struct topo_edge){ .a = 6 * x + y, .b = 6 * ((x + 1) % 6) + y };
+			torus[k++] = (struct topo_edge){ .a = 6 * x + y, .b = 6 * x + (y + 1) % 6 };
+		}
+	struct {
+		struct topo_edge *e;
+		int n, ranks;
+		bool cyclic;
+	} cases[] = { { two_rings, 10, 8, false }, { ring, 12, 12, false }, { torus, 72, 36, true } };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fabric_config c = ring_cfg(&topo_edges_ops, cases[i].ranks);
+		struct world w;
+
+		for (int k = 0; k < cases[i].n; k++)
+			cases[i].e[k].lat_ps = SIM_TIME_MAX;
+		c.edges = cases[i].e;
+		c.nedges = cases[i].n;
+		world_init(&w, &c, 1);
+		g_assert_cmpint(fabric_routes_cyclic(w.f), ==, cases[i].cyclic);
+		if (!cases[i].cyclic) {
+			for (int a = 0; a < cases[i].ranks; a++)
+				for (int b = 0; b < cases[i].ranks; b++)
+					if (a != b)
+						world_send(&w, a, b, 1 * MiB, ROUTE_SHORTEST);
+			world_run(&w);
+		}
+		world_release(&w);
+	}
+}
+
 /* ---- determinism ---- */
 
 static void digest_of(double rate, uint64_t seed, char out[65])
@@ -992,6 +1041,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/link/topo/errors", test_topo_errors);
 	g_test_add_func("/link/topo/routes", test_routes);
 	g_test_add_func("/link/topo/edge-timing", test_edge_timing);
+	g_test_add_func("/link/topo/edges-deadlock-free", test_edges_deadlock_free);
 	g_test_add_func("/link/determinism/digest", test_determinism);
 	return g_test_run();
 }

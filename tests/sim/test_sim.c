@@ -261,6 +261,54 @@ static void test_torus_platform_dims(void)
 	platform_release(&pl);
 }
 
+/* configs/platforms/edges.yaml (two 4-rank rings joined twice): direct
+ * AllReduce of 16 MiB at packet fidelity runs to the end (its routes'
+ * channels once waited on each other in a cycle: "schedule deadlocked").
+ * A 6 x 6 torus listed as edges still can deadlock, and the error says why. */
+static void test_edges_deadlock(void)
+{
+	struct platform pl;
+	GError *err = NULL;
+	struct simulate_outcome o;
+
+	g_assert_true(config_platform_load("configs/platforms/edges.yaml", &pl, &err));
+	struct simulate_job job = {
+		.coll = COLL_ALLREDUCE, .algo = "direct", .bytes = 16u << 20, .elem_bytes = 4,
+		.params = { .nchunks = 1 }, .seed = 1, .plat = &pl,
+	};
+
+	g_assert_true(simulate(&job, &o, &err));
+	g_assert_no_error(err);
+	g_assert_cmpfloat(o.latency_us, >, 0);
+	simulate_outcome_clear(&o);
+
+	struct topo_edge torus[72];
+	const struct topo_edge *own = pl.fabric.edges;
+	int own_n = pl.fabric.nedges, own_ranks = pl.fabric.nranks;
+
+	for (int x = 0, k = 0; x < 6; x++)
+		for (int y = 0; y < 6; y++) {
+			torus[k++] = (struct topo_edge){ .a = 6 * x + y, .b = 6 * ((x + 1) % 6) + y,
+							 .lat_ps = SIM_TIME_MAX };
+			torus[k++] = (struct topo_edge){ .a = 6 * x + y, .b = 6 * x + (y + 1) % 6,
+							 .lat_ps = SIM_TIME_MAX };
+		}
+	pl.fabric.edges = torus;
+	pl.fabric.nedges = 72;
+	pl.fabric.nranks = 36;
+	job.coll = COLL_ALLTOALL;
+	job.algo = "pairwise";
+	job.bytes = 64u << 20;
+	g_assert_false(simulate(&job, &o, &err));
+	g_assert_error(err, RUNNER_ERROR, RUNNER_ERROR_DEADLOCK);
+	g_assert_nonnull(strstr(err->message, "routes of this edge list can deadlock"));
+	g_clear_error(&err);
+	pl.fabric.edges = own;
+	pl.fabric.nedges = own_n;
+	pl.fabric.nranks = own_ranks;
+	platform_release(&pl);
+}
+
 static void test_dragonfly_all_algorithms(void)
 {
 	all_algorithms_shaped("configs/platforms/dragonfly72.yaml", 16, dragonfly_16);
@@ -3139,6 +3187,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/torus/all-algorithms", test_torus_all_algorithms);
 	g_test_add_func("/sim/torus/platform-dims", test_torus_platform_dims);
 	g_test_add_func("/sim/mesh/all-algorithms", test_mesh_all_algorithms);
+	g_test_add_func("/sim/edges/deadlock", test_edges_deadlock);
 	g_test_add_func("/sim/dragonfly/all-algorithms", test_dragonfly_all_algorithms);
 	g_test_add_func("/sim/tiers/ring-128", test_tiers_ring_128);
 	g_test_add_func("/sim/metrics", test_metrics);
