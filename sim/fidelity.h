@@ -19,13 +19,13 @@
 /* What g5 sim and g5 run say, in a printf format, where a run at flow
  * fidelity sends messages across two switches or more. */
 #define FIDELITY_NOTE_SWITCHED                                                                   \
-	"flow fidelity holds a message's first link at its rate further on, where the packet "    \
-	"fabric's buffers let that link serve the next message: over g5 bench fidelity "          \
+	"flow fidelity gives a message one rate over its whole route, where the packet fabric's "  \
+	"buffers at each switch let its parts go at their own: over g5 bench fidelity "          \
 	"--platform's curves, on leafspine16 and fattree128 ring, hd and dbtree follow "           \
-	"packet fidelity to within 5.1 %%, but ring2p and direct have been measured up to 58 %% "  \
-	"and 87 %% slower, and on dragonfly72 up to 106 %% slower (direct; ring 24 %%) "            \
-	"(docs/scale.md, \"Flow fidelity slow on leaf-spine and fat-tree\", \"Flow fidelity on " \
-	"the shipped platforms\")"
+	"packet fidelity to within 5.1 %%, but ring2p and direct have been measured up to 27 %% "  \
+	"slower and 12.5 %% faster, and on dragonfly72 up to 74 %% slower (binomial Broadcast; "   \
+	"direct 48 %%, ring 24 %%) (docs/scale.md, \"Messages pass at a switch once their rest "  \
+	"fits its buffer\", \"Flow fidelity on the shipped platforms\")"
 
 /* The measured range of flow fidelity against packet fidelity over the
  * matrix of `g5 bench fidelity` (4 to 64 ranks), on routes that ranks

@@ -64,7 +64,7 @@
 
 #include "sim/link/link.h"
 
-enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START, FL_BUF_TICK };
+enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START, FL_BUF_TICK, FL_RELEASE, FL_LINE };
 
 /* rr_share: virtual channels an arbiter's inputs are told apart by, the
  * most rounds to its fixed point, the rounds it looks back for a cycle,
@@ -197,7 +197,11 @@ struct flow {
 	double bound;          /* once sized: the least cap / w of its channels, which
 				* no rate of it exceeds (mem_slack) */
 	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
-	double rr_rate;        /* < 0: none (its shares start from scratch) */
+	union {
+		double rr_rate;    /* < 0: none (its shares start from scratch) */
+		double rel_units;  /* max-min, detached: its rest when released, in
+				    * its first channel's buffer (flow_net.held) */
+	};
 	double *bx;            /* buf_share: units in the buffer after each hop, bx_n
 				* of them (0: empty) */
 	uint32_t bx_n, bx_alloc;
@@ -208,6 +212,8 @@ struct flow {
 	bool mem_sized;        /* its memory sides have let go its mem_free */
 	uint32_t mem_free[2];  /* payload its sides (inject, eject) let go at its
 				* links' rate when it began (size_flow) */
+	bool rel_pending;      /* rel_ev is pending */
+	struct sim_event_ref rel_ev; /* its release (FL_RELEASE), where it may be */
 };
 
 struct chan_fifo {
@@ -311,6 +317,9 @@ struct flow_net {
 	GPtrArray *buf_detach;        /* owned: flows whose line goes on at the tick */
 	int32_t *buf_omap, *buf_qmap; /* owned, buf_share's: output and buffer -> its
 				       * index there, -1 between shares */
+	double *held;                 /* owned or NULL (none yet), nchans: the units
+				       * of the messages released from each
+				       * channel's line still sending (on_release) */
 	GHashTable *buf_pairs;        /* owned: pair + 1 -> its detached flows in flight
 				       * (a message of the pair waits in line behind them) */
 };
@@ -330,6 +339,8 @@ static void buf_pair_hold(struct flow_net *n, uint32_t pair, int by);
 static void unaccount(struct flow_net *n, const struct flow *fl);
 static void on_start(struct flow_net *n, struct flow *fl);
 static void enqueue(struct flow_net *n, struct flow *fl);
+static void start_waiting(struct flow_net *n, struct chan_fifo *q);
+static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t nseeds, bool changed);
 static void begin_ahead(struct flow_net *n, struct flow *fl, sim_time_t at, struct flow *g);
 static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int hops,
 		     sim_time_t at, struct flow **g);
@@ -480,6 +491,7 @@ void flow_net_free(struct flow_net *n)
 	g_array_unref(n->walk_res);
 	g_free(n->rr_map);
 	g_free(n->buf);
+	g_free(n->held);
 	g_free(n->mem_clock);
 	g_free(n->mem_slack);
 	if (n->buf_detach)
@@ -831,7 +843,109 @@ static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 	return true;
 }
 
+/* Whether fl, sending from its node's memory, may leave its line once its
+ * rest fits the room in its first channel's receive buffer (release_plan):
+ * a message of payload, under max-min sharing, on a route that only
+ * switches forward, with a message waiting behind it in line. */
+static bool releasable(const struct flow_net *n, const struct flow *fl)
+{
+	if (fl->forwarded || fl->hops < 2 || n->arbiter != LINK_FLOW_MAXMIN || fl->bytes == 0 ||
+	    fl->ghost || fl->unshared || fl->detached || fl->rate <= 0 ||
+	    fl->t_pos > sim_now(n->s))
+		return false;
+	const struct chan_fifo *q = &n->ch[fl->chan0].q;
+
+	return q->active == fl && q->head;
+}
+
+/* Plans fl's release (FL_RELEASE): when, at its rate of now, its rest fits
+ * the room its first channel's receive buffer has left beside the messages
+ * released there before. */
+static void release_plan(struct flow_net *n, struct flow *fl)
+{
+	if (fl->rel_pending) {
+		sim_cancel(n->s, fl->rel_ev);
+		fl->rel_pending = false;
+	}
+	if (!releasable(n, fl))
+		return;
+	if (!n->held)
+		n->held = g_new0(double, n->nchans);
+	sim_time_t now = sim_now(n->s);
+	double over = fl->units - pos_at(fl, now) - (n->buf[fl->chan0] - n->held[fl->chan0]);
+	double d = over > 0 ? ceil(over / fl->rate) : 0;
+
+	if (d >= (double)(SIM_TIME_END - now))
+		return;
+	fl->rel_ev = sim_event_ref(flow_event(n, (sim_time_t)d, FL_RELEASE, fl, 0));
+	fl->rel_pending = true;
+}
+
+/* FL_RELEASE: fl's rest fits the room in its first channel's receive
+ * buffer. The packet fabric queues a packet there by the channel it leaves
+ * on, so the messages behind fl in its line pass it where its next channel
+ * holds it: fl's rest crosses its first channel at that channel's and its
+ * memory's rate, the line goes on after it (FL_LINE), and fl leaves the
+ * first channel and its source's memory side, sending on at what the rest
+ * of its route gives it. Its bytes count against the room until it has
+ * sent its last. */
+static void on_release(struct flow_net *n, struct flow *fl)
+{
+	fl->rel_pending = false;
+	if (!releasable(n, fl))
+		return;
+	sim_time_t now = sim_now(n->s);
+	double rest = fl->units - pos_at(fl, now);
+
+	if (rest > n->buf[fl->chan0] - n->held[fl->chan0] + 1) {
+		release_plan(n, fl); /* a rate that fell since */
+		return;
+	}
+	struct chan_fifo *q = &n->ch[fl->chan0].q;
+	struct flow_use gone[2];
+	uint32_t ngone = 0, w = 0;
+	double cross = 0; /* ps its rest takes to cross them */
+
+	n->held[fl->chan0] += rest;
+	fl->rel_units = rest;
+	buf_pair_hold(n, fl->pair, +1);
+	fl->detached = true;
+	q->active = NULL;
+	q->busy = false;
+	for (uint32_t u = 0; u < fl->nuse; u++) {
+		uint32_t r = fl->use[u].res;
+
+		if (r == (uint32_t)fl->chan0 || r == (uint32_t)n->nchans + (uint32_t)fl->src) {
+			res_remove(&n->res[r], fl);
+			cross = MAX(cross, rest * fl->use[u].w / n->res[r].cap);
+			gone[ngone++] = fl->use[u];
+		} else {
+			fl->use[w++] = fl->use[u];
+		}
+	}
+	fl->nuse = w;
+	reshare(n, gone, ngone, true);
+	cross = ceil(cross);
+	if (cross >= 1 && cross < (double)(SIM_TIME_END - now)) {
+		struct sim_event *ev = sim_schedule(n->s, (sim_time_t)cross, &n->c, FL_LINE);
+
+		ev->data[1].u = (uint64_t)fl->chan0;
+		q->busy = true;
+		return;
+	}
+	start_waiting(n, q);
+}
+
+static void schedule_progress_(struct flow_net *n, struct flow *fl);
+
+/* A flow's next event (schedule_progress_), and its release's. */
 static void schedule_progress(struct flow_net *n, struct flow *fl)
+{
+	schedule_progress_(n, fl);
+	release_plan(n, fl);
+}
+
+static void schedule_progress_(struct flow_net *n, struct flow *fl)
 {
 	sim_time_t now = sim_now(n->s);
 	double left = units_of(fl, fl->next_x) - fl->pos;
@@ -2456,6 +2570,12 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 		empty &= r->n == 0;
 	}
 	fl->ev_pending = false;
+	if (fl->rel_pending) {
+		sim_cancel(n->s, fl->rel_ev);
+		fl->rel_pending = false;
+	}
+	if (fl->detached && n->arbiter == LINK_FLOW_MAXMIN)
+		n->held[fl->chan0] -= fl->rel_units;
 	if (fl->detached)
 		buf_pair_hold(n, fl->pair, -1);
 	else {
@@ -2466,6 +2586,8 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 	if (!empty)
 		reshare(n, fl->use, fl->nuse, true);
 	start_waiting(n, q);
+	if (fl->detached && q->active)
+		release_plan(n, q->active); /* more room */
 }
 
 static void on_progress(struct flow_net *n, struct flow *fl)
@@ -2630,6 +2752,16 @@ static void flow_handler(struct sim *s, struct sim_component *self, struct sim_e
 	case FL_BUF_TICK:
 		buf_tick(n);
 		break;
+	case FL_RELEASE:
+		on_release(n, ev->data[0].p);
+		break;
+	case FL_LINE: { /* a released message's rest has crossed its first channel */
+		struct chan_fifo *q = &n->ch[ev->data[1].u].q;
+
+		q->busy = false;
+		start_waiting(n, q);
+		break;
+	}
 	default:
 		g_error("flow: unknown event type %u", ev->type);
 	}
@@ -2715,6 +2847,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->bx_n = 0;
 	fl->buf_stamp = 0;
 	fl->detached = false;
+	fl->rel_pending = false;
 	fl->unshared = false;
 	fl->mem_sized = false;
 	fl->pos = 0;
@@ -2758,6 +2891,8 @@ static void enqueue(struct flow_net *n, struct flow *fl)
 
 	push(q, fl);
 	start_waiting(n, q);
+	if (q->active && !q->active->rel_pending)
+		release_plan(n, q->active);
 }
 
 /* Before a message is sent (or grows) on q: the one parked there enters

@@ -220,7 +220,8 @@ static bool deps_acyclic(const struct topo *t, int *cyclic)
 				prev = v;
 			}
 		}
-	qsort(deps->data, deps->len, sizeof(uint64_t), u64_cmp);
+	if (deps->len)
+		qsort(deps->data, deps->len, sizeof(uint64_t), u64_cmp);
 	g_autofree int *indeg = g_new0(int, (gsize)nv);
 	g_autofree int *first = g_new0(int, (gsize)nv + 1); /* deps of v: [first[v], first[v+1]) */
 	g_autofree int *queue = g_new(int, (gsize)nv);

@@ -2027,8 +2027,8 @@ static void test_rank_forwarded(void)
 			   "--fidelity flow --json", &out, &err), ==, 0);
 	g_assert_nonnull(strstr(err, "g5 sim: note: 25.0 % of this run's message bytes cross two "
 				     "switches or more"));
-	g_assert_nonnull(strstr(err, "ring2p and direct have been measured up to 58 % and 87 % slower, "
-				     "and on dragonfly72 up to 106 % slower"));
+	g_assert_nonnull(strstr(err, "ring2p and direct have been measured up to 27 % slower and 12.5 % "
+				     "faster, and on dragonfly72 up to 74 % slower"));
 	g_assert_nonnull(strstr(err, "--fidelity packet is the reference"));
 	g_free(out);
 	g_free(err);
@@ -2220,10 +2220,12 @@ static void test_bench_fidelity_points(void)
 
 /* `g5 bench fidelity --platform FILE` runs the curves on that platform, its
  * topology at its ranks: on leafspine16 at 16 MiB, ring AllReduce meets
- * the goal and ring2p is slower at flow fidelity by over 20 % (a message
- * holds its node's first link at its rate further on: "Flow fidelity slow
- * on leaf-spine and fat-tree"). --platform with --topos or --ranks, a file
- * that cannot be read and one with an error are refused (exit 2). */
+ * the goal and ring2p misses it, slower at flow fidelity by 11 % (its two
+ * lanes' messages share their node's first link; docs/scale.md, "Messages
+ * pass at a switch once their rest fits its buffer"), and each curve's
+ * goal_met is its geomean and max against the goal. --platform with
+ * --topos or --ranks, a file that cannot be read and one with an error are
+ * refused (exit 2). */
 static void test_bench_fidelity_platform(void)
 {
 	g_autofree char *out = NULL, *err = NULL;
@@ -2246,9 +2248,12 @@ static void test_bench_fidelity_platform(void)
 		if (strstr(l, "\"algo\": \"ring\","))
 			g_assert_nonnull(strstr(l, "\"goal_met\": true"));
 		if (strstr(l, "\"algo\": \"ring2p\",")) {
-			g_assert_cmpfloat(json_num(l, "slowest_err"), >, 0.2);
+			g_assert_cmpfloat(json_num(l, "slowest_err"), >, 0.1);
 			g_assert_nonnull(strstr(l, "\"goal_met\": false"));
 		}
+		bool met = json_num(l, "geomean_err") <= 0.02 && json_num(l, "max_err") <= 0.10;
+
+		g_assert_nonnull(strstr(l, met ? "\"goal_met\": true" : "\"goal_met\": false"));
 	}
 	g_assert_cmpuint(curves, >=, 8);
 	g_clear_pointer(&out, g_free);
