@@ -213,6 +213,8 @@ struct flow {
 	uint32_t mem_free[2];  /* payload its sides (inject, eject) let go at its
 				* links' rate when it began (size_flow) */
 	bool rel_pending;      /* rel_ev is pending */
+	sim_time_t gap;        /* no payload: the wait behind its pair's last data
+				* it took (gap_taken); SIM_TIME_MAX: none yet */
 	struct sim_event_ref rel_ev; /* its release (FL_RELEASE), where it may be */
 };
 
@@ -292,6 +294,17 @@ struct flow_net {
 	GArray *pair_last;            /* owned, sim_time_t per (src, dst) pair that has
 				       * sent: the latest delivery scheduled from src to
 				       * dst (in order per pair) */
+	GArray *pair_gap;             /* owned, sim_time_t per pair, where ejection has a
+				       * rate: how long after the pair's last data
+				       * message lands its destination's ejection clock
+				       * holds a message of no payload behind it (its last
+				       * packet at the rate, less the clock's slack); 0
+				       * once one has waited for it */
+	double ej_rate;               /* a node's ejection, payload per ps; 0: unlimited */
+	double *ej_slack;             /* owned or NULL (ej_rate 0), nranks: how far
+				       * ahead of now a node's ejection clock runs before
+				       * a packet waits (a largest packet per port but
+				       * one, as fabric.c's node_slack) */
 	GHashTable *pairs;            /* owned: src x nranks + dst + 1 -> index + 1 */
 	struct pair_cache *pcache;    /* owned, nranks: each source's last 2 pairs */
 	fabric_early_fn early;        /* NULL: none (flow_set_early) */
@@ -455,6 +468,19 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	}
 	n->hops_other = g_new0(struct hops_other, nchans);
 	n->pair_last = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
+	n->pair_gap = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
+	if (np->eject_bytes_per_s) {
+		g_autofree uint32_t *ports = g_new0(uint32_t, (gsize)nranks);
+
+		n->ej_rate = (double)np->eject_bytes_per_s / 1e12;
+		n->ej_slack = g_new0(double, (gsize)nranks);
+		for (int i = 0; i < nchans; i++) {
+			int r = ends[2 * i + 1];
+
+			if (r < nranks && ports[r]++)
+				n->ej_slack[r] += (double)params[i].max_payload_bytes / n->ej_rate;
+		}
+	}
 	n->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	n->pcache = g_new(struct pair_cache, nranks);
 	for (int r = 0; r < nranks; r++)
@@ -484,6 +510,8 @@ void flow_net_free(struct flow_net *n)
 	g_aligned_free(n->ch);
 	g_free(n->hops_other);
 	g_array_unref(n->pair_last);
+	g_array_unref(n->pair_gap);
+	g_free(n->ej_slack);
 	g_hash_table_unref(n->pairs);
 	g_free(n->pcache);
 	g_ptr_array_unref(n->all);
@@ -795,6 +823,21 @@ static void res_remove(struct fres *r, struct flow *fl)
 /* fl, alone on its resources with nothing behind it, sends its last byte
  * at t_end: it becomes a ghost, its delivery scheduled now, in order
  * behind what its pair delivered before. */
+/* For a message of no payload: how long after its pair's last delivery
+ * its destination's ejection clock holds it (pair_gap), which it takes
+ * once (a delivery timed again takes the same). */
+static sim_time_t gap_taken(struct flow_net *n, struct flow *fl)
+{
+	if (fl->bytes > 0 || !n->ej_rate)
+		return 0;
+	sim_time_t *gap = &g_array_index(n->pair_gap, sim_time_t, fl->pair);
+	if (fl->gap == SIM_TIME_MAX) {
+		fl->gap = *gap;
+		*gap = 0;
+	}
+	return fl->gap;
+}
+
 static void make_ghost(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 {
 	sim_time_t now = sim_now(n->s);
@@ -802,7 +845,7 @@ static void make_ghost(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 
 	fl->t_end = t_end;
 	fl->prev_last = *last;
-	*last = MAX(t_end + fl->tail, *last);
+	*last = MAX(t_end + fl->tail, *last + gap_taken(n, fl));
 	fl->dev = sim_event_ref(flow_event(n, *last - now + fl->late, FL_DELIVER, fl, fl->bytes));
 	fl->ghost = true;
 }
@@ -2395,7 +2438,7 @@ static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 {
 	sim_time_t now = sim_now(n->s);
 	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
-	sim_time_t at = MAX(now + fl->tail, *last);
+	sim_time_t at = MAX(now + fl->tail, *last + gap_taken(n, fl));
 	flow_event(n, at - now + (x == fl->bytes ? fl->late : 0), FL_DELIVER, fl, x);
 	*last = at;
 }
@@ -2444,6 +2487,15 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 	for (uint32_t u = 0; u < fl->nuse; u++)
 		fl->bound = MIN(fl->bound, chan_level(n, &fl->use[u]));
 	fl->tail = lat + sum_pkt - max_pkt;
+	if (bytes > 0 && n->ej_rate > 0) {
+		/* its last packet runs the destination's ejection clock ahead,
+		 * where a message of no payload just behind it waits */
+		uint64_t pay = n->ch[fl->use[0].res].max_payload_bytes;
+		uint64_t last = bytes - (packets_of(&n->ch[fl->use[0].res], bytes) - 1) * pay;
+		double gap = (double)last / n->ej_rate - n->ej_slack[fl->dst];
+
+		g_array_index(n->pair_gap, sim_time_t, fl->pair) = gap > 0 ? (sim_time_t)ceil(gap) : 0;
+	}
 	if (fl->forwarded) {
 		n->rank_forwarded += bytes;
 		n->forwarded_largest = MAX(n->forwarded_largest, bytes);
@@ -2793,6 +2845,7 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 	else {
 		idx = n->pair_last->len;
 		g_array_set_size(n->pair_last, idx + 1);
+		g_array_set_size(n->pair_gap, idx + 1);
 		g_hash_table_insert(n->pairs, key, GSIZE_TO_POINTER((gsize)idx + 1));
 	}
 	c->dst[1] = c->dst[0];
@@ -2848,6 +2901,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->buf_stamp = 0;
 	fl->detached = false;
 	fl->rel_pending = false;
+	fl->gap = SIM_TIME_MAX;
 	fl->unshared = false;
 	fl->mem_sized = false;
 	fl->pos = 0;

@@ -4,7 +4,8 @@
  * header-only message takes no share; messages from
  * one node's memory on one channel go in order, and across a switch one
  * held at a slow port lets the next pass once its rest fits the switch's
- * buffer; pieces are delivered at
+ * buffer, and a message of no payload waits at its destination behind the
+ * ejection of the data before it; pieces are delivered at
  * their boundaries; a message waiting in that order, or sending alone, can
  * grow; a header-only message's callback can run late; a message that
  * may not send before a time can be sent ahead of it; a run is
@@ -236,6 +237,54 @@ static void test_switch_pass(void)
 	for (int i = 0; i < 2; i++) {
 		g_assert_cmpfloat((double)f[i] / (double)p[i], >, 0.99);
 		g_assert_cmpfloat((double)f[i] / (double)p[i], <, 1.01);
+	}
+}
+
+/* Over a switch whose links carry 12.5 GB/s into nodes that eject at 13
+ * GB/s (cluster16-edr's), a message of 64 KiB then one of no payload, from
+ * rank 0 to rank 1: the second lands a header's time behind the first's
+ * last packet, and waits for the ejection clock that packet ran ahead (4
+ * KiB at 13 GB/s, 315 ns; docs/scale.md, "A flag waits behind its data's
+ * last packet at the ejection clock"). Flow fidelity lands both within a
+ * nanosecond of the packet fabric (it landed the second 313 ns early). */
+static void flag_behind(enum link_fidelity fid, sim_time_t done[2])
+{
+	struct fabric_config cfg = { .topo = &topo_switch_ops, .nranks = 2, .fidelity = fid };
+	struct rx r[2] = { { 0 }, { 0 } };
+	struct net x;
+
+	link_params_default(&cfg.link);
+	cfg.link.bw_bytes_per_s = 12500000000ull;
+	cfg.switch_link = cfg.link;
+	cfg.node.inject_bytes_per_s = cfg.node.eject_bytes_per_s = 13000000000ull;
+	x.s = sim_new(1);
+	x.f = fabric_new(x.s, &cfg, NULL);
+	g_assert_nonnull(x.f);
+	for (int i = 0; i < 2; i++)
+		g_dataset_set_data(&r[i], "sim", x.s);
+	fabric_send(x.f, 0, 1, 64 << 10, ROUTE_SHORTEST, on_deliver, &r[0]);
+	fabric_send(x.f, 0, 1, 0, ROUTE_SHORTEST, on_deliver, &r[1]);
+	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
+	for (int i = 0; i < 2; i++) {
+		done[i] = r[i].done_ps;
+		g_dataset_destroy(&r[i]);
+	}
+	net_free(&x);
+}
+
+static void test_flag_behind(void)
+{
+	sim_time_t p[2], f[2];
+
+	flag_behind(LINK_FIDELITY_PACKET, p);
+	flag_behind(LINK_FIDELITY_FLOW, f);
+	g_test_message("packet %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT ", flow %" G_GUINT64_FORMAT
+		       " %" G_GUINT64_FORMAT " ps", p[0], p[1], f[0], f[1]);
+	g_assert_cmpuint(p[1], >, p[0] + 300000); /* the packet fabric's wait */
+	for (int i = 0; i < 2; i++) {
+		g_assert_cmpuint(f[i], <=, p[i] + 1000);
+		g_assert_cmpuint(f[i] + 1000, >=, p[i]);
 	}
 }
 
@@ -1156,6 +1205,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/memory-side-burst", test_memory_side_burst);
 	g_test_add_func("/flow/memory-fifo", test_memory_fifo);
 	g_test_add_func("/flow/switch-pass", test_switch_pass);
+	g_test_add_func("/flow/flag-behind", test_flag_behind);
 	g_test_add_func("/flow/in-order-per-pair", test_in_order_per_pair);
 	g_test_add_func("/flow/in-order-many-peers", test_in_order_many_peers);
 	g_test_add_func("/flow/pieces", test_pieces);
