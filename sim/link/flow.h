@@ -58,7 +58,11 @@
  *    slack's bytes let go at its links' rate (they weigh on the side only
  *    for the time the links take them), which runs the clock ahead by
  *    their time at the side's rate; a message of no payload (a flag) is
- *    delivered no sooner than each side's clock less its slack allows;
+ *    delivered no sooner than each side's clock less its slack allows,
+ *    nor, where ejection has a rate (above the links' too), sooner after
+ *    its pair's last delivery than the pair's last data message's last
+ *    packet takes at that rate less the destination's slack (the packet
+ *    fabric's ejection clock, which that packet ran ahead);
  *  - a byte sent at t is delivered at t + tail, tail = the route's
  *    propagation latency plus the store-and-forward of one packet on every
  *    hop but the slowest (sum - max of the first packet's serialisation),
