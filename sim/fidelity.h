@@ -22,7 +22,7 @@
 	"flow fidelity gives a message one rate over its whole route, where the packet fabric's "  \
 	"buffers at each switch let its parts go at their own: over g5 bench fidelity "          \
 	"--platform's curves, on leafspine16 and fattree128 ring, hd and dbtree follow "           \
-	"packet fidelity to within 5.1 %%, but ring2p and direct have been measured up to 27 %% "  \
+	"packet fidelity to within 5.1 %%, but ring2p and direct have been measured up to 28 %% "  \
 	"slower and 12.5 %% faster, and on dragonfly72 up to 74 %% slower (binomial Broadcast; "   \
 	"direct 48 %%, ring 24 %%) (docs/scale.md, \"Messages pass at a switch once their rest "  \
 	"fits its buffer\", \"Flow fidelity on the shipped platforms\")"
