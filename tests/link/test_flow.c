@@ -70,6 +70,37 @@ static void net_free(struct net *x)
 	sim_free(x->s);
 }
 
+struct send {
+	int src, dst;
+	uint64_t bytes;
+};
+
+/* The k messages of `sends`, sent at once in that order on the fabric of
+ * cfg, run to their end: each one's delivery time in done[]. */
+static void run_sends(const struct fabric_config *cfg, const struct send *sends, int k,
+		      sim_time_t *done)
+{
+	struct sim *s = sim_new(1);
+	struct fabric *f = fabric_new(s, cfg, NULL);
+	struct rx r[4] = { { 0 } };
+
+	g_assert_nonnull(f);
+	g_assert_cmpint(k, <=, (int)G_N_ELEMENTS(r));
+	for (int i = 0; i < k; i++) {
+		g_dataset_set_data(&r[i], "sim", s);
+		fabric_send(f, sends[i].src, sends[i].dst, sends[i].bytes, ROUTE_SHORTEST, on_deliver,
+			    &r[i]);
+	}
+	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+	g_assert_cmpuint(fabric_in_flight(f), ==, 0);
+	for (int i = 0; i < k; i++) {
+		done[i] = r[i].done_ps;
+		g_dataset_destroy(&r[i]);
+	}
+	fabric_free(f);
+	sim_free(s);
+}
+
 /* One message src -> dst of `bytes` alone: its delivery time. */
 static sim_time_t alone(const struct topo_ops *kind, int n, enum link_fidelity fid, int src, int dst,
 			uint64_t bytes)
@@ -198,40 +229,34 @@ static void test_memory_fifo(void)
  * its buffer"). Both land within 1 % of the packet fabric's times; with
  * the line held to the first one's end, the second would land about 2 x
  * later. */
+/* run(fid, done) of two messages at packet fidelity into p and at flow
+ * fidelity into f, both logged. */
+static void both_fidelities(void (*run)(enum link_fidelity fid, sim_time_t done[2]), sim_time_t p[2],
+			    sim_time_t f[2])
+{
+	run(LINK_FIDELITY_PACKET, p);
+	run(LINK_FIDELITY_FLOW, f);
+	g_test_message("packet %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT ", flow %" G_GUINT64_FORMAT
+		       " %" G_GUINT64_FORMAT " ps", p[0], p[1], f[0], f[1]);
+}
+
 static void switch_pass(enum link_fidelity fid, sim_time_t done[2])
 {
 	static const uint64_t ports[] = { 450000000000ull, 450000000000ull, 50000000000ull };
 	struct fabric_config cfg = { .topo = &topo_switch_ops, .nranks = 3, .fidelity = fid,
 				     .ports = ports, .nports = 3 };
-	struct rx r[2] = { { 0 }, { 0 } };
-	struct net x;
+	const struct send sends[] = { { 0, 2, 192 << 10 }, { 0, 1, 1 << 20 } };
 
 	link_params_default(&cfg.link);
 	cfg.switch_link = cfg.link;
-	x.s = sim_new(1);
-	x.f = fabric_new(x.s, &cfg, NULL);
-	g_assert_nonnull(x.f);
-	for (int i = 0; i < 2; i++)
-		g_dataset_set_data(&r[i], "sim", x.s);
-	fabric_send(x.f, 0, 2, 192 << 10, ROUTE_SHORTEST, on_deliver, &r[0]);
-	fabric_send(x.f, 0, 1, 1 << 20, ROUTE_SHORTEST, on_deliver, &r[1]);
-	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
-	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
-	for (int i = 0; i < 2; i++) {
-		done[i] = r[i].done_ps;
-		g_dataset_destroy(&r[i]);
-	}
-	net_free(&x);
+	run_sends(&cfg, sends, 2, done);
 }
 
 static void test_switch_pass(void)
 {
 	sim_time_t p[2], f[2];
 
-	switch_pass(LINK_FIDELITY_PACKET, p);
-	switch_pass(LINK_FIDELITY_FLOW, f);
-	g_test_message("packet %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT ", flow %" G_GUINT64_FORMAT
-		       " %" G_GUINT64_FORMAT " ps", p[0], p[1], f[0], f[1]);
+	both_fidelities(switch_pass, p, f);
 	/* the fast message passes: it lands before the slow one */
 	g_assert_cmpuint(p[1], <, p[0]);
 	for (int i = 0; i < 2; i++) {
@@ -250,37 +275,20 @@ static void test_switch_pass(void)
 static void flag_behind(enum link_fidelity fid, sim_time_t done[2])
 {
 	struct fabric_config cfg = { .topo = &topo_switch_ops, .nranks = 2, .fidelity = fid };
-	struct rx r[2] = { { 0 }, { 0 } };
-	struct net x;
+	const struct send sends[] = { { 0, 1, 64 << 10 }, { 0, 1, 0 } };
 
 	link_params_default(&cfg.link);
 	cfg.link.bw_bytes_per_s = 12500000000ull;
 	cfg.switch_link = cfg.link;
 	cfg.node.inject_bytes_per_s = cfg.node.eject_bytes_per_s = 13000000000ull;
-	x.s = sim_new(1);
-	x.f = fabric_new(x.s, &cfg, NULL);
-	g_assert_nonnull(x.f);
-	for (int i = 0; i < 2; i++)
-		g_dataset_set_data(&r[i], "sim", x.s);
-	fabric_send(x.f, 0, 1, 64 << 10, ROUTE_SHORTEST, on_deliver, &r[0]);
-	fabric_send(x.f, 0, 1, 0, ROUTE_SHORTEST, on_deliver, &r[1]);
-	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
-	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
-	for (int i = 0; i < 2; i++) {
-		done[i] = r[i].done_ps;
-		g_dataset_destroy(&r[i]);
-	}
-	net_free(&x);
+	run_sends(&cfg, sends, 2, done);
 }
 
 static void test_flag_behind(void)
 {
 	sim_time_t p[2], f[2];
 
-	flag_behind(LINK_FIDELITY_PACKET, p);
-	flag_behind(LINK_FIDELITY_FLOW, f);
-	g_test_message("packet %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT ", flow %" G_GUINT64_FORMAT
-		       " %" G_GUINT64_FORMAT " ps", p[0], p[1], f[0], f[1]);
+	both_fidelities(flag_behind, p, f);
 	g_assert_cmpuint(p[1], >, p[0] + 300000); /* the packet fabric's wait */
 	for (int i = 0; i < 2; i++) {
 		g_assert_cmpuint(f[i], <=, p[i] + 1000);
@@ -885,20 +893,12 @@ static void test_send_at(void)
 static void parking_lot(enum link_fidelity fid, enum link_flow_arbiter arbiter, uint64_t bytes,
 			sim_time_t done[4])
 {
-	struct net x = net_new_arbiter(&topo_ring_uni_ops, 8, fid, arbiter);
-	struct rx r[4] = { { 0 } };
+	struct fabric_config cfg = { .topo = &topo_ring_uni_ops, .nranks = 8, .fidelity = fid,
+				     .flow_arbiter = arbiter };
+	const struct send sends[] = { { 0, 4, bytes }, { 1, 4, bytes }, { 2, 4, bytes }, { 3, 4, bytes } };
 
-	for (int i = 0; i < 4; i++) {
-		g_dataset_set_data(&r[i], "sim", x.s);
-		fabric_send(x.f, i, 4, bytes, ROUTE_SHORTEST, on_deliver, &r[i]);
-	}
-	sim_run(x.s, SIM_TIME_MAX, UINT64_MAX);
-	g_assert_cmpuint(fabric_in_flight(x.f), ==, 0);
-	for (int i = 0; i < 4; i++) {
-		done[i] = r[i].done_ps;
-		g_dataset_destroy(&r[i]);
-	}
-	net_free(&x);
+	link_params_default(&cfg.link);
+	run_sends(&cfg, sends, 4, done);
 }
 
 /* A channel's arbiter serves its inputs round robin, not its flows: on the
@@ -977,23 +977,12 @@ static void burst_run(enum link_fidelity fid, const uint64_t *bytes, int k, sim_
 	link_params_default(&lp);
 	struct fabric_config cfg = { .topo = &topo_fullmesh_ops, .nranks = 2, .fidelity = fid,
 				     .link = lp, .node = { lp.bw_bytes_per_s / 16, 0 } };
-	struct sim *s = sim_new(1);
-	struct fabric *f = fabric_new(s, &cfg, NULL);
-	struct rx r[4] = { { 0 } };
+	struct send sends[4];
 
-	g_assert_nonnull(f);
 	g_assert_cmpint(k, <=, 4);
-	for (int i = 0; i < k; i++) {
-		g_dataset_set_data(&r[i], "sim", s);
-		fabric_send(f, 0, 1, bytes[i], ROUTE_SHORTEST, on_deliver, &r[i]);
-	}
-	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
-	for (int i = 0; i < k; i++) {
-		done[i] = r[i].done_ps;
-		g_dataset_destroy(&r[i]);
-	}
-	fabric_free(f);
-	sim_free(s);
+	for (int i = 0; i < k; i++)
+		sends[i] = (struct send){ 0, 1, bytes[i] };
+	run_sends(&cfg, sends, k, done);
 }
 
 /* A node's injection below its link's rate is a clock in the packet

@@ -127,6 +127,15 @@ static struct rx *world_send(struct world *w, int src, int dst, uint64_t bytes, 
 	return r;
 }
 
+/* Every rank of n sends `bytes` to every other, at once. */
+static void send_all_pairs(struct world *w, int n, uint64_t bytes)
+{
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			if (a != b)
+				world_send(w, a, b, bytes, ROUTE_SHORTEST);
+}
+
 static void world_run(struct world *w)
 {
 	g_assert_cmpint(sim_run(w->s, SIM_TIME_MAX, UINT64_MAX), ==, SIM_RUN_EMPTY);
@@ -372,10 +381,7 @@ static void run_lossy(double rate, uint64_t seed, int nmsg, uint64_t msg_bytes, 
 	cfg.link.error_rate = rate;
 	world_init(&w, &cfg, seed);
 	for (int k = 0; k < nmsg; k++)
-		for (int a = 0; a < 4; a++)
-			for (int b = 0; b < 4; b++)
-				if (a != b)
-					world_send(&w, a, b, msg_bytes + (uint64_t)k * 100, ROUTE_SHORTEST);
+		send_all_pairs(&w, 4, msg_bytes + (uint64_t)k * 100);
 	world_run(&w);
 	/* exactly once (rx_deliver asserts no call after done) and in order:
 	 * messages of one (src, dst) complete in the order they were sent */
@@ -624,10 +630,7 @@ static void test_no_deadlock(void)
 
 		cfg.link.credits = 2;
 		world_init(&w, &cfg, 1);
-		for (int a = 0; a < cases[i].n; a++)
-			for (int b = 0; b < cases[i].n; b++)
-				if (a != b)
-					world_send(&w, a, b, 1 * MiB, ROUTE_SHORTEST);
+		send_all_pairs(&w, cases[i].n, 1 * MiB);
 		world_run(&w);
 		world_release(&w);
 	}
@@ -984,10 +987,7 @@ static void test_edges_deadlock_free(void)
 		world_init(&w, &c, 1);
 		g_assert_cmpint(fabric_routes_cyclic(w.f), ==, cases[i].cyclic);
 		if (!cases[i].cyclic) {
-			for (int a = 0; a < cases[i].ranks; a++)
-				for (int b = 0; b < cases[i].ranks; b++)
-					if (a != b)
-						world_send(&w, a, b, 1 * MiB, ROUTE_SHORTEST);
+			send_all_pairs(&w, cases[i].ranks, 1 * MiB);
 			world_run(&w);
 		}
 		world_release(&w);
