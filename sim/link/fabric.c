@@ -1465,6 +1465,13 @@ void fabric_flow_rr_stats(const struct fabric *f, struct flow_rr_stats *out)
 		flow_rr_stats(f->flow, out);
 }
 
+void fabric_flow_walk_stats(const struct fabric *f, struct flow_walk_stats *out)
+{
+	*out = (struct flow_walk_stats){ 0 };
+	if (f->flow)
+		flow_walk_stats(f->flow, out);
+}
+
 uint32_t fabric_delivering_replayed(const struct fabric *f)
 {
 	return f->delivering_replayed;

@@ -38,8 +38,12 @@
  * resource with it, brings each one's position up to now at its old rate,
  * and refills their rates by progressive filling: raise every unfrozen
  * flow's rate together until a resource is full, freeze the flows on it,
- * repeat. A flow whose rate did not change keeps its pending event (its
- * boundary falls at the same time); the others are rescheduled.
+ * repeat. Under max-min the walk goes on only through resources that are
+ * full (a flow beyond one with room is held elsewhere and keeps its rate),
+ * and a resource left out that the new rates overfill joins it, so the
+ * rates are those of the whole component's fill. A flow whose rate did
+ * not change keeps its pending event (its boundary falls at the same
+ * time); the others are rescheduled.
  * A component with a route of more than one hop is shared by rr_share
  * instead: per-input shares of each channel as well as the resources
  * (flow.h), rounds of progressive filling to a fixed point, or, where the
@@ -78,6 +82,11 @@ enum { BUF_STEPS_PER_FILL = 16, BUF_WINDOW = 16 };
 /* mem_slack's margin, relative to the side's rate: above the rounding of a
  * sum of thousands of terms */
 #define MEM_SLACK_MARGIN 1e-9
+
+/* reshare's test of a resource full at the rates of now (and of one that
+ * new rates overfill), relative to its capacity: above the rounding of a
+ * sum of thousands of terms */
+#define SAT_MARGIN 1e-9
 
 /* progressive filling scans its constraints until it has seen this many
  * per member, then keeps them in a heap (fill_next) */
@@ -136,17 +145,31 @@ struct fres {
 	struct flow **fl;      /* the active flows on it: inl, or an owned array
 				* once more than one */
 	uint32_t n, alloc;
-	/* progressive filling scratch */
-	double used;           /* capacity taken by frozen flows */
+	double used;           /* under max-min, between fills: what its flows take at
+				* their rates (rate x weight); in a fill of the walk
+				* it is in: what its frozen flows take */
 	double wsum;           /* weight of the unfrozen flows */
 	uint32_t nfree;        /* unfrozen flows */
 	uint32_t stamp;        /* component walk */
+	/* progressive filling scratch */
 	bool full;
 	uint32_t walk_at;      /* its place in the walk (fill_next's index) */
 	struct flow *inl[1];   /* fl's storage while it holds one: a channel of
 				* one-hop routes never holds more (its line) */
 } __attribute__((aligned(64)));
 G_STATIC_ASSERT(sizeof(struct fres) == 64);
+
+/* reshare's mark (fres.walk_at) of a resource with room that the walk
+ * reached and left out (walk_skips marks one that never fills
+ * UINT32_MAX) */
+#define WALK_BORDER (UINT32_MAX - 1)
+#define WALK_SEEN (UINT32_MAX - 2) /* one checked after a fill */
+
+/* A flow frozen by progressive filling, and its rate before. */
+struct frozen {
+	struct flow *fl;
+	double old;
+};
 
 struct flow_use {
 	uint32_t res;
@@ -311,6 +334,9 @@ struct flow_net {
 	bool in_reshare;              /* reshare() walks the resources' lists */
 	GPtrArray *walk_flows;        /* scratch: borrowed flows */
 	GArray *walk_res;             /* scratch: uint32_t */
+	GArray *walk_border;          /* scratch: uint32_t, resources with room the
+				       * walk reached (reshare) */
+	GArray *walk_done;            /* scratch: struct frozen, in the fill's order */
 	const uint8_t *vcs;           /* borrowed: flow_set_vcs */
 	uint32_t arbiter;             /* enum link_flow_arbiter */
 	int32_t *rr_map;              /* rr_share's, nres: resource -> its vres, -1 */
@@ -321,6 +347,7 @@ struct flow_net {
 	uint32_t hm_cap;
 	GArray *rr_u32, *rr_rate, *rr_by, *rr_hist; /* scratch */
 	struct flow_rr_stats rr_stats;
+	struct flow_walk_stats walk_stats;
 	double *buf;                  /* owned, nchans: receive buffer bytes, INFINITY
 				       * where credits are unlimited */
 	double buf_dt;                /* buf_share's step: the least buffer's drain
@@ -488,6 +515,8 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->all = g_ptr_array_new_with_free_func(flow_free_fn);
 	n->walk_flows = g_ptr_array_new();
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	n->walk_border = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	n->walk_done = g_array_new(FALSE, FALSE, sizeof(struct frozen));
 	n->rr_map = g_new(int32_t, n->nres);
 	for (int i = 0; i < n->nres; i++)
 		n->rr_map[i] = -1;
@@ -517,6 +546,8 @@ void flow_net_free(struct flow_net *n)
 	g_ptr_array_unref(n->all);
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
+	g_array_unref(n->walk_border);
+	g_array_unref(n->walk_done);
 	g_free(n->rr_map);
 	g_free(n->buf);
 	g_free(n->held);
@@ -558,6 +589,18 @@ uint64_t flow_rank_forwarded_bytes(const struct flow_net *n, uint64_t *payload, 
 void flow_rr_stats(const struct flow_net *n, struct flow_rr_stats *out)
 {
 	*out = n->rr_stats;
+}
+
+void flow_walk_stats(const struct flow_net *n, struct flow_walk_stats *out)
+{
+	*out = n->walk_stats;
+}
+
+static bool whole_components; /* flow_whole_components */
+
+void flow_whole_components(bool on)
+{
+	whole_components = on;
 }
 
 void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *out)
@@ -795,7 +838,7 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 	return d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
 }
 
-static void res_add(struct fres *r, struct flow *fl)
+static void res_add(struct fres *r, struct flow *fl, double w)
 {
 	if (r->n == r->alloc) {
 		r->alloc = MAX(4u, r->alloc * 2);
@@ -806,15 +849,17 @@ static void res_add(struct fres *r, struct flow *fl)
 			r->fl = g_renew(struct flow *, r->fl, r->alloc);
 	}
 	r->fl[r->n++] = fl;
+	r->used += fl->rate * w;
 }
 
-static void res_remove(struct fres *r, struct flow *fl)
+static void res_remove(struct fres *r, struct flow *fl, double w)
 {
 	/* in order: the sharing walk visits flows in a fixed order */
 	for (uint32_t i = 0; i < r->n; i++)
 		if (r->fl[i] == fl) {
 			memmove(&r->fl[i], &r->fl[i + 1], (r->n - i - 1) * sizeof(r->fl[0]));
 			r->n--;
+			r->used = r->n ? r->used - fl->rate * w : 0;
 			return;
 		}
 	g_error("flow: a resource lost track of a flow");
@@ -959,7 +1004,7 @@ static void on_release(struct flow_net *n, struct flow *fl)
 		uint32_t r = fl->use[u].res;
 
 		if (r == (uint32_t)fl->chan0 || r == (uint32_t)n->nchans + (uint32_t)fl->src) {
-			res_remove(&n->res[r], fl);
+			res_remove(&n->res[r], fl, fl->use[u].w);
 			cross = MAX(cross, rest * fl->use[u].w / n->res[r].cap);
 			gone[ngone++] = fl->use[u];
 		} else {
@@ -2096,40 +2141,44 @@ static bool walk_skips(const struct flow_net *n, uint32_t r)
 	return true;
 }
 
-/* Recomputes the rates of the component of active flows reachable from the
- * resources of seeds[0..nseeds) (flow.c's opening comment). A memory side
- * that can never fill (mem_slack) joins no component: its flows' rates are
- * those of their components apart. Where a flow has left or changed its
- * weights (`changed`), its memory sides are walked all the same (a flow
- * there may have been held by one that could fill before), but constrain
- * nothing; where one has joined, a side that cannot fill now could not
- * before. */
-static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t nseeds,
-		    bool changed)
+/* Whether load fills resource r, but for a sum's rounding: max-min's walk
+ * goes on through a resource that is full at the rates of its flows (a
+ * flow may be held there; fres.used), and leaves one with room out (each
+ * of its flows is held elsewhere); what a component's new rates take of it
+ * is checked after the fill (reshare). */
+static bool load_fills(const struct fres *r, double load)
 {
-	sim_time_t now = sim_now(n->s);
+	return load >= r->cap * (1 - SAT_MARGIN);
+}
+
+/* What flow fl takes of its resources at its rate, added to their
+ * fres.used (sign 1) or taken from it (-1). */
+static void uses_take(struct flow_net *n, const struct flow *fl, double sign)
+{
+	for (uint32_t u = 0; u < fl->nuse; u++)
+		n->res[fl->use[u].res].used += sign * fl->rate * fl->use[u].w;
+}
+
+/* A flow on its resources given a rate outside a fill: what it takes of
+ * each follows (fres.used). */
+static void rate_set(struct flow_net *n, struct flow *fl, double rate)
+{
+	for (uint32_t u = 0; u < fl->nuse; u++)
+		n->res[fl->use[u].res].used += (rate - fl->rate) * fl->use[u].w;
+	fl->rate = rate;
+}
+
+/* Adds the flows of the walk's resources from the k-th on to the walk,
+ * and their resources: each one a seed reached, but for those left out
+ * (walk_skips), and with `restrict_` those with room (load_fills), which
+ * go to `border` instead. */
+static void walk_from(struct flow_net *n, guint k, uint32_t stamp, bool restrict_,
+		      GArray *border)
+{
 	GPtrArray *flows = n->walk_flows;
 	GArray *res = n->walk_res;
-	uint32_t stamp = ++n->stamp;
-	bool loose = false; /* a seed walked that constrains nothing */
 
-	g_ptr_array_set_size(flows, 0);
-	g_array_set_size(res, 0);
-	for (uint32_t i = 0; i < nseeds; i++) {
-		struct fres *r = &n->res[seeds[i].res];
-
-		if (r->stamp == stamp)
-			continue;
-		r->stamp = stamp;
-		r->walk_at = 0;
-		if (walk_skips(n, seeds[i].res)) {
-			if (!changed)
-				continue;
-			loose = true;
-		}
-		g_array_append_val(res, seeds[i].res);
-	}
-	for (guint k = 0; k < res->len; k++) {
+	for (; k < res->len; k++) {
 		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 
 		for (uint32_t i = 0; i < r->n; i++) {
@@ -2146,38 +2195,35 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 					continue;
 				n->res[x].stamp = stamp;
 				n->res[x].walk_at = 0;
-				if (!walk_skips(n, x))
-					g_array_append_val(res, x);
+				if (walk_skips(n, x))
+					continue;
+				if (restrict_ && !load_fills(&n->res[x], n->res[x].used)) {
+					n->res[x].walk_at = WALK_BORDER;
+					g_array_append_val(border, x);
+					continue;
+				}
+				g_array_append_val(res, x);
 			}
 		}
 	}
-	if (loose) {
-		guint kept = 0;
+}
 
-		for (guint k = 0; k < res->len; k++) {
-			uint32_t x = g_array_index(res, uint32_t, k);
+/* Whether resource r is in reshare's walk (a constraint of its fill). */
+static bool in_walk(const struct fres *r)
+{
+	return r->walk_at < WALK_SEEN;
+}
 
-			if (n->res[x].walk_at != UINT32_MAX)
-				g_array_index(res, uint32_t, kept++) = x;
-		}
-		g_array_set_size(res, kept);
-	}
-	if (!flows->len)
-		return;
-	n->in_reshare = true;
-	if (n->arbiter != LINK_FLOW_MAXMIN && multi_hop(flows)) {
-		for (guint i = 0; i < flows->len; i++) {
-			struct flow *fl = flows->pdata[i];
+/* Progressive filling over the walk's flows and resources (reshare): the
+ * resource that fills first freezes its flows, in order, each noted in
+ * `done` with the rate it had. What the flows take of the resources left
+ * out (fres.used) follows their new rates. */
+static void fill(struct flow_net *n, GArray *done)
+{
+	GPtrArray *flows = n->walk_flows;
+	GArray *res = n->walk_res;
 
-			take_up(n, fl, now);
-		}
-		if (n->arbiter == LINK_FLOW_BUFFERS)
-			buf_share(n, flows, res);
-		else
-			rr_share(n, flows, res);
-		n->in_reshare = false;
-		return;
-	}
+	g_array_set_size(done, 0);
 	for (guint k = 0; k < res->len; k++) {
 		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 
@@ -2191,7 +2237,6 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	for (guint i = 0; i < flows->len; i++) {
 		struct flow *fl = flows->pdata[i];
 
-		take_up(n, fl, now);
 		fl->frozen = false;
 		members += fl->nuse;
 		for (uint32_t u = 0; u < fl->nuse; u++) {
@@ -2199,9 +2244,10 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 
 			r->wsum += fl->use[u].w;
 			r->nfree++;
+			if (!in_walk(r))
+				r->used -= fl->rate * fl->use[u].w; /* its new rate's below */
 		}
 	}
-	/* progressive filling: the resource that fills first freezes its flows */
 	struct lheap *q = &n->fill;
 	struct fill_walk w = { n->res, (const uint32_t *)(const void *)res->data };
 
@@ -2243,8 +2289,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			if (fl->frozen)
 				continue;
 			fl->frozen = true;
-			double old = fl->rate;
-
+			g_array_append_vals(done, &(struct frozen){ fl, fl->rate }, 1);
 			fl->rate = best;
 			for (uint32_t u = 0; u < fl->nuse; u++) {
 				struct fres *r = &n->res[fl->use[u].res];
@@ -2257,15 +2302,175 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 				const struct fres *r = &n->res[fl->use[u].res];
 				double level = 0;
 
-				if (r->walk_at == UINT32_MAX)
+				if (r->walk_at >= WALK_SEEN)
 					continue; /* left out of the walk */
 				bool valid = fres_level(r, &level);
 
 				lh_touch(q, r->walk_at, valid, level);
 			}
-			if (old != fl->rate || !fl->ev_pending)
-				schedule_progress(n, fl);
 		}
+	}
+	for (guint i = 0; i < flows->len; i++) {
+		const struct flow *fl = flows->pdata[i];
+
+		for (uint32_t u = 0; !fl->frozen && u < fl->nuse; u++) {
+			struct fres *r = &n->res[fl->use[u].res];
+
+			if (!in_walk(r))
+				r->used += fl->rate * fl->use[u].w;
+		}
+	}
+}
+
+/* A resource with room that reshare's walk left out joins it. */
+static void walk_join(struct flow_net *n, uint32_t x)
+{
+	if (n->res[x].walk_at != WALK_BORDER)
+		return;
+	n->res[x].walk_at = 0;
+	g_array_append_val(n->walk_res, x);
+}
+
+/* Recomputes the rates of the component of active flows reachable from the
+ * resources of seeds[0..nseeds) (flow.c's opening comment). A memory side
+ * that can never fill (mem_slack) joins no component: its flows' rates are
+ * those of their components apart. Where a flow has left or changed its
+ * weights (`changed`), its memory sides are walked all the same (a flow
+ * there may have been held by one that could fill before), but constrain
+ * nothing; where one has joined, a side that cannot fill now could not
+ * before.
+ *
+ * Under max-min the walk goes on only through resources that are full
+ * (res_saturated): a flow beyond a resource with room is held elsewhere,
+ * by resources the component's change does not reach, and keeps its rate.
+ * After the fill each resource with room that the component's flows cross
+ * is checked: where their new rates and the others' take more than it
+ * has, it joins the walk and the fill is done again; where none does,
+ * every flow is held by a full resource on which none has more, so the
+ * rates are max-min's over all the flows (the component of every resource
+ * would give the same). */
+static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t nseeds,
+		    bool changed)
+{
+	sim_time_t now = sim_now(n->s);
+	GPtrArray *flows = n->walk_flows;
+	GArray *res = n->walk_res;
+	GArray *border = n->walk_border;
+	uint32_t stamp = ++n->stamp;
+	bool loose = false; /* a seed walked that constrains nothing */
+	bool restrict_ = n->arbiter == LINK_FLOW_MAXMIN && !whole_components;
+
+	g_ptr_array_set_size(flows, 0);
+	g_array_set_size(res, 0);
+	g_array_set_size(border, 0);
+	for (uint32_t i = 0; i < nseeds; i++) {
+		struct fres *r = &n->res[seeds[i].res];
+
+		if (r->stamp == stamp)
+			continue;
+		r->stamp = stamp;
+		r->walk_at = 0;
+		if (walk_skips(n, seeds[i].res)) {
+			if (!changed)
+				continue;
+			loose = true;
+		}
+		g_array_append_val(res, seeds[i].res);
+	}
+	walk_from(n, 0, stamp, restrict_, border);
+	if (loose) {
+		guint kept = 0;
+
+		for (guint k = 0; k < res->len; k++) {
+			uint32_t x = g_array_index(res, uint32_t, k);
+
+			if (n->res[x].walk_at != UINT32_MAX)
+				g_array_index(res, uint32_t, kept++) = x;
+		}
+		g_array_set_size(res, kept);
+	}
+	if (!flows->len)
+		return;
+	n->in_reshare = true;
+	for (guint i = 0; i < flows->len; i++)
+		take_up(n, flows->pdata[i], now);
+	if (n->arbiter != LINK_FLOW_MAXMIN && multi_hop(flows)) {
+		if (n->arbiter == LINK_FLOW_BUFFERS)
+			buf_share(n, flows, res);
+		else
+			rr_share(n, flows, res);
+		n->in_reshare = false;
+		return;
+	}
+	GArray *done = n->walk_done;
+	struct flow_walk_stats *st = &n->walk_stats;
+	guint joined = 0; /* resources of the border that joined */
+
+	st->reshares++;
+	for (;;) {
+		st->fills++;
+		fill(n, done);
+		guint walked = res->len, seen = flows->len;
+
+		for (guint i = 0; i < flows->len; i++) {
+			const struct flow *fl = flows->pdata[i];
+
+			for (uint32_t u = 0; !fl->frozen && u < fl->nuse; u++)
+				walk_join(n, fl->use[u].res);
+		}
+		/* a resource with room whose flows went faster: does it still
+		 * have room? */
+		for (guint i = 0; i < done->len; i++) {
+			const struct frozen *f = &g_array_index(done, struct frozen, i);
+
+			for (uint32_t u = 0; f->fl->rate > f->old && u < f->fl->nuse; u++) {
+				uint32_t x = f->fl->use[u].res;
+				struct fres *r = &n->res[x];
+
+				if (r->walk_at != WALK_BORDER)
+					continue;
+				r->walk_at = WALK_SEEN;
+				if (r->used > r->cap * (1 + SAT_MARGIN)) {
+					r->walk_at = WALK_BORDER;
+					walk_join(n, x);
+				}
+			}
+		}
+		for (guint b = 0; b < border->len; b++) {
+			uint32_t x = g_array_index(border, uint32_t, b);
+
+			if (n->res[x].walk_at == WALK_SEEN)
+				n->res[x].walk_at = WALK_BORDER;
+		}
+		joined += res->len - walked;
+		if (res->len == walked)
+			break;
+		/* a flow that nothing walked holds, or too much for a resource
+		 * with room: they join, and the fill starts again from the rates
+		 * of before */
+		for (guint i = 0; i < done->len; i++) {
+			const struct frozen *f = &g_array_index(done, struct frozen, i);
+
+			for (uint32_t u = 0; u < f->fl->nuse; u++) {
+				struct fres *r = &n->res[f->fl->use[u].res];
+
+				if (!in_walk(r))
+					r->used += (f->old - f->fl->rate) * f->fl->use[u].w;
+			}
+			f->fl->rate = f->old;
+		}
+		walk_from(n, walked, stamp, restrict_, border);
+		for (guint i = seen; i < flows->len; i++)
+			take_up(n, flows->pdata[i], now);
+	}
+	st->flows += flows->len;
+	st->joins += joined;
+	st->left_out += border->len - joined;
+	for (guint i = 0; i < done->len; i++) {
+		const struct frozen *f = &g_array_index(done, struct frozen, i);
+
+		if (f->old != f->fl->rate || !f->fl->ev_pending)
+			schedule_progress(n, f->fl);
 	}
 	n->in_reshare = false;
 }
@@ -2295,7 +2500,7 @@ static void settle(struct flow_net *n, struct flow *fl)
 	fl->ghost = false;
 	if (now >= fl->t_end) {
 		for (uint32_t u = 0; u < fl->nuse; u++)
-			res_remove(&n->res[fl->use[u].res], fl);
+			res_remove(&n->res[fl->use[u].res], fl, fl->use[u].w);
 		q->busy = false;
 		q->active = NULL;
 		return;
@@ -2331,7 +2536,7 @@ static void unbegin(struct flow_net *n, struct flow *fl)
 	}
 	fl->ev_pending = false;
 	for (uint32_t u = 0; u < fl->nuse; u++)
-		res_remove(&n->res[fl->use[u].res], fl);
+		res_remove(&n->res[fl->use[u].res], fl, fl->use[u].w);
 	unaccount(n, fl);
 	fl->before = NULL;
 	fl->rate = 0;
@@ -2345,7 +2550,7 @@ static void unbegin(struct flow_net *n, struct flow *fl)
 	if (g) {
 		g->ghost = true;
 		for (uint32_t u = 0; u < g->nuse; u++)
-			res_add(&n->res[g->use[u].res], g);
+			res_add(&n->res[g->use[u].res], g, g->use[u].w);
 	}
 }
 
@@ -2392,7 +2597,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 		struct fres *r = &n->res[fl->use[u].res];
 
 		quiet(n, r);
-		res_add(r, fl);
+		res_add(r, fl, fl->use[u].w);
 		alone &= r->n == 1;
 	}
 	if (!alone && fl->bytes == 0) {
@@ -2400,7 +2605,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 		 * left out of the sharing, so it leaves its resources, sends at
 		 * its route's full rate, and moves no other rate */
 		for (uint32_t u = 0; u < fl->nuse; u++)
-			res_remove(&n->res[fl->use[u].res], fl);
+			res_remove(&n->res[fl->use[u].res], fl, fl->use[u].w);
 		fl->rate = alone_rate(n, fl);
 		fl->unshared = true;
 		schedule_progress(n, fl);
@@ -2411,7 +2616,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 		first_piece(n, fl);
 		return;
 	}
-	fl->rate = alone_rate(n, fl);
+	rate_set(n, fl, alone_rate(n, fl));
 	if (fl->bytes == 0 && !n->ch[fl->chan0].q.head) {
 		/* header only, alone, nothing behind it: its end and delivery
 		 * are known now; it stays on its resources until something
@@ -2618,7 +2823,7 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 	for (uint32_t u = 0; u < fl->nuse && !fl->unshared; u++) {
 		struct fres *r = &n->res[fl->use[u].res];
 
-		res_remove(r, fl);
+		res_remove(r, fl, fl->use[u].w);
 		empty &= r->n == 0;
 	}
 	fl->ev_pending = false;
@@ -3050,7 +3255,7 @@ static void begin_ahead(struct flow_net *n, struct flow *fl, sim_time_t at, stru
 
 	if (g) {
 		for (uint32_t u = 0; u < g->nuse; u++)
-			res_remove(&n->res[g->use[u].res], g);
+			res_remove(&n->res[g->use[u].res], g, g->use[u].w);
 		g->ghost = false;
 		fl->before = g;
 		fl->before_end = g->t_end;
@@ -3059,10 +3264,10 @@ static void begin_ahead(struct flow_net *n, struct flow *fl, sim_time_t at, stru
 	q->busy = true;
 	q->active = fl;
 	for (uint32_t u = 0; u < fl->nuse; u++)
-		res_add(&n->res[fl->use[u].res], fl);
+		res_add(&n->res[fl->use[u].res], fl, fl->use[u].w);
 	fl->t_pos = at;
 	fl->pos = 0;
-	fl->rate = alone_rate(n, fl);
+	rate_set(n, fl, alone_rate(n, fl));
 	if (fl->slack && fl->next_x < fl->bytes)
 		set_next(fl, 0, 0);
 	schedule_progress(n, fl);
@@ -3151,7 +3356,9 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 	unaccount(n, fl);
 	fl->bytes += more;
 	fl->units = units_on(&n->ch[fl->chan0], fl->bytes);
+	uses_take(n, fl, -1); /* what it takes of its resources follows its weights */
 	size_flow(n, fl);
+	uses_take(n, fl, 1);
 	fl->pos = sent;
 	fl->t_pos = MAX(fl->t_pos, now);
 	if (fl->next_x == old_bytes) {
@@ -3170,7 +3377,7 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 		schedule_progress(n, fl);
 		return;
 	}
-	fl->rate = alone_rate(n, fl);
+	rate_set(n, fl, alone_rate(n, fl));
 	schedule_progress(n, fl);
 }
 

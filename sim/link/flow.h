@@ -10,7 +10,12 @@
  * destination's. The flows active on a resource share it max-min fairly
  * (progressive filling): the rates are recomputed when a flow starts or ends,
  * over the flows that share a resource with it and, through them, with each
- * other (the connected component: nothing outside it can change).
+ * other (the connected component: nothing outside it can change). Under
+ * max-min the walk goes on only through resources that are full: a flow
+ * beyond one with room is held by another, which the change does not reach,
+ * and keeps its rate; a resource left out that the new rates would overfill
+ * joins the walk and the fill is done again. The rates are those of the
+ * whole component's fill, to rounding.
  *
  * With flow.arbiter round-robin (enum link_flow_arbiter), a component that
  * holds a route of more than one hop is shared as the packet fabric's
@@ -262,6 +267,15 @@ uint64_t flow_switched_bytes(const struct flow_net *n);
 /* What round-robin sharing (flow_set_arbiter) has done so far (struct
  * flow_rr_stats, link.h). */
 void flow_rr_stats(const struct flow_net *n, struct flow_rr_stats *out);
+
+/* What max-min sharing's walks have done so far (struct flow_walk_stats,
+ * link.h). */
+void flow_walk_stats(const struct flow_net *n, struct flow_walk_stats *out);
+
+/* For tests: max-min shares the whole component of a flow that starts or
+ * ends (on), not only what its full resources reach (off, the default; the
+ * rates are the same: flow.c, reshare). Process-wide. */
+void flow_whole_components(bool on);
 
 /* Channel i's traffic: payload, wire bytes, packets and busy time (wire
  * bytes at its rate) of the messages that have started on it; nothing is lost or

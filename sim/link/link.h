@@ -502,6 +502,17 @@ struct flow_rr_stats {
 /* flow_rr_stats of the fabric's flows; all 0 at packet fidelity. */
 void fabric_flow_rr_stats(const struct fabric *f, struct flow_rr_stats *out);
 
+/* What max-min sharing's walks have done (flow.c, reshare): the components
+ * shared, their fills (more than one where a resource the walk left out
+ * joined), the flows they held, the resources with room they left out and
+ * those that joined after a fill. */
+struct flow_walk_stats {
+	uint64_t reshares, fills, flows, left_out, joins;
+};
+
+/* flow_walk_stats of the fabric's flows; all 0 at packet fidelity. */
+void fabric_flow_walk_stats(const struct fabric *f, struct flow_walk_stats *out);
+
 /* Valid inside a delivery callback: how many packet transmissions of the
  * message being delivered were accepted only after a Go-Back-N replay (summed
  * over its hops, up to this packet). Used to attribute delay to

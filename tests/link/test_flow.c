@@ -11,11 +11,15 @@
  * may not send before a time can be sent ahead of it; a run is
  * deterministic; a piece costs one event, its landing; a component of
  * many flows gets the max-min rates
- * that progressive filling by hand gives; and a memory side holds its
- * flows only while they could fill it. */
+ * that progressive filling by hand gives, and the same rates where the
+ * sharing walks only through full resources as where it walks the whole
+ * component; and a memory side holds its flows only while they could fill
+ * it. */
 #include <glib.h>
 #include <math.h>
 
+#include "sim/link/flow.h"
+#include "sim/link/topo.h"
 #include "sim/link/topos.h"
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
@@ -1185,6 +1189,180 @@ static void test_memory_side_frees(void)
 	sim_free(s);
 }
 
+/* A message sent at a time (walk_case). */
+struct send_at {
+	int src, dst;
+	uint64_t bytes;
+	sim_time_t at;
+};
+
+/* What a run of walk_case saw: every channel's rate sampled every
+ * microsecond, each message's delivery, and what max-min's walks did. */
+enum { WALK_MSGS = 48 };
+
+struct walk_run {
+	GArray *rates; /* of double: channels per sample */
+	sim_time_t done[WALK_MSGS];
+	struct flow_walk_stats st;
+};
+
+/* The k messages of `sends` (each at its time, a whole microsecond) on
+ * cfg's fabric, the sharing walking whole components or not. */
+static void walk_case(const struct fabric_config *cfg, const struct send_at *sends, int k,
+		      bool whole, struct walk_run *out)
+{
+	const sim_time_t step = 1000000;
+	struct sim *s = sim_new(1);
+	struct fabric *f;
+	struct rx r[WALK_MSGS] = { { 0 } };
+	int left = k;
+
+	g_assert_cmpint(k, <=, WALK_MSGS);
+	flow_whole_components(whole);
+	f = fabric_new(s, cfg, NULL);
+	g_assert_nonnull(f);
+	out->rates = g_array_new(FALSE, FALSE, sizeof(double));
+	for (sim_time_t t = 0; left; t += step) {
+		for (int i = 0; i < k; i++) {
+			if (sends[i].at != t)
+				continue;
+			g_dataset_set_data(&r[i], "sim", s);
+			fabric_send(f, sends[i].src, sends[i].dst, sends[i].bytes, ROUTE_SHORTEST,
+				    on_deliver, &r[i]);
+		}
+		sim_run(s, t + step, UINT64_MAX);
+		for (int c = 0; c < fabric_channels(f); c++) {
+			double rate = fabric_channel_rate(f, c);
+
+			g_array_append_val(out->rates, rate);
+		}
+		left = 0;
+		for (int i = 0; i < k; i++)
+			left += !r[i].done_ps;
+		g_assert_cmpuint(t, <, 1000 * step);
+	}
+	for (int i = 0; i < k; i++) {
+		out->done[i] = r[i].done_ps;
+		g_dataset_destroy(&r[i]);
+	}
+	fabric_flow_walk_stats(f, &out->st);
+	fabric_free(f);
+	sim_free(s);
+	flow_whole_components(false);
+}
+
+/* walk_case of `sends` both ways: the same rates at every sample (to
+ * rounding) and the same deliveries (to the picosecond's rounding); the
+ * walks that went only through full resources are returned in *part. */
+static void walk_compare(const struct fabric_config *cfg, const char *what,
+			 const struct send_at *sends, int k, struct flow_walk_stats *part_st)
+{
+	struct walk_run part, whole;
+	double worst = 0;
+	sim_time_t late = 0;
+
+	walk_case(cfg, sends, k, false, &part);
+	walk_case(cfg, sends, k, true, &whole);
+	g_test_message("%s: %" G_GUINT64_FORMAT " reshares, %" G_GUINT64_FORMAT " fills, %" G_GUINT64_FORMAT
+		       " flows, %" G_GUINT64_FORMAT " left out, %" G_GUINT64_FORMAT
+		       " joined (whole components: %" G_GUINT64_FORMAT " flows)",
+		       what, part.st.reshares, part.st.fills, part.st.flows, part.st.left_out,
+		       part.st.joins, whole.st.flows);
+	g_assert_cmpuint(part.rates->len, ==, whole.rates->len);
+	for (guint i = 0; i < part.rates->len; i++) {
+		double a = g_array_index(part.rates, double, i);
+		double b = g_array_index(whole.rates, double, i);
+
+		g_assert_cmpfloat(a > 0, ==, b > 0);
+		if (b > 0)
+			worst = MAX(worst, fabs(a / b - 1));
+	}
+	for (int i = 0; i < k; i++) {
+		sim_time_t d = part.done[i] > whole.done[i] ? part.done[i] - whole.done[i]
+							    : whole.done[i] - part.done[i];
+
+		late = MAX(late, d);
+	}
+	g_test_message("largest rate difference %.3g, delivery %" G_GUINT64_FORMAT " ps", worst,
+		       (guint64)late);
+	g_assert_cmpfloat(worst, <, 1e-12);
+	g_assert_cmpuint(late, <=, 2);
+	g_assert_cmpuint(whole.st.left_out, ==, 0);
+	*part_st = part.st;
+	g_array_unref(part.rates);
+	g_array_unref(whole.rates);
+}
+
+/* Max-min's walk goes on only through full resources, and a resource with
+ * room that the new rates overfill joins it: every rate is the one the
+ * whole component's fill gives (to rounding), at every sample of a run.
+ * (1) Four flows on a full mesh whose sides take 0.8 of a link (injection)
+ * and a link (ejection): 0 -> 1 and 0 -> 2 share 0's injection, 3 -> 2 and
+ * 3 -> 4 share 3's, and 2's ejection has room. When 0 -> 1 ends, 0 -> 2
+ * would take all of 0's side, which 2's ejection has no room for: that
+ * side joins the walk, and 0 -> 2 gets what 3 -> 2 leaves of it. (2) 48
+ * messages starting in two waves, on a full mesh and on a torus. */
+static void test_walk_full_resources(void)
+{
+	const struct topo_ops *kinds[] = { &topo_fullmesh_ops, &topo_torus_ops };
+	struct flow_walk_stats st;
+	struct link_params lp;
+
+	link_params_default(&lp);
+	struct fabric_config cfg = { .topo = &topo_fullmesh_ops, .nranks = 5,
+				     .fidelity = LINK_FIDELITY_FLOW, .link = lp,
+				     .node = { 4 * lp.bw_bytes_per_s / 5, lp.bw_bytes_per_s } };
+	const struct send_at four[] = {
+		{ 0, 1, 4 << 20, 0 }, { 0, 2, 64 << 20, 0 }, { 3, 2, 64 << 20, 0 }, { 3, 4, 64 << 20, 0 },
+	};
+
+	walk_compare(&cfg, "overfilled side", four, 4, &st);
+	g_assert_cmpuint(st.joins, >, 0);
+	/* by hand, after 0 -> 1 ends: 3 -> 2 holds half of 3's side, 0 -> 2
+	 * the rest of 2's (payload per ps), below 0's side and its link */
+	{
+		struct sim *s = sim_new(1);
+		struct fabric *f = fabric_new(s, &cfg, NULL);
+		struct rx r[4] = { { 0 } };
+		double bw = (double)lp.bw_bytes_per_s / 1e12, w = payload_per_unit(&lp, 64 << 20);
+
+		for (int i = 0; i < 4; i++) {
+			g_dataset_set_data(&r[i], "sim", s);
+			fabric_send(f, four[i].src, four[i].dst, four[i].bytes, ROUTE_SHORTEST, on_deliver,
+				    &r[i]);
+		}
+		while (!r[0].done_ps)
+			sim_run(s, sim_now(s) + 1000000, UINT64_MAX);
+		double d02 = fabric_channel_rate(f, fabric_channel_find(f, 0, 2));
+
+		g_assert_cmpfloat(fabs(d02 * w / (bw - 0.4 * bw) - 1), <, 1e-4); /* the sides
+		* weigh a message's first bytes a little less (flow.c, size_flow) */
+		g_assert_cmpfloat(d02, <, channel_cap(&lp) * 0.99);
+		sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+		for (int i = 0; i < 4; i++)
+			g_dataset_destroy(&r[i]);
+		fabric_free(f);
+		sim_free(s);
+	}
+	for (guint k = 0; k < G_N_ELEMENTS(kinds); k++) {
+		struct send_at sends[WALK_MSGS];
+
+		cfg.topo = kinds[k];
+		cfg.nranks = 16;
+		cfg.node = (struct node_params){ 2 * lp.bw_bytes_per_s, 2 * lp.bw_bytes_per_s };
+		for (int i = 0; i < WALK_MSGS; i++) {
+			int src = (i * 7 + 3) % 16;
+
+			sends[i] = (struct send_at){ src, (src + 1 + (i * 5) % 15) % 16,
+						     (uint64_t)(1 + (i * 37) % 11) << 20,
+						     i < 32 ? 0 : 20000000 };
+		}
+		walk_compare(&cfg, kinds[k]->name, sends, WALK_MSGS, &st);
+		g_assert_cmpuint(st.left_out, >, 0);
+		g_assert_cmpuint(st.joins, >, 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -1210,5 +1388,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/flow/buffers-parking-lot", test_buffers_parking_lot);
 	g_test_add_func("/flow/max-min-many", test_max_min_many);
 	g_test_add_func("/flow/memory-side-frees", test_memory_side_frees);
+	g_test_add_func("/flow/walk-full-resources", test_walk_full_resources);
 	return g_test_run();
 }
