@@ -38,10 +38,11 @@
  * resource with it, brings each one's position up to now at its old rate,
  * and refills their rates by progressive filling: raise every unfrozen
  * flow's rate together until a resource is full, freeze the flows on it,
- * repeat. Under max-min the walk goes on only through resources that are
- * full (a flow beyond one with room is held elsewhere and keeps its rate),
- * and a resource left out that the new rates overfill joins it, so the
- * rates are those of the whole component's fill. A flow whose rate did
+ * repeat. Under max-min the walk takes only what the change can reach (a
+ * flow beyond a resource with room, or slower than another on a full one,
+ * is held elsewhere and keeps its rate), and what it left out joins where
+ * the new rates would need it (reshare), so the rates are those of the
+ * whole component's fill. A flow whose rate did
  * not change keeps its pending event (its boundary falls at the same
  * time); the others are rescheduled.
  * A component with a route of more than one hop is shared by rr_share
@@ -153,6 +154,7 @@ struct fres {
 	uint32_t stamp;        /* component walk */
 	/* progressive filling scratch */
 	bool full;
+	bool whole;            /* in reshare's walk with all its flows */
 	uint32_t walk_at;      /* its place in the walk (fill_next's index) */
 	struct flow *inl[1];   /* fl's storage while it holds one: a channel of
 				* one-hop routes never holds more (its line) */
@@ -2168,42 +2170,55 @@ static void rate_set(struct flow_net *n, struct flow *fl, double rate)
 	fl->rate = rate;
 }
 
-/* Adds the flows of the walk's resources from the k-th on to the walk,
- * and their resources: each one a seed reached, but for those left out
- * (walk_skips), and with `restrict_` those with room (load_fills), which
- * go to `border` instead. */
-static void walk_from(struct flow_net *n, guint k, uint32_t stamp, bool restrict_,
+/* Adds flow fl to reshare's walk, and its resources: each one a seed
+ * reached, but for those left out (walk_skips), and with `restrict_` those
+ * with room (load_fills), which go to `border` instead. */
+static void walk_flow(struct flow_net *n, struct flow *fl, uint32_t stamp, bool restrict_,
 		      GArray *border)
 {
-	GPtrArray *flows = n->walk_flows;
+	fl->stamp = stamp;
+	g_ptr_array_add(n->walk_flows, fl);
+	for (uint32_t u = 0; u < fl->nuse; u++) {
+		uint32_t x = fl->use[u].res;
+
+		if (n->res[x].stamp == stamp)
+			continue;
+		n->res[x].stamp = stamp;
+		n->res[x].walk_at = 0;
+		n->res[x].whole = false; /* until a fill of the walk finds it so */
+		if (walk_skips(n, x))
+			continue;
+		if (restrict_ && !load_fills(&n->res[x], n->res[x].used)) {
+			n->res[x].walk_at = WALK_BORDER;
+			g_array_append_val(border, x);
+			continue;
+		}
+		g_array_append_val(n->walk_res, x);
+	}
+}
+
+/* Adds the flows of the walk's resources from the k-th on to the walk
+ * (walk_flow): all the flows of the first nseed (the seeds), and with
+ * `restrict_`, of the others those of the highest rate (to within
+ * SAT_MARGIN), which it may hold; one of a lower rate is held elsewhere
+ * (reshare). */
+static void walk_from(struct flow_net *n, guint k, guint nseed, uint32_t stamp, bool restrict_,
+		      GArray *border)
+{
 	GArray *res = n->walk_res;
 
 	for (; k < res->len; k++) {
-		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
+		const struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
+		bool all = !restrict_ || k < nseed;
+		double top = 0;
 
+		for (uint32_t i = 0; !all && i < r->n; i++)
+			top = MAX(top, r->fl[i]->rate);
 		for (uint32_t i = 0; i < r->n; i++) {
 			struct flow *fl = r->fl[i];
 
-			if (fl->stamp == stamp)
-				continue;
-			fl->stamp = stamp;
-			g_ptr_array_add(flows, fl);
-			for (uint32_t u = 0; u < fl->nuse; u++) {
-				uint32_t x = fl->use[u].res;
-
-				if (n->res[x].stamp == stamp)
-					continue;
-				n->res[x].stamp = stamp;
-				n->res[x].walk_at = 0;
-				if (walk_skips(n, x))
-					continue;
-				if (restrict_ && !load_fills(&n->res[x], n->res[x].used)) {
-					n->res[x].walk_at = WALK_BORDER;
-					g_array_append_val(border, x);
-					continue;
-				}
-				g_array_append_val(res, x);
-			}
+			if (fl->stamp != stamp && (all || fl->rate >= top * (1 - SAT_MARGIN)))
+				walk_flow(n, fl, stamp, restrict_, border);
 		}
 	}
 }
@@ -2214,11 +2229,19 @@ static bool in_walk(const struct fres *r)
 	return r->walk_at < WALK_SEEN;
 }
 
+/* Whether a fill of reshare's walk computes what r's flows take of it
+ * anew (fres.used): r is in the walk with all its flows; otherwise the
+ * fill follows the walk's flows' new rates on it. */
+static bool fill_owns(const struct fres *r)
+{
+	return in_walk(r) && r->whole;
+}
+
 /* Progressive filling over the walk's flows and resources (reshare): the
  * resource that fills first freezes its flows, in order, each noted in
  * `done` with the rate it had. What the flows take of the resources left
  * out (fres.used) follows their new rates. */
-static void fill(struct flow_net *n, GArray *done)
+static void fill(struct flow_net *n, GArray *done, uint32_t stamp)
 {
 	GPtrArray *flows = n->walk_flows;
 	GArray *res = n->walk_res;
@@ -2227,7 +2250,11 @@ static void fill(struct flow_net *n, GArray *done)
 	for (guint k = 0; k < res->len; k++) {
 		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 
-		r->used = 0;
+		r->whole = true;
+		for (uint32_t i = 0; i < r->n && r->whole; i++)
+			r->whole = r->fl[i]->stamp == stamp;
+		if (r->whole)
+			r->used = 0;
 		r->wsum = 0;
 		r->nfree = 0;
 		r->full = false;
@@ -2244,7 +2271,7 @@ static void fill(struct flow_net *n, GArray *done)
 
 			r->wsum += fl->use[u].w;
 			r->nfree++;
-			if (!in_walk(r))
+			if (!fill_owns(r))
 				r->used -= fl->rate * fl->use[u].w; /* its new rate's below */
 		}
 	}
@@ -2316,7 +2343,7 @@ static void fill(struct flow_net *n, GArray *done)
 		for (uint32_t u = 0; !fl->frozen && u < fl->nuse; u++) {
 			struct fres *r = &n->res[fl->use[u].res];
 
-			if (!in_walk(r))
+			if (!fill_owns(r))
 				r->used += fl->rate * fl->use[u].w;
 		}
 	}
@@ -2328,6 +2355,7 @@ static void walk_join(struct flow_net *n, uint32_t x)
 	if (n->res[x].walk_at != WALK_BORDER)
 		return;
 	n->res[x].walk_at = 0;
+	n->res[x].whole = false; /* until the next fill finds it so */
 	g_array_append_val(n->walk_res, x);
 }
 
@@ -2340,15 +2368,20 @@ static void walk_join(struct flow_net *n, uint32_t x)
  * nothing; where one has joined, a side that cannot fill now could not
  * before.
  *
- * Under max-min the walk goes on only through resources that are full
- * (res_saturated): a flow beyond a resource with room is held elsewhere,
- * by resources the component's change does not reach, and keeps its rate.
- * After the fill each resource with room that the component's flows cross
- * is checked: where their new rates and the others' take more than it
- * has, it joins the walk and the fill is done again; where none does,
- * every flow is held by a full resource on which none has more, so the
- * rates are max-min's over all the flows (the component of every resource
- * would give the same). */
+ * Under max-min, every flow is held by a full resource on which no flow
+ * goes faster (its bottleneck), so the walk takes only what a change can
+ * reach: all the flows of the seeds, and from a flow of the walk its
+ * resources that are full (load_fills) and, of each, the flows of its
+ * highest rate (walk_from); a flow beyond a resource with room, or slower
+ * than another on a full one, is held elsewhere and keeps its rate, and
+ * what it takes of a resource of the walk is taken off the capacity the
+ * walk's flows share there. After the fill, three checks: a flow of the
+ * walk that nothing in it holds brings in its resources; a resource with
+ * room that the new rates overfill joins; a flow left out that goes faster
+ * than those a resource of the walk now holds joins. Then the fill is done
+ * again from the rates of before; where nothing joins, every flow has its
+ * bottleneck, and the rates are those of the whole component's fill (to
+ * rounding; flow_whole_components). */
 static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t nseeds,
 		    bool changed)
 {
@@ -2377,7 +2410,9 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 		}
 		g_array_append_val(res, seeds[i].res);
 	}
-	walk_from(n, 0, stamp, restrict_, border);
+	guint nseed = res->len;
+
+	walk_from(n, 0, nseed, stamp, restrict_, border);
 	if (loose) {
 		guint kept = 0;
 
@@ -2409,7 +2444,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	st->reshares++;
 	for (;;) {
 		st->fills++;
-		fill(n, done);
+		fill(n, done, stamp);
 		guint walked = res->len, seen = flows->len;
 
 		for (guint i = 0; i < flows->len; i++) {
@@ -2442,8 +2477,27 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			if (n->res[x].walk_at == WALK_SEEN)
 				n->res[x].walk_at = WALK_BORDER;
 		}
+		/* a resource that holds flows of the walk but not its slower
+		 * ones (walk_from), which a flow it holds now goes slower than:
+		 * they join */
+		for (guint k = 0; k < walked; k++) {
+			const struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
+			double level = 0;
+
+			if (r->whole || !r->full)
+				continue;
+			for (uint32_t i = 0; i < r->n; i++)
+				if (r->fl[i]->stamp == stamp)
+					level = MAX(level, r->fl[i]->rate);
+			for (uint32_t i = 0; i < r->n; i++) {
+				struct flow *fl = r->fl[i];
+
+				if (fl->stamp != stamp && fl->rate > level * (1 + SAT_MARGIN))
+					walk_flow(n, fl, stamp, restrict_, border);
+			}
+		}
 		joined += res->len - walked;
-		if (res->len == walked)
+		if (res->len == walked && flows->len == seen)
 			break;
 		/* a flow that nothing walked holds, or too much for a resource
 		 * with room: they join, and the fill starts again from the rates
@@ -2454,12 +2508,12 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			for (uint32_t u = 0; u < f->fl->nuse; u++) {
 				struct fres *r = &n->res[f->fl->use[u].res];
 
-				if (!in_walk(r))
+				if (!fill_owns(r))
 					r->used += (f->old - f->fl->rate) * f->fl->use[u].w;
 			}
 			f->fl->rate = f->old;
 		}
-		walk_from(n, walked, stamp, restrict_, border);
+		walk_from(n, walked, nseed, stamp, restrict_, border);
 		for (guint i = seen; i < flows->len; i++)
 			take_up(n, flows->pdata[i], now);
 	}

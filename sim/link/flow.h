@@ -11,11 +11,12 @@
  * (progressive filling): the rates are recomputed when a flow starts or ends,
  * over the flows that share a resource with it and, through them, with each
  * other (the connected component: nothing outside it can change). Under
- * max-min the walk goes on only through resources that are full: a flow
- * beyond one with room is held by another, which the change does not reach,
- * and keeps its rate; a resource left out that the new rates would overfill
- * joins the walk and the fill is done again. The rates are those of the
- * whole component's fill, to rounding.
+ * max-min the walk takes only what the change can reach: from a flow, its
+ * resources that are full, and of those the flows of the highest rate; a
+ * flow beyond a resource with room, or slower than another on a full one,
+ * is held elsewhere and keeps its rate. What it left out joins where the
+ * new rates would need it, and the fill is done again. The rates are those
+ * of the whole component's fill, to rounding.
  *
  * With flow.arbiter round-robin (enum link_flow_arbiter), a component that
  * holds a route of more than one hop is shared as the packet fabric's
