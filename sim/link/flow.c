@@ -2241,7 +2241,7 @@ static bool fill_owns(const struct fres *r)
  * resource that fills first freezes its flows, in order, each noted in
  * `done` with the rate it had. What the flows take of the resources left
  * out (fres.used) follows their new rates. */
-static void fill(struct flow_net *n, GArray *done, uint32_t stamp)
+static void fill(struct flow_net *n, GArray *done)
 {
 	GPtrArray *flows = n->walk_flows;
 	GArray *res = n->walk_res;
@@ -2250,11 +2250,6 @@ static void fill(struct flow_net *n, GArray *done, uint32_t stamp)
 	for (guint k = 0; k < res->len; k++) {
 		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 
-		r->whole = true;
-		for (uint32_t i = 0; i < r->n && r->whole; i++)
-			r->whole = r->fl[i]->stamp == stamp;
-		if (r->whole)
-			r->used = 0;
 		r->wsum = 0;
 		r->nfree = 0;
 		r->full = false;
@@ -2271,9 +2266,17 @@ static void fill(struct flow_net *n, GArray *done, uint32_t stamp)
 
 			r->wsum += fl->use[u].w;
 			r->nfree++;
-			if (!fill_owns(r))
-				r->used -= fl->rate * fl->use[u].w; /* its new rate's below */
+			r->used -= fl->rate * fl->use[u].w; /* its new rate's below */
 		}
+	}
+	/* a resource of the walk with all its flows in it: what they take is
+	 * the fill's alone (one flow crosses a resource once) */
+	for (guint k = 0; k < res->len; k++) {
+		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
+
+		r->whole = r->nfree == r->n;
+		if (r->whole)
+			r->used = 0;
 	}
 	struct lheap *q = &n->fill;
 	struct fill_walk w = { n->res, (const uint32_t *)(const void *)res->data };
@@ -2444,7 +2447,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	st->reshares++;
 	for (;;) {
 		st->fills++;
-		fill(n, done, stamp);
+		fill(n, done);
 		guint walked = res->len, seen = flows->len;
 
 		for (guint i = 0; i < flows->len; i++) {
