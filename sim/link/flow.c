@@ -2360,6 +2360,7 @@ static void walk_join(struct flow_net *n, uint32_t x)
 	n->res[x].walk_at = 0;
 	n->res[x].whole = false; /* until the next fill finds it so */
 	g_array_append_val(n->walk_res, x);
+	n->walk_stats.joins++;
 }
 
 /* Recomputes the rates of the component of active flows reachable from the
@@ -2442,7 +2443,6 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 	}
 	GArray *done = n->walk_done;
 	struct flow_walk_stats *st = &n->walk_stats;
-	guint joined = 0; /* resources of the border that joined */
 
 	st->reshares++;
 	for (;;) {
@@ -2495,16 +2495,15 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			for (uint32_t i = 0; i < r->n; i++) {
 				struct flow *fl = r->fl[i];
 
-				if (fl->stamp != stamp && fl->rate > level * (1 + SAT_MARGIN))
+				if (fl->stamp != stamp && fl->rate > level * (1 + SAT_MARGIN)) {
 					walk_flow(n, fl, stamp, restrict_, border);
+					st->flow_joins++;
+				}
 			}
 		}
-		joined += res->len - walked;
 		if (res->len == walked && flows->len == seen)
 			break;
-		/* a flow that nothing walked holds, or too much for a resource
-		 * with room: they join, and the fill starts again from the rates
-		 * of before */
+		/* what joined: the fill starts again from the rates of before */
 		for (guint i = 0; i < done->len; i++) {
 			const struct frozen *f = &g_array_index(done, struct frozen, i);
 
@@ -2521,8 +2520,8 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			take_up(n, flows->pdata[i], now);
 	}
 	st->flows += flows->len;
-	st->joins += joined;
-	st->left_out += border->len - joined;
+	for (guint b = 0; b < border->len; b++)
+		st->left_out += n->res[g_array_index(border, uint32_t, b)].walk_at == WALK_BORDER;
 	for (guint i = 0; i < done->len; i++) {
 		const struct frozen *f = &g_array_index(done, struct frozen, i);
 

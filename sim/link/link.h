@@ -502,12 +502,12 @@ struct flow_rr_stats {
 /* flow_rr_stats of the fabric's flows; all 0 at packet fidelity. */
 void fabric_flow_rr_stats(const struct fabric *f, struct flow_rr_stats *out);
 
-/* What max-min sharing's walks have done (flow.c, reshare): the components
- * shared, their fills (more than one where a resource the walk left out
- * joined), the flows they held, the resources with room they left out and
- * those that joined after a fill. */
+/* What max-min sharing's walks have done (flow.c, reshare): the walks,
+ * their fills (more than one where something left out joined after a
+ * fill), the flows they held, the resources they left out to the end, and
+ * the resources and the flows left out that joined after a fill. */
 struct flow_walk_stats {
-	uint64_t reshares, fills, flows, left_out, joins;
+	uint64_t reshares, fills, flows, left_out, joins, flow_joins;
 };
 
 /* flow_walk_stats of the fabric's flows; all 0 at packet fidelity. */

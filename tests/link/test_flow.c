@@ -1265,10 +1265,11 @@ static void walk_compare(const struct fabric_config *cfg, const char *what,
 	walk_case(cfg, sends, k, false, &part);
 	walk_case(cfg, sends, k, true, &whole);
 	g_test_message("%s: %" G_GUINT64_FORMAT " reshares, %" G_GUINT64_FORMAT " fills, %" G_GUINT64_FORMAT
-		       " flows, %" G_GUINT64_FORMAT " left out, %" G_GUINT64_FORMAT
-		       " joined (whole components: %" G_GUINT64_FORMAT " flows)",
+		       " flows, %" G_GUINT64_FORMAT " resources left out, %" G_GUINT64_FORMAT
+		       " resources and %" G_GUINT64_FORMAT " flows joined (whole components: %" G_GUINT64_FORMAT
+		       " flows)",
 		       what, part.st.reshares, part.st.fills, part.st.flows, part.st.left_out,
-		       part.st.joins, whole.st.flows);
+		       part.st.joins, part.st.flow_joins, whole.st.flows);
 	g_assert_cmpuint(part.rates->len, ==, whole.rates->len);
 	for (guint i = 0; i < part.rates->len; i++) {
 		double a = g_array_index(part.rates, double, i);
@@ -1367,7 +1368,7 @@ static void test_walk_full_resources(void)
 		cfg.nranks = 8;
 		cfg.node = (struct node_params){ lp.bw_bytes_per_s, 19 * lp.bw_bytes_per_s / 20 };
 		walk_compare(&cfg, "slower flow held", seven, G_N_ELEMENTS(seven), &st);
-		g_assert_cmpuint(st.joins, >, 0);
+		g_assert_cmpuint(st.flow_joins, >, 0);
 	}
 	for (guint k = 0; k < G_N_ELEMENTS(kinds); k++) {
 		struct send_at sends[WALK_MSGS];
