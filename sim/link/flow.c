@@ -165,7 +165,6 @@ G_STATIC_ASSERT(sizeof(struct fres) == 64);
  * reached and left out (walk_skips marks one that never fills
  * UINT32_MAX) */
 #define WALK_BORDER (UINT32_MAX - 1)
-#define WALK_SEEN (UINT32_MAX - 2) /* one checked after a fill */
 
 /* A flow frozen by progressive filling, and its rate before. */
 struct frozen {
@@ -2226,7 +2225,7 @@ static void walk_from(struct flow_net *n, guint k, guint nseed, uint32_t stamp, 
 /* Whether resource r is in reshare's walk (a constraint of its fill). */
 static bool in_walk(const struct fres *r)
 {
-	return r->walk_at < WALK_SEEN;
+	return r->walk_at < WALK_BORDER;
 }
 
 /* Whether a fill of reshare's walk computes what r's flows take of it
@@ -2332,7 +2331,7 @@ static void fill(struct flow_net *n, GArray *done)
 				const struct fres *r = &n->res[fl->use[u].res];
 				double level = 0;
 
-				if (r->walk_at >= WALK_SEEN)
+				if (r->walk_at >= WALK_BORDER)
 					continue; /* left out of the walk */
 				bool valid = fres_level(r, &level);
 
@@ -2463,22 +2462,11 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 
 			for (uint32_t u = 0; f->fl->rate > f->old && u < f->fl->nuse; u++) {
 				uint32_t x = f->fl->use[u].res;
-				struct fres *r = &n->res[x];
+				const struct fres *r = &n->res[x];
 
-				if (r->walk_at != WALK_BORDER)
-					continue;
-				r->walk_at = WALK_SEEN;
-				if (r->used > r->cap * (1 + SAT_MARGIN)) {
-					r->walk_at = WALK_BORDER;
+				if (r->walk_at == WALK_BORDER && r->used > r->cap * (1 + SAT_MARGIN))
 					walk_join(n, x);
-				}
 			}
-		}
-		for (guint b = 0; b < border->len; b++) {
-			uint32_t x = g_array_index(border, uint32_t, b);
-
-			if (n->res[x].walk_at == WALK_SEEN)
-				n->res[x].walk_at = WALK_BORDER;
 		}
 		/* a resource that holds flows of the walk but not its slower
 		 * ones (walk_from), which a flow it holds now goes slower than:
