@@ -51,10 +51,12 @@ static bool simulate_proto(const struct simulate_job *job, enum paxi_proto proto
 			   struct simulate_outcome *out, GError **error);
 
 /* The bytes that the sends of schedule s move at a size of `elems`
- * elements, counted as the runner sizes each transaction. */
-static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes)
+ * elements, counted as the runner sizes each transaction; *sends: how many
+ * sends there are, over every rank. */
+static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_bytes,
+			   uint64_t *sends)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, n = 0;
 	g_autofree uint64_t *before = sched_elems_before(s, elems);
 	bool even = true;
 
@@ -69,9 +71,12 @@ static uint64_t sent_bytes(const struct sched *s, uint64_t elems, uint32_t elem_
 			const struct sched_op op = sched_op_get(s, r, i);
 			uint32_t at = op.dst_buf != SBUF_NONE ? op.dst_off : op.src_off;
 
-			if (op.send_peer >= 0)
+			if (op.send_peer >= 0) {
 				total += sched_units_elems(s, before, at, op.count);
+				n++;
+			}
 		}
+	*sends = n * (uint64_t)(s->nranks / walk);
 	return total * (uint64_t)(s->nranks / walk) * elem_bytes;
 }
 
@@ -122,7 +127,8 @@ static bool bound_check(const struct sched *s, const struct simulate_job *job,
 			GError **error)
 {
 	unsigned __int128 chans = 0, inject = 0;
-	uint64_t sent = sent_bytes(s, job->bytes / job->elem_bytes, job->elem_bytes);
+	uint64_t sends;
+	uint64_t sent = sent_bytes(s, job->bytes / job->elem_bytes, job->elem_bytes, &sends);
 	const char *key = "link.bandwidth";
 	uint32_t payload = UINT32_MAX;
 	double loss = 1;
@@ -138,18 +144,30 @@ static bool bound_check(const struct sched *s, const struct simulate_job *job,
 	}
 	double events = 2.0 * ((double)sent / MAX(payload, 1u) + 1) * loss;
 
-	/* flow fidelity: a few events per slice a Transfer delivers, none per packet */
-	if (pl->fabric.fidelity == LINK_FIDELITY_FLOW)
-		events = 4.0 * ((double)sent / (double)MAX(pl->paxi.slice_bytes, 1u) + 1);
+	/* flow fidelity: no event per packet, and from a few events a message to
+	 * about two a slice, as its receivers take its pieces; what no run goes
+	 * below is its start and its landing, so only a run whose messages alone
+	 * pass the limit is refused here, and the others stop at it */
+	bool flow = pl->fabric.fidelity == LINK_FIDELITY_FLOW;
 
+	if (flow)
+		events = 2.0 * (double)sends;
 	if (events > (double)max_events(job)) {
 		char size[32];
 
-		g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_EVENTS,
-			    "%s of %s is estimated at %.3g events, more than the limit of %" G_GUINT64_FORMAT
-			    " (--max-events; 0 lifts it): a smaller size%s", units_format_size(job->bytes, size, sizeof(size)),
-			    coll_name(s->coll), events, max_events(job),
-			    loss > 1 ? " or a lower 'link.error_rate'" : "");
+		units_format_size(job->bytes, size, sizeof(size));
+		if (flow)
+			g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_EVENTS,
+				    "%s of %s at flow fidelity needs at least %.3g events (2 for each of its %"
+				    G_GUINT64_FORMAT " messages), more than the limit of %" G_GUINT64_FORMAT
+				    " (--max-events; 0 lifts it): fewer ranks", size, coll_name(s->coll), events,
+				    sends, max_events(job));
+		else
+			g_set_error(error, SIMULATE_ERROR, SIMULATE_ERROR_EVENTS,
+				    "%s of %s is estimated at %.3g events, more than the limit of %" G_GUINT64_FORMAT
+				    " (--max-events; 0 lifts it): a smaller size%s", size,
+				    coll_name(s->coll), events, max_events(job),
+				    loss > 1 ? " or a lower 'link.error_rate'" : "");
 		return false;
 	}
 	struct runner_launches bb = job_launches(job, 0);

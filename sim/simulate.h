@@ -129,7 +129,9 @@ void simulate_params(const struct simulate_job *job, struct algo_params *out);
  * way, SIMULATE_ERROR_EVENTS, when an estimate of its events is above the
  * job's limit: 2 per packet of every byte sent (the smallest packet
  * payload), times 1 + p W / (1 - p) under a packet error rate p with a
- * Go-Back-N window W (a loss replays up to a window); stopped with
+ * Go-Back-N window W (a loss replays up to a window), and at flow
+ * fidelity 2 for each message (a floor: its start and its landing, where a
+ * message costs from a few events to about two a slice); stopped with
  * RUNNER_ERROR_EVENTS if it reaches the limit all the same. Refused,
  * SIMULATE_ERROR_MEMORY, when the runner's memory (runner_memory_bytes) is
  * above job->max_memory_bytes, by default the machine's physical memory;

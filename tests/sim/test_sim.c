@@ -1585,7 +1585,8 @@ static void test_clock_overflow(void)
 }
 
 /* No accepted size or error rate runs for minutes without output: a run
- * estimated above the limit of events is refused before any output, a
+ * estimated above the limit of events (at flow fidelity: whose messages
+ * alone pass it) is refused before any output, a
  * run that reaches it stops with a message, and --max-events moves or
  * lifts the limit. */
 static void test_event_limit(void)
@@ -1597,6 +1598,11 @@ static void test_event_limit(void)
 		{ "sim --size 18446744073709551612", "is estimated at 9.01e+15 events" },
 		{ "sim --size 1MiB --error-rate 0.5 --max-events 10000", "a smaller size or a lower 'link.error_rate'" },
 		{ "sim --size 64MiB --max-events 470000 --json", "the run reached its limit of 470000 events" },
+		/* flow fidelity: refused only where its messages alone pass the limit */
+		{ "sim --fidelity flow --ranks 512 --size 1KiB --max-events 1000000",
+		  "1KiB of allreduce at flow fidelity needs at least 1.05e+06 events (2 for each of its 523264 messages), more than the limit of 1000000 (--max-events; 0 lifts it): fewer ranks" },
+		{ "sim --fidelity flow --collective reduce --algo chain --ranks 16 --size 256MiB --max-events 100000 --json",
+		  "the run reached its limit of 100000 events" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
@@ -1611,6 +1617,13 @@ static void test_event_limit(void)
 
 	g_assert_cmpint(g5("sim --size 1MiB --error-rate 0.5 --max-events 0 --json", &out, &err), ==, 0);
 	g_assert_cmpfloat(json_num(out, "events"), >, 10000);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	/* a ring's messages cost flow fidelity a few events each, whatever their
+	 * size: 1 GiB on 64 ranks runs at a limit its bytes' slices would pass
+	 * many times over */
+	g_assert_cmpint(g5("sim --fidelity flow --ranks 64 --size 1GiB --max-events 100000 --json", &out, &err), ==, 0);
+	g_assert_cmpfloat(json_num(out, "events"), <, 100000);
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
 	g_assert_cmpint(g5("sim --max-events -5", &out, &err), ==, 2);
