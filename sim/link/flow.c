@@ -934,17 +934,34 @@ static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 
 /* Whether fl, sending from its node's memory, may leave its line once its
  * rest fits the room in its first channel's receive buffer (release_plan):
- * a message of payload, under max-min sharing, on a route that only
- * switches forward, with a message waiting behind it in line. */
+ * a message of payload, under max-min sharing, on a route of two hops or
+ * more (a switch or a rank forwards it: both queue a packet by the channel
+ * it leaves on), with a message waiting behind it in line. */
 static bool releasable(const struct flow_net *n, const struct flow *fl)
 {
-	if (fl->forwarded || fl->hops < 2 || n->arbiter != LINK_FLOW_MAXMIN || fl->bytes == 0 ||
+	if (fl->hops < 2 || n->arbiter != LINK_FLOW_MAXMIN || fl->bytes == 0 ||
 	    fl->ghost || fl->unshared || fl->detached || fl->rate <= 0 ||
 	    fl->t_pos > sim_now(n->s))
 		return false;
 	const struct chan_fifo *q = &n->ch[fl->chan0].q;
 
 	return q->active == fl && q->head;
+}
+
+static bool load_fills(const struct fres *r, double load);
+
+/* Whether resource x holds fl under max-min: it is full, and no flow there
+ * goes faster. */
+static bool holds(const struct flow_net *n, uint32_t x, const struct flow *fl)
+{
+	const struct fres *r = &n->res[x];
+
+	if (!load_fills(r, r->used))
+		return false;
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->fl[i]->rate > fl->rate * (1 + SAT_MARGIN))
+			return false;
+	return true;
 }
 
 /* Plans fl's release (FL_RELEASE): when, at its rate of now, its rest fits
@@ -983,6 +1000,15 @@ static void on_release(struct flow_net *n, struct flow *fl)
 	fl->rel_pending = false;
 	if (!releasable(n, fl))
 		return;
+	/* one that its first channel or its memory holds sends its rest there
+	 * at its rate: it keeps its line (a later rate plans again) */
+	for (uint32_t u = 0; u < fl->nuse; u++) {
+		uint32_t r = fl->use[u].res;
+
+		if ((r == (uint32_t)fl->chan0 || r == (uint32_t)n->nchans + (uint32_t)fl->src) &&
+		    holds(n, r, fl))
+			return;
+	}
 	sim_time_t now = sim_now(n->s);
 	double rest = fl->units - pos_at(fl, now);
 

@@ -77,15 +77,17 @@
  *  - messages a node sends from its memory on one channel go one after the
  *    other, in the order they were sent (the packet fabric's FIFO memory
  *    input): a message starts when the one before it on that channel has
- *    sent its last byte, or, under max-min sharing on a route that only
- *    switches forward, once the one before it has been released: when its
- *    rest fits the room its first channel's receive buffer has left beside
- *    the messages released there before (credits x packet wire bytes), it
- *    leaves its first channel and its source's memory side, its rest
- *    crosses them at their rate, and the next message starts after that
- *    while it sends on at what the rest of its route gives it (the packet
- *    fabric queues a packet at a switch by the channel it leaves on, so a
- *    message held further on does not hold the ones behind it; a message
+ *    sent its last byte, or, under max-min sharing on a route of two hops
+ *    or more, once the one before it has been released: when its rest fits
+ *    the room its first channel's receive buffer has left beside the
+ *    messages released there before (credits x packet wire bytes), and
+ *    neither that channel nor its source's memory side holds it (it goes
+ *    slower there than they could carry, or as fast as another flow there
+ *    that leaves them full), it leaves them, its rest crosses them at their
+ *    rate, and the next message starts after that while it sends on at
+ *    what the rest of its route gives it (the packet fabric queues a packet
+ *    at a switch or a rank that forwards it by the channel it leaves on, so
+ *    a message held further on does not hold the ones behind it; a message
  *    of the same pair still waits for it, so that each pair's deliveries
  *    stay in order);
  *  - from one source to one destination, messages are delivered in the
