@@ -649,8 +649,9 @@ int cmd_sim(int argc, char **argv)
 				FIDELITY_RANGE_RR " than packet fidelity (docs/scale.md, \"Header-only "
 				"messages beside others send unshared\")"
 			      : "flow fidelity leaves out the packet fabric's receive buffers on such "
-				"routes: their credit back-pressure, and the room that lets a node send "
-				"its next message while the last one's tail waits in them; it follows "
+				"routes but for their room (a node's next message passes one held further "
+				"on once its rest fits the first hop's buffer): their credit back-pressure, "
+				"which holds the links upstream once they are full; it follows "
 				"packet fidelity while those messages stay well below the buffer, and "
 				"over the fidelity matrix has been measured " FIDELITY_RANGE_MAXMIN
 				" than packet fidelity once they outgrow it (docs/scale.md, \"What flow "
