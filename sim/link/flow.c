@@ -950,6 +950,13 @@ static bool releasable(const struct flow_net *n, const struct flow *fl)
 
 static bool load_fills(const struct fres *r, double load);
 
+/* Whether resource x is one that fl leaves when released: its first
+ * channel, or its source's memory side. */
+static bool left_at_release(const struct flow_net *n, const struct flow *fl, uint32_t x)
+{
+	return x == (uint32_t)fl->chan0 || x == (uint32_t)n->nchans + (uint32_t)fl->src;
+}
+
 /* Whether resource x holds fl under max-min: it is full, and no flow there
  * goes faster. */
 static bool holds(const struct flow_net *n, uint32_t x, const struct flow *fl)
@@ -1005,8 +1012,7 @@ static void on_release(struct flow_net *n, struct flow *fl)
 	for (uint32_t u = 0; u < fl->nuse; u++) {
 		uint32_t r = fl->use[u].res;
 
-		if ((r == (uint32_t)fl->chan0 || r == (uint32_t)n->nchans + (uint32_t)fl->src) &&
-		    holds(n, r, fl))
+		if (left_at_release(n, fl, r) && holds(n, r, fl))
 			return;
 	}
 	sim_time_t now = sim_now(n->s);
@@ -1030,7 +1036,7 @@ static void on_release(struct flow_net *n, struct flow *fl)
 	for (uint32_t u = 0; u < fl->nuse; u++) {
 		uint32_t r = fl->use[u].res;
 
-		if (r == (uint32_t)fl->chan0 || r == (uint32_t)n->nchans + (uint32_t)fl->src) {
+		if (left_at_release(n, fl, r)) {
 			res_remove(&n->res[r], fl, fl->use[u].w);
 			cross = MAX(cross, rest * fl->use[u].w / n->res[r].cap);
 			gone[ngone++] = fl->use[u];

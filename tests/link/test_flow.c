@@ -271,17 +271,6 @@ static void test_switch_pass(void)
 	}
 }
 
-/* The same at a rank that forwards: on a one-way ring of 4, rank 1 sends 4
- * MiB to rank 2 while rank 0 sends 192 KiB to rank 2 through rank 1, then
- * 1 MiB to rank 1. On 1 -> 2 the 192 KiB get half the link beside rank 1's
- * own message; the packet fabric queues them at rank 1 by the channel they
- * leave on, within the 256 KiB of the receive buffer of 0 -> 1, so the 1
- * MiB passes them there and lands at rank 1 a link's time after the 192
- * KiB have crossed 0 -> 1, before they have all reached rank 2. Flow
- * fidelity releases the 192 KiB once their rest fits that room, as at a
- * switch (1 -> 2 holds them, not 0 -> 1), and lands all three within 1 %
- * of the packet fabric's times; with the line held to the first one's
- * end, the 1 MiB would land 15 % later. */
 /* The three messages of `sends` on a one-way ring of 4, at packet
  * fidelity into p and at flow fidelity into f, both logged. */
 static void ring_uni_three(const struct send sends[3], sim_time_t p[3], sim_time_t f[3])
@@ -298,6 +287,17 @@ static void ring_uni_three(const struct send sends[3], sim_time_t p[3], sim_time
 		       p[0], p[1], p[2], f[0], f[1], f[2]);
 }
 
+/* As /flow/switch-pass, at a rank that forwards: on a one-way ring of 4,
+ * rank 1 sends 4 MiB to rank 2 while rank 0 sends 192 KiB to rank 2
+ * through rank 1, then 1 MiB to rank 1. On 1 -> 2 the 192 KiB get half the link beside rank 1's
+ * own message; the packet fabric queues them at rank 1 by the channel they
+ * leave on, within the 256 KiB of the receive buffer of 0 -> 1, so the 1
+ * MiB passes them there and lands at rank 1 a link's time after the 192
+ * KiB have crossed 0 -> 1, before they have all reached rank 2. Flow
+ * fidelity releases the 192 KiB once their rest fits that room, as at a
+ * switch (1 -> 2 holds them, not 0 -> 1), and lands all three within 1 %
+ * of the packet fabric's times; with the line held to the first one's
+ * end, the 1 MiB would land 15 % later. */
 static void test_rank_pass(void)
 {
 	const struct send sends[] = { { 1, 2, 4 << 20 }, { 0, 2, 192 << 10 }, { 0, 1, 1 << 20 } };
