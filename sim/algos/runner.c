@@ -61,11 +61,13 @@ struct bd_memo {
 /* An op's run state, alive only while something can still read it: from
  * when it is first reached (a dep of it ends, its lane reaches it, or its
  * partner makes their transaction) until it is done and every reader is too:
- * its lane successor has started (its start reads its start), and its
- * partners (the sender of its incoming data, the receiver of its outgoing
- * data) are done (their walks read its points). `refs` counts those; at 0
- * it goes back to the runner's pool, and a transaction goes back to the
- * paxi once both its ops have. A dependent's start reads its end only
+ * its lane successor has started (its start reads its start), and, where
+ * the breakdown is walked, its partners (the sender of its incoming data,
+ * the receiver of its outgoing data) are done (their walks read its points).
+ * `refs` counts those; at 0 it goes back to the runner's pool, and a
+ * transaction goes back to the paxi once both its ops have let go of it
+ * (without the breakdown, a receive lets go of its incoming one as soon as
+ * its data is all processed: in_left). A dependent's start reads its end only
  * where the breakdown is walked and only at the picosecond it ends
  * (`dreaders`, op_hold): an op that a much later op depends on is not kept
  * for it. */
@@ -88,6 +90,8 @@ struct run_op {
 	bool in_fed : 1;          /* its incoming transaction has begun to take data */
 	bool fed_early : 1;       /* some did: its output's supply counts when they have landed */
 	bool held : 1;            /* done and read by no one but dependents to start (held) */
+	bool in_left : 1;         /* its incoming data all processed, it has let go of their
+				   * transaction (in NULL): the breakdown is not walked */
 	union {
 		uint64_t local_bytes;   /* COPY / REDUCE work (a COPY_SEND's copy without an engine) */
 		struct {
@@ -707,7 +711,7 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 		.kind = op->kind, .lane = op->lane, .lane_pred = -1, .pool_idx = idx,
 		/* itself and its partners; its dependents ask only whether it
 		 * is done (a gone op is), and their breakdown walks read its end */
-		.refs = 1 + (is_send(op->kind) ? 1 : 0) + (is_recv(op->kind) ? 1 : 0),
+		.refs = 1 + (r->bd_on ? is_send(op->kind) + is_recv(op->kind) : 0),
 		.dreaders = r->bd_on ? rr->ix[i + 1].dep_first - rr->ix[i].dep_first : 0,
 	};
 	/* w is a send's engine progress otherwise. A COPY moves the smaller of
@@ -807,24 +811,28 @@ static void op_purge(struct runner *r)
 	}
 }
 
+/* An op lets go of its transaction t, incoming (dst) or outgoing: to the
+ * paxi once the op at its other end has let go too. */
+static void txn_let_go(struct paxi_txn *t, bool dst)
+{
+	if (!paxi_txn_user(t, !dst))
+		paxi_txn_free(t);
+	else if (dst)
+		paxi_txn_set_dst_user(t, NULL);
+	else
+		paxi_txn_set_src_user(t, NULL);
+}
+
 /* Hands o back to the pool, and each of its transactions to the paxi once
  * its other op has gone too. */
 static void op_free(struct run_op *o)
 {
 	struct runner *r = o->r;
 
-	if (o->in) {
-		if (paxi_txn_user(o->in, false))
-			paxi_txn_set_dst_user(o->in, NULL);
-		else
-			paxi_txn_free(o->in);
-	}
-	if (o->out) {
-		if (paxi_txn_user(o->out, true))
-			paxi_txn_set_src_user(o->out, NULL);
-		else
-			paxi_txn_free(o->out);
-	}
+	if (o->in)
+		txn_let_go(o->in, true);
+	if (o->out)
+		txn_let_go(o->out, false);
 	if (r->bd_on) { /* else no op has causes: a line of o left unread */
 		memo_unref(r, o->bd_start);
 		memo_unref(r, o->bd_usable);
@@ -1318,7 +1326,8 @@ static void op_record(const struct run_op *o)
 				.peer = o->op->send_peer >= 0 ? send_peer(r, o->rank, o->op)
 							       : recv_peer(r, o->rank, o->op),
 				.start_ps = o->t_start - r->t0, .end_ps = o->t_end - r->t0,
-				.bytes = o->out ? paxi_txn_bytes(o->out) : o->in ? in_bytes(o) : o->w.local_bytes,
+				.bytes = o->out ? paxi_txn_bytes(o->out)
+						: o->in || o->in_left ? in_bytes(o) : o->w.local_bytes,
 			};
 }
 
@@ -1327,11 +1336,19 @@ static void op_try_finish(struct run_op *o)
 	if (o->done || !o->started)
 		return;
 	op_purge(o->r); /* o is not done: not held */
-	if (is_recv(o->kind) &&
+	if (is_recv(o->kind) && !o->in_left &&
 	    !(o->in && o->in_all && o->processed == in_bytes(o) && !o->reducing))
 		return;
-	if (o->in && !o->t_in_done)
+	if (o->in && !o->t_in_done) {
 		o->t_in_done = sim_now(o->r->sim);
+		/* nothing but the breakdown's walks reads its incoming
+		 * transaction from now on (its send may still run long) */
+		if (!o->r->bd_on) {
+			txn_let_go(o->in, true);
+			o->in = NULL;
+			o->in_left = true;
+		}
+	}
 	if (is_send(o->kind) && !out_done(o))
 		return;
 	if (op_local_pass(o) && !o->local_done)
@@ -1368,9 +1385,9 @@ static void op_try_finish(struct run_op *o)
 		prev = d;
 	}
 	/* its partners' walks are done with it once they are done; it with them */
-	if (o->out)
+	if (r->bd_on && o->out)
 		op_unref(paxi_txn_user(o->out, true));
-	if (o->in)
+	if (r->bd_on && o->in)
 		op_unref(paxi_txn_user(o->in, false));
 	op_unref(o);
 }

@@ -651,7 +651,11 @@ static void test_runner_dormant_times(void)
 		g_assert_no_error(err);
 		g_assert_cmpuint(full.run.latency_ps, ==, bare.run.latency_ps);
 		g_assert_cmpuint(full.events, ==, bare.events);
-		g_assert_cmpuint(full.run.ops_live_peak, ==, bare.run.ops_live_peak);
+		/* a done op is kept for its partners' breakdown walks only
+		 * where the breakdown is walked: fewer alive at once */
+		g_test_message("fidelity %d: at most %" G_GUINT64_FORMAT " ops alive, %" G_GUINT64_FORMAT
+			       " without the breakdown", fid, full.run.ops_live_peak, bare.run.ops_live_peak);
+		g_assert_cmpuint(bare.run.ops_live_peak, <, full.run.ops_live_peak);
 		/* a ring's all-gather ops sleep about N steps: 32 ranks x a
 		 * window of at least 16 issue times */
 		g_assert_cmpuint(full.run.dormant_bytes, >=, 32 * 16 * sizeof(sim_time_t));
