@@ -177,6 +177,11 @@ struct flow_use {
 	double w;              /* bytes on the resource per unit sent */
 };
 
+/* The route entries a flow keeps in itself: a route of one hop and its two
+ * memory sides (use), their virtual channels (vc); a longer route's are
+ * owned apart. */
+#define FLOW_USE_IN 3
+
 struct flow {
 	struct flow *next;     /* channel FIFO, or free list */
 	int src, dst;
@@ -192,24 +197,33 @@ struct flow {
 	fabric_deliver_fn deliver;
 	fabric_slack_fn slack; /* NULL: fixed pieces */
 	void *user;
-	struct flow_use *use;  /* owned, reused: nuse entries, alloc_use capacity */
+	struct flow_use *use;  /* use_in, or owned: nuse entries, alloc_use capacity */
+	uint8_t *vc;           /* vc_in, or owned: the virtual channel of each hop
+				* (alloc_use) */
 	uint32_t nuse, alloc_use;
-	uint8_t *vc;           /* owned: the virtual channel of each hop (alloc_use) */
 	int chan0;             /* first channel */
 	int hops;              /* channels crossed, use[0..hops).res from the send on
 				* (weights and memory sides once sized) */
 	uint32_t pair;         /* index of (src, dst) in flow_net.pair_last */
+	uint32_t stamp;
 	struct sim_event_ref ev;
-	bool ev_pending, frozen;
-	bool ahead;            /* the pending event is next_x's arrival (FL_ARRIVE), one
+	bool ev_pending : 1, frozen : 1;
+	bool ahead : 1;        /* the pending event is next_x's arrival (FL_ARRIVE), one
 				* tail after it is sent, not its sending (FL_PROGRESS) */
-	sim_time_t t_next;     /* ahead: when next_x is sent */
-	bool grown;            /* the receiver's slack grew next_x (set_next) */
-	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
-	bool forwarded;        /* a rank, not a switch, forwards it (flow_rank_forwarded_bytes) */
-	bool switched;         /* its route crosses two switches or more (flow_switched_bytes) */
-	bool ghost;            /* header only and alone: no event until its delivery, which
+	bool grown : 1;        /* the receiver's slack grew next_x (set_next) */
+	bool forwarded : 1;    /* a rank, not a switch, forwards it (flow_rank_forwarded_bytes) */
+	bool switched : 1;     /* its route crosses two switches or more (flow_switched_bytes) */
+	bool ghost : 1;        /* header only and alone: no event until its delivery, which
 				* is scheduled (dev) from its end of sending (t_end) */
+	bool detached : 1;     /* buf_share: its source has sent it all into the
+				* buffers, and its channel's line has gone on */
+	bool unshared : 1;     /* header only, sending beside others: on no resource */
+	bool mem_sized : 1;    /* its memory sides have let go its mem_free */
+	bool rel_pending : 1;  /* rel_ev is pending */
+	uint8_t vc_in[FLOW_USE_IN];
+	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
+	sim_time_t t_next;     /* ahead: when next_x is sent */
+	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
 	sim_time_t t_end;      /* ghost: when it has sent its last byte */
 	sim_time_t prev_last;  /* ghost: its pair's pair_last before its delivery */
 	struct sim_event_ref dev; /* ghost: its delivery */
@@ -217,10 +231,8 @@ struct flow {
 				* its channel from, whose end of sending is before_end
 				* (valid only before then) */
 	sim_time_t before_end;
-	uint32_t stamp;
 	double bound;          /* once sized: the least cap / w of its channels, which
 				* no rate of it exceeds (mem_slack) */
-	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
 	union {
 		double rr_rate;    /* < 0: none (its shares start from scratch) */
 		double rel_units;  /* max-min, detached: its rest when released, in
@@ -230,16 +242,12 @@ struct flow {
 				* of them (0: empty) */
 	uint32_t bx_n, bx_alloc;
 	uint32_t buf_stamp;    /* the tick that last moved its fluid */
-	bool detached;         /* buf_share: its source has sent it all into the
-				* buffers, and its channel's line has gone on */
-	bool unshared;         /* header only, sending beside others: on no resource */
-	bool mem_sized;        /* its memory sides have let go its mem_free */
 	uint32_t mem_free[2];  /* payload its sides (inject, eject) let go at its
 				* links' rate when it began (size_flow) */
-	bool rel_pending;      /* rel_ev is pending */
 	sim_time_t gap;        /* no payload: the wait behind its pair's last data
 				* it took (gap_taken); SIM_TIME_MAX: none yet */
 	struct sim_event_ref rel_ev; /* its release (FL_RELEASE), where it may be */
+	struct flow_use use_in[FLOW_USE_IN];
 };
 
 struct chan_fifo {
@@ -307,7 +315,9 @@ struct flow_net {
 	struct fchan *ch;             /* owned, nchans */
 	struct hops_other *hops_other; /* owned, nchans: zero pages until written */
 	struct flow *free;
-	GPtrArray *all;               /* owned: every flow ever made */
+	GPtrArray *all;               /* owned: blocks of FLOW_BLOCK flows, every flow
+				       * ever made */
+	int block_used;               /* flows taken of the last block */
 	uint64_t in_flight;
 	uint64_t rank_forwarded;      /* payload of the messages a rank forwards */
 	uint64_t switched;            /* payload of the messages that cross two switches
@@ -365,14 +375,22 @@ struct flow_net {
 				       * (a message of the pair waits in line behind them) */
 };
 
-static void flow_free_fn(gpointer p)
-{
-	struct flow *fl = p;
+/* Flows per block of the flow network's store (flow_net.all). */
+#define FLOW_BLOCK 256
 
-	g_free(fl->use);
-	g_free(fl->vc);
-	g_free(fl->bx);
-	g_free(fl);
+/* Frees a block of flows and what its flows own. */
+static void flow_block_free(gpointer p)
+{
+	struct flow *b = p;
+
+	for (int i = 0; i < FLOW_BLOCK; i++) {
+		if (b[i].use != b[i].use_in)
+			g_free(b[i].use);
+		if (b[i].vc != b[i].vc_in)
+			g_free(b[i].vc);
+		g_free(b[i].bx);
+	}
+	g_free(b);
 }
 
 static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
@@ -513,7 +531,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->pcache = g_new(struct pair_cache, nranks);
 	for (int r = 0; r < nranks; r++)
 		n->pcache[r] = (struct pair_cache){ { -1, -1 }, { 0, 0 } };
-	n->all = g_ptr_array_new_with_free_func(flow_free_fn);
+	n->all = g_ptr_array_new_with_free_func(flow_block_free);
 	n->walk_flows = g_ptr_array_new();
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->walk_border = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -3149,15 +3167,28 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	if (fl)
 		n->free = fl->next;
 	else {
-		fl = g_new0(struct flow, 1);
-		g_ptr_array_add(n->all, fl);
+		/* flows come from blocks, kept to the end (a flow is taken
+		 * again from the free list) */
+		if (!n->all->len || n->block_used == FLOW_BLOCK) {
+			g_ptr_array_add(n->all, g_new0(struct flow, FLOW_BLOCK));
+			n->block_used = 0;
+		}
+		fl = (struct flow *)g_ptr_array_index(n->all, n->all->len - 1) + n->block_used++;
+		fl->use = fl->use_in;
+		fl->vc = fl->vc_in;
+		fl->alloc_use = FLOW_USE_IN;
 	}
 	uint32_t need = (uint32_t)hops + 2;
 
 	if (need > fl->alloc_use) {
+		if (fl->use == fl->use_in) {
+			fl->use = g_new(struct flow_use, need);
+			fl->vc = g_new(uint8_t, need);
+		} else {
+			fl->use = g_renew(struct flow_use, fl->use, need);
+			fl->vc = g_renew(uint8_t, fl->vc, need);
+		}
 		fl->alloc_use = need;
-		fl->use = g_renew(struct flow_use, fl->use, need);
-		fl->vc = g_renew(uint8_t, fl->vc, need);
 	}
 	fl->next = NULL;
 	fl->src = src;
