@@ -397,6 +397,7 @@ static bool is_reducing(enum sched_op_kind k)
 static void op_try_finish(struct run_op *o);
 static void op_unref(struct run_op *o);
 static void op_process(struct run_op *o);
+static void out_unpark(struct run_op *o);
 static void lane_advance(struct runner *r, int rank, uint32_t lane);
 static bool deps_done(const struct runner *r, int rank, uint32_t i);
 static void bd_at_start(struct run_op *o);
@@ -408,6 +409,8 @@ static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
 {
 	struct run_op *o = user;
 
+	if (o->out_parked)
+		out_unpark(o);
 	o->usable = usable;
 	o->in_all = all;
 	if (all && o->fed_early && o->out)
@@ -447,7 +450,8 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
 	bool reducer = is_reducing(o->kind) || o->r->pp->staging;
 
 	(void)t;
-	g_assert(!o->out_parked); /* made as its sender's first data left (out_feeds) */
+	if (o->out_parked)
+		out_unpark(o);
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
 	/* a reduction takes about as long again as the piece's transit: half */
@@ -474,7 +478,8 @@ static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t sin
 	struct runner *r = o->r;
 	bool reducer = is_reducing(o->kind) || r->pp->staging;
 
-	g_assert(!o->out_parked);
+	if (o->out_parked)
+		out_unpark(o);
 	if (!o->started || r->nlanes > 1 || !is_send(o->kind) || !o->out ||
 	    paxi_txn_resp_joins(t, o->out))
 		return false;
@@ -957,7 +962,13 @@ static bool op_park(struct runner *r, int rank, uint32_t i, sim_time_t start_ps)
 				 start_ps);
 }
 
-/* A parked send's transaction is made, on the slot it holds. */
+/* A parked send's transaction is made, on the slot it holds: when the op
+ * is first asked about it (its incoming data's slack or early take, which
+ * read its outgoing channel from the first byte of that data in flight) or
+ * when that data lands or it supplies data itself, whichever comes first;
+ * not as soon as its sender's transaction takes data, which may wait a
+ * long time for its channel (a ring's steps queue behind each other there:
+ * a transaction and a run state less per rank alive at once). */
 static void out_unpark(struct run_op *o)
 {
 	o->out_parked = false;
@@ -965,9 +976,8 @@ static void out_unpark(struct run_op *o)
 	paxi_txn_start_reserved(o->out, o->t_start, o->idx);
 }
 
-/* o's outgoing transaction is about to take data: its receiver's own
- * send, if parked, is made now, as the receiver's slack and forwarding
- * read it from the first byte it is sent on. */
+/* o's outgoing transaction is about to take data: its receiver holds its
+ * slot from now on (in_fed), whether or not its own send is made yet. */
 static void out_feeds(struct run_op *o)
 {
 	struct run_op *d = paxi_txn_user(o->out, true);
@@ -975,8 +985,6 @@ static void out_feeds(struct run_op *o)
 	if (!d || d->in_fed)
 		return;
 	d->in_fed = true;
-	if (d->out_parked)
-		out_unpark(d);
 }
 
 /* Data of o's outgoing transaction is available up to `avail` bytes: to

@@ -624,6 +624,42 @@ static void test_runner_parked(void)
 		}
 }
 
+/* What a ring keeps alive per rank at flow fidelity, as g5 sim and g5 bench
+ * scale run it (no breakdown, no step table): a fused step's send holds its
+ * slot with no transaction until its incoming data is in flight on its
+ * channel or lands, a receive lets go of its incoming transaction once its
+ * data is processed, and a done op is not kept for its partners. At 1 MiB
+ * a step (1 GiB on 1024 ranks; here 64 MiB on 64) that is 4 run states and
+ * 3 transactions a rank at once; the build before kept 6 and 6. Memory at
+ * thousands of ranks follows these counts. */
+static void test_runner_ring_alive(void)
+{
+	for (int n = 32; n <= 64; n *= 2) {
+		struct platform pl;
+		struct simulate_outcome o;
+		GError *err = NULL;
+
+		platform_init_default(&pl);
+		pl.fabric.nranks = n;
+		pl.fabric.fidelity = LINK_FIDELITY_FLOW;
+		struct simulate_job job = { .plat = &pl, .coll = COLL_ALLREDUCE, .algo = "ring",
+					    .bytes = (uint64_t)n << 20, .elem_bytes = 4,
+					    .params = { .nchunks = 1, .peer = 1 }, .seed = 1,
+					    .no_steps = true, .no_breakdown = true };
+
+		g_assert_true(simulate(&job, &o, &err));
+		g_assert_no_error(err);
+		g_test_message("%d ranks: at most %" G_GUINT64_FORMAT " run states, %" G_GUINT64_FORMAT
+			       " transactions alive", n, o.run.ops_live_peak, o.paxi.txns_live_peak);
+		g_assert_cmpuint(o.run.ops_live_peak, <=, 4ull * n);
+		g_assert_cmpuint(o.paxi.txns_live_peak, <=, 3ull * n);
+		/* each rank's step in flight, at least */
+		g_assert_cmpuint(o.paxi.txns_live_peak, >=, (uint64_t)n);
+		simulate_outcome_clear(&o);
+		platform_release(&pl);
+	}
+}
+
 /* Dormant ops keep their issue times only where something reads ops'
  * starts (the step table, the breakdown, spans): without them a ring's
  * windows (about N issue times per rank) are not kept, the memory estimate
@@ -3221,6 +3257,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/runner/live-bounded", test_runner_live_bounded);
 	g_test_add_func("/sim/runner/parked", test_runner_parked);
 	g_test_add_func("/sim/runner/dormant-times", test_runner_dormant_times);
+	g_test_add_func("/sim/runner/ring-alive", test_runner_ring_alive);
 	g_test_add_func("/sim/trace/perfetto", test_trace);
 	g_test_add_func("/sim/cli/json", test_cli_json);
 	g_test_add_func("/sim/cli/fidelity", test_cli_fidelity);
