@@ -169,7 +169,7 @@ struct fabric {
 	void *tracer_user;
 	struct topo t;
 	struct node_params np;
-	struct node *nodes;        /* owned, t.nnodes */
+	struct node *nodes;        /* owned, t.nnodes; packet fidelity only */
 	struct link_params tier[3]; /* the parameters of each enum topo_tier */
 	struct chan *chans;        /* owned, t.nchans; packet fidelity only, NULL at flow */
 	struct pkt *pkt_free;
@@ -1028,7 +1028,6 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	f->s = s;
 	f->np = cfg->node;
 	memcpy(f->tier, tier, sizeof(tier));
-	f->nodes = g_new0(struct node, f->t.nnodes);
 	f->slabs = g_ptr_array_new_with_free_func(g_free);
 	f->msgs = g_ptr_array_new_with_free_func(msg_free_fn);
 	f->next_id = 1;
@@ -1052,6 +1051,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		flow_set_arbiter(f->flow, cfg->flow_arbiter);
 		return f;
 	}
+	f->nodes = g_new0(struct node, f->t.nnodes);
 	f->chans = chans_alloc(f->t.nchans);
 	for (int i = 0; i < f->t.nchans; i++) {
 		const struct topo_chan *tc = &f->t.chans[i];

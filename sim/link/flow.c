@@ -313,7 +313,8 @@ struct flow_net {
 	double *mem_slack;            /* and how far ahead of now the clock may run
 				       * before a message waits for it (size_flow) */
 	struct fchan *ch;             /* owned, nchans */
-	struct hops_other *hops_other; /* owned, nchans: zero pages until written */
+	struct hops_other *hops_other; /* owned, nchans, from the first message of other
+				       * than one hop; NULL before */
 	struct flow *free;
 	GPtrArray *all;               /* owned: blocks of FLOW_BLOCK flows, every flow
 				       * ever made */
@@ -512,7 +513,6 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		c->max_payload_bytes = params[i].max_payload_bytes;
 		c->q.to = ends[2 * i + 1];
 	}
-	n->hops_other = g_new0(struct hops_other, nchans);
 	n->pair_last = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
 	n->pair_gap = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
 	if (np->eject_bytes_per_s) {
@@ -635,8 +635,8 @@ void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *o
 	out->lost = 0;
 	out->busy_ps = c->busy_ps;
 	for (int k = 0; k < 8; k++) {
-		out->hops_histogram[k] = n->hops_other[i].bytes[k];
-		other += n->hops_other[i].bytes[k];
+		out->hops_histogram[k] = n->hops_other ? n->hops_other[i].bytes[k] : 0;
+		other += out->hops_histogram[k];
 	}
 	out->hops_histogram[1] = c->payload_bytes - other;
 }
@@ -2777,8 +2777,11 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 		p->wire_bytes += wire;
 		p->packets += npk;
 		p->busy_ps += m->memo_busy_ps;
-		if (hops != 1)
+		if (hops != 1) {
+			if (!n->hops_other)
+				n->hops_other = g_new0(struct hops_other, n->nchans);
 			n->hops_other[c].bytes[MIN(hops, 7)] += bytes;
+		}
 		if (units > 0)
 			fl->use[fl->nuse++] = (struct flow_use){ (uint32_t)c, (double)wire / units };
 	}

@@ -153,7 +153,7 @@ struct paxi {
 	int nodes;
 	struct cdma *units;           /* nodes x cdma_units */
 	sim_time_t *reduce_free_at;   /* per reducer: node, or node x unit */
-	struct engine *engines;       /* paxi.engine: per node */
+	struct engine *engines;       /* paxi.engine: per node; NULL without */
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
 				       * transaction: data bytes sent, not delivered */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
@@ -298,7 +298,8 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->nodes = fabric_ranks(f);
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
 	x->reduce_free_at = g_new0(sim_time_t, (gsize)x->nodes * p->cdma_units);
-	x->engines = g_new0(struct engine, (gsize)x->nodes);
+	if (p->engine) /* else no work is queued on one */
+		x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
@@ -324,7 +325,7 @@ void paxi_free(struct paxi *x)
 		g_free(x->units[i].res);
 	g_free(x->units);
 	g_free(x->reduce_free_at);
-	for (int i = 0; i < x->nodes; i++) {
+	for (int i = 0; x->engines && i < x->nodes; i++) {
 		g_queue_clear_full(&x->engines[i].queue, g_free);
 		g_free(x->engines[i].cur);
 	}
