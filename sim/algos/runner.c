@@ -86,7 +86,7 @@ struct run_op {
 	bool started : 1, in_all : 1, out_sent : 1, local_done : 1, done : 1;
 	bool out_queued : 1;      /* issued, its transaction not made yet: in the runner's queue */
 	bool out_parked : 1;      /* issued, its slot held and its transaction not made yet
-				   * (op_park): made before its data is about to move */
+				   * (op_park): made when first read (out_unpark) */
 	bool in_fed : 1;          /* its incoming transaction has begun to take data */
 	bool fed_early : 1;       /* some did: its output's supply counts when they have landed */
 	bool held : 1;            /* done and read by no one but dependents to start (held) */
@@ -714,8 +714,9 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	*o = (struct run_op){
 		.r = r, .op = op, .rank = rank, .idx = i, .call = (uint8_t)(i / rr->per),
 		.kind = op->kind, .lane = op->lane, .lane_pred = -1, .pool_idx = idx,
-		/* itself and its partners; its dependents ask only whether it
-		 * is done (a gone op is), and their breakdown walks read its end */
+		/* itself and, where the breakdown is walked, its partners; its
+		 * dependents ask only whether it is done (a gone op is), and
+		 * their breakdown walks read its end */
 		.refs = 1 + (r->bd_on ? is_send(op->kind) + is_recv(op->kind) : 0),
 		.dreaders = r->bd_on ? rr->ix[i + 1].dep_first - rr->ix[i].dep_first : 0,
 	};
@@ -964,11 +965,10 @@ static bool op_park(struct runner *r, int rank, uint32_t i, sim_time_t start_ps)
 
 /* A parked send's transaction is made, on the slot it holds: when the op
  * is first asked about it (its incoming data's slack or early take, which
- * read its outgoing channel from the first byte of that data in flight) or
- * when that data lands or it supplies data itself, whichever comes first;
- * not as soon as its sender's transaction takes data, which may wait a
- * long time for its channel (a ring's steps queue behind each other there:
- * a transaction and a run state less per rank alive at once). */
+ * read its outgoing channel once that data moves), when that data lands,
+ * or when it supplies data itself, whichever comes first; not as soon as
+ * its sender's transaction takes data, which may then wait a long time for
+ * its channel (a ring's steps queue there one behind another). */
 static void out_unpark(struct run_op *o)
 {
 	o->out_parked = false;
