@@ -68,6 +68,7 @@
 #include <string.h>
 
 #include "sim/link/link.h"
+#include "sim/util/pool.h"
 
 enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START, FL_BUF_TICK, FL_RELEASE, FL_LINE };
 
@@ -315,10 +316,9 @@ struct flow_net {
 	struct fchan *ch;             /* owned, nchans */
 	struct hops_other *hops_other; /* owned, nchans, from the first message of other
 				       * than one hop; NULL before */
-	struct flow *free;
-	GPtrArray *all;               /* owned: blocks of FLOW_BLOCK flows, every flow
-				       * ever made */
-	int block_used;               /* flows taken of the last block */
+	struct pool flows;            /* every flow ever made, by blocks of FLOW_BLOCK; a
+				       * flow handed back keeps what it owns for its
+				       * next use (flow_make) */
 	uint64_t in_flight;
 	uint64_t rank_forwarded;      /* payload of the messages a rank forwards */
 	uint64_t switched;            /* payload of the messages that cross two switches
@@ -376,22 +376,24 @@ struct flow_net {
 				       * (a message of the pair waits in line behind them) */
 };
 
-/* Flows per block of the flow network's store (flow_net.all). */
+/* Flows per block of the flow network's store (flow_net.flows). */
 #define FLOW_BLOCK 256
 
-/* Frees a block of flows and what its flows own. */
-static void flow_block_free(gpointer p)
+/* Frees what the flows of the network's store own, then the store. */
+static void flows_release(struct pool *p)
 {
-	struct flow *b = p;
+	for (guint k = 0; p->blocks && k < p->blocks->len; k++) {
+		struct flow *b = g_ptr_array_index(p->blocks, k);
 
-	for (int i = 0; i < FLOW_BLOCK; i++) {
-		if (b[i].use != b[i].use_in)
-			g_free(b[i].use);
-		if (b[i].vc != b[i].vc_in)
-			g_free(b[i].vc);
-		g_free(b[i].bx);
+		for (int i = 0; i < FLOW_BLOCK; i++) {
+			if (b[i].use != b[i].use_in)
+				g_free(b[i].use);
+			if (b[i].vc != b[i].vc_in)
+				g_free(b[i].vc);
+			g_free(b[i].bx);
+		}
 	}
-	g_free(b);
+	pool_release(p);
 }
 
 static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
@@ -531,7 +533,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->pcache = g_new(struct pair_cache, nranks);
 	for (int r = 0; r < nranks; r++)
 		n->pcache[r] = (struct pair_cache){ { -1, -1 }, { 0, 0 } };
-	n->all = g_ptr_array_new_with_free_func(flow_block_free);
+	pool_init(&n->flows, sizeof(struct flow), FLOW_BLOCK);
 	n->walk_flows = g_ptr_array_new();
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->walk_border = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -562,7 +564,7 @@ void flow_net_free(struct flow_net *n)
 	g_free(n->ej_slack);
 	g_hash_table_unref(n->pairs);
 	g_free(n->pcache);
-	g_ptr_array_unref(n->all);
+	flows_release(&n->flows);
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
 	g_array_unref(n->walk_border);
@@ -3026,8 +3028,7 @@ static void on_deliver(struct flow_net *n, struct flow *fl, uint64_t x)
 	fl->deliver(fl->user, x, done);
 	if (done) {
 		n->in_flight--;
-		fl->next = n->free;
-		n->free = fl;
+		pool_give(&n->flows, fl);
 	}
 }
 
@@ -3157,7 +3158,7 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 	return idx;
 }
 
-/* A flow made ready to enter its channel's line: from the free list, its
+/* A flow made ready to enter its channel's line: from the store, its
  * route and pieces set, counted in flight. */
 static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t bytes,
 			      const int *chans, int hops, uint64_t first_bytes, uint64_t piece_bytes,
@@ -3165,18 +3166,11 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 			      void *user)
 {
 	g_assert(hops >= 1 && src >= 0 && src < n->nranks && dst >= 0 && dst < n->nranks);
-	struct flow *fl = n->free;
+	/* a flow taken again keeps what it owned; one of a new block (zeroed)
+	 * starts with its route entries in itself */
+	struct flow *fl = pool_take(&n->flows);
 
-	if (fl)
-		n->free = fl->next;
-	else {
-		/* flows come from blocks, kept to the end (a flow is taken
-		 * again from the free list) */
-		if (!n->all->len || n->block_used == FLOW_BLOCK) {
-			g_ptr_array_add(n->all, g_new0(struct flow, FLOW_BLOCK));
-			n->block_used = 0;
-		}
-		fl = (struct flow *)g_ptr_array_index(n->all, n->all->len - 1) + n->block_used++;
+	if (!fl->use) {
 		fl->use = fl->use_in;
 		fl->vc = fl->vc_in;
 		fl->alloc_use = FLOW_USE_IN;
@@ -3184,13 +3178,8 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	uint32_t need = (uint32_t)hops + 2;
 
 	if (need > fl->alloc_use) {
-		if (fl->use == fl->use_in) {
-			fl->use = g_new(struct flow_use, need);
-			fl->vc = g_new(uint8_t, need);
-		} else {
-			fl->use = g_renew(struct flow_use, fl->use, need);
-			fl->vc = g_renew(uint8_t, fl->vc, need);
-		}
+		fl->use = g_renew(struct flow_use, fl->use == fl->use_in ? NULL : fl->use, need);
+		fl->vc = g_renew(uint8_t, fl->vc == fl->vc_in ? NULL : fl->vc, need);
 		fl->alloc_use = need;
 	}
 	fl->next = NULL;
