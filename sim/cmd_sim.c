@@ -641,8 +641,9 @@ int cmd_sim(int argc, char **argv)
 			argv[0], 100 * forwarded, largest, buffer, lp->credits, packet,
 			fluid ? "flow.arbiter buffers runs those buffers as a fluid, which follows the "
 				"packet fabric's credit back-pressure more closely than sharing alone but "
-				"still misses it by " FIDELITY_MISS_BUFFERS " on some curves (docs/scale.md, "
-				"\"Receive buffers as a fluid\", \"The notes' ranges\")"
+				"still misses it on some curves: over the fidelity matrix it has been measured "
+				FIDELITY_RANGE_BUFFERS " than packet fidelity (docs/scale.md, \"Receive "
+				"buffers as a fluid\", \"The three sharings on the whole matrix\")"
 			: rr  ? "flow.arbiter round-robin shares each channel among its arbiter's "
 				"inputs as the packet fabric does but leaves out its credit back-pressure "
 				"on such routes: over the fidelity matrix it has been measured "

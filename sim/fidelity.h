@@ -30,11 +30,11 @@
 /* The measured range of flow fidelity against packet fidelity over the
  * matrix of `g5 bench fidelity` (4 to 64 ranks), on routes that ranks
  * forward, per flow.arbiter, as g5 sim and g5 run quote it (plain text,
- * not formats): max-min and round-robin from most faster to most slower, the
- * buffers fluid its largest miss (docs/scale.md, "The notes' ranges"). */
+ * not formats), from most faster to most slower (docs/scale.md, "The notes'
+ * ranges", "The three sharings on the whole matrix"). */
 #define FIDELITY_RANGE_MAXMIN "from 62 % faster to 32 % slower"
 #define FIDELITY_RANGE_RR "from 45 % faster to 82 % slower"
-#define FIDELITY_MISS_BUFFERS "up to 41 %"
+#define FIDELITY_RANGE_BUFFERS "from 25 % faster to 35 % slower"
 
 /* Running sums of one set of points' errors. */
 struct fidelity_err {

@@ -1881,43 +1881,84 @@ static void buf_step(struct bfluid *b, double *rem, double *got)
 		b->x[m] = MAX(b->x[m] + b->dx[m], 0);
 }
 
+/* Flow i's delivery rate after k steps of a run (buf_run). */
+static double buf_rate(const struct bfluid *b, guint i, const double *rem, const double *left,
+		       const double *got, const double *t_out, int64_t k)
+{
+	/* a flow that starts empty: its first bytes took a step per hop to
+	 * cross, which its tail already counts */
+	const struct flow *fl = b->flows->pdata[i];
+	double lag = 0;
+
+	if (rem[i] + got[i] >= left[i] * (1 - 1e-12) && b->fresh[i])
+		lag = MIN((double)fl->hops, (double)k - 1) * b->dt;
+	double t = t_out[i] > 0 ? t_out[i] : (double)k * b->dt;
+
+	return t_out[i] > 0 ? left[i] / MAX(t - lag, b->dt) : k ? got[i] / MAX(t - lag, b->dt) : 0;
+}
+
+/* Steps the fluid until k reaches `steps` or every flow that watch[] names
+ * (all where NULL) has delivered what left[] holds; t_out[] gets when each
+ * did. */
+static void buf_steps(struct bfluid *b, double *rem, const double *left, double *got, double *t_out,
+		      const bool *watch, int64_t *k, int64_t steps)
+{
+	guint nf = b->nf, going = 0;
+
+	for (guint i = 0; i < nf; i++)
+		going += t_out[i] < 0 && (!watch || watch[i]);
+	while (going && *k < steps) {
+		buf_step(b, rem, got);
+		++*k;
+		for (guint i = 0; i < nf; i++)
+			if (t_out[i] < 0 && got[i] >= left[i] * (1 - 1e-12)) {
+				t_out[i] = (double)*k * b->dt;
+				going -= !watch || watch[i];
+			}
+	}
+}
+
 /* Runs the fluid `steps` steps, or until every flow has delivered what
  * left[] holds (rem[]: what it has still to send, the rest being in the
  * buffers); rate[]: each flow's delivery rate, over the time it took to
- * deliver its last where it did, else over the steps. */
+ * deliver its last where it did, else over the steps. A flow that starts
+ * empty on a route of `steps` hops or more has delivered nothing by then
+ * (its bytes cross a hop a step): its rate is read from further steps, a
+ * window past its route's length, after which the fluid is put back as it
+ * was after `steps`. */
 static void buf_run(struct bfluid *b, double *rem, const double *left, double *rate, int64_t steps)
 {
 	guint nf = b->nf;
 	g_autofree double *got = g_new0(double, nf);
 	g_autofree double *t_out = g_new(double, nf);
-	guint going = 0;
-	int64_t k = 0;
+	g_autofree bool *watch = NULL;
+	int64_t k = 0, ext = steps;
 
-	for (guint i = 0; i < nf; i++) {
+	for (guint i = 0; i < nf; i++)
 		t_out[i] = left[i] > 0 ? -1 : 0;
-		going += left[i] > 0;
-	}
-	while (going && k < steps) {
-		buf_step(b, rem, got);
-		k++;
-		for (guint i = 0; i < nf; i++)
-			if (t_out[i] < 0 && got[i] >= left[i] * (1 - 1e-12)) {
-				t_out[i] = (double)k * b->dt;
-				going--;
-			}
-	}
+	buf_steps(b, rem, left, got, t_out, NULL, &k, steps);
 	for (guint i = 0; i < nf; i++) {
-		/* a flow that starts empty: its first bytes took a step per hop
-		 * to cross, which its tail already counts */
 		const struct flow *fl = b->flows->pdata[i];
-		double lag = 0;
 
-		if (rem[i] + got[i] >= left[i] * (1 - 1e-12) && b->fresh[i])
-			lag = MIN((double)fl->hops, (double)k - 1) * b->dt;
-		double t = t_out[i] > 0 ? t_out[i] : (double)k * b->dt;
-
-		rate[i] = t_out[i] > 0 ? left[i] / MAX(t - lag, b->dt) : k ? got[i] / MAX(t - lag, b->dt) : 0;
+		rate[i] = buf_rate(b, i, rem, left, got, t_out, k);
+		if (b->fresh[i] && t_out[i] < 0 && fl->hops >= steps) {
+			if (!watch)
+				watch = g_new0(bool, nf);
+			watch[i] = true;
+			ext = MAX(ext, fl->hops + steps);
+		}
 	}
+	if (!watch)
+		return;
+	g_autofree double *x = g_memdup2(b->x, (gsize)b->nm * sizeof(double));
+	g_autofree double *rem0 = g_memdup2(rem, (gsize)nf * sizeof(double));
+
+	buf_steps(b, rem, left, got, t_out, watch, &k, ext);
+	for (guint i = 0; i < nf; i++)
+		if (watch[i])
+			rate[i] = buf_rate(b, i, rem, left, got, t_out, k);
+	memcpy(b->x, x, (size_t)b->nm * sizeof(double));
+	memcpy(rem, rem0, (size_t)nf * sizeof(double));
 }
 
 /* The rates of a component with a route of more than one hop where each

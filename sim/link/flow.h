@@ -44,8 +44,11 @@
  * the fluid one window on and gives each flow of it its rate: what its
  * destination received in that window (less, for a flow that starts with
  * nothing in the buffers, the step per hop its first bytes took, which its
- * tail already counts), or its remaining bytes over the time they took.
- * A start or end between ticks takes its rates from the window ahead of the
+ * tail already counts), or its remaining bytes over the time they took;
+ * such a flow on a route of 16 hops or more, whose first bytes cannot land
+ * within the window, is given what it receives in a window past its
+ * route's length, read ahead without keeping it. A start or end between
+ * ticks takes its rates from the window ahead of the
  * fluid as the last tick left it, without keeping it. A message whose
  * source has sent it all into the buffers lets its channel's line of
  * messages go on at the tick (a message of its pair waits behind it). The
