@@ -1924,8 +1924,9 @@ static void buf_steps(struct bfluid *b, double *rem, const double *left, double 
  * deliver its last where it did, else over the steps. A flow that starts
  * empty on a route of `steps` hops or more has delivered nothing by then
  * (its bytes cross a hop a step): its rate is read from further steps, a
- * window past its route's length, after which the fluid is put back as it
- * was after `steps`. */
+ * window past its route's length, after which the fluid (b->x) is put
+ * back as it was after `steps`; rem[] is left as the run left it, which
+ * its caller no longer reads. */
 static void buf_run(struct bfluid *b, double *rem, const double *left, double *rate, int64_t steps)
 {
 	guint nf = b->nf;
@@ -1951,14 +1952,12 @@ static void buf_run(struct bfluid *b, double *rem, const double *left, double *r
 	if (!watch)
 		return;
 	g_autofree double *x = g_memdup2(b->x, (gsize)b->nm * sizeof(double));
-	g_autofree double *rem0 = g_memdup2(rem, (gsize)nf * sizeof(double));
 
 	buf_steps(b, rem, left, got, t_out, watch, &k, ext);
 	for (guint i = 0; i < nf; i++)
 		if (watch[i])
 			rate[i] = buf_rate(b, i, rem, left, got, t_out, k);
 	memcpy(b->x, x, (size_t)b->nm * sizeof(double));
-	memcpy(rem, rem0, (size_t)nf * sizeof(double));
 }
 
 /* The rates of a component with a route of more than one hop where each

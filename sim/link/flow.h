@@ -48,8 +48,8 @@
  * such a flow on a route of 16 hops or more, whose first bytes cannot land
  * within the window, is given what it receives in a window past its
  * route's length, read ahead without keeping it. A start or end between
- * ticks takes its rates from the window ahead of the
- * fluid as the last tick left it, without keeping it. A message whose
+ * ticks takes its rates from the window ahead of the fluid as the last
+ * tick left it, without keeping it. A message whose
  * source has sent it all into the buffers lets its channel's line of
  * messages go on at the tick (a message of its pair waits behind it). The
  * fluid runs only where a rank forwards; elsewhere, and without finite
