@@ -304,7 +304,8 @@ struct flow_net {
 	struct sim_component c;
 	struct sim *s;                /* borrowed */
 	int nchans, nranks;
-	struct fres *res;             /* owned, nchans + 2 x nranks */
+	struct fres *res;             /* owned, nchans, then 2 x nranks memory sides
+				       * where mem_sides */
 	int nres;
 	bool mem_sides;               /* a memory side of finite rate carries flows */
 	double *mem_clock;            /* owned, 2 x nranks where mem_sides: each memory
@@ -351,7 +352,8 @@ struct flow_net {
 	GArray *walk_done;            /* scratch: struct frozen, in the fill's order */
 	const uint8_t *vcs;           /* borrowed: flow_set_vcs */
 	uint32_t arbiter;             /* enum link_flow_arbiter */
-	int32_t *rr_map;              /* rr_share's, nres: resource -> its vres, -1 */
+	int32_t *rr_map;              /* rr_share's, nres from its first call: resource ->
+				       * its vres, -1 */
 	struct vres *hv;              /* rr_share's constraints: hv_len, room for hv_cap */
 	struct lheap fill;            /* progressive filling's constraints by level */
 	uint32_t hv_len, hv_cap;
@@ -450,7 +452,26 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->s = s;
 	n->nchans = nchans;
 	n->nranks = nranks;
-	n->nres = nchans + 2 * nranks;
+	/* a memory side carries payload only, never more than its node's
+	 * channels (out: injection, in: ejection) carry together: a side no
+	 * slower than them has no resource, and where no side is, the
+	 * resources are the channels alone */
+	g_autofree double *chan_cap = g_new(double, nchans);
+	g_autofree double *out = g_new0(double, nranks);
+	g_autofree double *in = g_new0(double, nranks);
+	double inj = (double)np->inject_bytes_per_s / 1e12;
+	double ej = (double)np->eject_bytes_per_s / 1e12;
+
+	for (int i = 0; i < nchans; i++) {
+		chan_cap[i] = chan_capacity(&params[i]);
+		if (ends[2 * i] < nranks)
+			out[ends[2 * i]] += chan_cap[i];
+		if (ends[2 * i + 1] < nranks)
+			in[ends[2 * i + 1]] += chan_cap[i];
+	}
+	for (int r = 0; r < nranks; r++)
+		n->mem_sides |= (inj > 0 && inj < out[r]) || (ej > 0 && ej < in[r]);
+	n->nres = nchans + (n->mem_sides ? 2 * nranks : 0);
 	n->res = g_aligned_alloc0((gsize)n->nres, sizeof(struct fres), 64);
 	for (int i = 0; i < n->nres; i++) {
 		n->res[i].fl = n->res[i].inl;
@@ -459,30 +480,15 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->buf = g_new(double, nchans);
 	n->buf_dt = INFINITY;
 	for (int i = 0; i < nchans; i++) {
-		n->res[i].cap = chan_capacity(&params[i]);
+		n->res[i].cap = chan_cap[i];
 		n->buf[i] = params[i].credits
 			? (double)params[i].credits * (double)(params[i].max_payload_bytes + params[i].header_bytes)
 			: INFINITY;
 		n->buf_dt = MIN(n->buf_dt, n->buf[i] / n->res[i].cap / BUF_STEPS_PER_FILL);
 	}
-	/* a memory side carries payload only, never more than its node's
-	 * channels (out: injection, in: ejection) carry together */
-	g_autofree double *out = g_new0(double, nranks);
-	g_autofree double *in = g_new0(double, nranks);
-
-	for (int i = 0; i < nchans; i++) {
-		if (ends[2 * i] < nranks)
-			out[ends[2 * i]] += n->res[i].cap;
-		if (ends[2 * i + 1] < nranks)
-			in[ends[2 * i + 1]] += n->res[i].cap;
-	}
-	for (int r = 0; r < nranks; r++) {
-		double inj = (double)np->inject_bytes_per_s / 1e12;
-		double ej = (double)np->eject_bytes_per_s / 1e12;
-
+	for (int r = 0; n->mem_sides && r < nranks; r++) {
 		n->res[nchans + r].cap = inj < out[r] ? inj : 0;
 		n->res[nchans + nranks + r].cap = ej < in[r] ? ej : 0;
-		n->mem_sides |= n->res[nchans + r].cap > 0 || n->res[nchans + nranks + r].cap > 0;
 	}
 	if (n->mem_sides) {
 		/* as the packet fabric's clocks (fabric.c, node_slack): ahead of
@@ -538,9 +544,6 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->walk_border = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->walk_done = g_array_new(FALSE, FALSE, sizeof(struct frozen));
-	n->rr_map = g_new(int32_t, n->nres);
-	for (int i = 0; i < n->nres; i++)
-		n->rr_map[i] = -1;
 	n->rr_u32 = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->rr_rate = g_array_new(FALSE, FALSE, sizeof(double));
 	n->rr_by = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -1507,6 +1510,11 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		n->hm = g_renew(struct vmem, n->hm, n->hm_cap);
 	}
 	n->hv_len = 0;
+	if (!n->rr_map) {
+		n->rr_map = g_new(int32_t, n->nres);
+		for (int i = 0; i < n->nres; i++)
+			n->rr_map[i] = -1;
+	}
 	struct vmem *M = n->hm;
 
 	g_array_set_size(n->rr_u32, 2 * (gsize)nf + 2);
@@ -2023,7 +2031,7 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 			int32_t o = n->buf_omap[okey];
 
 			if (o < 0) {
-				double ej = n->res[n->nchans + n->nranks + fl->dst].cap;
+				double ej = n->mem_sides ? n->res[n->nchans + n->nranks + fl->dst].cap : 0;
 				struct bout ob = {
 					.chan = u < h ? (int32_t)fl->use[u].res : -1,
 					.cap = u < h ? n->res[fl->use[u].res].cap : ej > 0 ? ej : INFINITY,
