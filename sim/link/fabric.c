@@ -183,14 +183,13 @@ struct fabric {
 	struct flow_net *flow;     /* owned: flow fidelity only, NULL at packet */
 	int *route_chans;          /* owned scratch, nnodes */
 	struct route_cache *rcache; /* owned, nranks */
-	struct path_cache *pcache; /* owned, nranks: fabric_route's */
 };
 
 /* A source's last two routes, as channels and virtual channels (routes
  * are a pure function of (src, dst, hint), topo.h), so a rank that streams
  * data to one peer and answers another (a ring: data to the next rank,
- * completion responses to the previous) routes once, at either fidelity.
- * Routes longer than ROUTE_CACHE_HOPS are not kept. e[last] is the more
+ * completion responses to the previous) routes once, at either fidelity;
+ * fabric_route reads a route's nodes from the same entries. Routes longer than ROUTE_CACHE_HOPS are not kept. e[last] is the more
  * recent; hops 0: empty. */
 enum { ROUTE_CACHE_HOPS = 6 };
 struct route_entry {
@@ -203,16 +202,6 @@ struct route_cache {
 	uint8_t last;
 };
 
-/* fabric_route's cache: a source's last two paths as nodes, kept as the
- * route cache above is (a transaction asks for its route when it starts,
- * and again for its timing). e[0] is the more recent; hops 0: empty. */
-struct path_entry {
-	int dst, hint, hops;
-	int nodes[ROUTE_CACHE_HOPS + 1];
-};
-struct path_cache {
-	struct path_entry e[2];
-};
 
 sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes)
 {
@@ -1035,7 +1024,6 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	f->route_vcs = g_new(uint8_t, f->t.nnodes);
 	f->route_chans = g_new(int, f->t.nnodes);
 	f->rcache = g_new0(struct route_cache, f->t.nranks);
-	f->pcache = g_new0(struct path_cache, f->t.nranks);
 	f->inject_rate.bytes = f->eject_rate.bytes = UINT64_MAX;
 	if (cfg->fidelity == LINK_FIDELITY_FLOW) {
 		/* the flow network keeps what a channel is at flow level */
@@ -1108,7 +1096,6 @@ void fabric_free(struct fabric *f)
 	flow_net_free(f->flow);
 	g_free(f->route_chans);
 	g_free(f->rcache);
-	g_free(f->pcache);
 	topo_release(&f->t);
 	g_free(f);
 }
@@ -1355,35 +1342,26 @@ uint64_t fabric_send(struct fabric *f, int src, int dst, uint64_t bytes,
 
 int fabric_route(struct fabric *f, int src, int dst, enum route_hint hint, GArray *nodes)
 {
-	struct path_cache *c = src >= 0 && src < f->t.nranks ? &f->pcache[src] : NULL;
-
 	g_assert(g_array_get_element_size(nodes) == sizeof(int));
-	if (c) {
-		for (int k = 0; k < 2; k++) {
-			if (!c->e[k].hops || c->e[k].dst != dst || c->e[k].hint != (int)hint)
-				continue;
-			if (k == 1) {
-				struct path_entry hit = c->e[1];
+	if (src >= 0 && src < f->t.nranks) {
+		/* the route's channels from the source's cache, their ends the
+		 * nodes */
+		const int *chans;
+		const uint8_t *vcs;
+		int hops = route_cached(f, src, dst, hint, &chans, &vcs);
 
-				c->e[1] = c->e[0];
-				c->e[0] = hit;
-			}
-			g_array_set_size(nodes, (guint)c->e[0].hops + 1);
-			memcpy(nodes->data, c->e[0].nodes, sizeof(int) * ((size_t)c->e[0].hops + 1));
-			return c->e[0].hops;
-		}
+		g_array_set_size(nodes, (guint)hops + 1);
+		int *v = (int *)(void *)nodes->data;
+
+		v[0] = src;
+		for (int k = 0; k < hops; k++)
+			v[k + 1] = f->t.chans[chans[k]].dst;
+		return hops;
 	}
 	g_array_set_size(nodes, (guint)f->t.nnodes + 1);
 	int hops = topo_route(&f->t, src, dst, hint, (int *)(void *)nodes->data, f->route_vcs);
 
 	g_array_set_size(nodes, (guint)hops + 1);
-	if (c && hops >= 1 && hops <= ROUTE_CACHE_HOPS) {
-		c->e[1] = c->e[0];
-		c->e[0].dst = dst;
-		c->e[0].hint = (int)hint;
-		c->e[0].hops = hops;
-		memcpy(c->e[0].nodes, nodes->data, sizeof(int) * ((size_t)hops + 1));
-	}
 	return hops;
 }
 
