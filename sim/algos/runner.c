@@ -70,7 +70,7 @@ struct bd_memo {
  * its data is all processed: in_left). A dependent's start reads its end only
  * where the breakdown is walked and only at the picosecond it ends
  * (`dreaders`, op_hold): an op that a much later op depends on is not kept
- * for it. */
+ * for it. What only the breakdown's walks read is beside it (struct run_bd). */
 struct run_op {
 	/* first line: what most events read */
 	struct runner *r;
@@ -88,7 +88,8 @@ struct run_op {
 	bool out_parked : 1;      /* issued, its slot held and its transaction not made yet
 				   * (op_park): made when first read (out_unpark) */
 	bool in_fed : 1;          /* its incoming transaction has begun to take data */
-	bool fed_early : 1;       /* some did: its output's supply counts when they have landed */
+	bool fed_early : 1;       /* some did: its output's supply counts when they have landed
+				   * (early_since, early_until hold from then on) */
 	bool held : 1;            /* done and read by no one but dependents to start (held) */
 	bool in_left : 1;         /* its incoming data all processed, it has let go of their
 				   * transaction (in NULL): the breakdown is not walked */
@@ -99,29 +100,47 @@ struct run_op {
 		} send;
 	} w;
 	sim_time_t t_start, t_end;
-	sim_time_t t_in_done;     /* incoming data all usable and processed */
-	sim_time_t t_reduce;      /* the last reduction batch was issued */
+	/* its outgoing transaction not made yet, then (early take) made: one
+	 * pair or the other */
+	union {
+		struct {
+			uint64_t out_avail;     /* out_queued: bytes supplied so far */
+			sim_time_t out_all_ps;  /* out_queued: when all of them were, 0 not yet */
+		};
+		struct {
+			/* fed_early: bytes usable before they landed (on_early),
+			 * to process: they land from, and by; until 0 none */
+			sim_time_t early_since, early_until;
+		};
+	};
 	uint32_t idx;
 	int32_t lane_pred;        /* previous op of this lane, -1 none */
-	uint32_t refs;            /* itself until done, and each reader to come but its
-				   * dependents */
+	union {
+		uint32_t refs;        /* itself until done, and each reader to come but its
+				       * dependents */
+		uint32_t next_free;   /* gone (refs 0), in the pool's free list: the next
+				       * one + 1, 0 end */
+	};
 	uint32_t pool_idx;        /* its place in the runner's pool */
-	uint32_t next_free;       /* in the pool's free list: the next one + 1, 0 end */
-	uint32_t dreaders;        /* dependents to start whose breakdown walks may read
-				   * its end: only one starting at its end's picosecond
-				   * does, so it is kept no longer (op_hold) */
-	uint64_t out_avail;       /* out_queued: bytes supplied so far */
-	sim_time_t out_all_ps;    /* out_queued: when all of them were, 0 not yet */
+} __attribute__((aligned(64)));
+G_STATIC_ASSERT(sizeof(struct run_op) == 128);
+
+G_STATIC_ASSERT(offsetof(struct run_op, w) == 64);
+
+/* What only the breakdown's walks read of an op (bd_on): beside its run
+ * state, at its pool index in the runner's second pool (op_bd), alive with
+ * it. */
+struct run_bd {
 	/* the critical path's causes from the call's start up to a point of
 	 * this op (bd_walk's states), owned references, NULL until reached:
 	 * its start, its end, and its incoming transaction's data all usable */
 	struct bd_memo *bd_start, *bd_end, *bd_usable;
-	sim_time_t early_since, early_until; /* bytes usable before they landed (on_early), to
-					      * process: they land from, and by; until 0 none */
-} __attribute__((aligned(64)));
-G_STATIC_ASSERT(sizeof(struct run_op) == 192);
-
-G_STATIC_ASSERT(offsetof(struct run_op, w) == 64);
+	sim_time_t t_in_done;     /* incoming data all usable and processed */
+	sim_time_t t_reduce;      /* the last reduction batch was issued */
+	uint32_t dreaders;        /* dependents to start whose breakdown walks may read
+				   * its end: only one starting at its end's picosecond
+				   * does, so it is kept no longer (op_hold) */
+};
 
 G_STATIC_ASSERT(RUNNER_CALLS_SIMULATED <= 3); /* run_op's call */
 
@@ -333,6 +352,7 @@ struct runner {
 	uint64_t *elems_before; /* owned: per unit u, the elements of the units
 				 * before it; [s->nunits]: all of them */
 	GPtrArray *pool;      /* owned: blocks of RUN_OP_BLOCK run states */
+	GPtrArray *bd_pool;   /* owned, breakdown only: pool's blocks' struct run_bd */
 	struct pool memos;    /* of struct bd_memo, BD_MEMO_BLOCK a block */
 	uint32_t pool_used;   /* run states taken from the last block */
 	uint32_t free_op;     /* pool index + 1 of a handed back run state, 0 none */
@@ -523,6 +543,13 @@ static struct run_op *pool_at(const struct runner *r, uint32_t idx)
 	return (struct run_op *)g_ptr_array_index(r->pool, idx / RUN_OP_BLOCK) + idx % RUN_OP_BLOCK;
 }
 
+/* What the breakdown reads of alive op o (bd_on). */
+static struct run_bd *op_bd(const struct run_op *o)
+{
+	return (struct run_bd *)g_ptr_array_index(o->r->bd_pool, o->pool_idx / RUN_OP_BLOCK) +
+	       o->pool_idx % RUN_OP_BLOCK;
+}
+
 /* Op i of rank's run state if it is alive, else NULL. */
 static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
 {
@@ -657,7 +684,7 @@ static void op_wake(struct run_op *o, struct run_lane *ln, uint32_t pos)
 	 * transaction's times read it, never its timing) */
 	o->t_start = o->r->starts_read ? ln->dorm_t[slot] : sim_now(o->r->sim);
 	if (ln->dorm_bd) {
-		o->bd_start = ln->dorm_bd[slot]; /* its reference */
+		op_bd(o)->bd_start = ln->dorm_bd[slot]; /* its reference */
 		ln->dorm_bd[slot] = NULL;
 	}
 	if (pos + 1 < lane_len(rr, o->lane) && ln->next <= pos + 1)
@@ -704,6 +731,8 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 			if (posix_memalign(&mem, 64, sizeof(struct run_op) * RUN_OP_BLOCK))
 				g_error("runner: out of memory for %d run states", RUN_OP_BLOCK);
 			g_ptr_array_add(r->pool, mem);
+			if (r->bd_on)
+				g_ptr_array_add(r->bd_pool, g_new(struct run_bd, RUN_OP_BLOCK));
 			r->pool_used = 0;
 		}
 		idx = (r->pool->len - 1) * RUN_OP_BLOCK + r->pool_used++;
@@ -718,8 +747,11 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 		 * dependents ask only whether it is done (a gone op is), and
 		 * their breakdown walks read its end */
 		.refs = 1 + (r->bd_on ? is_send(op->kind) + is_recv(op->kind) : 0),
-		.dreaders = r->bd_on ? rr->ix[i + 1].dep_first - rr->ix[i].dep_first : 0,
 	};
+	if (r->bd_on)
+		*op_bd(o) = (struct run_bd){
+			.dreaders = rr->ix[i + 1].dep_first - rr->ix[i].dep_first,
+		};
 	/* w is a send's engine progress otherwise. A COPY moves the smaller of
 	 * its source's and its destination's bytes (ir.h), which differ only
 	 * where a schedule copies between units of different blocks
@@ -763,7 +795,7 @@ static void op_unref(struct run_op *o)
 	if (--o->refs)
 		return;
 	g_assert(o->done);
-	if (o->dreaders && o->t_end == sim_now(o->r->sim))
+	if (o->r->bd_on && op_bd(o)->dreaders && o->t_end == sim_now(o->r->sim))
 		op_hold(o);
 	else
 		op_free(o);
@@ -772,8 +804,10 @@ static void op_unref(struct run_op *o)
 /* A dependent of o has started: its walk has read o (op_release_readers). */
 static void op_dep_read(struct run_op *o)
 {
-	g_assert(o->dreaders > 0);
-	if (--o->dreaders || o->refs)
+	struct run_bd *b = op_bd(o);
+
+	g_assert(b->dreaders > 0);
+	if (--b->dreaders || o->refs)
 		return;
 	o->held = false;
 	op_free(o);
@@ -805,7 +839,7 @@ static void op_purge(struct runner *r)
 			if (o->t_end >= now)
 				break;
 			o->held = false;
-			o->dreaders = 0;
+			op_bd(o)->dreaders = 0;
 			op_free(o);
 		}
 		r->held_lo++;
@@ -839,10 +873,12 @@ static void op_free(struct run_op *o)
 		txn_let_go(o->in, true);
 	if (o->out)
 		txn_let_go(o->out, false);
-	if (r->bd_on) { /* else no op has causes: a line of o left unread */
-		memo_unref(r, o->bd_start);
-		memo_unref(r, o->bd_usable);
-		memo_unref(r, o->bd_end);
+	if (r->bd_on) { /* else no op has causes */
+		struct run_bd *b = op_bd(o);
+
+		memo_unref(r, b->bd_start);
+		memo_unref(r, b->bd_usable);
+		memo_unref(r, b->bd_end);
 	}
 	live_set(&r->ranks[o->rank], o->idx, OP_GONE);
 	r->ops_live--;
@@ -1084,15 +1120,20 @@ static void op_process(struct run_op *o)
 	/* staging: a received byte is also copied out of the staging buffer */
 	if (is_reducing(k) || o->r->pp->staging) {
 		if (!o->reducing && o->usable > o->processed) {
-			sim_time_t until = o->early_until;
+			/* the early take's window, if it had one (else its place
+			 * holds out_avail, out_all_ps) */
+			sim_time_t since = o->fed_early ? o->early_since : 0;
+			sim_time_t until = o->fed_early ? o->early_until : 0;
 
-			o->early_until = 0;
-			o->t_reduce = sim_now(o->r->sim);
+			if (o->fed_early)
+				o->early_until = 0;
+			if (o->r->bd_on)
+				op_bd(o)->t_reduce = sim_now(o->r->sim);
 			if (is_send(k) && o->out && o->r->nlanes == 1 &&
 			    (o->usable < in_bytes(o) || until) &&
 			    paxi_work_ahead(o->r->px, node(o->r, o->rank), o->lane,
 					    o->usable - o->processed, is_reducing(k), o->out,
-					    o->early_since, until)) {
+					    since, until)) {
 				/* not its last bytes, and one lane (a reducer shared
 				 * by lanes would take this work ahead of theirs): the
 				 * output's channel is busy past its end, so its
@@ -1347,15 +1388,14 @@ static void op_try_finish(struct run_op *o)
 	if (is_recv(o->kind) && !o->in_left &&
 	    !(o->in && o->in_all && o->processed == in_bytes(o) && !o->reducing))
 		return;
-	if (o->in && !o->t_in_done) {
-		o->t_in_done = sim_now(o->r->sim);
+	if (o->in && !o->r->bd_on) {
 		/* nothing but the breakdown's walks reads its incoming
 		 * transaction from now on (its send may still run long) */
-		if (!o->r->bd_on) {
-			txn_let_go(o->in, true);
-			o->in = NULL;
-			o->in_left = true;
-		}
+		txn_let_go(o->in, true);
+		o->in = NULL;
+		o->in_left = true;
+	} else if (o->in && !op_bd(o)->t_in_done) {
+		op_bd(o)->t_in_done = sim_now(o->r->sim);
 	}
 	if (is_send(o->kind) && !out_done(o))
 		return;
@@ -1560,7 +1600,7 @@ enum walk_at {
  * its incoming data's usable point where the cursor is at or after it, are
  * entered with the cursor at or after the point's own time (its first give),
  * and from there the walk is a function of the point alone: so the walk from the point at its own time is kept with the op
- * (struct run_op's bd_start, bd_usable, bd_end), and a later walk that reaches
+ * (struct run_bd's bd_start, bd_usable, bd_end), and a later walk that reaches
  * it adds that value and the dependency time in between, instead of going on.
  * An op's end is always entered at its end time; its start at or after it;
  * its incoming data's usable point, where it is not (a Send/Recv's response
@@ -1581,7 +1621,6 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 	struct walk w = { .p = p, .bd = acc.c };
 	sim_time_t kick = r->t0 + r->overhead_ps;
 	struct bd_memo *memo = NULL, *out;
-	struct run_op pred_tmp;
 	sim_time_t memo_ps = 0;
 	bool self = true;
 
@@ -1593,18 +1632,18 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			if (!self) {
 				/* only ever entered at its end (AT_OP_START's rule) */
 				g_assert(o->done && w.p == o->t_end);
-				memo = o->bd_end;
+				memo = op_bd(o)->bd_end;
 				memo_ps = o->t_end;
 				goto add_memo;
 			}
 			give(&w, BD_DEPENDENCY, o->t_end);
 			if (o->out && paxi_txn_times(o->out)->sent == w.p &&
-			    (!o->in || o->t_in_done <= w.p)) {
+			    (!o->in || op_bd(o)->t_in_done <= w.p)) {
 				give(&w, BD_HANDSHAKE, paxi_txn_times(o->out)->usable); /* response */
 				t = o->out;
 				at = AT_TXN_USABLE;
 			} else if (o->out && paxi_txn_times(o->out)->arrived == w.p &&
-				   (!o->in || o->t_in_done <= w.p)) {
+				   (!o->in || op_bd(o)->t_in_done <= w.p)) {
 				/* done when its data landed (paxi_send_done) */
 				t = o->out;
 				at = AT_TXN_USABLE;
@@ -1620,14 +1659,15 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 		}
 		case AT_IN_DONE: {
 			const struct paxi_txn_times *tm = paxi_txn_times(o->in);
+			const struct run_bd *b = op_bd(o);
 
 			/* not done yet: it will be, after now, so after the cursor */
-			if (o->t_in_done)
-				give(&w, BD_DEPENDENCY, o->t_in_done);
+			if (b->t_in_done)
+				give(&w, BD_DEPENDENCY, b->t_in_done);
 			/* a usable time not known yet (0) is after the cursor */
-			if (is_reducing(o->kind) && tm->usable && o->t_reduce >= tm->usable &&
-			    o->t_reduce >= o->t_start)
-				give(&w, BD_REDUCTION, o->t_reduce);
+			if (is_reducing(o->kind) && tm->usable && b->t_reduce >= tm->usable &&
+			    b->t_reduce >= o->t_start)
+				give(&w, BD_REDUCTION, b->t_reduce);
 			if (tm->usable && o->t_start > tm->usable) {
 				at = AT_OP_START;
 				break;
@@ -1641,8 +1681,8 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			struct run_op *src = paxi_txn_user(t, false);
 			struct run_op *dst = paxi_txn_user(t, true);
 
-			if (!self && dst && dst->bd_usable && tm->usable && w.p >= tm->usable) {
-				memo = dst->bd_usable;
+			if (!self && dst && op_bd(dst)->bd_usable && tm->usable && w.p >= tm->usable) {
+				memo = op_bd(dst)->bd_usable;
 				memo_ps = tm->usable;
 				goto add_memo;
 			}
@@ -1678,7 +1718,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 		case AT_OP_START: {
 			if (!self) {
 				g_assert(w.p >= o->t_start); /* issued (op_start) */
-				memo = o->bd_start;
+				memo = op_bd(o)->bd_start;
 				memo_ps = o->t_start;
 				goto add_memo;
 			}
@@ -1698,15 +1738,6 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			const struct run_lane *g = !pred && o->lane_pred >= 0 && r->lazy
 				? dorm_lane(r, o->rank, (uint32_t)o->lane_pred, &gpos) : NULL;
 
-			if (g) {
-				/* dormant: its start is its issue */
-				pred_tmp = (struct run_op){
-					.t_start = g->dorm_t[gpos & g->dorm_mask],
-					.bd_start = g->dorm_bd ? g->dorm_bd[gpos & g->dorm_mask] : NULL,
-				};
-				pred = &pred_tmp;
-			}
-
 			for (uint32_t d = 0; d < o->op->ndeps; d++) {
 				struct run_op *c = op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base);
 
@@ -1720,6 +1751,12 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			} else if (pred && pred->t_start == w.p) {
 				o = pred;
 				at = AT_OP_START;
+			} else if (g && g->dorm_t[gpos & g->dorm_mask] == w.p) {
+				/* dormant: its start is its issue, its causes kept
+				 * in its lane */
+				memo = g->dorm_bd ? g->dorm_bd[gpos & g->dorm_mask] : NULL;
+				memo_ps = w.p;
+				goto add_memo;
 			} else {
 				at = AT_DONE;
 			}
@@ -1759,14 +1796,14 @@ static struct bd_memo *bd_walk_start(struct run_op *o)
 static void bd_at_start(struct run_op *o)
 {
 	if (o->r->bd_on)
-		o->bd_start = bd_walk(o->r, AT_OP_START, o, NULL, o->t_start);
+		op_bd(o)->bd_start = bd_walk(o->r, AT_OP_START, o, NULL, o->t_start);
 }
 
 static void bd_at_usable(struct run_op *o, struct paxi_txn *t)
 {
 	if (!o->r->bd_on)
 		return;
-	o->bd_usable = bd_walk(o->r, AT_TXN_USABLE, NULL, t, paxi_txn_times(t)->usable);
+	op_bd(o)->bd_usable = bd_walk(o->r, AT_TXN_USABLE, NULL, t, paxi_txn_times(t)->usable);
 }
 
 static void bd_at_end(struct run_op *o)
@@ -1775,7 +1812,9 @@ static void bd_at_end(struct run_op *o)
 
 	if (!r->bd_on)
 		return;
-	o->bd_end = bd_walk(r, AT_OP_END, o, NULL, o->t_end);
+	struct run_bd *b = op_bd(o);
+
+	b->bd_end = bd_walk(r, AT_OP_END, o, NULL, o->t_end);
 	if (!r->has_last || o->t_end > r->last_end ||
 	    (o->t_end == r->last_end &&
 	     (o->rank < r->last_rank || (o->rank == r->last_rank && o->idx < r->last_idx)))) {
@@ -1783,7 +1822,7 @@ static void bd_at_end(struct run_op *o)
 		r->last_end = o->t_end;
 		r->last_rank = o->rank;
 		r->last_idx = o->idx;
-		r->bd_last = o->bd_end->v;
+		r->bd_last = b->bd_end->v;
 	}
 }
 
@@ -2111,6 +2150,7 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 	r->pp = paxi_get_params(r->px);
 	r->elems_before = sched_elems_before(s, r->elems);
 	r->pool = g_ptr_array_new_with_free_func(free);
+	r->bd_pool = g_ptr_array_new_with_free_func(g_free);
 	r->held = g_array_new(FALSE, FALSE, sizeof(struct held));
 	if (r->lazy) {
 		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);
@@ -2182,6 +2222,9 @@ static void teardown(struct runner *r)
 	r->queues = NULL;
 	if (r->pool)
 		g_ptr_array_unref(r->pool);
+	if (r->bd_pool)
+		g_ptr_array_unref(r->bd_pool);
+	r->bd_pool = NULL;
 	if (r->held)
 		g_array_unref(r->held);
 	r->held = NULL;
