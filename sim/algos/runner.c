@@ -224,7 +224,7 @@ struct run_rank {
 				     * index; rank 0's if alike */
 	const uint32_t *lane_ops; /* several lanes: op indices by lane, in list
 				   * order; rank 0's if alike */
-	uint32_t *call_left;  /* per call: its ops on this rank not done */
+	uint32_t call_left[RUNNER_CALLS_SIMULATED]; /* per call: its ops on this rank not done */
 	struct paxi_landing landed; /* the last outgoing transaction whose landing
 				     * completed an op (paxi_send_done); zero: none */
 } __attribute__((aligned(64)));
@@ -2033,7 +2033,7 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 }
 
 /* A rank's window of live indices starts with room for this many ops. */
-#define LIVE_ROOM 16
+#define LIVE_ROOM 8
 
 /* Whether tests/sim may have the runner index every rank on its own. */
 static bool share_index = true;
@@ -2169,7 +2169,6 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 		rr->per = per;
 		rr->nops = per * r->calls;
 		rr->lanes = r->nlanes > 1 ? g_new0(struct run_lane, r->nlanes) : &rr->lane0;
-		rr->call_left = g_new0(uint32_t, r->calls);
 		rr->live = g_new(uint32_t, LIVE_ROOM);
 		rr->live_mask = LIVE_ROOM - 1;
 		for (uint32_t c = 0; c < r->calls; c++)
@@ -2208,7 +2207,6 @@ static void teardown(struct runner *r)
 		}
 		if (rr->lanes != &rr->lane0)
 			g_free(rr->lanes);
-		g_free(rr->call_left);
 	}
 	free(r->ranks);
 	g_free(r->call_end);
