@@ -1349,7 +1349,7 @@ static bool out_done(const struct run_op *o)
 	if (o->out_sent)
 		return true;
 	return o->out && pp->engine && pp->send_done == PAXI_SEND_DONE_LANDED &&
-	       paxi_txn_bytes(o->out) && paxi_txn_times(o->out)->arrived;
+	       paxi_txn_bytes(o->out) && paxi_txn_times(o->out).arrived;
 }
 
 /* A done op's times into the result: its step's row (first call only) and
@@ -1569,14 +1569,14 @@ static void give(struct walk *w, enum bd_cause cause, sim_time_t t)
  * other traffic, or retransmission when Go-Back-N had to replay packets. */
 static void give_transit(struct walk *w, const struct paxi_txn *t, sim_time_t from, uint64_t bytes)
 {
-	const struct paxi_txn_times *tm = paxi_txn_times(t);
+	const struct paxi_txn_times tm = paxi_txn_times(t);
 
 	if (from >= w->p)
 		return;
 	sim_time_t ideal = MIN(paxi_txn_ideal_ps(t, bytes), w->p - from);
 
 	give(w, BD_SERIAL, w->p - ideal);
-	give(w, tm->replayed ? BD_RETRANSMIT : BD_QUEUEING, from);
+	give(w, tm.replayed ? BD_RETRANSMIT : BD_QUEUEING, from);
 }
 
 enum walk_at {
@@ -1637,12 +1637,12 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 				goto add_memo;
 			}
 			give(&w, BD_DEPENDENCY, o->t_end);
-			if (o->out && paxi_txn_times(o->out)->sent == w.p &&
+			if (o->out && paxi_txn_times(o->out).sent == w.p &&
 			    (!o->in || op_bd(o)->t_in_done <= w.p)) {
-				give(&w, BD_HANDSHAKE, paxi_txn_times(o->out)->usable); /* response */
+				give(&w, BD_HANDSHAKE, paxi_txn_times(o->out).usable); /* response */
 				t = o->out;
 				at = AT_TXN_USABLE;
-			} else if (o->out && paxi_txn_times(o->out)->arrived == w.p &&
+			} else if (o->out && paxi_txn_times(o->out).arrived == w.p &&
 				   (!o->in || op_bd(o)->t_in_done <= w.p)) {
 				/* done when its data landed (paxi_send_done) */
 				t = o->out;
@@ -1658,17 +1658,17 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			break;
 		}
 		case AT_IN_DONE: {
-			const struct paxi_txn_times *tm = paxi_txn_times(o->in);
+			const struct paxi_txn_times tm = paxi_txn_times(o->in);
 			const struct run_bd *b = op_bd(o);
 
 			/* not done yet: it will be, after now, so after the cursor */
 			if (b->t_in_done)
 				give(&w, BD_DEPENDENCY, b->t_in_done);
 			/* a usable time not known yet (0) is after the cursor */
-			if (is_reducing(o->kind) && tm->usable && b->t_reduce >= tm->usable &&
+			if (is_reducing(o->kind) && tm.usable && b->t_reduce >= tm.usable &&
 			    b->t_reduce >= o->t_start)
 				give(&w, BD_REDUCTION, b->t_reduce);
-			if (tm->usable && o->t_start > tm->usable) {
+			if (tm.usable && o->t_start > tm.usable) {
 				at = AT_OP_START;
 				break;
 			}
@@ -1677,40 +1677,40 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			break;
 		}
 		case AT_TXN_USABLE: {
-			const struct paxi_txn_times *tm = paxi_txn_times(t);
+			const struct paxi_txn_times tm = paxi_txn_times(t);
 			struct run_op *src = paxi_txn_user(t, false);
 			struct run_op *dst = paxi_txn_user(t, true);
 
-			if (!self && dst && op_bd(dst)->bd_usable && tm->usable && w.p >= tm->usable) {
+			if (!self && dst && op_bd(dst)->bd_usable && tm.usable && w.p >= tm.usable) {
 				memo = op_bd(dst)->bd_usable;
-				memo_ps = tm->usable;
+				memo_ps = tm.usable;
 				goto add_memo;
 			}
 			/* not usable yet (a send done when its data landed, before the
 			 * destination's flag): usable after the cursor */
-			if (tm->usable)
-				give(&w, BD_DEPENDENCY, tm->usable);
+			if (tm.usable)
+				give(&w, BD_DEPENDENCY, tm.usable);
 			if (paxi_txn_kind(t) == PAXI_SENDRECV)
-				give(&w, BD_HANDSHAKE, tm->arrived);
-			if (tm->last_supply > tm->data_allowed) {
-				give_transit(&w, t, tm->last_supply, tm->last_msg_bytes + tm->backlog_last);
+				give(&w, BD_HANDSHAKE, tm.arrived);
+			if (tm.last_supply > tm.data_allowed) {
+				give_transit(&w, t, tm.last_supply, tm.last_msg_bytes + tm.backlog_last);
 				o = src;
 				at = o->in ? AT_IN_DONE : AT_OP_START;
 				break;
 			}
-			give_transit(&w, t, tm->data_allowed, paxi_txn_bytes(t) + tm->backlog_first);
-			if (paxi_txn_kind(t) == PAXI_SENDRECV && tm->data_allowed > tm->setup_end) {
-				sim_time_t cts_sent = MAX(tm->rts_arrived, tm->posted);
+			give_transit(&w, t, tm.data_allowed, paxi_txn_bytes(t) + tm.backlog_first);
+			if (paxi_txn_kind(t) == PAXI_SENDRECV && tm.data_allowed > tm.setup_end) {
+				sim_time_t cts_sent = MAX(tm.rts_arrived, tm.posted);
 
 				give(&w, BD_HANDSHAKE, cts_sent);
-				if (tm->posted > tm->rts_arrived && dst && dst->t_start == tm->posted) {
+				if (tm.posted > tm.rts_arrived && dst && dst->t_start == tm.posted) {
 					o = dst;
 					at = AT_OP_START;
 					break;
 				}
 			}
-			give(&w, BD_HANDSHAKE, tm->slot);
-			give(&w, BD_QUEUEING, tm->start);
+			give(&w, BD_HANDSHAKE, tm.slot);
+			give(&w, BD_QUEUEING, tm.start);
 			o = src;
 			at = AT_OP_START;
 			break;
@@ -1803,7 +1803,7 @@ static void bd_at_usable(struct run_op *o, struct paxi_txn *t)
 {
 	if (!o->r->bd_on)
 		return;
-	op_bd(o)->bd_usable = bd_walk(o->r, AT_TXN_USABLE, NULL, t, paxi_txn_times(t)->usable);
+	op_bd(o)->bd_usable = bd_walk(o->r, AT_TXN_USABLE, NULL, t, paxi_txn_times(t).usable);
 }
 
 static void bd_at_end(struct run_op *o)
@@ -2259,6 +2259,8 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 			    "schedule has no units to run");
 		return false;
 	}
+	/* only the breakdown's walks read the times paxi keeps when asked */
+	paxi_keep_times(px, r.bd_on);
 	if (!setup(&r, bytes, elem_bytes, error))
 		goto out;
 	/* steps and spans are filled in as ops end (op_record) */

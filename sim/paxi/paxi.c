@@ -46,6 +46,13 @@ enum txn_state {
 /* Messages and reduction requests per block of their pools. */
 #define POOL_BLOCK 256
 
+/* A transaction's times that only paxi_txn_times' readers use: kept in a
+ * record of their own, made only while paxi_keep_times is on. */
+struct txn_more {
+	sim_time_t slot, rts_arrived, posted, cts, usable, sent;
+	uint64_t last_msg_bytes, backlog_first, backlog_last;
+};
+
 struct paxi_txn {
 	/* Line 0 holds what every delivered packet reads (on_data_delivered);
 	 * the blocks of transactions are aligned to a line. */
@@ -62,7 +69,7 @@ struct paxi_txn {
 	uint8_t kind;          /* enum paxi_kind, beside the fields above */
 	bool started : 1, posted : 1, rts_arrived : 1, cts_arrived : 1, flag_sent : 1,
 		zero_sent : 1;
-	bool over : 1;         /* its completion response has been processed (tm.sent) */
+	bool over : 1;         /* its completion response has been processed */
 	bool setup_unseen : 1; /* flow fidelity: its setup's end has no event; the
 				* data supplied after it is allowed then (pump) */
 
@@ -78,15 +85,24 @@ struct paxi_txn {
 					     * in flight (pump may grow it), else NULL */
 		struct paxi_txn *next_free; /* handed back: paxi's free list */
 	};
-	/* Line 1 ends with tm.setup_end: a receiver's slack reads it, with
-	 * state, src and dst, of its outgoing Transfer (paxi_txn_drain_ps) */
-	struct paxi_txn_times tm;
+	/* Line 1 ends with tm.setup_end and tm.data_allowed: a receiver's
+	 * slack reads them, with state and chan, of its outgoing Transfer
+	 * (paxi_txn_drain_ps) */
+	struct {
+		sim_time_t setup_end, data_allowed, start, last_supply;
+		sim_time_t arrived;
+		uint32_t replayed;
+		int hops;
+	} tm;                 /* paxi_txn_times' fields always kept (txn_more:
+			       * the rest) */
 	struct paxi_txn *next_wait; /* slot queue link */
+	struct txn_more *more;      /* owned (paxi's pool): while paxi_keep_times was
+				     * on at paxi_txn_new, else NULL */
 	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
 } __attribute__((aligned(64)));
-G_STATIC_ASSERT(offsetof(struct paxi_txn, kind) < 64 && sizeof(struct paxi_txn) == 256);
+G_STATIC_ASSERT(offsetof(struct paxi_txn, kind) < 64 && sizeof(struct paxi_txn) == 192);
 G_STATIC_ASSERT(offsetof(struct paxi_txn, state) >= 64 && offsetof(struct paxi_txn, last_data) < 128 &&
-		offsetof(struct paxi_txn, tm.setup_end) + sizeof(sim_time_t) <= 128);
+		offsetof(struct paxi_txn, tm.data_allowed) + sizeof(sim_time_t) <= 128);
 
 struct paxi_msg {
 	struct paxi_txn *t;
@@ -96,19 +112,24 @@ struct paxi_msg {
 };
 
 /* A slot a unit holds, its setup queued, for a transaction not made yet
- * (paxi_unit_reserve): the user's key, when the slot was granted, when the
- * setup ends. */
+ * (paxi_unit_reserve): the user's key, when the setup ends (and, while
+ * paxi_keep_times is on, when the slot was granted: paxi's res_slot).
+ * Reservations live in paxi's store, RES_BLOCK a block, and link by
+ * index + 1 (0: none), each unit's in a list, the free ones in another. */
 struct reservation {
 	uint32_t key;
-	sim_time_t slot_ps, setup_end;
+	uint32_t next;                /* the unit's next one, or the next free one */
+	sim_time_t setup_end;
 };
+
+/* Reservations per block of paxi's reservation store. */
+#define RES_BLOCK 256
 
 struct cdma {
 	uint32_t busy;                /* slots held: transactions and reservations */
-	uint32_t nres, res_room;
+	uint32_t res;                 /* its first reservation, index + 1; 0: none */
 	struct paxi_txn *wait_head, *wait_tail;
 	sim_time_t setup_free_at;
-	struct reservation *res;      /* owned: nres of them, room for res_room */
 };
 
 /* A piece of work queued on a node's engine (paxi.engine). */
@@ -161,11 +182,19 @@ struct paxi {
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
 	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_free */
+	GPtrArray *res_blocks;        /* owned: the reservations, RES_BLOCK a block */
+	uint32_t res_made;            /* reservations taken from the blocks */
+	uint32_t res_free;            /* the first handed back, index + 1; 0: none */
+	GArray *res_slot;             /* owned, of sim_time_t, per reservation: its
+				       * slot's grant, if made while keeping times;
+				       * NULL until one is */
 	void (*refill)(void *user, int node, uint32_t unit); /* paxi_set_refill's */
 	void *refill_user;
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
 	struct pool msgs;             /* of struct paxi_msg */
 	struct pool reqs;             /* of struct reduce_req */
+	struct pool mores;            /* of struct txn_more */
+	bool keep_times;              /* paxi_keep_times */
 	struct reduce_req *later_head, *later_tail; /* deferred to PX_REDUCE_LATER */
 	struct paxi_stats st;
 };
@@ -306,9 +335,11 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	for (int i = 0; i < x->nodes; i++)
 		x->last_pair[i] = (struct pair_memo){ .dst = -1 };
 	x->txn_blocks = g_ptr_array_new_with_free_func(free);
+	x->res_blocks = g_ptr_array_new_with_free_func(g_free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	pool_init(&x->msgs, sizeof(struct paxi_msg), POOL_BLOCK);
 	pool_init(&x->reqs, sizeof(struct reduce_req), POOL_BLOCK);
+	pool_init(&x->mores, sizeof(struct txn_more), POOL_BLOCK);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
 	return x;
 }
@@ -321,8 +352,10 @@ void paxi_free(struct paxi *x)
 	g_array_unref(x->route);
 	pool_release(&x->msgs);
 	pool_release(&x->reqs);
-	for (size_t i = 0; i < (size_t)x->nodes * x->p.cdma_units; i++)
-		g_free(x->units[i].res);
+	pool_release(&x->mores);
+	g_ptr_array_unref(x->res_blocks);
+	if (x->res_slot)
+		g_array_unref(x->res_slot);
 	g_free(x->units);
 	g_free(x->reduce_free_at);
 	for (int i = 0; x->engines && i < x->nodes; i++) {
@@ -361,9 +394,39 @@ enum paxi_kind paxi_txn_kind(const struct paxi_txn *t)
 	return (enum paxi_kind)t->kind;
 }
 
-const struct paxi_txn_times *paxi_txn_times(const struct paxi_txn *t)
+struct paxi_txn_times paxi_txn_times(const struct paxi_txn *t)
 {
-	return &t->tm;
+	struct paxi_txn_times tm = {
+		.setup_end = t->tm.setup_end,
+		.start = t->tm.start,
+		.data_allowed = t->tm.data_allowed,
+		.last_supply = t->tm.last_supply,
+		.arrived = t->tm.arrived,
+		.replayed = t->tm.replayed,
+		.hops = t->tm.hops,
+	};
+
+	if (t->more) {
+		tm.slot = t->more->slot;
+		tm.rts_arrived = t->more->rts_arrived;
+		tm.posted = t->more->posted;
+		tm.cts = t->more->cts;
+		tm.last_msg_bytes = t->more->last_msg_bytes;
+		tm.backlog_first = t->more->backlog_first;
+		tm.backlog_last = t->more->backlog_last;
+		tm.usable = t->more->usable;
+		tm.sent = t->more->sent;
+	}
+	return tm;
+}
+
+void paxi_keep_times(struct paxi *x, bool keep)
+{
+	/* a reservation's slot grant is kept (res_slot) or not from its
+	 * making to its transaction's */
+	for (size_t i = 0; keep != x->keep_times && i < (size_t)x->nodes * x->p.cdma_units; i++)
+		g_assert(!x->units[i].res);
+	x->keep_times = keep;
 }
 
 void *paxi_txn_user(const struct paxi_txn *t, bool dst)
@@ -407,6 +470,8 @@ void paxi_txn_free(struct paxi_txn *t)
 	g_assert(t->state == TX_DATA && t->over && t->notified == t->bytes);
 	g_assert(x->st.txns_live > 0);
 	x->st.txns_live--;
+	if (t->more)
+		pool_give(&x->mores, t->more);
 	t->x = NULL;
 	t->next_free = x->free_txns;
 	x->free_txns = t;
@@ -566,7 +631,8 @@ static void pump(struct paxi_txn *t)
 		/* its last message has not started: it carries this data too */
 		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
 			g_array_index(x->inflight, uint64_t, t->pair) += wire;
-			t->tm.last_msg_bytes += wire;
+			if (t->more)
+				t->more->last_msg_bytes += wire;
 			t->injected = t->available;
 		}
 	}
@@ -579,11 +645,13 @@ static void pump(struct paxi_txn *t)
 
 		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
 
-		if (!t->injected && !t->zero_sent)
-			t->tm.backlog_first = *inflight;
-		t->tm.backlog_last = *inflight;
+		if (t->more) {
+			if (!t->injected && !t->zero_sent)
+				t->more->backlog_first = *inflight;
+			t->more->backlog_last = *inflight;
+			t->more->last_msg_bytes = wire;
+		}
 		*inflight += wire;
-		t->tm.last_msg_bytes = wire;
 		if (x->flow && t->kind == PAXI_TRANSFER) {
 			/* usable as the packets make it: per slice (Simple's flag),
 			 * per packet (LL and LL128 lines are usable as they land):
@@ -710,8 +778,8 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	if (all || (t->proto == PAXI_PROTO_SIMPLE ? t->arrived - t->notified >= x->p.slice_bytes
 						  : t->arrived > t->notified)) {
 		t->notified = t->arrived;
-		if (all)
-			t->tm.usable = sim_now(x->s);
+		if (all && t->more)
+			t->more->usable = sim_now(x->s);
 		t->ops->usable(t->dst_user, t, t->arrived, all);
 	}
 	if (all)
@@ -758,7 +826,8 @@ static void begin_setup(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 	sim_time_t now = sim_now(x->s);
 
-	t->tm.slot = now;
+	if (t->more)
+		t->more->slot = now;
 	t->tm.setup_end = unit_take(x, u, t->proto, t->tm.start);
 	t->state = TX_SETUP;
 	if (setup_unseen_ok(x, t->kind, t->bytes) && t->available == t->injected) {
@@ -807,6 +876,10 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->kind = (uint8_t)kind;
 	t->bytes = bytes;
 	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
+	if (x->keep_times) {
+		t->more = pool_take(&x->mores);
+		*t->more = (struct txn_more){ 0 };
+	}
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
 	struct pair_memo *memo = &x->last_pair[src];
@@ -874,6 +947,12 @@ void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t ava
 	begin_setup(t);
 }
 
+/* Reservation i of paxi's store (an index, not index + 1). */
+static struct reservation *res_at(const struct paxi *x, uint32_t i)
+{
+	return (struct reservation *)g_ptr_array_index(x->res_blocks, i / RES_BLOCK) + i % RES_BLOCK;
+}
+
 bool paxi_unit_reserve(struct paxi *x, int node, uint32_t unit, enum paxi_kind kind,
 		       uint64_t bytes, uint32_t key, sim_time_t start_ps)
 {
@@ -884,47 +963,69 @@ bool paxi_unit_reserve(struct paxi *x, int node, uint32_t unit, enum paxi_kind k
 	if (!setup_unseen_ok(x, kind, bytes) || paxi_unit_would_wait(x, node, unit))
 		return false;
 	g_assert(start_ps <= sim_now(x->s));
-	if (u->nres == u->res_room) {
-		u->res_room = MAX(4, 2 * u->res_room);
-		u->res = g_renew(struct reservation, u->res, u->res_room);
+	/* one handed back is taken again first: the store follows the
+	 * reservations held at once */
+	uint32_t i = x->res_free;
+
+	if (i) {
+		x->res_free = res_at(x, i - 1)->next;
+	} else {
+		g_assert(x->res_made < UINT32_MAX);
+		if (x->res_made % RES_BLOCK == 0)
+			g_ptr_array_add(x->res_blocks, g_new(struct reservation, RES_BLOCK));
+		i = ++x->res_made;
 	}
-	u->res[u->nres].key = key;
-	u->res[u->nres].slot_ps = sim_now(x->s);
-	u->res[u->nres].setup_end = unit_take(x, u, (enum paxi_proto)x->p.proto, start_ps);
-	u->nres++;
+	struct reservation *res = res_at(x, i - 1);
+
+	res->key = key;
+	res->next = u->res;
+	res->setup_end = unit_take(x, u, (enum paxi_proto)x->p.proto, start_ps);
+	u->res = i;
+	if (x->keep_times) {
+		if (!x->res_slot)
+			x->res_slot = g_array_new(FALSE, FALSE, sizeof(sim_time_t));
+		if (x->res_slot->len < i)
+			g_array_set_size(x->res_slot, i);
+		g_array_index(x->res_slot, sim_time_t, i - 1) = sim_now(x->s);
+	}
 	return true;
 }
 
-/* The index of u's reservation of key, or nres. */
-static uint32_t res_find(const struct cdma *u, uint32_t key)
+/* The link to u's reservation of key (u->res or a reservation's next),
+ * pointing to 0 where u holds none. */
+static uint32_t *res_find(const struct paxi *x, struct cdma *u, uint32_t key)
 {
-	uint32_t i = 0;
+	uint32_t *at = &u->res;
 
-	while (i < u->nres && u->res[i].key != key)
-		i++;
-	return i;
+	while (*at && res_at(x, *at - 1)->key != key)
+		at = &res_at(x, *at - 1)->next;
+	return at;
 }
 
 bool paxi_unit_reserved(const struct paxi *x, int node, uint32_t unit, uint32_t key)
 {
-	const struct cdma *u = unit_at(x, node, unit);
-
-	return res_find(u, key) < u->nres;
+	return *res_find(x, unit_at(x, node, unit), key) != 0;
 }
 
 void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t key)
 {
-	struct cdma *u = unit_of(t);
-	uint32_t i = res_find(u, key);
+	struct paxi *x = t->x;
+	uint32_t *at = res_find(x, unit_of(t), key);
+	uint32_t i = *at;
 
-	g_assert(i < u->nres && !t->started && setup_unseen_ok(t->x, t->kind, t->bytes) && !t->available);
+	g_assert(i && !t->started && setup_unseen_ok(x, t->kind, t->bytes) && !t->available);
+	struct reservation *res = res_at(x, i - 1);
+
 	t->started = true;
 	t->tm.start = start_ps;
-	t->tm.slot = u->res[i].slot_ps;
-	t->tm.setup_end = u->res[i].setup_end;
+	if (t->more) /* kept since the reservation (paxi_keep_times) */
+		t->more->slot = g_array_index(x->res_slot, sim_time_t, i - 1);
+	t->tm.setup_end = res->setup_end;
 	t->state = TX_SETUP;
 	t->setup_unseen = true;
-	u->res[i] = u->res[--u->nres];
+	*at = res->next;
+	res->next = x->res_free;
+	x->res_free = i;
 }
 
 void paxi_txn_supplied_now(struct paxi_txn *t)
@@ -939,7 +1040,8 @@ void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
 	g_assert(!t->posted && !t->started &&
 		 (t->kind == PAXI_TRANSFER || t->x->p.handshake == PAXI_HS_RTS));
 	t->posted = true;
-	t->tm.posted = posted_ps;
+	if (t->more)
+		t->more->posted = posted_ps;
 }
 
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available)
@@ -955,7 +1057,8 @@ void paxi_txn_post(struct paxi_txn *t)
 {
 	g_assert(!t->posted);
 	t->posted = true;
-	t->tm.posted = sim_now(t->x->s);
+	if (t->more)
+		t->more->posted = sim_now(t->x->s);
 	if (t->kind != PAXI_SENDRECV)
 		return;
 	if (t->x->p.handshake == PAXI_HS_READY || t->rts_arrived)
@@ -980,7 +1083,8 @@ void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside)
 	}
 	g_assert(!t->posted);
 	t->posted = true;
-	t->tm.posted = sim_now(x->s);
+	if (t->more)
+		t->more->posted = sim_now(x->s);
 	x->st.ctrl_msgs++;
 	struct sim_event *ev = sim_schedule(x->s, x->p.ctrl_proc_ps, &x->c, PX_CTRL);
 
@@ -1011,13 +1115,15 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 	switch (type) {
 	case CTRL_RTS:
 		t->rts_arrived = true;
-		t->tm.rts_arrived = sim_now(x->s);
+		if (t->more)
+			t->more->rts_arrived = sim_now(x->s);
 		if (t->posted)
 			send_ctrl(t, CTRL_CTS);
 		break;
 	case CTRL_CTS:
 		t->cts_arrived = true;
-		t->tm.cts = sim_now(x->s);
+		if (t->more)
+			t->more->cts = sim_now(x->s);
 		if (t->state != TX_WAIT_CTS)
 			break; /* a ready flag ahead of the source's setup */
 		x->st.handshake_ps += sim_now(x->s) - t->tm.setup_end;
@@ -1026,12 +1132,14 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 	case CTRL_FLAG:
 		g_assert(t->arrived == t->bytes);
 		t->notified = t->bytes;
-		t->tm.usable = sim_now(x->s);
+		if (t->more)
+			t->more->usable = sim_now(x->s);
 		t->ops->usable(t->dst_user, t, t->bytes, true);
 		send_ctrl(t, CTRL_RESP);
 		break;
 	case CTRL_RESP:
-		t->tm.sent = sim_now(x->s);
+		if (t->more)
+			t->more->sent = sim_now(x->s);
 		t->over = true;
 		release_slot(t);
 		t->ops->sent(t->src_user, t);

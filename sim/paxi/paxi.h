@@ -334,27 +334,36 @@ struct paxi_landing paxi_txn_landing(const struct paxi_txn *t);
 uint64_t paxi_txn_bytes(const struct paxi_txn *t);
 enum paxi_kind paxi_txn_kind(const struct paxi_txn *t);
 
-/* When each phase of a transaction happened (absolute ps; 0 if not yet). */
+/* When each phase of a transaction happened (absolute ps; 0 if not yet).
+ * Those marked (kept) are 0 unless paxi_keep_times was on when the
+ * transaction was made. */
 struct paxi_txn_times {
-	sim_time_t setup_end;    /* first: paxi.c keeps it on a line with the state */
+	sim_time_t setup_end;    /* the setup's end */
 	sim_time_t start;        /* paxi_txn_start */
-	sim_time_t slot;         /* slot granted: setup queued */
-	sim_time_t rts_arrived;  /* Send/Recv: RTS processed at the destination */
-	sim_time_t posted;       /* the destination posted its receive */
-	sim_time_t cts;          /* Send/Recv: CTS processed at the source */
+	sim_time_t slot;         /* (kept) slot granted: setup queued */
+	sim_time_t rts_arrived;  /* (kept) Send/Recv: RTS processed at the destination */
+	sim_time_t posted;       /* (kept) the destination posted its receive */
+	sim_time_t cts;          /* (kept) Send/Recv: CTS processed at the source */
 	sim_time_t data_allowed; /* data may flow (setup end, or CTS) */
 	sim_time_t last_supply;  /* the final bytes were supplied */
-	uint64_t last_msg_bytes; /* size of the final data message */
-	uint64_t backlog_first;  /* data bytes of the same (src, dst) pair still in
-				  * flight when its first data message left */
-	uint64_t backlog_last;   /* the same, when its last data message left */
+	uint64_t last_msg_bytes; /* (kept) size of the final data message */
+	uint64_t backlog_first;  /* (kept) data bytes of the same (src, dst) pair
+				  * still in flight when its first data message left */
+	uint64_t backlog_last;   /* (kept) the same, when its last data message left */
 	sim_time_t arrived;      /* all data delivered at the destination */
-	sim_time_t usable;       /* all data usable there */
-	sim_time_t sent;         /* completion response processed at the source */
+	sim_time_t usable;       /* (kept) all data usable there */
+	sim_time_t sent;         /* (kept) completion response processed at the source */
 	uint32_t replayed;       /* packets accepted only after a Go-Back-N replay */
 	int hops;                /* route length */
 };
-const struct paxi_txn_times *paxi_txn_times(const struct paxi_txn *t);
+/* A copy of t's times as they are now. */
+struct paxi_txn_times paxi_txn_times(const struct paxi_txn *t);
+
+/* Whether the transactions made from now on keep every time of
+ * paxi_txn_times (off at paxi_new): the (kept) ones cost a record of
+ * their own per transaction, and paxi itself never reads them. Changed
+ * only while no unit holds a reservation (paxi_unit_reserve). */
+void paxi_keep_times(struct paxi *x, bool keep);
 
 /* The user pointers given at creation (src) or set (dst). */
 void *paxi_txn_user(const struct paxi_txn *t, bool dst);

@@ -239,7 +239,7 @@ static void test_setup_ahead_of_data(void)
 			paxi_txn_supply(t, 100000);
 			sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
 			g_assert_cmpuint(da.last_usable, ==, 100000);
-			g_assert_cmpuint(paxi_txn_times(t)->data_allowed, ==, end);
+			g_assert_cmpuint(paxi_txn_times(t).data_allowed, ==, end);
 			usable[flow][when] = da.usable_all;
 			executed[flow][when] = sim_counters(r.s)->executed;
 			rig_close(&r);
@@ -626,6 +626,7 @@ static void test_partial_supply(void)
 
 		rig_init(&r);
 		rig_open(&r);
+		paxi_keep_times(r.x, true); /* last_msg_bytes */
 		src.s = dst.s = r.s;
 		struct paxi_txn *t = paxi_txn_new(r.x, (enum paxi_kind)kind, 0, 1, 0, total,
 						  &probe_ops, &src, &dst);
@@ -650,14 +651,14 @@ static void test_partial_supply(void)
 			paxi_txn_supply(t, part * (uint64_t)(i + 1)); /* the same again: no-op */
 		}
 		sim_run(r.s, SIM_TIME_MAX, UINT64_MAX);
-		const struct paxi_txn_times *tm = paxi_txn_times(t);
+		const struct paxi_txn_times tm = paxi_txn_times(t);
 		/* the last increment alone on an idle link; Send/Recv adds its flag */
 		sim_time_t last = at[2] + msg_ser(l, part) + l->lat_ps;
 
 		if (kind == PAXI_SENDRECV)
 			last += msg_ser(l, 0) + r.pp.ctrl_proc_ps;
-		g_assert_cmpuint(tm->last_supply, ==, at[2]);
-		g_assert_cmpuint(tm->last_msg_bytes, ==, part);
+		g_assert_cmpuint(tm.last_supply, ==, at[2]);
+		g_assert_cmpuint(tm.last_msg_bytes, ==, part);
 		g_assert_cmpuint(dst.usable_all, ==, last);
 		g_assert_cmpuint(dst.last_usable, ==, total);
 		g_assert_cmpuint(src.sent, ==, last + ctrl);
