@@ -130,9 +130,9 @@ bool runner_lazy(const struct paxi_params *pp);
  * where every rank's ops are rank 0's with the peers turned by the rank
  * (one set of indices serves them all); per op alive at once its state
  * (128 bytes: 64-byte aligned; 48 more with the breakdown), its PAXI
- * transaction (320: 64-byte aligned), its causes (72, shared where equal)
- * and its place in its rank's window of live indices: about
- * RUNNER_BYTES_PER_LIVE_OP. Alive at
+ * transaction (192: 64-byte aligned; 72 more with the breakdown), its
+ * causes (72, shared where equal) and its place in its rank's window of
+ * live indices: at most RUNNER_BYTES_PER_LIVE_OP. Alive at
  * once: every op without runner_lazy; with it, about RUNNER_LIVE_PER_SLOT x
  * slots per rank and unit at most (measured on rings at 3 at most,
  * tests/sim /sim/runner/live-bounded). With runner_lazy, ops issued
