@@ -927,7 +927,11 @@ static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 {
 	sim_time_t now = sim_now(n->s);
 
-	if (fl->detached || n->ch[fl->chan0].q.head || t_end >= SIM_TIME_END - fl->tail - fl->late)
+	/* a rate the buffers' fluid gave (bx_n) is a window's, not the rest's:
+	 * what the buffers still hold of others may hold it, and the ticks go
+	 * on giving it its rate */
+	if (fl->detached || fl->bx_n || n->ch[fl->chan0].q.head ||
+	    t_end >= SIM_TIME_END - fl->tail - fl->late)
 		return false;
 	for (uint32_t u = 0; u < fl->nuse; u++)
 		if (n->res[fl->use[u].res].n != 1)
@@ -1692,7 +1696,9 @@ struct bfluid {
 	double *x;         /* member (a hop) -> units of its flow in the buffer below */
 	bool *fresh;       /* flow -> it starts with nothing in the buffers */
 	double *inj;       /* node -> its memory lines' grants (scratch) */
-	double *dx, *tot, *r, *off, *offv, *d, *g, *rel, *tmp_d, *tmp_g;
+	double *de;        /* edge from a buffer -> the share of its part there that
+			    * leaves in the step */
+	double *dx, *tot, *off, *offv, *d, *g, *rel, *tmp_d, *tmp_g;
 	uint32_t *mwant;
 };
 
@@ -1709,7 +1715,7 @@ static void bfluid_free(struct bfluid *b)
 	g_free(b->oedge);
 	g_free(b->qof);
 	g_free(b->tot);
-	g_free(b->r);
+	g_free(b->de);
 	g_free(b->off);
 	g_free(b->offv);
 	g_free(b->d);
@@ -1752,10 +1758,12 @@ static void buf_fill(double cap, const double *d, double *g, uint32_t k)
 }
 
 /* One step of dt: each output's round robin among its inputs within the
- * space of the buffers below, each buffer draining its flows in the
- * proportions it holds them as far as its most held output lets it (its
- * head blocks the rest), memory sending what it is granted of what
- * rem[] has left to send; got[] adds what each flow delivered. */
+ * space of the buffers below, each buffer's part for an output draining
+ * at what that output grants it (the packet fabric queues a channel's
+ * arrivals by the channel they leave on, in the room of the buffer they
+ * share), the flows of a part in the proportions it holds them, memory
+ * sending what it is granted of what rem[] has left to send; got[] adds
+ * what each flow delivered. */
 static void buf_step(struct bfluid *b, double *rem, double *got)
 {
 	struct flow_net *n = b->n;
@@ -1819,8 +1827,8 @@ static void buf_step(struct bfluid *b, double *rem, double *got)
 				b->d[oe[j]] += b->tmp_g[j];
 		}
 	}
-	/* rounds: the grants, each buffer's drain held by its most held
-	 * output, what it cannot take left to the others */
+	/* rounds: the grants, and what a node's memory cannot send for its
+	 * injection rate left to the other inputs */
 	for (int round = 0; round < 3; round++) {
 		for (int32_t o = 0; o < b->no; o++) {
 			uint32_t k = O[o].e1 - O[o].e0;
@@ -1850,17 +1858,12 @@ static void buf_step(struct bfluid *b, double *rem, double *got)
 				}
 			}
 		}
-		for (int32_t q = 0; q < b->nq; q++)
-			b->r[q] = 1;
-		for (int32_t e = 0; e < b->ne; e++)
-			if (E[e].fifo >= 0 && b->off[e] > 0)
-				b->r[E[e].fifo] = MIN(b->r[E[e].fifo], b->g[e] / b->off[e]);
-		for (int32_t e = 0; e < b->ne; e++)
-			if (E[e].fifo >= 0)
-				b->d[e] = MIN(b->d[e], b->off[e] * b->r[E[e].fifo]);
 	}
-	for (int32_t e = 0; e < b->ne; e++)
+	for (int32_t e = 0; e < b->ne; e++) {
+		if (E[e].fifo >= 0)
+			b->de[e] = b->off[e] > 0 ? MIN(b->g[e] / b->off[e], 1) : 0;
 		b->rel[e] = E[e].fifo >= 0 ? 0 : b->mwant[e] ? b->g[e] : 0;
+	}
 	memset(b->dx, 0, (size_t)b->nm * sizeof(double));
 	for (guint i = 0; i < b->nf; i++) {
 		const struct flow *fl = b->flows->pdata[i];
@@ -1876,7 +1879,7 @@ static void buf_step(struct bfluid *b, double *rem, double *got)
 				moved = MIN(b->rel[b->medge[m]] / b->mwant[b->medge[m]] / b->mw[m], rem[i]);
 				rem[i] -= moved;
 			} else {
-				moved = b->x[m + u - 1] * b->r[b->mland[m + u - 1]];
+				moved = b->x[m + u - 1] * b->de[b->medge[m + u]];
 				b->dx[m + u - 1] -= moved;
 			}
 			if (u < h)
@@ -2100,7 +2103,7 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	for (int32_t q = 0; q < b.nq; q++)
 		n->buf_qmap[qkeys[q]] = -1;
 	b.tot = g_new(double, b.nq);
-	b.r = g_new(double, b.nq);
+	b.de = g_new(double, b.ne);
 	b.off = g_new(double, b.ne);
 	b.offv = g_new(double, (gsize)b.ne * FLOW_VCS);
 	b.d = g_new(double, b.ne);
@@ -3033,7 +3036,9 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 	double pos = pos_at(fl, now);
 	double pay = fl->rate * (double)fl->bytes / fl->units; /* payload per ps */
 
-	if (n->early && fl->grown && pay > 0 &&
+	/* not where the buffers' fluid gives the rate (bx_n): a window's,
+	 * which the rest of the message need not keep */
+	if (n->early && fl->grown && pay > 0 && !fl->bx_n &&
 	    n->early(fl->user, fl->rate, now - MIN(now, (sim_time_t)((double)(x - x0) / pay)),
 		     now + (sim_time_t)((double)(fl->bytes - x) / pay))) {
 		/* the receiver takes the rest now (delivered as x): the

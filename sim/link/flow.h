@@ -37,10 +37,12 @@
  * steps of a sixteenth of the smallest buffer's drain time: each step, each
  * channel is shared round robin among the inputs of its arbiter that have
  * something for it, within the space left in the buffer below for each
- * virtual channel (a full buffer takes nothing more); a buffer drains its
- * flows in the proportions it holds them, as far as its most held output
- * grants (its head blocks the rest); a node's memory sends no faster than
- * its injection rate. A tick every 16 steps (while such a flow sends) moves
+ * virtual channel (a full buffer takes nothing more); a buffer's part for
+ * each output drains at what that output grants it, its flows in the
+ * proportions it holds them (the packet fabric queues a channel's arrivals
+ * by the channel they leave on, in the room of the buffer they share: no
+ * output holds another's); a node's memory sends no faster than its
+ * injection rate. A tick every 16 steps (while such a flow sends) moves
  * the fluid one window on and gives each flow of it its rate: what its
  * destination received in that window (less, for a flow that starts with
  * nothing in the buffers, the step per hop its first bytes took, which its
