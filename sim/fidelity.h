@@ -34,7 +34,7 @@
  * ranges", "The three sharings on the whole matrix"). */
 #define FIDELITY_RANGE_MAXMIN "from 62 % faster to 32 % slower"
 #define FIDELITY_RANGE_RR "from 45 % faster to 82 % slower"
-#define FIDELITY_RANGE_BUFFERS "from 25 % faster to 35 % slower"
+#define FIDELITY_RANGE_BUFFERS "from 25 % faster to 31 % slower"
 
 /* Running sums of one set of points' errors. */
 struct fidelity_err {
