@@ -378,6 +378,28 @@ static void test_shared_rate(void)
 	}
 }
 
+/* Collective c by algo on `ranks` ranks of topo at `bytes` on the seed
+ * platform, with flow.arbiter buffers against packet fidelity: both
+ * latencies as a message, and |buffers / packet - 1|. */
+static double buffers_err(const struct topo_ops *topo, int ranks, enum coll c, const char *algo,
+			  uint64_t bytes)
+{
+	struct platform pl;
+
+	platform_init_default(&pl);
+	pl.fabric.topo = topo;
+	pl.fabric.nranks = ranks;
+	double pk = latency_us(&pl, LINK_FIDELITY_PACKET, c, algo, ranks, bytes, PAXI_PROTO_SIMPLE);
+
+	pl.fabric.flow_arbiter = LINK_FLOW_BUFFERS;
+	double bf = latency_us(&pl, LINK_FIDELITY_FLOW, c, algo, ranks, bytes, PAXI_PROTO_SIMPLE);
+
+	g_test_message("%s %d %s %s, %" G_GUINT64_FORMAT " B: packet %.6f us, buffers %.6f us",
+		       topo_name(topo), ranks, algo, coll_name(c), bytes, pk, bf);
+	platform_release(&pl);
+	return fabs(bf / pk - 1);
+}
+
 /* A message whose end became known while it was alone on its route (a
  * ghost, flow.c) keeps its channel's line: the fluid let the line go on
  * behind one, whose leaving then never counted, and the messages of its
@@ -386,21 +408,7 @@ static void test_shared_rate(void)
  * packet fidelity (14.1 %). */
 static void test_buffers_ghost(void)
 {
-	struct platform pl;
-
-	platform_init_default(&pl);
-	pl.fabric.topo = &topo_ring_ops;
-	pl.fabric.nranks = 16;
-	double pk = latency_us(&pl, LINK_FIDELITY_PACKET, COLL_ALLTOALL, "nccl", 16, 4 << 20,
-			       PAXI_PROTO_SIMPLE);
-
-	pl.fabric.flow_arbiter = LINK_FLOW_BUFFERS;
-	double bf = latency_us(&pl, LINK_FIDELITY_FLOW, COLL_ALLTOALL, "nccl", 16, 4 << 20,
-			       PAXI_PROTO_SIMPLE);
-
-	g_test_message("ring 16 nccl AllToAll 4 MiB: packet %.3f us, buffers %.3f us", pk, bf);
-	g_assert_cmpfloat(fabs(bf / pk - 1), <, 0.15);
-	platform_release(&pl);
+	g_assert_cmpfloat(buffers_err(&topo_ring_ops, 16, COLL_ALLTOALL, "nccl", 4 << 20), <, 0.15);
 }
 
 /* A small message on a route of 16 hops or more: the fluid moves a
@@ -415,24 +423,9 @@ static void test_buffers_long_route(void)
 {
 	static const int ranks[] = { 16, 64 };
 
-	for (size_t i = 0; i < G_N_ELEMENTS(ranks); i++) {
-		struct platform pl;
-
-		platform_init_default(&pl);
-		pl.fabric.topo = &topo_ring_ops;
-		pl.fabric.nranks = ranks[i];
-		double pk = latency_us(&pl, LINK_FIDELITY_PACKET, COLL_ALLTOALL, "pairwise", ranks[i], 1024,
-				       PAXI_PROTO_SIMPLE);
-
-		pl.fabric.flow_arbiter = LINK_FLOW_BUFFERS;
-		double bf = latency_us(&pl, LINK_FIDELITY_FLOW, COLL_ALLTOALL, "pairwise", ranks[i], 1024,
-				       PAXI_PROTO_SIMPLE);
-
-		g_test_message("ring %d pairwise AllToAll 1 KiB: packet %.6f us, buffers %.6f us", ranks[i],
-			       pk, bf);
-		g_assert_cmpfloat(fabs(bf / pk - 1), <, 0.01);
-		platform_release(&pl);
-	}
+	for (size_t i = 0; i < G_N_ELEMENTS(ranks); i++)
+		g_assert_cmpfloat(buffers_err(&topo_ring_ops, ranks[i], COLL_ALLTOALL, "pairwise", 1024), <,
+				  0.01);
 }
 
 /* The packet fabric queues a channel's arrivals by the channel they leave
@@ -444,29 +437,8 @@ static void test_buffers_long_route(void)
  * 5 % of packet fidelity (2.2 and 4.7 %). */
 static void test_buffers_by_output(void)
 {
-	static const struct {
-		const struct topo_ops *topo;
-		int ranks;
-	} runs[] = { { &topo_hypercube_ops, 16 }, { &topo_torus_ops, 32 } };
-
-	for (size_t i = 0; i < G_N_ELEMENTS(runs); i++) {
-		struct platform pl;
-
-		platform_init_default(&pl);
-		pl.fabric.topo = runs[i].topo;
-		pl.fabric.nranks = runs[i].ranks;
-		double pk = latency_us(&pl, LINK_FIDELITY_PACKET, COLL_ALLGATHER, "direct", runs[i].ranks,
-				       64 << 20, PAXI_PROTO_SIMPLE);
-
-		pl.fabric.flow_arbiter = LINK_FLOW_BUFFERS;
-		double bf = latency_us(&pl, LINK_FIDELITY_FLOW, COLL_ALLGATHER, "direct", runs[i].ranks,
-				       64 << 20, PAXI_PROTO_SIMPLE);
-
-		g_test_message("%s %d direct AllGather 64 MiB: packet %.3f us, buffers %.3f us",
-			       topo_name(runs[i].topo), runs[i].ranks, pk, bf);
-		g_assert_cmpfloat(fabs(bf / pk - 1), <, 0.05);
-		platform_release(&pl);
-	}
+	g_assert_cmpfloat(buffers_err(&topo_hypercube_ops, 16, COLL_ALLGATHER, "direct", 64 << 20), <, 0.05);
+	g_assert_cmpfloat(buffers_err(&topo_torus_ops, 32, COLL_ALLGATHER, "direct", 64 << 20), <, 0.05);
 }
 
 /* A rate the fluid gives is a window's: a fused op that took the rest of
@@ -477,21 +449,7 @@ static void test_buffers_by_output(void)
  * early rest: within 5 % (2.3 %). */
 static void test_buffers_no_early(void)
 {
-	struct platform pl;
-
-	platform_init_default(&pl);
-	pl.fabric.topo = &topo_ring_ops;
-	pl.fabric.nranks = 32;
-	double pk = latency_us(&pl, LINK_FIDELITY_PACKET, COLL_REDUCESCATTER, "torus", 32, 4 << 20,
-			       PAXI_PROTO_SIMPLE);
-
-	pl.fabric.flow_arbiter = LINK_FLOW_BUFFERS;
-	double bf = latency_us(&pl, LINK_FIDELITY_FLOW, COLL_REDUCESCATTER, "torus", 32, 4 << 20,
-			       PAXI_PROTO_SIMPLE);
-
-	g_test_message("ring 32 torus ReduceScatter 4 MiB: packet %.3f us, buffers %.3f us", pk, bf);
-	g_assert_cmpfloat(fabs(bf / pk - 1), <, 0.05);
-	platform_release(&pl);
+	g_assert_cmpfloat(buffers_err(&topo_ring_ops, 32, COLL_REDUCESCATTER, "torus", 4 << 20), <, 0.05);
 }
 
 /* LL and LL128 make each line usable as it lands, so a chain forwards per
