@@ -189,8 +189,9 @@ struct fabric {
  * are a pure function of (src, dst, hint), topo.h), so a rank that streams
  * data to one peer and answers another (a ring: data to the next rank,
  * completion responses to the previous) routes once, at either fidelity;
- * fabric_route reads a route's nodes from the same entries. Routes longer than ROUTE_CACHE_HOPS are not kept. e[last] is the more
- * recent; hops 0: empty. */
+ * fabric_route reads a route's nodes from the same entries. Routes longer
+ * than ROUTE_CACHE_HOPS are not kept. e[last] is the more recent; hops 0:
+ * empty. */
 enum { ROUTE_CACHE_HOPS = 6 };
 struct route_entry {
 	int dst, hint, hops;
@@ -201,7 +202,6 @@ struct route_cache {
 	struct route_entry e[2];
 	uint8_t last;
 };
-
 
 sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes)
 {

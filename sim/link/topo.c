@@ -352,7 +352,8 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, G
 	g_array_set_size(a, w);
 	t->nchans = (int)a->len;
 	/* its exact size: the array's room grows by doubling */
-	t->chans = g_realloc_n(g_array_free(g_steal_pointer(&a), FALSE), MAX(w, 1), sizeof(struct topo_chan));
+	t->chans = g_realloc_n(g_array_free(g_steal_pointer(&a), FALSE), MAX(w, 1),
+			       sizeof(struct topo_chan));
 	t->out_off = g_new0(int, t->nnodes + 1);
 	t->in_count = g_new0(int, t->nnodes);
 	for (int i = 0; i < t->nchans; i++) {
