@@ -444,6 +444,14 @@ static double chan_capacity(const struct link_params *p)
 	return cap;
 }
 
+/* A memory side's capacity (bytes per ps) where its rate (0: unlimited)
+ * is below what its node's channels carry together (links), else 0: no
+ * resource. */
+static double side_cap(double rate, double links)
+{
+	return rate > 0 && rate < links ? rate : 0;
+}
+
 struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_params *params,
 			      const int *ends, int nranks, const struct node_params *np)
 {
@@ -470,7 +478,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 			in[ends[2 * i + 1]] += chan_cap[i];
 	}
 	for (int r = 0; r < nranks; r++)
-		n->mem_sides |= (inj > 0 && inj < out[r]) || (ej > 0 && ej < in[r]);
+		n->mem_sides |= side_cap(inj, out[r]) > 0 || side_cap(ej, in[r]) > 0;
 	n->nres = nchans + (n->mem_sides ? 2 * nranks : 0);
 	n->res = g_aligned_alloc0((gsize)n->nres, sizeof(struct fres), 64);
 	for (int i = 0; i < n->nres; i++) {
@@ -487,8 +495,8 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		n->buf_dt = MIN(n->buf_dt, n->buf[i] / n->res[i].cap / BUF_STEPS_PER_FILL);
 	}
 	for (int r = 0; n->mem_sides && r < nranks; r++) {
-		n->res[nchans + r].cap = inj < out[r] ? inj : 0;
-		n->res[nchans + nranks + r].cap = ej < in[r] ? ej : 0;
+		n->res[nchans + r].cap = side_cap(inj, out[r]);
+		n->res[nchans + nranks + r].cap = side_cap(ej, in[r]);
 	}
 	if (n->mem_sides) {
 		/* as the packet fabric's clocks (fabric.c, node_slack): ahead of
