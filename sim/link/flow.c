@@ -1836,8 +1836,12 @@ static void buf_step(struct bfluid *b, double *rem, double *got)
 		}
 	}
 	/* rounds: the grants, and what a node's memory cannot send for its
-	 * injection rate left to the other inputs */
+	 * injection rate left to the other inputs; a round that caps no
+	 * memory line leaves the demands, and so the next round's grants, as
+	 * they were */
 	for (int round = 0; round < 3; round++) {
+		bool capped = false;
+
 		for (int32_t o = 0; o < b->no; o++) {
 			uint32_t k = O[o].e1 - O[o].e0;
 			const uint32_t *oe = b->oedge + O[o].e0;
@@ -1863,9 +1867,12 @@ static void buf_step(struct bfluid *b, double *rem, double *got)
 				if (E[e].fifo < 0 && cap > 0 && b->inj[E[e].node] > cap) {
 					b->g[e] *= cap / b->inj[E[e].node];
 					b->d[e] = b->g[e];
+					capped = true;
 				}
 			}
 		}
+		if (!capped)
+			break;
 	}
 	for (int32_t e = 0; e < b->ne; e++) {
 		if (E[e].fifo >= 0)
