@@ -1637,13 +1637,15 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 				goto add_memo;
 			}
 			give(&w, BD_DEPENDENCY, o->t_end);
-			if (o->out && paxi_txn_times(o->out).sent == w.p &&
-			    (!o->in || op_bd(o)->t_in_done <= w.p)) {
-				give(&w, BD_HANDSHAKE, paxi_txn_times(o->out).usable); /* response */
+			const struct paxi_txn_times out_tm =
+				o->out ? paxi_txn_times(o->out) : (struct paxi_txn_times){ 0 };
+			bool in_done = !o->in || op_bd(o)->t_in_done <= w.p;
+
+			if (o->out && out_tm.sent == w.p && in_done) {
+				give(&w, BD_HANDSHAKE, out_tm.usable); /* response */
 				t = o->out;
 				at = AT_TXN_USABLE;
-			} else if (o->out && paxi_txn_times(o->out).arrived == w.p &&
-				   (!o->in || op_bd(o)->t_in_done <= w.p)) {
+			} else if (o->out && out_tm.arrived == w.p && in_done) {
 				/* done when its data landed (paxi_send_done) */
 				t = o->out;
 				at = AT_TXN_USABLE;
