@@ -207,7 +207,12 @@ struct flow {
 				* (weights and memory sides once sized) */
 	uint32_t pair;         /* index of (src, dst) in flow_net.pair_last */
 	uint32_t stamp;
-	struct sim_event_ref ev;
+	union {
+		struct sim_event_ref ev;  /* its pending event, where ev_pending */
+		struct sim_event_ref dev; /* a ghost, or one taken over from as a
+					   * ghost (begin_ahead): its delivery; a
+					   * ghost has no other event */
+	};
 	bool ev_pending : 1, frozen : 1;
 	bool ahead : 1;        /* the pending event is next_x's arrival (FL_ARRIVE), one
 				* tail after it is sent, not its sending (FL_PROGRESS) */
@@ -223,11 +228,11 @@ struct flow {
 	bool rel_pending : 1;  /* rel_ev is pending */
 	uint8_t vc_in[FLOW_USE_IN];
 	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
+	uint32_t buf_stamp;    /* the tick that last moved its fluid */
 	sim_time_t t_next;     /* ahead: when next_x is sent */
 	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
 	sim_time_t t_end;      /* ghost: when it has sent its last byte */
 	sim_time_t prev_last;  /* ghost: its pair's pair_last before its delivery */
-	struct sim_event_ref dev; /* ghost: its delivery */
 	struct flow *before;   /* begun ahead (flow_send_at): the ghost it took over
 				* its channel from, whose end of sending is before_end
 				* (valid only before then) */
@@ -242,11 +247,14 @@ struct flow {
 	double *bx;            /* buf_share: units in the buffer after each hop, bx_n
 				* of them (0: empty) */
 	uint32_t bx_n, bx_alloc;
-	uint32_t buf_stamp;    /* the tick that last moved its fluid */
-	uint32_t mem_free[2];  /* payload its sides (inject, eject) let go at its
-				* links' rate when it began (size_flow) */
-	sim_time_t gap;        /* no payload: the wait behind its pair's last data
-				* it took (gap_taken); SIM_TIME_MAX: none yet */
+	union { /* a message has payload or none for good (flow_append) */
+		uint32_t mem_free[2]; /* payload: what its sides (inject, eject)
+				       * let go at its links' rate when it began
+				       * (size_flow), once mem_sized */
+		sim_time_t gap;       /* no payload: the wait behind its pair's
+				       * last data it took (gap_taken);
+				       * SIM_TIME_MAX: none yet */
+	};
 	struct sim_event_ref rel_ev; /* its release (FL_RELEASE), where it may be */
 	struct flow_use use_in[FLOW_USE_IN];
 };
@@ -1106,7 +1114,7 @@ static void schedule_progress_(struct flow_net *n, struct flow *fl)
 	sim_time_t now = sim_now(n->s);
 	double left = units_of(fl, fl->next_x) - fl->pos;
 
-	g_assert(fl->rate > 0);
+	g_assert(fl->rate > 0 && !fl->ghost); /* a ghost's event is its delivery (dev) */
 	if (fl->ahead && fl->ev_pending && left <= 0) {
 		/* sent: its arrival does not move; unless the flow ends
 		 * sending before then, which then needs its event */
