@@ -229,10 +229,12 @@ struct flow {
 	uint8_t vc_in[FLOW_USE_IN];
 	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
 	uint32_t buf_stamp;    /* the tick that last moved its fluid */
-	sim_time_t t_next;     /* ahead: when next_x is sent */
 	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
 	sim_time_t t_end;      /* ghost: when it has sent its last byte */
-	sim_time_t prev_last;  /* ghost: its pair's pair_last before its delivery */
+	union { /* a ghost has no FL_ARRIVE pending */
+		sim_time_t t_next;    /* ahead, FL_ARRIVE pending: when next_x is sent */
+		sim_time_t prev_last; /* ghost: its pair's pair_last before its delivery */
+	};
 	struct flow *before;   /* begun ahead (flow_send_at): the ghost it took over
 				* its channel from, whose end of sending is before_end
 				* (valid only before then) */
