@@ -22,8 +22,8 @@
  * transaction only while something reads them, from a pool. An op may
  * start once each op it depends on is done, asked of those ops when it
  * reaches the head of its lane or one of them ends (deps_done). An issued
- * send that would wait for its unit's slot, and a receive whose sender has
- * none, are dormant: no state at all, only their issue time in their lane's
+ * send that would wait for its unit's slot, and a receive whose incoming
+ * transaction has not begun to take data, are dormant: no state at all, only their issue time in their lane's
  * window (struct run_lane) and the runner's queue per unit, which continues
  * the paxi's own (the refill hook) so that grants, times and event order
  * are the same as if every transaction had been made at once. The breakdown's
@@ -60,8 +60,9 @@ struct bd_memo {
 
 /* An op's run state, alive only while something can still read it: from
  * when it is first reached (a dep of it ends, its lane reaches it, or its
- * partner makes their transaction) until it is done and every reader is too:
- * its lane successor has started (its start reads its start), and, where
+ * partner makes their transaction: lazy, a receiver's only once that
+ * begins to take data) until it is done and every reader is too: its lane
+ * successor has started (its start reads its start), and, where
  * the breakdown is walked, its partners (the sender of its incoming data,
  * the receiver of its outgoing data) are done (their walks read its points).
  * `refs` counts those; at 0 it goes back to the runner's pool, and a
@@ -165,9 +166,9 @@ struct op_index {
 
 /* A lane of a rank: where it is, and (lazy) its dormant ops: ops it issued
  * with no run state yet (a send waiting in the runner's queue, or a receive
- * whose transaction is not made yet), which nothing else touches until they
- * are made alive, as issued then, when their send gets its slot or their
- * sender's transaction is made (op_live). Of them it keeps, by lane
+ * whose transaction has not begun to take data), which nothing else touches
+ * until they are made alive, as issued then, when their send gets its slot
+ * or their sender's transaction begins to take data (op_live, out_feeds). Of them it keeps, by lane
  * position, the issue time and (breakdown) the start's causes, for
  * positions dorm_lo .. dorm_hi - 1 in ring buffers that grow by doubling:
  * none outside is dormant. Ops wake about in the order they slept, so the
@@ -707,8 +708,11 @@ static void op_wake(struct run_op *o, struct run_lane *ln, uint32_t pos)
 		ln->dorm_lo++;
 }
 
+static struct paxi_txn *in_unclaimed(const struct runner *r, int rank, uint32_t i);
+
 /* Op i of rank's run state, made alive if it is not: from the pool, with a
- * reference for itself and one for each reader to come. */
+ * reference for itself and one for each reader to come; a receive takes
+ * its incoming transaction if its sender has made it (in_unclaimed). */
 static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 {
 	struct run_rank *rr = &r->ranks[rank];
@@ -761,6 +765,12 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 			? MIN(run_units_bytes(r, sched_turn_unit(r->s, rank, op->src_buf, op->src_off), op->count),
 			      run_units_bytes(r, sched_turn_unit(r->s, rank, op->dst_buf, op->dst_off), op->count))
 			: run_units_bytes(r, sched_turn_unit(r->s, rank, op->src_buf, op->src_off), op->count);
+	if (r->lazy && is_recv(op->kind)) {
+		/* its sender's transaction, if made, waited for it (make_out) */
+		o->in = in_unclaimed(r, rank, i);
+		if (o->in)
+			paxi_txn_set_dst_user(o->in, o);
+	}
 	live_set(rr, i, idx + 1);
 	if (++r->ops_live > r->ops_live_peak)
 		r->ops_live_peak = r->ops_live;
@@ -930,18 +940,47 @@ static const struct paxi_txn_ops *txn_ops_of(const struct runner *r)
 	return r->nlanes > 1 ? &txn_ops_lanes : &txn_ops;
 }
 
-/* Makes o's outgoing transaction; its receiver's run state comes alive with
- * it (and, lazy, has posted already if it has begun). */
+/* Makes o's outgoing transaction. Its receiver's run state comes alive with
+ * it, except where the runner is lazy and the transaction has bytes: a
+ * receiver with no run state stays so (dormant, or not issued yet) until
+ * the transaction begins to take data (out_feeds), as no event reaches the
+ * receiver before, and then takes it (in_unclaimed). Lazy, a receiver that
+ * has been issued posts now, as of its issue; one not issued yet posts when
+ * it is (op_begin, lane_advance). */
 static void make_out(struct run_op *o)
 {
 	struct runner *r = o->r;
 	int to = send_peer(r, o->rank, o->op);
-	struct run_op *d = op_live(r, to, r->ranks[o->rank].ix[o->idx].out_to);
+	uint32_t di = r->ranks[o->rank].ix[o->idx].out_to;
+	uint64_t bytes = send_bytes(r, o->rank, o->op);
+	struct run_op *d = op_get(r, to, di);
+	uint32_t dpos;
 
-	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank), node(r, to), o->lane,
-				      send_bytes(r, o->rank, o->op), txn_ops_of(r), o, d);
-	if (r->lazy && d->started)
+	if (!d && (!r->lazy || !bytes))
+		d = op_live(r, to, di);
+	o->out = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank), node(r, to), o->lane, bytes,
+			      txn_ops_of(r), o, d);
+	if (d)
+		d->in = o->out;
+	if (r->lazy && d && d->started)
 		paxi_txn_post_at(o->out, d->t_start);
+	else if (!d && dorm_lane(r, to, di, &dpos))
+		paxi_txn_post_at(o->out, dorm_issued(r, to, di));
+}
+
+/* Lazy: the incoming transaction of op i of rank, a receive that has never
+ * been alive, if its sender has made it (make_out): the sender's outgoing
+ * one, which has no receiver yet; else NULL. (The sender lives until its
+ * data has landed, which the receiver takes, alive.) */
+static struct paxi_txn *in_unclaimed(const struct runner *r, int rank, uint32_t i)
+{
+	const struct sched_op *op = sched_op_of(r, rank, i);
+	const struct run_op *src;
+
+	if (!is_recv(op->kind))
+		return NULL;
+	src = op_get(r, recv_peer(r, rank, op), r->ranks[rank].ix[i].in_from);
+	return src && src->out && !paxi_txn_user(src->out, true) ? src->out : NULL;
 }
 
 /* Makes o's transactions, as it is issued, where its partner has not: the
@@ -1012,13 +1051,23 @@ static void out_unpark(struct run_op *o)
 	paxi_txn_start_reserved(o->out, o->t_start, o->idx);
 }
 
-/* o's outgoing transaction is about to take data: its receiver holds its
- * slot from now on (in_fed), whether or not its own send is made yet. */
+/* o's outgoing transaction is about to take data: its receiver comes alive
+ * if it has not (make_out), and holds its slot from now on (in_fed),
+ * whether or not its own send is made yet. */
 static void out_feeds(struct run_op *o)
 {
+	struct runner *r = o->r;
 	struct run_op *d = paxi_txn_user(o->out, true);
 
-	if (!d || d->in_fed)
+	if (!d) {
+		int to = send_peer(r, o->rank, o->op);
+		uint32_t di = r->ranks[o->rank].ix[o->idx].out_to;
+
+		if (live_get(&r->ranks[to], di))
+			return; /* it has had its data and let go */
+		d = op_live(r, to, di);
+	}
+	if (d->in_fed)
 		return;
 	d->in_fed = true;
 }
@@ -1474,8 +1523,13 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 		bool parked;
 
 		if (!alive && r->lazy && op_may_sleep(r, rank, i, &parked)) {
+			struct paxi_txn *in = in_unclaimed(r, rank, i);
+
 			ln->next++;
 			op_sleep(r, rank, i, pos, parked);
+			/* its data has not begun: it posts, as op_begin would */
+			if (in)
+				paxi_txn_post_beside(in, &rr->landed);
 			continue;
 		}
 		struct run_op *o = op_live(r, rank, i);
