@@ -22,8 +22,8 @@
  * transaction only while something reads them, from a pool. An op may
  * start once each op it depends on is done, asked of those ops when it
  * reaches the head of its lane or one of them ends (deps_done). An issued
- * send that would wait for its unit's slot, and a receive whose sender has
- * none, are dormant: no state at all, only their issue time in their lane's
+ * send that would wait for its unit's slot, and a receive whose incoming
+ * transaction has not begun to take data, are dormant: no state at all, only their issue time in their lane's
  * window (struct run_lane) and the runner's queue per unit, which continues
  * the paxi's own (the refill hook) so that grants, times and event order
  * are the same as if every transaction had been made at once. The breakdown's
@@ -60,8 +60,9 @@ struct bd_memo {
 
 /* An op's run state, alive only while something can still read it: from
  * when it is first reached (a dep of it ends, its lane reaches it, or its
- * partner makes their transaction) until it is done and every reader is too:
- * its lane successor has started (its start reads its start), and, where
+ * partner makes their transaction: lazy, a receiver's only once that
+ * begins to take data) until it is done and every reader is too: its lane
+ * successor has started (its start reads its start), and, where
  * the breakdown is walked, its partners (the sender of its incoming data,
  * the receiver of its outgoing data) are done (their walks read its points).
  * `refs` counts those; at 0 it goes back to the runner's pool, and a
@@ -163,24 +164,31 @@ struct op_index {
 			       * dep_first ends them) */
 };
 
+/* A lane's window of dormant ops (struct run_lane), kept where something
+ * reads starts: by lane position, the issue time and (breakdown) the
+ * start's causes, for positions lo .. hi - 1 in ring buffers that grow by
+ * doubling: none outside is dormant. Ops wake about in the order they
+ * slept, so the window spans those asleep at once and those between them. */
+struct dorm_win {
+	uint32_t lo, hi;
+	uint32_t mask;          /* room - 1, room a power of two */
+	sim_time_t *t;          /* owned: position p's issue time at [p & mask],
+				 * DORM_AWAKE for one not dormant */
+	struct bd_memo **bd;    /* owned, breakdown only: position p's start's
+				 * causes, an owned reference, else NULL */
+};
+
 /* A lane of a rank: where it is, and (lazy) its dormant ops: ops it issued
  * with no run state yet (a send waiting in the runner's queue, or a receive
- * whose transaction is not made yet), which nothing else touches until they
- * are made alive, as issued then, when their send gets its slot or their
- * sender's transaction is made (op_live). Of them it keeps, by lane
- * position, the issue time and (breakdown) the start's causes, for
- * positions dorm_lo .. dorm_hi - 1 in ring buffers that grow by doubling:
- * none outside is dormant. Ops wake about in the order they slept, so the
- * window spans those asleep at once and those between them. */
+ * whose transaction has not begun to take data), which nothing else touches
+ * until they are made alive, as issued then, when their send gets its slot
+ * or their sender's transaction begins to take data (op_live, out_feeds):
+ * their count, and where something reads starts their window. */
 struct run_lane {
 	uint32_t next;          /* the position in its list of the next op to start */
 	uint32_t dorm_n;        /* its ops dormant now */
-	uint32_t dorm_lo, dorm_hi;
-	uint32_t dorm_mask;     /* room - 1, room a power of two; 0 before the first */
-	sim_time_t *dorm_t;     /* owned: position p's issue time at [p & dorm_mask],
-				 * DORM_AWAKE for one not dormant; NULL none yet */
-	struct bd_memo **dorm_bd; /* owned, breakdown only: position p's start's
-				   * causes, an owned reference, else NULL */
+	struct dorm_win *win;   /* owned: made when the first sleeps where starts
+				 * are read; else NULL */
 };
 
 /* a dormant slot's issue time where its op is not dormant */
@@ -189,18 +197,26 @@ struct run_lane {
 /* an issue time per op: what runner_memory_bytes counts for them */
 G_STATIC_ASSERT(RUNNER_BYTES_PER_DORMANT_OP == sizeof(sim_time_t));
 
-/* What the runner keeps of a rank for the whole run: the indices of its ops
- * (a record per op, struct op_index, an index per dependent, and with
- * several lanes an index per op in its lane's list: rank 0's where the
- * ranks are alike, else its own) and the window of its ops' run-state
- * indices; the ops' run state lives only while it is read (struct run_op).
- * What an event reads comes first, in the first line of a rank that is
- * 64-byte aligned (the runner's ranks are). */
+/* The indices of a rank's ops that the schedule fixes (the runner keeps
+ * one for every rank where the ranks are alike, else one per rank). */
+struct rank_index {
+	struct op_index *ix;  /* owned: per op, and one past the last:
+			       * [nops].dep_first is the count of dependents */
+	uint32_t *dep_ops;    /* owned: the ops that depend on each op, by op, in
+			       * list order */
+	uint32_t *lane_first; /* owned, several lanes: per lane, its list's first
+			       * index in lane_ops; [nlanes] = nops. NULL: one
+			       * lane, whose list is every op, position = index */
+	uint32_t *lane_ops;   /* owned, several lanes: op indices by lane, in list
+			       * order */
+};
+
+/* What the runner keeps of each rank for the whole run, in one 64-byte
+ * line (the runner's ranks are aligned to it): the window of its ops'
+ * run-state indices, where its calls are, and its lanes; its ops' indices
+ * are the runner's (struct rank_index), their run state lives only while
+ * it is read (struct run_op). */
 struct run_rank {
-	const struct op_index *ix; /* per op, and one past the last: [nops].dep_first
-				    * is the count of dependents; rank 0's if alike */
-	const struct sched_op *sops; /* borrowed: the schedule's ops of this rank */
-	struct run_lane *lanes; /* per lane: &lane0 with one lane, else owned */
 	/* The run-state index of its ops (the pool index + 1, 0 never alive,
 	 * OP_GONE done and gone) for ops live_lo .. live_hi - 1, in a ring
 	 * buffer that grows by doubling: every op below live_lo has gone, none
@@ -208,83 +224,75 @@ struct run_rank {
 	 * alive, so it spans the ops alive at once and those between them, not
 	 * the schedule. */
 	uint32_t *live;       /* owned: op i at live[i & live_mask] */
-	const uint32_t *dep_ops; /* the ops that depend on each op, by op, in list
-				  * order; rank 0's if alike */
-	const uint32_t *sdeps; /* borrowed: the schedule's deps of this rank */
+	const struct sched_op *sops; /* borrowed: the schedule's ops of this rank */
 	uint32_t live_lo, live_hi;
 	uint32_t live_mask;   /* room - 1, room a power of two */
-	uint32_t per;         /* the schedule's ops of this rank (one call) */
+	uint32_t per;         /* the schedule's ops of this rank (one call); its
+			       * ops: per x the runner's calls */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
-	uint32_t nops;        /* per x calls */
-	struct run_lane lane0; /* the lane of a schedule of one */
-	guint span_base;      /* spans: this rank's first op's index in them */
-	const uint32_t *lane_first; /* several lanes: per lane, its list's first
-				     * index in lane_ops; [nlanes] = nops. NULL: one
-				     * lane, whose list is every op, position =
-				     * index; rank 0's if alike */
-	const uint32_t *lane_ops; /* several lanes: op indices by lane, in list
-				   * order; rank 0's if alike */
 	uint32_t call_left[RUNNER_CALLS_SIMULATED]; /* per call: its ops on this rank not done */
-	struct paxi_landing landed; /* the last outgoing transaction whose landing
-				     * completed an op (paxi_send_done); zero: none */
+	union {
+		struct run_lane lane0;  /* a schedule of one lane: its lane */
+		struct run_lane *lanes; /* several: owned, per lane */
+	};
 } __attribute__((aligned(64)));
+G_STATIC_ASSERT(sizeof(struct run_rank) == 64);
 
 /* the record and about one dependent's index: what runner_memory_bytes counts */
 G_STATIC_ASSERT(sizeof(struct op_index) + sizeof(uint32_t) == RUNNER_BYTES_PER_OP);
-G_STATIC_ASSERT(offsetof(struct run_rank, per) + sizeof(uint32_t) <= 64);
-
-/* The length of a lane's list, and the op at position pos of it. */
-static uint32_t lane_len(const struct run_rank *rr, uint32_t lane)
-{
-	return rr->lane_first ? rr->lane_first[lane + 1] - rr->lane_first[lane] : rr->nops;
-}
-
-static uint32_t lane_op(const struct run_rank *rr, uint32_t lane, uint32_t pos)
-{
-	return rr->lane_first ? rr->lane_ops[rr->lane_first[lane] + pos] : pos;
-}
 
 /* A FIFO of op indices, kept as runs of consecutive indices (a lane issues
- * its sends in list order, so a unit's queue is most often one or two runs,
- * whatever its length), in a ring buffer of runs that grows by doubling. */
+ * its sends in list order, so a unit's queue is most often one run or two,
+ * whatever its length): one run in the record itself, more in a ring
+ * buffer of runs that grows by doubling. */
 struct op_run {
 	uint32_t first, n;
 };
 
 struct op_fifo {
-	struct op_run *buf;
-	uint32_t head, len;   /* runs buf[head ..], len of them; 0: empty */
-	uint32_t mask;        /* room - 1, room a power of two; 0 before the first push */
+	union {
+		struct op_run one;  /* mask 0: the run, if len */
+		struct op_run *buf; /* mask > 0: owned, room mask + 1 */
+	};
+	uint32_t head, len;   /* runs [head ..], len of them; 0: empty */
+	uint32_t mask;        /* room - 1, room a power of two; 0: room 1, in one */
 };
+
+/* Run k of f's buffer (k taken modulo its room). */
+static struct op_run *fifo_at(struct op_fifo *f, uint32_t k)
+{
+	return f->mask ? &f->buf[k & f->mask] : &f->one;
+}
 
 static void fifo_push(struct op_fifo *f, uint32_t v)
 {
 	if (f->len) {
-		struct op_run *t = &f->buf[(f->head + f->len - 1) & f->mask];
+		struct op_run *t = fifo_at(f, f->head + f->len - 1);
 
 		if (t->first + t->n == v) {
 			t->n++;
 			return;
 		}
 	}
-	if (!f->buf || f->len == f->mask + 1) {
-		uint32_t room = f->buf ? 2 * (f->mask + 1) : 4;
+	if (f->len == f->mask + 1) {
+		uint32_t room = 2 * (f->mask + 1);
 		struct op_run *b = g_new(struct op_run, room);
 
 		for (uint32_t i = 0; i < f->len; i++)
-			b[i] = f->buf[(f->head + i) & f->mask];
-		g_free(f->buf);
+			b[i] = *fifo_at(f, f->head + i);
+		if (f->mask)
+			g_free(f->buf);
 		f->buf = b;
 		f->head = 0;
 		f->mask = room - 1;
 	}
-	f->buf[(f->head + f->len++) & f->mask] = (struct op_run){ .first = v, .n = 1 };
+	*fifo_at(f, f->head + f->len++) = (struct op_run){ .first = v, .n = 1 };
 }
 
 static uint32_t fifo_pop(struct op_fifo *f)
 {
 	g_assert(f->len > 0);
-	struct op_run *h = &f->buf[f->head];
+	struct op_run *h = fifo_at(f, f->head);
 	uint32_t v = h->first++;
 
 	if (!--h->n) {
@@ -292,6 +300,12 @@ static uint32_t fifo_pop(struct op_fifo *f)
 		f->len--;
 	}
 	return v;
+}
+
+static void fifo_release(struct op_fifo *f)
+{
+	if (f->mask)
+		g_free(f->buf);
 }
 
 /* The live index of an op whose run state was made and has gone (it is done). */
@@ -346,6 +360,8 @@ struct runner {
 	const struct paxi_params *pp; /* borrowed: px's (paxi_get_params) */
 	const struct sched *s;
 	struct run_rank *ranks;
+	struct rank_index *index; /* owned: rank 0's alone where the ranks are alike,
+				   * else per rank */
 	uint32_t nlanes;
 	uint64_t elems;       /* elements of the collective */
 	uint32_t elem_bytes;
@@ -363,8 +379,18 @@ struct runner {
 	bool alike;           /* the ranks are alike (ranks_alike): one set of indices */
 	bool lazy;            /* a send that would wait for its unit's slot waits in the
 			       * runner's queue, its transaction not made yet */
-	struct op_fifo *queues; /* per rank x unit: those sends' op indices, in order */
+	struct op_fifo *queues; /* per rank x queued unit: those sends' op indices, in
+				 * order */
 	uint32_t units;       /* CDMA units per node */
+	uint32_t qunits;      /* the units a lane may queue on: lane l's is l % units,
+			       * so the first min(nlanes, units) */
+	struct paxi_landing *landed; /* owned, where ready flags go out of band (a post
+				      * may ride beside a landing, paxi_txn_post_beside):
+				      * per rank, the last outgoing transaction whose
+				      * landing completed an op (paxi_send_done), zero
+				      * none; else NULL */
+	guint *span_base;     /* owned, with spans: per rank, its first op's index in
+			       * them; else NULL */
 	GArray *steps;        /* borrowed: the result's steps, filled as ops end; NULL none */
 	GArray *spans;        /* borrowed: the result's spans, filled as ops end; NULL none */
 	uint64_t left;        /* ops not done */
@@ -394,6 +420,60 @@ static int node(const struct runner *r, int rank)
 
 static void launch_next(struct runner *r, int rank, uint32_t call);
 
+/* Rank's op indices. */
+static const struct rank_index *rank_index(const struct runner *r, int rank)
+{
+	return &r->index[r->alike ? 0 : rank];
+}
+
+/* Rank's dependency lists: the schedule's (sched_op.dep_first indexes them). */
+static const uint32_t *rank_deps(const struct runner *r, int rank)
+{
+	return (const uint32_t *)(const void *)r->s->ranks[r->s->turned ? 0 : rank].deps->data;
+}
+
+/* Rank's ops: its schedule's, once per call. */
+static uint32_t rank_nops(const struct runner *r, int rank)
+{
+	return r->ranks[rank].per * r->calls;
+}
+
+static struct run_lane *rank_lane(const struct runner *r, int rank, uint32_t lane)
+{
+	struct run_rank *rr = &r->ranks[rank];
+
+	return r->nlanes > 1 ? &rr->lanes[lane] : &rr->lane0;
+}
+
+/* The length of a lane's list, and the op at position pos of it. */
+static uint32_t lane_len(const struct runner *r, int rank, uint32_t lane)
+{
+	const uint32_t *first = rank_index(r, rank)->lane_first;
+
+	return first ? first[lane + 1] - first[lane] : rank_nops(r, rank);
+}
+
+static uint32_t lane_op(const struct runner *r, int rank, uint32_t lane, uint32_t pos)
+{
+	const struct rank_index *ri = rank_index(r, rank);
+
+	return ri->lane_first ? ri->lane_ops[ri->lane_first[lane] + pos] : pos;
+}
+
+/* What a post on rank may ride beside (paxi_txn_post_beside): its last
+ * landing where one is kept, else none. */
+static const struct paxi_landing *rank_landed(const struct runner *r, int rank)
+{
+	static const struct paxi_landing none;
+
+	return r->landed ? &r->landed[rank] : &none;
+}
+
+/* The runner's queue of rank's sends on lane's unit. */
+static struct op_fifo *lane_queue(const struct runner *r, int rank, uint32_t lane)
+{
+	return &r->queues[(uint32_t)rank * r->qunits + lane % r->units];
+}
 
 /* Op kinds by their flags (sched_op_kind_flags, the one table). */
 static bool is_recv(enum sched_op_kind k)
@@ -561,20 +641,19 @@ static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
 /* Op i's position in its lane's list. */
 static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t lane)
 {
-	const struct run_rank *rr = &r->ranks[rank];
-	uint32_t lo_i = 0, len = lane_len(rr, lane), hi = len;
+	uint32_t lo_i = 0, len = lane_len(r, rank, lane), hi = len;
 
-	if (!rr->lane_first)
+	if (!rank_index(r, rank)->lane_first)
 		return i;
 	while (lo_i < hi) {
 		uint32_t mid = lo_i + (hi - lo_i) / 2;
 
-		if (lane_op(rr, lane, mid) < i)
+		if (lane_op(r, rank, lane, mid) < i)
 			lo_i = mid + 1;
 		else
 			hi = mid;
 	}
-	g_assert(lo_i < len && lane_op(rr, lane, lo_i) == i);
+	g_assert(lo_i < len && lane_op(r, rank, lane, lo_i) == i);
 	return lo_i;
 }
 
@@ -582,19 +661,18 @@ static uint32_t lane_pos(const struct runner *r, int rank, uint32_t i, uint32_t 
  * its position there; else NULL. */
 static struct run_lane *dorm_lane(const struct runner *r, int rank, uint32_t i, uint32_t *pos)
 {
-	const struct run_rank *rr = &r->ranks[rank];
 	uint32_t lane = r->nlanes > 1 ? sched_op_of(r, rank, i)->lane : 0;
-	struct run_lane *ln = &rr->lanes[lane];
+	struct run_lane *ln = rank_lane(r, rank, lane);
+	const struct dorm_win *w = ln->win;
 
-	if (!ln->dorm_n || live_get(rr, i))
+	if (!ln->dorm_n || live_get(&r->ranks[rank], i))
 		return NULL;
 	uint32_t p = lane_pos(r, rank, i, lane);
 
 	if (p >= ln->next)
 		return NULL;
 	/* issued and never alive: asleep (lazy) */
-	if (r->starts_read &&
-	    (p < ln->dorm_lo || p >= ln->dorm_hi || ln->dorm_t[p & ln->dorm_mask] == DORM_AWAKE))
+	if (r->starts_read && (p < w->lo || p >= w->hi || w->t[p & w->mask] == DORM_AWAKE))
 		g_error("runner: op %u of rank %d issued, never alive, not dormant", i, rank);
 	*pos = p;
 	return ln;
@@ -608,50 +686,52 @@ static sim_time_t dorm_issued(const struct runner *r, int rank, uint32_t i)
 	const struct run_lane *ln = dorm_lane(r, rank, i, &pos);
 
 	g_assert(ln);
-	return r->starts_read ? ln->dorm_t[pos & ln->dorm_mask] : sim_now(r->sim);
+	return r->starts_read ? ln->win->t[pos & ln->win->mask] : sim_now(r->sim);
 }
 
-/* Makes room in a lane's dormant window for positions dorm_lo .. dorm_lo +
- * need - 1. */
-static __attribute__((noinline)) void dorm_grow(struct run_lane *ln, uint32_t need, bool bd)
+/* Makes room in a dormant window for positions lo .. lo + need - 1. */
+static __attribute__((noinline)) void dorm_grow(struct dorm_win *w, uint32_t need, bool bd)
 {
-	uint32_t room = ln->dorm_t ? (ln->dorm_mask + 1) * 2 : 4;
+	uint32_t room = w->t ? (w->mask + 1) * 2 : 4;
 
 	while (room < need)
 		room *= 2;
 	sim_time_t *t = g_new(sim_time_t, room);
 	struct bd_memo **b = bd ? g_new0(struct bd_memo *, room) : NULL;
 
-	for (uint32_t p = ln->dorm_lo; p < ln->dorm_hi; p++) {
-		t[p & (room - 1)] = ln->dorm_t[p & ln->dorm_mask];
+	for (uint32_t p = w->lo; p < w->hi; p++) {
+		t[p & (room - 1)] = w->t[p & w->mask];
 		if (b)
-			b[p & (room - 1)] = ln->dorm_bd[p & ln->dorm_mask];
+			b[p & (room - 1)] = w->bd[p & w->mask];
 	}
-	g_free(ln->dorm_t);
-	g_free(ln->dorm_bd);
-	ln->dorm_t = t;
-	ln->dorm_bd = b;
-	ln->dorm_mask = room - 1;
+	g_free(w->t);
+	g_free(w->bd);
+	w->t = t;
+	w->bd = b;
+	w->mask = room - 1;
 }
 
-/* Position pos of the lane sleeps, issued at t (with the breakdown,
- * bd_on, its causes bd, an owned reference): after every position slept. */
+/* Position pos of the lane sleeps, where starts are read (else only its
+ * count, dorm_n), issued at t (with the breakdown, bd_on, its causes bd, an
+ * owned reference): after every position slept. */
 static void dorm_push(struct run_lane *ln, uint32_t pos, sim_time_t t, bool bd_on, struct bd_memo *bd)
 {
+	struct dorm_win *w = ln->win ? ln->win : (ln->win = g_new0(struct dorm_win, 1));
+
 	if (!ln->dorm_n)
-		ln->dorm_lo = ln->dorm_hi = pos;
-	g_assert(pos >= ln->dorm_hi);
-	if (!ln->dorm_t || pos - ln->dorm_lo > ln->dorm_mask)
-		dorm_grow(ln, pos - ln->dorm_lo + 1, bd_on);
-	for (; ln->dorm_hi < pos; ln->dorm_hi++) {
-		ln->dorm_t[ln->dorm_hi & ln->dorm_mask] = DORM_AWAKE;
-		if (ln->dorm_bd)
-			ln->dorm_bd[ln->dorm_hi & ln->dorm_mask] = NULL;
+		w->lo = w->hi = pos;
+	g_assert(pos >= w->hi);
+	if (!w->t || pos - w->lo > w->mask)
+		dorm_grow(w, pos - w->lo + 1, bd_on);
+	for (; w->hi < pos; w->hi++) {
+		w->t[w->hi & w->mask] = DORM_AWAKE;
+		if (w->bd)
+			w->bd[w->hi & w->mask] = NULL;
 	}
-	ln->dorm_t[pos & ln->dorm_mask] = t;
-	if (ln->dorm_bd)
-		ln->dorm_bd[pos & ln->dorm_mask] = bd;
-	ln->dorm_hi = pos + 1;
+	w->t[pos & w->mask] = t;
+	if (w->bd)
+		w->bd[pos & w->mask] = bd;
+	w->hi = pos + 1;
 	ln->dorm_n++;
 }
 
@@ -674,20 +754,20 @@ static bool op_local_kind(const struct runner *r, enum sched_op_kind k);
  * supplied by then. */
 static void op_wake(struct run_op *o, struct run_lane *ln, uint32_t pos)
 {
-	struct run_rank *rr = &o->r->ranks[o->rank];
+	struct dorm_win *w = ln->win;
 	enum sched_op_kind k = o->kind;
-	uint32_t slot = pos & ln->dorm_mask;
+	uint32_t slot = w ? pos & w->mask : 0;
 
 	o->started = true;
 	/* without a reader of starts, its issue time was not kept: now
 	 * stands in for it (only the readers and the paxi's record of the
 	 * transaction's times read it, never its timing) */
-	o->t_start = o->r->starts_read ? ln->dorm_t[slot] : sim_now(o->r->sim);
-	if (ln->dorm_bd) {
-		op_bd(o)->bd_start = ln->dorm_bd[slot]; /* its reference */
-		ln->dorm_bd[slot] = NULL;
+	o->t_start = o->r->starts_read ? w->t[slot] : sim_now(o->r->sim);
+	if (w && w->bd) {
+		op_bd(o)->bd_start = w->bd[slot]; /* its reference */
+		w->bd[slot] = NULL;
 	}
-	if (pos + 1 < lane_len(rr, o->lane) && ln->next <= pos + 1)
+	if (pos + 1 < lane_len(o->r, o->rank, o->lane) && ln->next <= pos + 1)
 		o->refs++; /* its lane successor's start reads its start */
 	if (is_send(k) && paxi_unit_reserved(o->r->px, node(o->r, o->rank), o->lane, o->idx)) {
 		o->out_parked = true;
@@ -702,13 +782,16 @@ static void op_wake(struct run_op *o, struct run_lane *ln, uint32_t pos)
 	ln->dorm_n--;
 	if (!o->r->starts_read)
 		return;
-	ln->dorm_t[slot] = DORM_AWAKE;
-	while (ln->dorm_lo < ln->dorm_hi && ln->dorm_t[ln->dorm_lo & ln->dorm_mask] == DORM_AWAKE)
-		ln->dorm_lo++;
+	w->t[slot] = DORM_AWAKE;
+	while (w->lo < w->hi && w->t[w->lo & w->mask] == DORM_AWAKE)
+		w->lo++;
 }
 
+static struct paxi_txn *in_unclaimed(const struct runner *r, int rank, uint32_t i);
+
 /* Op i of rank's run state, made alive if it is not: from the pool, with a
- * reference for itself and one for each reader to come. */
+ * reference for itself and one for each reader to come; a receive takes
+ * its incoming transaction if its sender has made it (in_unclaimed). */
 static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 {
 	struct run_rank *rr = &r->ranks[rank];
@@ -750,7 +833,8 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 	};
 	if (r->bd_on)
 		*op_bd(o) = (struct run_bd){
-			.dreaders = rr->ix[i + 1].dep_first - rr->ix[i].dep_first,
+			.dreaders = rank_index(r, rank)->ix[i + 1].dep_first -
+				    rank_index(r, rank)->ix[i].dep_first,
 		};
 	/* w is a send's engine progress otherwise. A COPY moves the smaller of
 	 * its source's and its destination's bytes (ir.h), which differ only
@@ -761,6 +845,12 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 			? MIN(run_units_bytes(r, sched_turn_unit(r->s, rank, op->src_buf, op->src_off), op->count),
 			      run_units_bytes(r, sched_turn_unit(r->s, rank, op->dst_buf, op->dst_off), op->count))
 			: run_units_bytes(r, sched_turn_unit(r->s, rank, op->src_buf, op->src_off), op->count);
+	if (r->lazy && is_recv(op->kind)) {
+		/* its sender's transaction, if made, waited for it (make_out) */
+		o->in = in_unclaimed(r, rank, i);
+		if (o->in)
+			paxi_txn_set_dst_user(o->in, o);
+	}
 	live_set(rr, i, idx + 1);
 	if (++r->ops_live > r->ops_live_peak)
 		r->ops_live_peak = r->ops_live;
@@ -915,7 +1005,7 @@ static uint64_t in_bytes(const struct run_op *o)
 		return 0;
 	int from = recv_peer(o->r, o->rank, o->op);
 
-	return send_bytes(o->r, from, sched_op_of(o->r, from, o->r->ranks[o->rank].ix[o->idx].in_from));
+	return send_bytes(o->r, from, sched_op_of(o->r, from, rank_index(o->r, o->rank)->ix[o->idx].in_from));
 }
 
 /* The bytes of the op's outgoing transaction (made or not), 0 if none. */
@@ -930,18 +1020,47 @@ static const struct paxi_txn_ops *txn_ops_of(const struct runner *r)
 	return r->nlanes > 1 ? &txn_ops_lanes : &txn_ops;
 }
 
-/* Makes o's outgoing transaction; its receiver's run state comes alive with
- * it (and, lazy, has posted already if it has begun). */
+/* Makes o's outgoing transaction. Its receiver's run state comes alive with
+ * it, except where the runner is lazy and the transaction has bytes: a
+ * receiver with no run state stays so (dormant, or not issued yet) until
+ * the transaction begins to take data (out_feeds), as no event reaches the
+ * receiver before, and then takes it (in_unclaimed). Lazy, a receiver that
+ * has been issued posts now, as of its issue; one not issued yet posts when
+ * it is (op_begin, lane_advance). */
 static void make_out(struct run_op *o)
 {
 	struct runner *r = o->r;
 	int to = send_peer(r, o->rank, o->op);
-	struct run_op *d = op_live(r, to, r->ranks[o->rank].ix[o->idx].out_to);
+	uint32_t di = rank_index(r, o->rank)->ix[o->idx].out_to;
+	uint64_t bytes = send_bytes(r, o->rank, o->op);
+	struct run_op *d = op_get(r, to, di);
+	uint32_t dpos;
 
-	o->out = d->in = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank), node(r, to), o->lane,
-				      send_bytes(r, o->rank, o->op), txn_ops_of(r), o, d);
-	if (r->lazy && d->started)
+	if (!d && (!r->lazy || !bytes))
+		d = op_live(r, to, di);
+	o->out = paxi_txn_new(r->px, o->op->paxi, node(r, o->rank), node(r, to), o->lane, bytes,
+			      txn_ops_of(r), o, d);
+	if (d)
+		d->in = o->out;
+	if (r->lazy && d && d->started)
 		paxi_txn_post_at(o->out, d->t_start);
+	else if (!d && dorm_lane(r, to, di, &dpos))
+		paxi_txn_post_at(o->out, dorm_issued(r, to, di));
+}
+
+/* Lazy: the incoming transaction of op i of rank, a receive that has never
+ * been alive, if its sender has made it (make_out): the sender's outgoing
+ * one, which has no receiver yet; else NULL. (The sender lives until its
+ * data has landed, which the receiver takes, alive.) */
+static struct paxi_txn *in_unclaimed(const struct runner *r, int rank, uint32_t i)
+{
+	const struct sched_op *op = sched_op_of(r, rank, i);
+	const struct run_op *src;
+
+	if (!is_recv(op->kind))
+		return NULL;
+	src = op_get(r, recv_peer(r, rank, op), rank_index(r, rank)->ix[i].in_from);
+	return src && src->out && !paxi_txn_user(src->out, true) ? src->out : NULL;
 }
 
 /* Makes o's transactions, as it is issued, where its partner has not: the
@@ -950,14 +1069,14 @@ static void make_out(struct run_op *o)
 static void op_txns(struct run_op *o)
 {
 	struct runner *r = o->r;
-	struct run_rank *rr = &r->ranks[o->rank];
 
 	if (r->lazy)
 		return;
 	if (is_send(o->kind) && !o->out)
 		make_out(o);
 	if (is_recv(o->kind) && !o->in) {
-		struct run_op *src = op_live(r, recv_peer(r, o->rank, o->op), rr->ix[o->idx].in_from);
+		struct run_op *src = op_live(r, recv_peer(r, o->rank, o->op),
+					   rank_index(r, o->rank)->ix[o->idx].in_from);
 
 		o->in = src->out = paxi_txn_new(r->px, src->op->paxi, node(r, src->rank),
 						node(r, o->rank), src->op->lane,
@@ -984,7 +1103,7 @@ static bool op_may_park(const struct runner *r, int rank, uint32_t i)
 		return false;
 	int from = recv_peer(r, rank, op);
 
-	return send_bytes(r, from, sched_op_of(r, from, r->ranks[rank].ix[i].in_from)) > 0;
+	return send_bytes(r, from, sched_op_of(r, from, rank_index(r, rank)->ix[i].in_from)) > 0;
 }
 
 /* Lazy: op i of rank, a send issued at start_ps with no data yet, holds its
@@ -1012,13 +1131,23 @@ static void out_unpark(struct run_op *o)
 	paxi_txn_start_reserved(o->out, o->t_start, o->idx);
 }
 
-/* o's outgoing transaction is about to take data: its receiver holds its
- * slot from now on (in_fed), whether or not its own send is made yet. */
+/* o's outgoing transaction is about to take data: its receiver comes alive
+ * if it has not (make_out), and holds its slot from now on (in_fed),
+ * whether or not its own send is made yet. */
 static void out_feeds(struct run_op *o)
 {
+	struct runner *r = o->r;
 	struct run_op *d = paxi_txn_user(o->out, true);
 
-	if (!d || d->in_fed)
+	if (!d) {
+		int to = send_peer(r, o->rank, o->op);
+		uint32_t di = rank_index(r, o->rank)->ix[o->idx].out_to;
+
+		if (live_get(&r->ranks[to], di))
+			return; /* it has had its data and let go */
+		d = op_live(r, to, di);
+	}
+	if (d->in_fed)
 		return;
 	d->in_fed = true;
 }
@@ -1045,11 +1174,11 @@ static void out_supply(struct run_op *o, uint64_t avail)
 static void send_issue(struct run_op *o)
 {
 	struct runner *r = o->r;
-	uint32_t q = (uint32_t)o->rank * r->units + o->lane % r->units;
+	struct op_fifo *q = lane_queue(r, o->rank, o->lane);
 
-	if (r->queues[q].len || paxi_unit_would_wait(r->px, node(r, o->rank), o->lane)) {
+	if (q->len || paxi_unit_would_wait(r->px, node(r, o->rank), o->lane)) {
 		o->out_queued = true;
-		fifo_push(&r->queues[q], o->idx);
+		fifo_push(q, o->idx);
 		return;
 	}
 	if (!o->in_fed && op_park(r, o->rank, o->idx, o->t_start)) {
@@ -1066,10 +1195,12 @@ static void send_issue(struct run_op *o)
 static void on_refill(void *user, int nd, uint32_t unit)
 {
 	struct runner *r = user;
-	struct op_fifo *f = &r->queues[(uint32_t)nd * r->units + unit];
 
-	if (!f->len)
+	/* a unit that no lane queues on has nothing queued */
+	if (unit >= r->qunits || !r->queues[(uint32_t)nd * r->qunits + unit].len)
 		return;
+	struct op_fifo *f = &r->queues[(uint32_t)nd * r->qunits + unit];
+
 	/* lazy runs only where schedule rank and node are one */
 	uint32_t i = fifo_pop(f);
 	struct run_op *o = op_get(r, nd, i);
@@ -1210,11 +1341,11 @@ static void on_op_setup(void *user)
 static void op_release_readers(const struct run_op *o)
 {
 	struct runner *r = o->r;
-	const struct run_rank *rr = &r->ranks[o->rank];
-	uint32_t base = o->call * rr->per;
+	uint32_t base = o->call * r->ranks[o->rank].per;
+	const uint32_t *deps = rank_deps(r, o->rank);
 
 	for (uint32_t d = 0; r->bd_on && d < o->op->ndeps; d++) {
-		struct run_op *c = op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base);
+		struct run_op *c = op_get(r, o->rank, deps[o->op->dep_first + d] + base);
 
 		if (c) /* else gone: it ended before now (op_purge) */
 			op_dep_read(c);
@@ -1240,7 +1371,7 @@ static bool op_may_sleep(struct runner *r, int rank, uint32_t i, bool *parked)
 		return false;
 	if (!is_send(op->kind))
 		return true;
-	if (r->queues[(uint32_t)rank * r->units + op->lane % r->units].len ||
+	if (lane_queue(r, rank, op->lane)->len ||
 	    paxi_unit_would_wait(r->px, node(r, rank), op->lane))
 		return true;
 	*parked = op_park(r, rank, i, sim_now(r->sim));
@@ -1258,18 +1389,18 @@ static void op_sleep(struct runner *r, int rank, uint32_t i, uint32_t pos, bool 
 	struct run_op tmp = {
 		.r = r, .op = op, .rank = rank, .idx = i, .kind = op->kind, .lane = op->lane,
 		.call = (uint8_t)(i / rr->per),
-		.lane_pred = pos ? (int32_t)lane_op(rr, op->lane, pos - 1) : -1,
+		.lane_pred = pos ? (int32_t)lane_op(r, rank, op->lane, pos - 1) : -1,
 		.t_start = sim_now(r->sim), .started = true,
 	};
 	struct bd_memo *bd = r->bd_on ? bd_walk_start(&tmp) : NULL;
 
 	op_release_readers(&tmp);
 	if (is_send(op->kind) && !parked)
-		fifo_push(&r->queues[(uint32_t)rank * r->units + op->lane % r->units], i);
+		fifo_push(lane_queue(r, rank, op->lane), i);
 	if (r->starts_read)
-		dorm_push(&rr->lanes[op->lane], pos, tmp.t_start, r->bd_on, bd);
+		dorm_push(rank_lane(r, rank, op->lane), pos, tmp.t_start, r->bd_on, bd);
 	else
-		rr->lanes[op->lane].dorm_n++;
+		rank_lane(r, rank, op->lane)->dorm_n++;
 }
 
 /* An op is issued: with setup_recv, a receive without a send of its own
@@ -1331,7 +1462,7 @@ static void op_begin(struct run_op *o)
 		/* a receive started by a send's landing: its ready flag rides
 		 * beside that send's completion flag (paxi checks it landed now) */
 		if (o->in)
-			paxi_txn_post_beside(o->in, &r->ranks[o->rank].landed); /* else make_out posts it */
+			paxi_txn_post_beside(o->in, rank_landed(r, o->rank)); /* else make_out posts it */
 		op_process(o);
 		return;
 	}
@@ -1368,7 +1499,7 @@ static void op_record(const struct run_op *o)
 			x->bytes_sent += paxi_txn_bytes(o->out);
 	}
 	if (r->spans)
-		g_array_index(r->spans, struct runner_op_span, r->ranks[o->rank].span_base + o->idx) =
+		g_array_index(r->spans, struct runner_op_span, r->span_base[o->rank] + o->idx) =
 			(struct runner_op_span){
 				.rank = o->rank, .op = o->idx, .lane = o->lane, .step = o->op->step,
 				.kind = o->kind,
@@ -1406,7 +1537,8 @@ static void op_try_finish(struct run_op *o)
 	if (o->out && !o->out_sent) {
 		/* done when its data landed; its response is still on the way
 		 * (on_sent drops this reference) */
-		r->ranks[o->rank].landed = paxi_txn_landing(o->out);
+		if (r->landed)
+			r->landed[o->rank] = paxi_txn_landing(o->out);
 		o->refs++;
 	}
 	o->done = true;
@@ -1421,12 +1553,12 @@ static void op_try_finish(struct run_op *o)
 			r->rank_done(r->user, o->rank);
 	}
 	op_record(o);
-	struct run_rank *rr = &r->ranks[o->rank];
+	const struct rank_index *ri = rank_index(r, o->rank);
 
 	/* a dependent whose last dep this was may start (one listed twice is
 	 * asked once) */
-	for (uint32_t i = rr->ix[o->idx].dep_first, prev = NO_OP; i < rr->ix[o->idx + 1].dep_first; i++) {
-		uint32_t d = rr->dep_ops[i];
+	for (uint32_t i = ri->ix[o->idx].dep_first, prev = NO_OP; i < ri->ix[o->idx + 1].dep_first; i++) {
+		uint32_t d = ri->dep_ops[i];
 
 		if (d != prev && deps_done(r, o->rank, d))
 			lane_advance(r, o->rank, r->nlanes > 1 ? sched_op_of(r, o->rank, d)->lane : 0);
@@ -1446,10 +1578,11 @@ static bool deps_done(const struct runner *r, int rank, uint32_t i)
 {
 	const struct run_rank *rr = &r->ranks[rank];
 	const struct sched_op *op = sched_op_of(r, rank, i);
+	const uint32_t *deps = rank_deps(r, rank);
 	uint32_t base = i - i % rr->per;
 
 	for (uint32_t d = 0; d < op->ndeps; d++) {
-		uint32_t l = live_get(rr, rr->sdeps[op->dep_first + d] + base);
+		uint32_t l = live_get(rr, deps[op->dep_first + d] + base);
 
 		if (l != OP_GONE && (!l || !pool_at(r, l - 1)->done))
 			return false;
@@ -1461,12 +1594,12 @@ static bool deps_done(const struct runner *r, int rank, uint32_t i)
 static void lane_advance(struct runner *r, int rank, uint32_t lane)
 {
 	struct run_rank *rr = &r->ranks[rank];
-	uint32_t len = lane_len(rr, lane);
+	uint32_t len = lane_len(r, rank, lane);
 
-	struct run_lane *ln = &rr->lanes[lane];
+	struct run_lane *ln = rank_lane(r, rank, lane);
 
 	while (ln->next < len) {
-		uint32_t pos = ln->next, i = lane_op(rr, lane, pos);
+		uint32_t pos = ln->next, i = lane_op(r, rank, lane, pos);
 		const struct run_op *alive = op_get(r, rank, i);
 
 		if (i / rr->per >= rr->launched || !deps_done(r, rank, i))
@@ -1474,14 +1607,19 @@ static void lane_advance(struct runner *r, int rank, uint32_t lane)
 		bool parked;
 
 		if (!alive && r->lazy && op_may_sleep(r, rank, i, &parked)) {
+			struct paxi_txn *in = in_unclaimed(r, rank, i);
+
 			ln->next++;
 			op_sleep(r, rank, i, pos, parked);
+			/* its data has not begun: it posts, as op_begin would */
+			if (in)
+				paxi_txn_post_beside(in, rank_landed(r, rank));
 			continue;
 		}
 		struct run_op *o = op_live(r, rank, i);
 
 		ln->next++;
-		o->lane_pred = pos ? (int32_t)lane_op(rr, lane, pos - 1) : -1;
+		o->lane_pred = pos ? (int32_t)lane_op(r, rank, lane, pos - 1) : -1;
 		if (pos + 1 < len)
 			o->refs++; /* its lane successor's start reads its start */
 		op_start(o);
@@ -1508,7 +1646,7 @@ static void runner_handler(struct sim *s, struct sim_component *self, struct sim
 	case RUN_LAUNCH:
 		rank_launch(r, (int)ev->data[0].u);
 		/* a job's rank with nothing to do (a P2P's bystander) is done at once */
-		if (r->rank_done && !r->ranks[ev->data[0].u].nops)
+		if (r->rank_done && !r->ranks[ev->data[0].u].per)
 			r->rank_done(r->user, (int)ev->data[0].u);
 		break;
 	default:
@@ -1731,8 +1869,8 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			}
 			/* what let it start: the dep that ended last, or its lane
 			 * predecessor starting (alive: they wait for its start) */
-			const struct run_rank *rr = &r->ranks[o->rank];
-			uint32_t base = o->call * rr->per;
+			uint32_t base = o->call * r->ranks[o->rank].per;
+			const uint32_t *deps = rank_deps(r, o->rank);
 			struct run_op *best = NULL;
 			struct run_op *pred = o->lane_pred >= 0 ? op_get(r, o->rank, (uint32_t)o->lane_pred)
 								: NULL;
@@ -1741,7 +1879,7 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 				? dorm_lane(r, o->rank, (uint32_t)o->lane_pred, &gpos) : NULL;
 
 			for (uint32_t d = 0; d < o->op->ndeps; d++) {
-				struct run_op *c = op_get(r, o->rank, rr->sdeps[o->op->dep_first + d] + base);
+				struct run_op *c = op_get(r, o->rank, deps[o->op->dep_first + d] + base);
 
 				/* a dep gone ended before this start (op_purge) */
 				if (c && (!best || c->t_end > best->t_end))
@@ -1753,10 +1891,10 @@ static struct bd_memo *bd_walk(struct runner *r, enum walk_at at, struct run_op 
 			} else if (pred && pred->t_start == w.p) {
 				o = pred;
 				at = AT_OP_START;
-			} else if (g && g->dorm_t[gpos & g->dorm_mask] == w.p) {
+			} else if (g && g->win->t[gpos & g->win->mask] == w.p) {
 				/* dormant: its start is its issue, its causes kept
 				 * in its lane */
-				memo = g->dorm_bd ? g->dorm_bd[gpos & g->dorm_mask] : NULL;
+				memo = g->win->bd ? g->win->bd[gpos & g->win->mask] : NULL;
 				memo_ps = w.p;
 				goto add_memo;
 			} else {
@@ -1869,13 +2007,12 @@ static int match_entry_cmp(const void *a, const void *b)
 /* Fills *m with the rank's sends (send true) or receives, from its ops. */
 static void match_side_init(struct match_side *m, const struct runner *r, int rank, bool send)
 {
-	const struct run_rank *rr = &r->ranks[rank];
-	uint32_t n = 0, g = 0, nlanes = r->nlanes;
+	uint32_t n = 0, g = 0, nlanes = r->nlanes, nops = rank_nops(r, rank);
 
 	/* room for every op: one walk of the ops, not two */
-	struct match_entry *e = g_new(struct match_entry, rr->nops ? rr->nops : 1);
+	struct match_entry *e = g_new(struct match_entry, nops ? nops : 1);
 
-	for (uint32_t i = 0; i < rr->nops; i++) {
+	for (uint32_t i = 0; i < nops; i++) {
 		const struct sched_op *op = sched_op_of(r, rank, i);
 
 		if (send ? is_send(op->kind) : is_recv(op->kind))
@@ -1949,7 +2086,7 @@ static bool match(struct runner *r, GError **error)
 	for (int rank = 0; rank < nranks; rank++)
 		match_side_init(&sends[rank], r, rank, true);
 	for (int b = 0; b < nranks; b++) {
-		struct op_index *ib = (struct op_index *)r->ranks[b].ix;
+		struct op_index *ib = r->index[b].ix;
 		struct match_side recvs;
 
 		match_side_init(&recvs, r, b, false);
@@ -1958,7 +2095,7 @@ static bool match(struct runner *r, GError **error)
 			/* alike: rank a's sends to 0 are rank 0's to -a */
 			const struct match_side *sa = &sends[r->alike ? 0 : a];
 			uint32_t to = r->alike ? (uint32_t)((s->nranks - (int)a) % s->nranks) : (uint32_t)b;
-			struct op_index *ia = (struct op_index *)r->ranks[r->alike ? 0 : a].ix;
+			struct op_index *ia = r->index[r->alike ? 0 : a].ix;
 			int64_t sg = match_side_find(sa, to * r->nlanes + lane);
 			uint32_t nsend = sg < 0 ? 0 : sa->first[sg + 1] - sa->first[sg];
 
@@ -1976,9 +2113,9 @@ static bool match(struct runner *r, GError **error)
 	uint32_t bad_send_op = 0;
 
 	for (int rank = 0; rank < nranks && ok; rank++)
-		for (uint32_t i = 0; i < r->ranks[rank].nops && ok; i++) {
+		for (uint32_t i = 0; i < rank_nops(r, rank) && ok; i++) {
 			const struct sched_op *op = sched_op_of(r, rank, i);
-			const struct op_index *sl = &r->ranks[rank].ix[i];
+			const struct op_index *sl = &rank_index(r, rank)->ix[i];
 
 			if (is_recv(op->kind) && sl->in_from == NO_OP) {
 				g_set_error(error, RUNNER_ERROR, RUNNER_ERROR_UNMATCHED,
@@ -2035,7 +2172,7 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 }
 
 /* A rank's window of live indices starts with room for this many ops. */
-#define LIVE_ROOM 8
+#define LIVE_ROOM 4
 
 /* Whether tests/sim may have the runner index every rank on its own. */
 static bool share_index = true;
@@ -2078,21 +2215,23 @@ static bool ranks_alike(const struct sched *s)
 	return true;
 }
 
-/* Builds rank rr's indices (its ops, sops and per set): each op's first
- * dependent and the dependent lists, the lane lists with several lanes;
- * in_from and out_to are NO_OP until matched. */
-static void index_rank(const struct runner *r, struct run_rank *rr)
+/* Builds rank's indices into *ri (its record's sops and per set): each
+ * op's first dependent and the dependent lists, the lane lists with
+ * several lanes; in_from and out_to are NO_OP until matched. */
+static void index_rank(const struct runner *r, int rank, struct rank_index *ri)
 {
-	uint32_t per = rr->per;
-	struct op_index *ix = g_new0(struct op_index, (gsize)rr->nops + 1);
+	const struct run_rank *rr = &r->ranks[rank];
+	const uint32_t *sdeps = rank_deps(r, rank);
+	uint32_t per = rr->per, nops = rank_nops(r, rank);
+	struct op_index *ix = g_new0(struct op_index, (gsize)nops + 1);
 
-	for (uint32_t i = 0; i < rr->nops; i++) {
+	for (uint32_t i = 0; i < nops; i++) {
 		const struct sched_op *op = &rr->sops[i % per];
 		uint32_t call = i / per;
 
 		ix[i].in_from = ix[i].out_to = NO_OP;
 		for (uint32_t d = 0; d < op->ndeps; d++) {
-			uint32_t dep = rr->sdeps[op->dep_first + d] + call * per;
+			uint32_t dep = sdeps[op->dep_first + d] + call * per;
 
 			g_assert(dep < i);
 			ix[dep + 1].dep_first++;
@@ -2100,35 +2239,35 @@ static void index_rank(const struct runner *r, struct run_rank *rr)
 	}
 	/* dep_first (lane_first) holds each op's count of dependents (each
 	 * lane's of ops) at [op + 1]: made offsets, then filled in list order */
-	for (uint32_t i = 0; i < rr->nops; i++)
+	for (uint32_t i = 0; i < nops; i++)
 		ix[i + 1].dep_first += ix[i].dep_first;
-	uint32_t *dep_ops = g_new(uint32_t, ix[rr->nops].dep_first ? ix[rr->nops].dep_first : 1);
-	g_autofree uint32_t *fill = g_new(uint32_t, rr->nops ? rr->nops : 1);
+	uint32_t *dep_ops = g_new(uint32_t, ix[nops].dep_first ? ix[nops].dep_first : 1);
+	g_autofree uint32_t *fill = g_new(uint32_t, nops ? nops : 1);
 
-	for (uint32_t i = 0; i < rr->nops; i++)
+	for (uint32_t i = 0; i < nops; i++)
 		fill[i] = ix[i].dep_first;
-	for (uint32_t i = 0; i < rr->nops; i++) {
+	for (uint32_t i = 0; i < nops; i++) {
 		const struct sched_op *op = &rr->sops[i % per];
 
 		for (uint32_t d = 0; d < op->ndeps; d++)
-			dep_ops[fill[rr->sdeps[op->dep_first + d] + (i / per) * per]++] = i;
+			dep_ops[fill[sdeps[op->dep_first + d] + (i / per) * per]++] = i;
 	}
-	rr->ix = ix;
-	rr->dep_ops = dep_ops;
+	ri->ix = ix;
+	ri->dep_ops = dep_ops;
 	if (r->nlanes > 1) {
 		uint32_t *first = g_new0(uint32_t, (gsize)r->nlanes + 1);
-		uint32_t *ops = g_new(uint32_t, rr->nops ? rr->nops : 1);
+		uint32_t *ops = g_new(uint32_t, nops ? nops : 1);
 		g_autofree uint32_t *at = g_new(uint32_t, r->nlanes);
 
-		for (uint32_t i = 0; i < rr->nops; i++)
+		for (uint32_t i = 0; i < nops; i++)
 			first[rr->sops[i % per].lane + 1]++;
 		for (uint32_t l = 0; l < r->nlanes; l++)
 			first[l + 1] += first[l];
 		memcpy(at, first, sizeof(uint32_t) * r->nlanes);
-		for (uint32_t i = 0; i < rr->nops; i++)
+		for (uint32_t i = 0; i < nops; i++)
 			ops[at[rr->sops[i % per].lane]++] = i;
-		rr->lane_first = first;
-		rr->lane_ops = ops;
+		ri->lane_first = first;
+		ri->lane_ops = ops;
 	}
 }
 
@@ -2155,37 +2294,33 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 	r->bd_pool = g_ptr_array_new_with_free_func(g_free);
 	r->held = g_array_new(FALSE, FALSE, sizeof(struct held));
 	if (r->lazy) {
-		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->units);
+		r->qunits = MIN(r->units, r->nlanes);
+		r->queues = g_new0(struct op_fifo, (gsize)s->nranks * r->qunits);
 		paxi_set_refill(r->px, on_refill, r);
 	}
+	/* elsewhere no post rides beside a landing: none is kept */
+	if (r->pp->handshake == PAXI_HS_READY && r->pp->control == PAXI_CONTROL_OOB)
+		r->landed = g_new0(struct paxi_landing, (gsize)MAX(s->nranks, 1));
 	pool_init(&r->memos, sizeof(struct bd_memo), BD_MEMO_BLOCK);
 
 	r->alike = share_index && ranks_alike(s);
+	r->index = g_new0(struct rank_index, r->alike ? 1 : (gsize)MAX(s->nranks, 1));
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 		const struct sched_rank *sr = &s->ranks[s->turned ? 0 : rank];
 		uint32_t per = sr->ops->len; /* ops of one call */
 
 		rr->sops = (const struct sched_op *)(const void *)sr->ops->data;
-		rr->sdeps = (const uint32_t *)(const void *)sr->deps->data;
 		rr->per = per;
-		rr->nops = per * r->calls;
-		rr->lanes = r->nlanes > 1 ? g_new0(struct run_lane, r->nlanes) : &rr->lane0;
+		if (r->nlanes > 1)
+			rr->lanes = g_new0(struct run_lane, r->nlanes);
 		rr->live = g_new(uint32_t, LIVE_ROOM);
 		rr->live_mask = LIVE_ROOM - 1;
 		for (uint32_t c = 0; c < r->calls; c++)
 			rr->call_left[c] = per;
-		r->left += rr->nops;
-		if (r->alike && rank) {
-			const struct run_rank *r0 = &r->ranks[0];
-
-			rr->ix = r0->ix;
-			rr->dep_ops = r0->dep_ops;
-			rr->lane_first = r0->lane_first;
-			rr->lane_ops = r0->lane_ops;
-		} else {
-			index_rank(r, rr);
-		}
+		r->left += rank_nops(r, rank);
+		if (!r->alike || !rank)
+			index_rank(r, rank, &r->index[rank]);
 	}
 	return match(r, error);
 }
@@ -2193,31 +2328,44 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 /* Frees what setup() made (also after a setup that failed part way). */
 static void teardown(struct runner *r)
 {
+	for (int rank = 0; r->index && rank < (r->alike ? 1 : r->s->nranks); rank++) {
+		struct rank_index *ri = &r->index[rank];
+
+		g_free(ri->ix);
+		g_free(ri->dep_ops);
+		g_free(ri->lane_first);
+		g_free(ri->lane_ops);
+	}
+	g_free(r->index);
+	r->index = NULL;
 	for (int rank = 0; r->ranks && rank < r->s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 
-		if (!rank || !r->alike) { /* else rank 0's */
-			g_free((void *)rr->ix);
-			g_free((void *)rr->dep_ops);
-			g_free((void *)rr->lane_first);
-			g_free((void *)rr->lane_ops);
-		}
 		g_free(rr->live);
-		for (uint32_t l = 0; rr->lanes && l < r->nlanes; l++) {
-			g_free(rr->lanes[l].dorm_t);
-			g_free(rr->lanes[l].dorm_bd);
+		for (uint32_t l = 0; (r->nlanes == 1 || rr->lanes) && l < r->nlanes; l++) {
+			struct dorm_win *w = rank_lane(r, rank, l)->win;
+
+			if (w) {
+				g_free(w->t);
+				g_free(w->bd);
+				g_free(w);
+			}
 		}
-		if (rr->lanes != &rr->lane0)
+		if (r->nlanes > 1)
 			g_free(rr->lanes);
 	}
 	free(r->ranks);
+	g_free(r->landed);
+	r->landed = NULL;
+	g_free(r->span_base);
+	r->span_base = NULL;
 	g_free(r->call_end);
 	g_free(r->elems_before);
 	r->elems_before = NULL;
 	if (r->lazy)
 		paxi_set_refill(r->px, NULL, NULL);
-	for (uint32_t q = 0; r->queues && q < (uint32_t)r->s->nranks * r->units; q++)
-		g_free(r->queues[q].buf);
+	for (uint32_t q = 0; r->queues && q < (uint32_t)r->s->nranks * r->qunits; q++)
+		fifo_release(&r->queues[q]);
 	g_free(r->queues);
 	r->queues = NULL;
 	if (r->pool)
@@ -2283,9 +2431,10 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 	if (spans) {
 		guint n = 0;
 
+		r.span_base = g_new(guint, (gsize)MAX(s->nranks, 1));
 		for (int rank = 0; rank < s->nranks; rank++) {
-			r.ranks[rank].span_base = n;
-			n += r.ranks[rank].nops;
+			r.span_base[rank] = n;
+			n += rank_nops(&r, rank);
 		}
 		res->spans = g_array_sized_new(FALSE, FALSE, sizeof(struct runner_op_span), n);
 		g_array_set_size(res->spans, n);
@@ -2327,15 +2476,15 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 		res->latency_ps = (last + (sim_time_t)(timed - r.calls) * pace) / timed;
 	}
 	for (int rank = 0; rank < s->nranks; rank++)
-		res->ops += r.ranks[rank].nops / r.calls;
+		res->ops += r.ranks[rank].per;
 	res->ops_live_peak = r.ops_live_peak;
 	for (int rank = 0; rank < s->nranks; rank++)
 		for (uint32_t l = 0; l < r.nlanes; l++) {
-			const struct run_lane *ln = &r.ranks[rank].lanes[l];
+			const struct dorm_win *w = rank_lane(&r, rank, l)->win;
 
-			if (ln->dorm_t)
-				res->dormant_bytes += (uint64_t)(ln->dorm_mask + 1) *
-						      (sizeof(sim_time_t) + (ln->dorm_bd ? sizeof(void *) : 0));
+			if (w)
+				res->dormant_bytes += sizeof(*w) + (uint64_t)(w->mask + 1) *
+						      (sizeof(sim_time_t) + (w->bd ? sizeof(void *) : 0));
 		}
 	if (r.bd_on) {
 		if (r.has_last && r.last_end == r.t_end) {
