@@ -194,14 +194,16 @@ struct fabric {
  * empty. */
 enum { ROUTE_CACHE_HOPS = 6 };
 struct route_entry {
-	int dst, hint, hops;
-	int chans[ROUTE_CACHE_HOPS];
+	int dst;
+	uint8_t hint, hops;
 	uint8_t vcs[ROUTE_CACHE_HOPS];
+	int chans[ROUTE_CACHE_HOPS];
 };
 struct route_cache {
 	struct route_entry e[2];
 	uint8_t last;
 };
+G_STATIC_ASSERT(sizeof(struct route_cache) == 76);
 
 sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes)
 {
@@ -1127,8 +1129,8 @@ static __attribute__((noinline)) int route_miss(struct fabric *f, int src, int d
 
 	c->last = !c->last;
 	e->dst = dst;
-	e->hint = (int)hint;
-	e->hops = hops;
+	e->hint = (uint8_t)hint;
+	e->hops = (uint8_t)hops;
 	memcpy(e->chans, f->route_chans, sizeof(int) * (size_t)hops);
 	memcpy(e->vcs, f->route_vcs, (size_t)hops);
 	return hops;
@@ -1146,7 +1148,7 @@ static inline int route_cached(struct fabric *f, int src, int dst, enum route_hi
 	for (int i = 0; i < 2; i++) {
 		const struct route_entry *e = &c->e[i];
 
-		if (e->hops && e->dst == dst && e->hint == (int)hint) {
+		if (e->hops && e->dst == dst && e->hint == (uint8_t)hint) {
 			c->last = (uint8_t)i;
 			*chans = e->chans;
 			*vcs = e->vcs;

@@ -38,9 +38,9 @@ enum topo_tier {
 struct topo_chan {
 	int src, dst;           /* node ids */
 	enum topo_tier tier;    /* its parameters */
+	int in_index;           /* its index among the channels entering dst */
 	uint64_t bw_bytes_per_s; /* 0: the default link's */
 	sim_time_t lat_ps;      /* SIM_TIME_MAX: the default link's */
-	int in_index;           /* its index among the channels entering dst */
 };
 
 /* What admit() learns from the parameters. */
