@@ -41,6 +41,10 @@ enum txn_state {
 	TX_DATA,
 };
 
+/* The most distinct ops tables of a paxi's transactions (paxi_txn_new). */
+#define PAXI_MAX_TXN_OPS 8
+G_STATIC_ASSERT(PAXI_MAX_TXN_OPS <= UINT8_MAX);
+
 /* Transactions per block of paxi's transaction store. */
 #define TXN_BLOCK 1024
 /* Messages and reduction requests per block of their pools. */
@@ -49,60 +53,62 @@ enum txn_state {
 /* A transaction's times that only paxi_txn_times' readers use: kept in a
  * record of their own, made only while paxi_keep_times is on. */
 struct txn_more {
-	sim_time_t slot, rts_arrived, posted, cts, usable, sent;
+	sim_time_t start, slot, rts_arrived, posted, cts, last_supply, usable, sent;
 	uint64_t last_msg_bytes, backlog_first, backlog_last;
+	uint32_t replayed;
+	int hops;
 };
 
 struct paxi_txn {
 	/* Line 0 holds what every delivered packet reads (on_data_delivered);
 	 * the blocks of transactions are aligned to a line. */
 	struct paxi *x;
-	const struct paxi_txn_ops *ops;
 	void *dst_user;
 	uint64_t bytes;
-	uint64_t arrived;     /* delivered at the destination */
+	uint64_t wire_arrived; /* wire bytes delivered at the destination (txn_arrived:
+				* its data bytes) */
 	uint64_t notified;    /* reported usable */
-	uint64_t wire_arrived; /* Transfer: wire bytes delivered (protocol lines) */
+	union {
+		struct paxi_txn *next_wait; /* TX_WAIT_SLOT: its unit's queue, a ring
+					     * (struct cdma) */
+		struct paxi_msg *last_data; /* TX_DATA, flow fidelity: its last data message
+					     * while in flight (pump may grow it), else NULL */
+		struct paxi_txn *next_free; /* handed back: paxi's free list */
+	};
 	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
+	int32_t chan;          /* flow fidelity: its route's first channel (its drain) */
 	uint8_t proto;         /* enum paxi_proto. Transfer: the run's protocol;
 				* Send/Recv: simple */
-	uint8_t kind;          /* enum paxi_kind, beside the fields above */
+	uint8_t kind;          /* enum paxi_kind */
+	uint8_t ops;           /* its ops, paxi's ops[ops] */
+	uint8_t state;         /* enum txn_state */
+	uint8_t unit;          /* < PAXI_MAX_CDMA_UNITS */
 	bool started : 1, posted : 1, rts_arrived : 1, cts_arrived : 1, flag_sent : 1,
 		zero_sent : 1;
 	bool over : 1;         /* its completion response has been processed */
 	bool setup_unseen : 1; /* flow fidelity: its setup's end has no event; the
 				* data supplied after it is allowed then (pump) */
 
+	/* Line 1 */
 	void *src_user;
-	uint8_t state;        /* enum txn_state */
-	uint16_t unit;
-	int src, dst;
-	int32_t chan;         /* flow fidelity: its route's first channel (its drain) */
 	uint64_t available;   /* supplied by the source so far */
 	uint64_t injected;    /* handed to the fabric so far */
-	union {
-		struct paxi_msg *last_data; /* flow fidelity: its last data message while
-					     * in flight (pump may grow it), else NULL */
-		struct paxi_txn *next_free; /* handed back: paxi's free list */
-	};
-	/* Line 1 ends with tm.setup_end and tm.data_allowed: a receiver's
-	 * slack reads them, with state and chan, of its outgoing Transfer
-	 * (paxi_txn_drain_ps) */
+	int src, dst;
 	struct {
-		sim_time_t setup_end, data_allowed, start, last_supply;
+		sim_time_t setup_end;
+		union {
+			sim_time_t start;        /* before TX_SETUP: paxi_txn_start's time,
+						  * which its slot's wait counts from */
+			sim_time_t data_allowed; /* TX_DATA: since when data may flow */
+		};
 		sim_time_t arrived;
-		uint32_t replayed;
-		int hops;
 	} tm;                 /* paxi_txn_times' fields always kept (txn_more:
 			       * the rest) */
-	struct paxi_txn *next_wait; /* slot queue link */
-	struct txn_more *more;      /* owned (paxi's pool): while paxi_keep_times was
-				     * on at paxi_txn_new, else NULL */
-	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
+	struct txn_more *more; /* owned (paxi's pool): while paxi_keep_times was
+				* on at paxi_txn_new, else NULL */
 } __attribute__((aligned(64)));
-G_STATIC_ASSERT(offsetof(struct paxi_txn, kind) < 64 && sizeof(struct paxi_txn) == 192);
-G_STATIC_ASSERT(offsetof(struct paxi_txn, state) >= 64 && offsetof(struct paxi_txn, last_data) < 128 &&
-		offsetof(struct paxi_txn, tm.data_allowed) + sizeof(sim_time_t) <= 128);
+G_STATIC_ASSERT(offsetof(struct paxi_txn, src_user) == 64 && sizeof(struct paxi_txn) == 128);
+G_STATIC_ASSERT(PAXI_MAX_CDMA_UNITS <= UINT8_MAX + 1);
 
 struct paxi_msg {
 	struct paxi_txn *t;
@@ -128,9 +134,12 @@ struct reservation {
 struct cdma {
 	uint32_t busy;                /* slots held: transactions and reservations */
 	uint32_t res;                 /* its first reservation, index + 1; 0: none */
-	struct paxi_txn *wait_head, *wait_tail;
+	struct paxi_txn *wait_tail;   /* the last transaction waiting for a slot, NULL
+				       * none; the waiting ones link in a ring by
+				       * next_wait, the tail's to the first */
 	sim_time_t setup_free_at;
 };
+G_STATIC_ASSERT(sizeof(struct cdma) == 24);
 
 /* A piece of work queued on a node's engine (paxi.engine). */
 struct engine_item {
@@ -155,6 +164,12 @@ struct pair_memo {
 	uint32_t slot; /* its slot in paxi's inflight */
 };
 
+/* A pair's route latencies, forward (src to dst) and back, for control out
+ * of band: SIM_TIME_MAX until first needed. */
+struct pair_lat {
+	sim_time_t fwd, back;
+};
+
 struct reduce_req {
 	void (*done)(void *user);
 	void *user;
@@ -170,13 +185,18 @@ struct paxi {
 	struct sim *s;
 	struct fabric *f;
 	bool flow;                    /* f is at flow fidelity (fabric_fidelity) */
+	uint8_t nops;                 /* ops[] in use */
+	const struct paxi_txn_ops *ops[PAXI_MAX_TXN_OPS]; /* borrowed: the distinct ops
+				       * of the transactions made, in order */
 	struct paxi_params p;
 	int nodes;
 	struct cdma *units;           /* nodes x cdma_units */
-	sim_time_t *reduce_free_at;   /* per reducer: node, or node x unit */
+	sim_time_t *reduce_free_at;   /* per reducer (reducer_of) */
 	struct engine *engines;       /* paxi.engine: per node; NULL without */
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
 				       * transaction: data bytes sent, not delivered */
+	GArray *pair_lat;             /* control out of band (else NULL): of struct
+				       * pair_lat, per pair as inflight */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
 	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
@@ -326,10 +346,14 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->p = *p;
 	x->nodes = fabric_ranks(f);
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
-	x->reduce_free_at = g_new0(sim_time_t, (gsize)x->nodes * p->cdma_units);
+	x->reduce_free_at = g_new0(sim_time_t, p->reduce_per == PAXI_REDUCE_UNIT
+							     ? (gsize)x->nodes * p->cdma_units
+							     : (gsize)x->nodes);
 	if (p->engine) /* else no work is queued on one */
 		x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	if (p->control == PAXI_CONTROL_OOB)
+		x->pair_lat = g_array_new(FALSE, FALSE, sizeof(struct pair_lat));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
 	for (int i = 0; i < x->nodes; i++)
@@ -364,6 +388,8 @@ void paxi_free(struct paxi *x)
 	}
 	g_free(x->engines);
 	g_array_unref(x->inflight);
+	if (x->pair_lat)
+		g_array_unref(x->pair_lat);
 	g_hash_table_unref(x->pairs);
 	g_free(x->last_pair);
 	g_free(x);
@@ -398,15 +424,15 @@ struct paxi_txn_times paxi_txn_times(const struct paxi_txn *t)
 {
 	struct paxi_txn_times tm = {
 		.setup_end = t->tm.setup_end,
-		.start = t->tm.start,
-		.data_allowed = t->tm.data_allowed,
-		.last_supply = t->tm.last_supply,
+		.data_allowed = t->state == TX_DATA ? t->tm.data_allowed : 0,
 		.arrived = t->tm.arrived,
-		.replayed = t->tm.replayed,
-		.hops = t->tm.hops,
 	};
 
 	if (t->more) {
+		tm.start = t->more->start;
+		tm.last_supply = t->more->last_supply;
+		tm.replayed = t->more->replayed;
+		tm.hops = t->more->hops;
 		tm.slot = t->more->slot;
 		tm.rts_arrived = t->more->rts_arrived;
 		tm.posted = t->more->posted;
@@ -443,8 +469,7 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes)
 	GArray *nodes = t->x->route;
 	int hops = fabric_route(t->x->f, t->src, t->dst, ROUTE_SHORTEST, nodes);
 
-	g_assert(hops == t->tm.hops);
-	for (int h = 0; h < t->tm.hops; h++) {
+	for (int h = 0; h < hops; h++) {
 		fabric_channel_params(t->x->f,
 				      fabric_channel_find(t->x->f, g_array_index(nodes, int, h),
 							  g_array_index(nodes, int, h + 1)),
@@ -457,7 +482,7 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes)
 		sum_pkt += pkt;
 		lat += lp.lat_ps;
 	}
-	if (!t->tm.hops)
+	if (!hops)
 		return 0;
 	/* the slowest channel carries every packet; each other adds one */
 	return slowest + (sum_pkt - max_pkt) + lat;
@@ -467,7 +492,7 @@ void paxi_txn_free(struct paxi_txn *t)
 {
 	struct paxi *x = t->x;
 
-	g_assert(t->state == TX_DATA && t->over && t->notified == t->bytes);
+	g_assert(t->state == TX_DATA && t->over && t->notified == t->bytes && !t->last_data);
 	g_assert(x->st.txns_live > 0);
 	x->st.txns_live--;
 	if (t->more)
@@ -498,6 +523,23 @@ static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
 static uint64_t txn_wire_bytes(const struct paxi_txn *t, uint64_t bytes)
 {
 	return t->proto == PAXI_PROTO_SIMPLE ? bytes : paxi_proto_wire_bytes(t->proto, bytes);
+}
+
+/* The data bytes of t delivered at its destination: those of its wire
+ * bytes delivered (the lines whole, LL's and LL128's). */
+static uint64_t txn_arrived(const struct paxi_txn *t)
+{
+	if (t->proto == PAXI_PROTO_SIMPLE)
+		return t->wire_arrived;
+	if (t->wire_arrived >= paxi_proto_wire_bytes(t->proto, t->bytes))
+		return t->bytes;
+	return (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[t->proto] /
+			  wire_num[t->proto]);
+}
+
+static const struct paxi_txn_ops *ops_of(const struct paxi_txn *t)
+{
+	return t->x->ops[t->ops];
 }
 
 static struct paxi_msg *msg_get(struct paxi *x)
@@ -544,7 +586,8 @@ static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
 	bool forward = type == CTRL_RTS || type == CTRL_FLAG;
 
 	if (x->p.control == PAXI_CONTROL_OOB && type != CTRL_FLAG) {
-		sim_time_t *lat = forward ? &t->lat_fwd : &t->lat_back;
+		struct pair_lat *pl = &g_array_index(x->pair_lat, struct pair_lat, t->pair);
+		sim_time_t *lat = forward ? &pl->fwd : &pl->back;
 
 		if (*lat == SIM_TIME_MAX)
 			*lat = forward ? route_latency(x, t->src, t->dst)
@@ -660,7 +703,7 @@ static void pump(struct paxi_txn *t)
 						 ? txn_wire_bytes(t, x->p.slice_bytes)
 						 : fabric_packet_payload(x->f, t->src, t->dst, ROUTE_SHORTEST);
 
-			fabric_slack_fn slack = t->ops->slack && !t->ops->each_slice ? data_slack
+			fabric_slack_fn slack = ops_of(t)->slack && !ops_of(t)->each_slice ? data_slack
 										     : NULL;
 
 			if (ahead) {
@@ -675,7 +718,7 @@ static void pump(struct paxi_txn *t)
 			}
 			/* a receiver that can wait takes later data in the same
 			 * message while it waits (fabric_append) */
-			if (t->ops->slack && !x->p.engine)
+			if (ops_of(t)->slack && !x->p.engine)
 				t->last_data = m;
 		} else {
 			fabric_send(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, on_data_delivered, m);
@@ -697,9 +740,9 @@ static bool data_early(void *user, double rate, sim_time_t since, sim_time_t unt
 	struct paxi_msg *m = user;
 	struct paxi_txn *t = m->t;
 
-	if (t->x->p.engine || !t->ops->early || t->kind != PAXI_TRANSFER)
+	if (t->x->p.engine || !ops_of(t)->early || t->kind != PAXI_TRANSFER)
 		return false;
-	return t->ops->early(t->dst_user, t, rate, since, until);
+	return ops_of(t)->early(t->dst_user, t, rate, since, until);
 }
 
 double paxi_txn_chan_rate(const struct paxi_txn *t)
@@ -722,7 +765,7 @@ static sim_time_t data_slack(void *user)
 
 	if (t->x->p.engine)
 		return 0;
-	return t->ops->slack(t->dst_user, t);
+	return ops_of(t)->slack(t->dst_user, t);
 }
 
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
@@ -752,35 +795,30 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	g_array_index(x->inflight, uint64_t, t->pair) -= bytes - m->seen;
 	t->wire_arrived += bytes - m->seen;
 	m->seen = bytes;
-	if (t->proto == PAXI_PROTO_SIMPLE)
-		t->arrived = t->wire_arrived;
-	else if (t->wire_arrived >= paxi_proto_wire_bytes(t->proto, t->bytes))
-		t->arrived = t->bytes;
-	else
-		t->arrived = (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[t->proto] /
-					wire_num[t->proto]);
+	uint64_t arrived = txn_arrived(t);
+
 	if (done) {
-		if (!x->flow) /* nothing is replayed at flow fidelity */
-			t->tm.replayed += fabric_delivering_replayed(x->f);
+		if (!x->flow && t->more) /* nothing is replayed at flow fidelity */
+			t->more->replayed += fabric_delivering_replayed(x->f);
 		if (t->last_data == m)
 			t->last_data = NULL;
 		msg_put(x, m);
 	}
-	if (t->arrived == t->bytes && done)
+	if (arrived == t->bytes && done)
 		t->tm.arrived = sim_now(x->s);
 	if (x->p.engine && x->engines[t->src].cur && x->engines[t->src].cur->t == t)
 		engine_try_finish(x, t->src);
 	if (t->kind != PAXI_TRANSFER)
 		return;
-	bool all = t->arrived == t->bytes && done;
+	bool all = arrived == t->bytes && done;
 
 	/* Simple: per slice (its flag); LL, LL128: every line as it lands */
-	if (all || (t->proto == PAXI_PROTO_SIMPLE ? t->arrived - t->notified >= x->p.slice_bytes
-						  : t->arrived > t->notified)) {
-		t->notified = t->arrived;
+	if (all || (t->proto == PAXI_PROTO_SIMPLE ? arrived - t->notified >= x->p.slice_bytes
+						  : arrived > t->notified)) {
+		t->notified = arrived;
 		if (all && t->more)
 			t->more->usable = sim_now(x->s);
-		t->ops->usable(t->dst_user, t, t->arrived, all);
+		ops_of(t)->usable(t->dst_user, t, arrived, all);
 	}
 	if (all)
 		send_ctrl(t, CTRL_RESP);
@@ -837,6 +875,21 @@ static void begin_setup(struct paxi_txn *t)
 	sim_schedule(x->s, t->tm.setup_end - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
 }
 
+/* The place of ops among x's (ops[]), taken if new. */
+static uint8_t ops_index(struct paxi *x, const struct paxi_txn_ops *ops)
+{
+	uint8_t i = 0;
+
+	while (i < x->nops && x->ops[i] != ops)
+		i++;
+	if (i == x->nops) {
+		if (x->nops == PAXI_MAX_TXN_OPS)
+			g_error("paxi: more than %d ops tables", PAXI_MAX_TXN_OPS);
+		x->ops[x->nops++] = ops;
+	}
+	return i;
+}
+
 struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
 			      uint32_t unit, uint64_t bytes, const struct paxi_txn_ops *ops,
 			      void *src_user, void *dst_user)
@@ -866,19 +919,20 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 		x->st.txns_live_peak = x->st.txns_live;
 
 	t->x = x;
-	t->ops = ops;
+	t->ops = ops_index(x, ops);
 	t->src_user = src_user;
 	t->dst_user = dst_user;
 	t->src = src;
 	t->dst = dst;
-	t->unit = (uint16_t)(unit % x->p.cdma_units);
+	t->unit = (uint8_t)(unit % x->p.cdma_units);
 	t->proto = (uint8_t)(kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE);
 	t->kind = (uint8_t)kind;
 	t->bytes = bytes;
-	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
 	if (x->keep_times) {
 		t->more = pool_take(&x->mores);
-		*t->more = (struct txn_more){ 0 };
+		*t->more = (struct txn_more){
+			.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route),
+		};
 	}
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
@@ -891,13 +945,24 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 		slot = x->inflight->len + 1;
 		g_array_set_size(x->inflight, slot);
 		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
+		if (x->pair_lat)
+			g_array_append_val(x->pair_lat,
+					   ((struct pair_lat){ SIM_TIME_MAX, SIM_TIME_MAX }));
 	}
 	t->pair = slot - 1;
 	*memo = (struct pair_memo){ .dst = dst, .slot = t->pair };
-	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
 	t->chan = x->flow ? fabric_first_channel(x->f, src, dst, ROUTE_SHORTEST) : -1;
 	x->st.txns++;
 	return t;
+}
+
+/* t is started at start_ps (kept for the breakdown, and until its setup
+ * begins for its slot's wait). */
+static void txn_set_start(struct paxi_txn *t, sim_time_t start_ps)
+{
+	t->tm.start = start_ps;
+	if (t->more)
+		t->more->start = start_ps;
 }
 
 void paxi_txn_start(struct paxi_txn *t)
@@ -906,16 +971,18 @@ void paxi_txn_start(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 
 	t->started = true;
-	t->tm.start = sim_now(t->x->s);
+	txn_set_start(t, sim_now(t->x->s));
 	if (u->busy < t->x->p.slots) {
 		begin_setup(t);
 		return;
 	}
 	t->state = TX_WAIT_SLOT;
-	if (u->wait_tail)
+	if (u->wait_tail) {
+		t->next_wait = u->wait_tail->next_wait;
 		u->wait_tail->next_wait = t;
-	else
-		u->wait_head = t;
+	} else {
+		t->next_wait = t;
+	}
 	u->wait_tail = t;
 }
 
@@ -923,7 +990,7 @@ bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit)
 {
 	const struct cdma *u = unit_at(x, node, unit);
 
-	return u->busy >= x->p.slots || u->wait_head;
+	return u->busy >= x->p.slots || u->wait_tail;
 }
 
 void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32_t unit),
@@ -938,12 +1005,13 @@ void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t ava
 {
 	struct cdma *u = unit_of(t);
 
-	g_assert(!t->started && !u->wait_head && u->busy < t->x->p.slots);
+	g_assert(!t->started && !u->wait_tail && u->busy < t->x->p.slots);
 	g_assert(available <= t->bytes && start_ps <= sim_now(t->x->s));
 	t->started = true;
-	t->tm.start = start_ps;
+	txn_set_start(t, start_ps);
 	t->available = available;
-	t->tm.last_supply = last_supply_ps;
+	if (t->more)
+		t->more->last_supply = last_supply_ps;
 	begin_setup(t);
 }
 
@@ -1017,9 +1085,10 @@ void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t k
 	struct reservation *res = res_at(x, i - 1);
 
 	t->started = true;
-	t->tm.start = start_ps;
-	if (t->more) /* kept since the reservation (paxi_keep_times) */
+	if (t->more) { /* kept since the reservation (paxi_keep_times) */
+		t->more->start = start_ps;
 		t->more->slot = g_array_index(x->res_slot, sim_time_t, i - 1);
+	}
 	t->tm.setup_end = res->setup_end;
 	t->state = TX_SETUP;
 	t->setup_unseen = true;
@@ -1030,8 +1099,8 @@ void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t k
 
 void paxi_txn_supplied_now(struct paxi_txn *t)
 {
-	if (t->available == t->bytes)
-		t->tm.last_supply = MAX(t->tm.last_supply, sim_now(t->x->s));
+	if (t->available == t->bytes && t->more)
+		t->more->last_supply = MAX(t->more->last_supply, sim_now(t->x->s));
 }
 
 void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
@@ -1048,8 +1117,8 @@ void paxi_txn_supply(struct paxi_txn *t, uint64_t available)
 {
 	g_assert(available <= t->bytes && available >= t->available);
 	t->available = available;
-	if (available == t->bytes && !t->tm.last_supply)
-		t->tm.last_supply = sim_now(t->x->s);
+	if (available == t->bytes && t->more && !t->more->last_supply)
+		t->more->last_supply = sim_now(t->x->s);
 	pump(t);
 }
 
@@ -1098,12 +1167,14 @@ static void release_slot(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 
 	u->busy--;
-	if (u->wait_head) {
-		struct paxi_txn *n = u->wait_head;
+	if (u->wait_tail) {
+		struct paxi_txn *n = u->wait_tail->next_wait;
 
-		u->wait_head = n->next_wait;
-		if (!u->wait_head)
+		if (n == u->wait_tail)
 			u->wait_tail = NULL;
+		else
+			u->wait_tail->next_wait = n->next_wait;
+		n->last_data = NULL;
 		begin_setup(n);
 	} else if (t->x->refill) {
 		t->x->refill(t->x->refill_user, t->src, t->unit);
@@ -1130,11 +1201,11 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 		data_allowed(t);
 		break;
 	case CTRL_FLAG:
-		g_assert(t->arrived == t->bytes);
+		g_assert(txn_arrived(t) == t->bytes);
 		t->notified = t->bytes;
 		if (t->more)
 			t->more->usable = sim_now(x->s);
-		t->ops->usable(t->dst_user, t, t->bytes, true);
+		ops_of(t)->usable(t->dst_user, t, t->bytes, true);
 		send_ctrl(t, CTRL_RESP);
 		break;
 	case CTRL_RESP:
@@ -1142,7 +1213,7 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 			t->more->sent = sim_now(x->s);
 		t->over = true;
 		release_slot(t);
-		t->ops->sent(t->src_user, t);
+		ops_of(t)->sent(t->src_user, t);
 		break;
 	}
 }
@@ -1323,7 +1394,7 @@ static void engine_try_finish(struct paxi *x, int node)
 	struct engine *e = &x->engines[node];
 	struct engine_item *it = e->cur;
 
-	if (!it || !it->data_done || (it->t && it->t->arrived < it->upto))
+	if (!it || !it->data_done || (it->t && txn_arrived(it->t) < it->upto))
 		return;
 	e->cur = NULL;
 	if (it->done)
