@@ -112,10 +112,12 @@ G_STATIC_ASSERT(PAXI_MAX_CDMA_UNITS <= UINT8_MAX + 1);
 
 struct paxi_msg {
 	struct paxi_txn *t;
-	enum ctrl_type ctrl;     /* for control messages */
-	bool data;
-	uint64_t seen;           /* data: bytes delivered so far */
+	union {
+		enum ctrl_type ctrl; /* a control message's */
+		uint64_t seen;       /* a data message's: bytes delivered so far */
+	};
 };
+G_STATIC_ASSERT(sizeof(struct paxi_msg) == 16);
 
 /* A slot a unit holds, its setup queued, for a transaction not made yet
  * (paxi_unit_reserve): the user's key, when the setup ends (and, while
@@ -197,7 +199,9 @@ struct paxi {
 				       * transaction: data bytes sent, not delivered */
 	GArray *pair_lat;             /* control out of band (else NULL): of struct
 				       * pair_lat, per pair as inflight */
-	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
+	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1:
+				       * every pair but those only ever in last_pair
+				       * (a source of one pair has none here) */
 	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
@@ -683,7 +687,6 @@ static void pump(struct paxi_txn *t)
 		struct paxi_msg *m = msg_get(x);
 
 		m->t = t;
-		m->data = true;
 		uint64_t *inflight = &g_array_index(x->inflight, uint64_t, t->pair);
 
 		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
@@ -938,13 +941,18 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
 	struct pair_memo *memo = &x->last_pair[src];
 	gpointer key = GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1);
-	guint slot = memo->dst == dst ? memo->slot + 1
-				      : GPOINTER_TO_UINT(g_hash_table_lookup(x->pairs, key));
+	guint slot = memo->dst == dst ? memo->slot + 1 : 0;
 
+	if (!slot && memo->dst >= 0) {
+		/* the memo's pair leaves it: into the table, if not there yet */
+		g_hash_table_insert(x->pairs,
+				    GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)memo->dst + 1),
+				    GUINT_TO_POINTER(memo->slot + 1));
+		slot = GPOINTER_TO_UINT(g_hash_table_lookup(x->pairs, key));
+	}
 	if (!slot) {
 		slot = x->inflight->len + 1;
 		g_array_set_size(x->inflight, slot);
-		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
 		if (x->pair_lat)
 			g_array_append_val(x->pair_lat,
 					   ((struct pair_lat){ SIM_TIME_MAX, SIM_TIME_MAX }));
