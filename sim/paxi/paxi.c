@@ -53,15 +53,16 @@ G_STATIC_ASSERT(PAXI_MAX_TXN_OPS <= UINT8_MAX);
 /* A transaction's times that only paxi_txn_times' readers use: kept in a
  * record of their own, made only while paxi_keep_times is on. */
 struct txn_more {
-	sim_time_t start, slot, rts_arrived, posted, cts, last_supply, usable, sent;
+	sim_time_t start, slot, setup_end, rts_arrived, posted, cts, data_allowed, last_supply,
+		usable, sent;
 	uint64_t last_msg_bytes, backlog_first, backlog_last;
 	uint32_t replayed;
 	int hops;
 };
 
 struct paxi_txn {
-	/* Line 0 holds what every delivered packet reads (on_data_delivered);
-	 * the blocks of transactions are aligned to a line. */
+	/* The first 64 bytes hold what every delivered packet reads
+	 * (on_data_delivered). */
 	struct paxi *x;
 	void *dst_user;
 	uint64_t bytes;
@@ -88,26 +89,23 @@ struct paxi_txn {
 	bool over : 1;         /* its completion response has been processed */
 	bool setup_unseen : 1; /* flow fidelity: its setup's end has no event; the
 				* data supplied after it is allowed then (pump) */
+	bool ahead : 1;        /* TX_DATA: its data was allowed at its setup's end, sent
+				* ahead of it (pump), not when allowed (data_allowed) */
+	bool landed : 1;       /* its data has all arrived: `when` says when */
+	bool kept : 1;         /* paxi_keep_times was on at paxi_txn_new: its other
+				* times are kept (more_of) */
 
-	/* Line 1 */
 	void *src_user;
-	uint64_t available;   /* supplied by the source so far */
-	uint64_t injected;    /* handed to the fabric so far */
-	int src, dst;
-	struct {
-		sim_time_t setup_end;
-		union {
-			sim_time_t start;        /* before TX_SETUP: paxi_txn_start's time,
-						  * which its slot's wait counts from */
-			sim_time_t data_allowed; /* TX_DATA: since when data may flow */
-		};
-		sim_time_t arrived;
-	} tm;                 /* paxi_txn_times' fields always kept (txn_more:
-			       * the rest) */
-	struct txn_more *more; /* owned (paxi's pool): while paxi_keep_times was
-				* on at paxi_txn_new, else NULL */
-} __attribute__((aligned(64)));
-G_STATIC_ASSERT(offsetof(struct paxi_txn, src_user) == 64 && sizeof(struct paxi_txn) == 128);
+	uint64_t available;   /* supplied by the source so far; in TX_DATA, all of
+			       * it handed to the fabric (pump) */
+	sim_time_t when;      /* until TX_SETUP: paxi_txn_start's time, which its
+			       * slot's wait counts from; then until it has landed:
+			       * its setup's end; then: when it landed */
+	uint16_t src, dst;
+	uint32_t id;          /* its place in paxi's store (txn_blocks, more_blocks) */
+} __attribute__((aligned(32)));
+G_STATIC_ASSERT(offsetof(struct paxi_txn, src_user) == 64 && sizeof(struct paxi_txn) == 96);
+G_STATIC_ASSERT(LINK_MAX_RANKS <= UINT16_MAX + 1);
 G_STATIC_ASSERT(PAXI_MAX_CDMA_UNITS <= UINT8_MAX + 1);
 
 struct paxi_msg {
@@ -204,6 +202,10 @@ struct paxi {
 				       * (a source of one pair has none here) */
 	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
+	GPtrArray *more_blocks;       /* owned: the transactions' kept times, a block
+				       * beside each of txn_blocks, made when one of
+				       * its transactions is made while paxi_keep_times
+				       * is on (until then NULL) */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
 	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_free */
 	GPtrArray *res_blocks;        /* owned: the reservations, RES_BLOCK a block */
@@ -217,16 +219,22 @@ struct paxi {
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
 	struct pool msgs;             /* of struct paxi_msg */
 	struct pool reqs;             /* of struct reduce_req */
-	struct pool mores;            /* of struct txn_more */
 	bool keep_times;              /* paxi_keep_times */
 	struct reduce_req *later_head, *later_tail; /* deferred to PX_REDUCE_LATER */
 	struct paxi_stats st;
 };
 
+/* t's kept times (t->kept). */
+static struct txn_more *more_of(const struct paxi_txn *t)
+{
+	return (struct txn_more *)g_ptr_array_index(t->x->more_blocks, t->id / TXN_BLOCK) +
+	       t->id % TXN_BLOCK;
+}
+
 static void engine_kick(struct paxi *x, int node);
 static void engine_ready(struct paxi_txn *t);
 static void engine_try_finish(struct paxi *x, int node);
-static void pump(struct paxi_txn *t);
+static void pump(struct paxi_txn *t, uint64_t injected);
 static bool data_early(void *user, double rate, sim_time_t since, sim_time_t until);
 
 /* t may send from now on: its supplied data goes out, and an engine item
@@ -234,9 +242,10 @@ static bool data_early(void *user, double rate, sim_time_t since, sim_time_t unt
 static void data_allowed(struct paxi_txn *t)
 {
 	t->state = TX_DATA;
-	t->tm.data_allowed = sim_now(t->x->s);
+	if (t->kept)
+		more_of(t)->data_allowed = sim_now(t->x->s);
 	t->setup_unseen = false;
-	pump(t);
+	pump(t, 0);
 	if (t->x->p.engine)
 		engine_kick(t->x, t->src);
 }
@@ -367,7 +376,7 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	pool_init(&x->msgs, sizeof(struct paxi_msg), POOL_BLOCK);
 	pool_init(&x->reqs, sizeof(struct reduce_req), POOL_BLOCK);
-	pool_init(&x->mores, sizeof(struct txn_more), POOL_BLOCK);
+	x->more_blocks = g_ptr_array_new_with_free_func(g_free);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
 	return x;
 }
@@ -380,7 +389,7 @@ void paxi_free(struct paxi *x)
 	g_array_unref(x->route);
 	pool_release(&x->msgs);
 	pool_release(&x->reqs);
-	pool_release(&x->mores);
+	g_ptr_array_unref(x->more_blocks);
 	g_ptr_array_unref(x->res_blocks);
 	if (x->res_slot)
 		g_array_unref(x->res_slot);
@@ -426,26 +435,26 @@ enum paxi_kind paxi_txn_kind(const struct paxi_txn *t)
 
 struct paxi_txn_times paxi_txn_times(const struct paxi_txn *t)
 {
-	struct paxi_txn_times tm = {
-		.setup_end = t->tm.setup_end,
-		.data_allowed = t->state == TX_DATA ? t->tm.data_allowed : 0,
-		.arrived = t->tm.arrived,
-	};
+	struct paxi_txn_times tm = { .arrived = t->landed ? t->when : 0 };
 
-	if (t->more) {
-		tm.start = t->more->start;
-		tm.last_supply = t->more->last_supply;
-		tm.replayed = t->more->replayed;
-		tm.hops = t->more->hops;
-		tm.slot = t->more->slot;
-		tm.rts_arrived = t->more->rts_arrived;
-		tm.posted = t->more->posted;
-		tm.cts = t->more->cts;
-		tm.last_msg_bytes = t->more->last_msg_bytes;
-		tm.backlog_first = t->more->backlog_first;
-		tm.backlog_last = t->more->backlog_last;
-		tm.usable = t->more->usable;
-		tm.sent = t->more->sent;
+	if (t->kept) {
+		const struct txn_more *more = more_of(t);
+
+		tm.setup_end = more->setup_end;
+		tm.data_allowed = more->data_allowed;
+		tm.start = more->start;
+		tm.last_supply = more->last_supply;
+		tm.replayed = more->replayed;
+		tm.hops = more->hops;
+		tm.slot = more->slot;
+		tm.rts_arrived = more->rts_arrived;
+		tm.posted = more->posted;
+		tm.cts = more->cts;
+		tm.last_msg_bytes = more->last_msg_bytes;
+		tm.backlog_first = more->backlog_first;
+		tm.backlog_last = more->backlog_last;
+		tm.usable = more->usable;
+		tm.sent = more->sent;
 	}
 	return tm;
 }
@@ -499,8 +508,6 @@ void paxi_txn_free(struct paxi_txn *t)
 	g_assert(t->state == TX_DATA && t->over && t->notified == t->bytes && !t->last_data);
 	g_assert(x->st.txns_live > 0);
 	x->st.txns_live--;
-	if (t->more)
-		pool_give(&x->mores, t->more);
 	t->x = NULL;
 	t->next_free = x->free_txns;
 	x->free_txns = t;
@@ -646,56 +653,62 @@ static void on_ctrl_delivered(void *user, uint64_t bytes, bool done)
 	msg_put(x, m);
 }
 
-/* Hands newly supplied data to the fabric, once the transaction may send. */
-static void pump(struct paxi_txn *t)
+/* Hands newly supplied data to the fabric, once the transaction may send:
+ * `injected` bytes of it went before (all that was supplied, in TX_DATA; 0
+ * before). */
+static void pump(struct paxi_txn *t, uint64_t injected)
 {
 	struct paxi *x = t->x;
 
 	sim_time_t ahead = 0; /* its data may not send before then */
 
-	if (t->setup_unseen && t->available > t->injected) {
+	if (t->setup_unseen && t->available > injected) {
 		/* the first data of a Transfer whose setup's end was not an
 		 * event: allowed since that end, or at it; sent now, ahead of
 		 * it, where the fabric can (no event either) */
 		sim_time_t now = sim_now(x->s);
 
 		t->setup_unseen = false;
-		if (now < t->tm.setup_end) {
-			if (!fabric_may_begin_at(x->f, t->src, t->dst, ROUTE_SHORTEST, t->tm.setup_end)) {
-				sim_schedule(x->s, t->tm.setup_end - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
+		if (now < t->when) {
+			if (!fabric_may_begin_at(x->f, t->src, t->dst, ROUTE_SHORTEST, t->when)) {
+				sim_schedule(x->s, t->when - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
 				return;
 			}
-			ahead = t->tm.setup_end;
+			ahead = t->when;
 		}
 		t->state = TX_DATA;
-		t->tm.data_allowed = t->tm.setup_end;
+		t->ahead = true;
+		if (t->kept)
+			more_of(t)->data_allowed = t->when;
 	}
 	if (t->state != TX_DATA)
 		return;
-	if (t->available > t->injected && t->last_data) {
-		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
+	if (t->available > injected && t->last_data) {
+		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, injected);
 
 		/* its last message has not started: it carries this data too */
 		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
 			g_array_index(x->inflight, uint64_t, t->pair) += wire;
-			if (t->more)
-				t->more->last_msg_bytes += wire;
-			t->injected = t->available;
+			if (t->kept)
+				more_of(t)->last_msg_bytes += wire;
+			injected = t->available;
 		}
 	}
-	if (t->available > t->injected || (t->bytes == 0 && !t->zero_sent)) {
+	if (t->available > injected || (t->bytes == 0 && !t->zero_sent)) {
 		struct paxi_msg *m = msg_get(x);
 
 		m->t = t;
 		uint64_t *inflight = &g_array_index(x->inflight, uint64_t, t->pair);
 
-		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
+		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, injected);
 
-		if (t->more) {
-			if (!t->injected && !t->zero_sent)
-				t->more->backlog_first = *inflight;
-			t->more->backlog_last = *inflight;
-			t->more->last_msg_bytes = wire;
+		if (t->kept) {
+			struct txn_more *more = more_of(t);
+
+			if (!injected && !t->zero_sent)
+				more->backlog_first = *inflight;
+			more->backlog_last = *inflight;
+			more->last_msg_bytes = wire;
 		}
 		*inflight += wire;
 		if (x->flow && t->kind == PAXI_TRANSFER) {
@@ -726,10 +739,9 @@ static void pump(struct paxi_txn *t)
 		} else {
 			fabric_send(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, on_data_delivered, m);
 		}
-		t->injected = t->available;
 		t->zero_sent = true;
 	}
-	if (t->kind == PAXI_SENDRECV && t->injected == t->bytes && !t->flag_sent) {
+	if (t->kind == PAXI_SENDRECV && t->available == t->bytes && !t->flag_sent) {
 		t->flag_sent = true;
 		send_ctrl(t, CTRL_FLAG);
 	}
@@ -775,12 +787,16 @@ sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 {
 	sim_time_t now = sim_now(t->x->s);
 
-	if ((t->state == TX_SETUP || (t->state == TX_DATA && t->tm.data_allowed > now)) &&
-	    t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow) {
+	/* sent ahead, its data is allowed at its setup's end (when, until it
+	 * has landed) */
+	bool before_end = t->state == TX_SETUP ||
+			  (t->state == TX_DATA && t->ahead && !t->landed && t->when > now);
+
+	if (before_end && t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow) {
 		/* none of its data leaves before its setup ends (PX_SETUP_DONE
 		 * allows a Transfer's data at once, or it was sent ahead of it),
 		 * nor before its channel has sent what is queued on it */
-		sim_time_t left = t->tm.setup_end > now ? t->tm.setup_end - now : 0;
+		sim_time_t left = t->when > now ? t->when - now : 0;
 
 		return MAX(left, fabric_channel_drain_ps(t->x->f, t->chan));
 	}
@@ -801,14 +817,16 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	uint64_t arrived = txn_arrived(t);
 
 	if (done) {
-		if (!x->flow && t->more) /* nothing is replayed at flow fidelity */
-			t->more->replayed += fabric_delivering_replayed(x->f);
+		if (!x->flow && t->kept) /* nothing is replayed at flow fidelity */
+			more_of(t)->replayed += fabric_delivering_replayed(x->f);
 		if (t->last_data == m)
 			t->last_data = NULL;
 		msg_put(x, m);
 	}
-	if (arrived == t->bytes && done)
-		t->tm.arrived = sim_now(x->s);
+	if (arrived == t->bytes && done) {
+		t->when = sim_now(x->s);
+		t->landed = true;
+	}
 	if (x->p.engine && x->engines[t->src].cur && x->engines[t->src].cur->t == t)
 		engine_try_finish(x, t->src);
 	if (t->kind != PAXI_TRANSFER)
@@ -819,8 +837,8 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	if (all || (t->proto == PAXI_PROTO_SIMPLE ? arrived - t->notified >= x->p.slice_bytes
 						  : arrived > t->notified)) {
 		t->notified = arrived;
-		if (all && t->more)
-			t->more->usable = sim_now(x->s);
+		if (all && t->kept)
+			more_of(t)->usable = sim_now(x->s);
 		ops_of(t)->usable(t->dst_user, t, arrived, all);
 	}
 	if (all)
@@ -867,15 +885,17 @@ static void begin_setup(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 	sim_time_t now = sim_now(x->s);
 
-	if (t->more)
-		t->more->slot = now;
-	t->tm.setup_end = unit_take(x, u, t->proto, t->tm.start);
+	t->when = unit_take(x, u, t->proto, t->when);
+	if (t->kept) {
+		more_of(t)->slot = now;
+		more_of(t)->setup_end = t->when;
+	}
 	t->state = TX_SETUP;
-	if (setup_unseen_ok(x, t->kind, t->bytes) && t->available == t->injected) {
+	if (setup_unseen_ok(x, t->kind, t->bytes) && !t->available) {
 		t->setup_unseen = true;
 		return;
 	}
-	sim_schedule(x->s, t->tm.setup_end - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
+	sim_schedule(x->s, t->when - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
 }
 
 /* The place of ops among x's (ops[]), taken if new. */
@@ -904,7 +924,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 
 	if (t) {
 		x->free_txns = t->next_free;
-		*t = (struct paxi_txn){ 0 };
+		*t = (struct paxi_txn){ .id = t->id };
 	} else {
 		if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
 			void *mem = NULL;
@@ -915,8 +935,10 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			g_ptr_array_add(x->txn_blocks, mem);
 			x->txn_block_used = 0;
 		}
+		g_assert(x->txn_blocks->len <= UINT32_MAX / TXN_BLOCK);
 		t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks, x->txn_blocks->len - 1) +
-		    x->txn_block_used++;
+		    x->txn_block_used;
+		t->id = (x->txn_blocks->len - 1) * TXN_BLOCK + x->txn_block_used++;
 	}
 	if (++x->st.txns_live > x->st.txns_live_peak)
 		x->st.txns_live_peak = x->st.txns_live;
@@ -925,15 +947,21 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->ops = ops_index(x, ops);
 	t->src_user = src_user;
 	t->dst_user = dst_user;
-	t->src = src;
-	t->dst = dst;
+	t->src = (uint16_t)src;
+	t->dst = (uint16_t)dst;
 	t->unit = (uint8_t)(unit % x->p.cdma_units);
 	t->proto = (uint8_t)(kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE);
 	t->kind = (uint8_t)kind;
 	t->bytes = bytes;
 	if (x->keep_times) {
-		t->more = pool_take(&x->mores);
-		*t->more = (struct txn_more){
+		guint b = t->id / TXN_BLOCK;
+
+		if (x->more_blocks->len <= b)
+			g_ptr_array_set_size(x->more_blocks, b + 1);
+		if (!g_ptr_array_index(x->more_blocks, b))
+			g_ptr_array_index(x->more_blocks, b) = g_new(struct txn_more, TXN_BLOCK);
+		t->kept = true;
+		*more_of(t) = (struct txn_more){
 			.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route),
 		};
 	}
@@ -968,9 +996,9 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
  * begins for its slot's wait). */
 static void txn_set_start(struct paxi_txn *t, sim_time_t start_ps)
 {
-	t->tm.start = start_ps;
-	if (t->more)
-		t->more->start = start_ps;
+	t->when = start_ps;
+	if (t->kept)
+		more_of(t)->start = start_ps;
 }
 
 void paxi_txn_start(struct paxi_txn *t)
@@ -1018,8 +1046,8 @@ void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t ava
 	t->started = true;
 	txn_set_start(t, start_ps);
 	t->available = available;
-	if (t->more)
-		t->more->last_supply = last_supply_ps;
+	if (t->kept)
+		more_of(t)->last_supply = last_supply_ps;
 	begin_setup(t);
 }
 
@@ -1093,11 +1121,14 @@ void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t k
 	struct reservation *res = res_at(x, i - 1);
 
 	t->started = true;
-	if (t->more) { /* kept since the reservation (paxi_keep_times) */
-		t->more->start = start_ps;
-		t->more->slot = g_array_index(x->res_slot, sim_time_t, i - 1);
+	t->when = res->setup_end;
+	if (t->kept) { /* kept since the reservation (paxi_keep_times) */
+		struct txn_more *more = more_of(t);
+
+		more->start = start_ps;
+		more->slot = g_array_index(x->res_slot, sim_time_t, i - 1);
+		more->setup_end = res->setup_end;
 	}
-	t->tm.setup_end = res->setup_end;
 	t->state = TX_SETUP;
 	t->setup_unseen = true;
 	*at = res->next;
@@ -1107,8 +1138,8 @@ void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t k
 
 void paxi_txn_supplied_now(struct paxi_txn *t)
 {
-	if (t->available == t->bytes && t->more)
-		t->more->last_supply = MAX(t->more->last_supply, sim_now(t->x->s));
+	if (t->available == t->bytes && t->kept)
+		more_of(t)->last_supply = MAX(more_of(t)->last_supply, sim_now(t->x->s));
 }
 
 void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
@@ -1117,25 +1148,28 @@ void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
 	g_assert(!t->posted && !t->started &&
 		 (t->kind == PAXI_TRANSFER || t->x->p.handshake == PAXI_HS_RTS));
 	t->posted = true;
-	if (t->more)
-		t->more->posted = posted_ps;
+	if (t->kept)
+		more_of(t)->posted = posted_ps;
 }
 
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available)
 {
+	/* in TX_DATA, what was supplied has gone to the fabric (pump) */
+	uint64_t injected = t->state == TX_DATA ? t->available : 0;
+
 	g_assert(available <= t->bytes && available >= t->available);
 	t->available = available;
-	if (available == t->bytes && t->more && !t->more->last_supply)
-		t->more->last_supply = sim_now(t->x->s);
-	pump(t);
+	if (available == t->bytes && t->kept && !more_of(t)->last_supply)
+		more_of(t)->last_supply = sim_now(t->x->s);
+	pump(t, injected);
 }
 
 void paxi_txn_post(struct paxi_txn *t)
 {
 	g_assert(!t->posted);
 	t->posted = true;
-	if (t->more)
-		t->more->posted = sim_now(t->x->s);
+	if (t->kept)
+		more_of(t)->posted = sim_now(t->x->s);
 	if (t->kind != PAXI_SENDRECV)
 		return;
 	if (t->x->p.handshake == PAXI_HS_READY || t->rts_arrived)
@@ -1145,7 +1179,7 @@ void paxi_txn_post(struct paxi_txn *t)
 
 struct paxi_landing paxi_txn_landing(const struct paxi_txn *t)
 {
-	return (struct paxi_landing){ .src = t->src, .dst = t->dst, .arrived_ps = t->tm.arrived };
+	return (struct paxi_landing){ .src = t->src, .dst = t->dst, .arrived_ps = t->landed ? t->when : 0 };
 }
 
 void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside)
@@ -1160,8 +1194,8 @@ void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside)
 	}
 	g_assert(!t->posted);
 	t->posted = true;
-	if (t->more)
-		t->more->posted = sim_now(x->s);
+	if (t->kept)
+		more_of(t)->posted = sim_now(x->s);
 	x->st.ctrl_msgs++;
 	struct sim_event *ev = sim_schedule(x->s, x->p.ctrl_proc_ps, &x->c, PX_CTRL);
 
@@ -1194,31 +1228,31 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 	switch (type) {
 	case CTRL_RTS:
 		t->rts_arrived = true;
-		if (t->more)
-			t->more->rts_arrived = sim_now(x->s);
+		if (t->kept)
+			more_of(t)->rts_arrived = sim_now(x->s);
 		if (t->posted)
 			send_ctrl(t, CTRL_CTS);
 		break;
 	case CTRL_CTS:
 		t->cts_arrived = true;
-		if (t->more)
-			t->more->cts = sim_now(x->s);
+		if (t->kept)
+			more_of(t)->cts = sim_now(x->s);
 		if (t->state != TX_WAIT_CTS)
 			break; /* a ready flag ahead of the source's setup */
-		x->st.handshake_ps += sim_now(x->s) - t->tm.setup_end;
+		x->st.handshake_ps += sim_now(x->s) - t->when; /* its setup's end */
 		data_allowed(t);
 		break;
 	case CTRL_FLAG:
 		g_assert(txn_arrived(t) == t->bytes);
 		t->notified = t->bytes;
-		if (t->more)
-			t->more->usable = sim_now(x->s);
+		if (t->kept)
+			more_of(t)->usable = sim_now(x->s);
 		ops_of(t)->usable(t->dst_user, t, t->bytes, true);
 		send_ctrl(t, CTRL_RESP);
 		break;
 	case CTRL_RESP:
-		if (t->more)
-			t->more->sent = sim_now(x->s);
+		if (t->kept)
+			more_of(t)->sent = sim_now(x->s);
 		t->over = true;
 		release_slot(t);
 		ops_of(t)->sent(t->src_user, t);

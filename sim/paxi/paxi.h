@@ -339,13 +339,13 @@ enum paxi_kind paxi_txn_kind(const struct paxi_txn *t);
  * Those marked (kept) are 0 unless paxi_keep_times was on when the
  * transaction was made. */
 struct paxi_txn_times {
-	sim_time_t setup_end;    /* the setup's end */
+	sim_time_t setup_end;    /* (kept) the setup's end */
 	sim_time_t start;        /* (kept) paxi_txn_start */
 	sim_time_t slot;         /* (kept) slot granted: setup queued */
 	sim_time_t rts_arrived;  /* (kept) Send/Recv: RTS processed at the destination */
 	sim_time_t posted;       /* (kept) the destination posted its receive */
 	sim_time_t cts;          /* (kept) Send/Recv: CTS processed at the source */
-	sim_time_t data_allowed; /* data may flow (setup end, or CTS) */
+	sim_time_t data_allowed; /* (kept) data may flow (setup end, or CTS) */
 	sim_time_t last_supply;  /* (kept) the final bytes were supplied */
 	uint64_t last_msg_bytes; /* (kept) size of the final data message */
 	uint64_t backlog_first;  /* (kept) data bytes of the same (src, dst) pair
