@@ -41,6 +41,10 @@ enum txn_state {
 	TX_DATA,
 };
 
+/* The most distinct ops tables of a paxi's transactions (paxi_txn_new). */
+#define PAXI_MAX_TXN_OPS 8
+G_STATIC_ASSERT(PAXI_MAX_TXN_OPS <= UINT8_MAX);
+
 /* Transactions per block of paxi's transaction store. */
 #define TXN_BLOCK 1024
 /* Messages and reduction requests per block of their pools. */
@@ -49,67 +53,69 @@ enum txn_state {
 /* A transaction's times that only paxi_txn_times' readers use: kept in a
  * record of their own, made only while paxi_keep_times is on. */
 struct txn_more {
-	sim_time_t slot, rts_arrived, posted, cts, usable, sent;
+	sim_time_t start, slot, setup_end, rts_arrived, posted, cts, data_allowed, last_supply,
+		usable, sent;
 	uint64_t last_msg_bytes, backlog_first, backlog_last;
+	uint32_t replayed;
+	int hops;
 };
 
 struct paxi_txn {
-	/* Line 0 holds what every delivered packet reads (on_data_delivered);
-	 * the blocks of transactions are aligned to a line. */
+	/* The first 64 bytes hold what every delivered packet reads
+	 * (on_data_delivered). */
 	struct paxi *x;
-	const struct paxi_txn_ops *ops;
 	void *dst_user;
 	uint64_t bytes;
-	uint64_t arrived;     /* delivered at the destination */
+	uint64_t wire_arrived; /* wire bytes delivered at the destination (txn_arrived:
+				* its data bytes) */
 	uint64_t notified;    /* reported usable */
-	uint64_t wire_arrived; /* Transfer: wire bytes delivered (protocol lines) */
+	union {
+		struct paxi_txn *next_wait; /* TX_WAIT_SLOT: its unit's queue, a ring
+					     * (struct cdma) */
+		struct paxi_msg *last_data; /* TX_DATA, flow fidelity: its last data message
+					     * while in flight (pump may grow it), else NULL */
+		struct paxi_txn *next_free; /* handed back: paxi's free list */
+	};
 	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
+	int32_t chan;          /* flow fidelity: its route's first channel (its drain) */
 	uint8_t proto;         /* enum paxi_proto. Transfer: the run's protocol;
 				* Send/Recv: simple */
-	uint8_t kind;          /* enum paxi_kind, beside the fields above */
+	uint8_t kind;          /* enum paxi_kind */
+	uint8_t ops;           /* its ops, paxi's ops[ops] */
+	uint8_t state;         /* enum txn_state */
+	uint8_t unit;          /* < PAXI_MAX_CDMA_UNITS */
 	bool started : 1, posted : 1, rts_arrived : 1, cts_arrived : 1, flag_sent : 1,
 		zero_sent : 1;
 	bool over : 1;         /* its completion response has been processed */
 	bool setup_unseen : 1; /* flow fidelity: its setup's end has no event; the
 				* data supplied after it is allowed then (pump) */
+	bool ahead : 1;        /* TX_DATA: its data was allowed at its setup's end, sent
+				* ahead of it (pump), not when allowed (data_allowed) */
+	bool landed : 1;       /* its data has all arrived: `when` says when */
+	bool kept : 1;         /* paxi_keep_times was on at paxi_txn_new: its other
+				* times are kept (more_of) */
 
 	void *src_user;
-	uint8_t state;        /* enum txn_state */
-	uint16_t unit;
-	int src, dst;
-	int32_t chan;         /* flow fidelity: its route's first channel (its drain) */
-	uint64_t available;   /* supplied by the source so far */
-	uint64_t injected;    /* handed to the fabric so far */
-	union {
-		struct paxi_msg *last_data; /* flow fidelity: its last data message while
-					     * in flight (pump may grow it), else NULL */
-		struct paxi_txn *next_free; /* handed back: paxi's free list */
-	};
-	/* Line 1 ends with tm.setup_end and tm.data_allowed: a receiver's
-	 * slack reads them, with state and chan, of its outgoing Transfer
-	 * (paxi_txn_drain_ps) */
-	struct {
-		sim_time_t setup_end, data_allowed, start, last_supply;
-		sim_time_t arrived;
-		uint32_t replayed;
-		int hops;
-	} tm;                 /* paxi_txn_times' fields always kept (txn_more:
-			       * the rest) */
-	struct paxi_txn *next_wait; /* slot queue link */
-	struct txn_more *more;      /* owned (paxi's pool): while paxi_keep_times was
-				     * on at paxi_txn_new, else NULL */
-	sim_time_t lat_fwd, lat_back; /* control out of band: route latencies, once known */
-} __attribute__((aligned(64)));
-G_STATIC_ASSERT(offsetof(struct paxi_txn, kind) < 64 && sizeof(struct paxi_txn) == 192);
-G_STATIC_ASSERT(offsetof(struct paxi_txn, state) >= 64 && offsetof(struct paxi_txn, last_data) < 128 &&
-		offsetof(struct paxi_txn, tm.data_allowed) + sizeof(sim_time_t) <= 128);
+	uint64_t available;   /* supplied by the source so far; in TX_DATA, all of
+			       * it handed to the fabric (pump) */
+	sim_time_t when;      /* until TX_SETUP: paxi_txn_start's time, which its
+			       * slot's wait counts from; then until it has landed:
+			       * its setup's end; then: when it landed */
+	uint16_t src, dst;
+	uint32_t id;          /* its place in paxi's store (txn_blocks, more_blocks) */
+} __attribute__((aligned(32)));
+G_STATIC_ASSERT(offsetof(struct paxi_txn, src_user) == 64 && sizeof(struct paxi_txn) == 96);
+G_STATIC_ASSERT(LINK_MAX_RANKS <= UINT16_MAX + 1);
+G_STATIC_ASSERT(PAXI_MAX_CDMA_UNITS <= UINT8_MAX + 1);
 
 struct paxi_msg {
 	struct paxi_txn *t;
-	enum ctrl_type ctrl;     /* for control messages */
-	bool data;
-	uint64_t seen;           /* data: bytes delivered so far */
+	union {
+		enum ctrl_type ctrl; /* a control message's */
+		uint64_t seen;       /* a data message's: bytes delivered so far */
+	};
 };
+G_STATIC_ASSERT(sizeof(struct paxi_msg) == 16);
 
 /* A slot a unit holds, its setup queued, for a transaction not made yet
  * (paxi_unit_reserve): the user's key, when the setup ends (and, while
@@ -128,9 +134,12 @@ struct reservation {
 struct cdma {
 	uint32_t busy;                /* slots held: transactions and reservations */
 	uint32_t res;                 /* its first reservation, index + 1; 0: none */
-	struct paxi_txn *wait_head, *wait_tail;
+	struct paxi_txn *wait_tail;   /* the last transaction waiting for a slot, NULL
+				       * none; the waiting ones link in a ring by
+				       * next_wait, the tail's to the first */
 	sim_time_t setup_free_at;
 };
+G_STATIC_ASSERT(sizeof(struct cdma) == 24);
 
 /* A piece of work queued on a node's engine (paxi.engine). */
 struct engine_item {
@@ -155,6 +164,12 @@ struct pair_memo {
 	uint32_t slot; /* its slot in paxi's inflight */
 };
 
+/* A pair's route latencies, forward (src to dst) and back, for control out
+ * of band: SIM_TIME_MAX until first needed. */
+struct pair_lat {
+	sim_time_t fwd, back;
+};
+
 struct reduce_req {
 	void (*done)(void *user);
 	void *user;
@@ -170,16 +185,27 @@ struct paxi {
 	struct sim *s;
 	struct fabric *f;
 	bool flow;                    /* f is at flow fidelity (fabric_fidelity) */
+	uint8_t nops;                 /* ops[] in use */
+	const struct paxi_txn_ops *ops[PAXI_MAX_TXN_OPS]; /* borrowed: the distinct ops
+				       * of the transactions made, in order */
 	struct paxi_params p;
 	int nodes;
 	struct cdma *units;           /* nodes x cdma_units */
-	sim_time_t *reduce_free_at;   /* per reducer: node, or node x unit */
+	sim_time_t *reduce_free_at;   /* per reducer (reducer_of) */
 	struct engine *engines;       /* paxi.engine: per node; NULL without */
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
 				       * transaction: data bytes sent, not delivered */
-	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1 */
+	GArray *pair_lat;             /* control out of band (else NULL): of struct
+				       * pair_lat, per pair as inflight */
+	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1:
+				       * every pair but those only ever in last_pair
+				       * (a source of one pair has none here) */
 	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
 	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
+	GPtrArray *more_blocks;       /* owned: the transactions' kept times, a block
+				       * beside each of txn_blocks, made when one of
+				       * its transactions is made while paxi_keep_times
+				       * is on (until then NULL) */
 	uint32_t txn_block_used;      /* transactions taken from the last block */
 	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_free */
 	GPtrArray *res_blocks;        /* owned: the reservations, RES_BLOCK a block */
@@ -193,16 +219,22 @@ struct paxi {
 	GArray *route;                /* owned, of int: scratch for a route's nodes */
 	struct pool msgs;             /* of struct paxi_msg */
 	struct pool reqs;             /* of struct reduce_req */
-	struct pool mores;            /* of struct txn_more */
 	bool keep_times;              /* paxi_keep_times */
 	struct reduce_req *later_head, *later_tail; /* deferred to PX_REDUCE_LATER */
 	struct paxi_stats st;
 };
 
+/* t's kept times (t->kept). */
+static struct txn_more *more_of(const struct paxi_txn *t)
+{
+	return (struct txn_more *)g_ptr_array_index(t->x->more_blocks, t->id / TXN_BLOCK) +
+	       t->id % TXN_BLOCK;
+}
+
 static void engine_kick(struct paxi *x, int node);
 static void engine_ready(struct paxi_txn *t);
 static void engine_try_finish(struct paxi *x, int node);
-static void pump(struct paxi_txn *t);
+static void pump(struct paxi_txn *t, uint64_t injected);
 static bool data_early(void *user, double rate, sim_time_t since, sim_time_t until);
 
 /* t may send from now on: its supplied data goes out, and an engine item
@@ -210,9 +242,10 @@ static bool data_early(void *user, double rate, sim_time_t since, sim_time_t unt
 static void data_allowed(struct paxi_txn *t)
 {
 	t->state = TX_DATA;
-	t->tm.data_allowed = sim_now(t->x->s);
+	if (t->kept)
+		more_of(t)->data_allowed = sim_now(t->x->s);
 	t->setup_unseen = false;
-	pump(t);
+	pump(t, 0);
 	if (t->x->p.engine)
 		engine_kick(t->x, t->src);
 }
@@ -326,10 +359,14 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->p = *p;
 	x->nodes = fabric_ranks(f);
 	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
-	x->reduce_free_at = g_new0(sim_time_t, (gsize)x->nodes * p->cdma_units);
+	x->reduce_free_at = g_new0(sim_time_t, p->reduce_per == PAXI_REDUCE_UNIT
+							     ? (gsize)x->nodes * p->cdma_units
+							     : (gsize)x->nodes);
 	if (p->engine) /* else no work is queued on one */
 		x->engines = g_new0(struct engine, (gsize)x->nodes);
 	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	if (p->control == PAXI_CONTROL_OOB)
+		x->pair_lat = g_array_new(FALSE, FALSE, sizeof(struct pair_lat));
 	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
 	for (int i = 0; i < x->nodes; i++)
@@ -339,7 +376,7 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	pool_init(&x->msgs, sizeof(struct paxi_msg), POOL_BLOCK);
 	pool_init(&x->reqs, sizeof(struct reduce_req), POOL_BLOCK);
-	pool_init(&x->mores, sizeof(struct txn_more), POOL_BLOCK);
+	x->more_blocks = g_ptr_array_new_with_free_func(g_free);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
 	return x;
 }
@@ -352,7 +389,7 @@ void paxi_free(struct paxi *x)
 	g_array_unref(x->route);
 	pool_release(&x->msgs);
 	pool_release(&x->reqs);
-	pool_release(&x->mores);
+	g_ptr_array_unref(x->more_blocks);
 	g_ptr_array_unref(x->res_blocks);
 	if (x->res_slot)
 		g_array_unref(x->res_slot);
@@ -364,6 +401,8 @@ void paxi_free(struct paxi *x)
 	}
 	g_free(x->engines);
 	g_array_unref(x->inflight);
+	if (x->pair_lat)
+		g_array_unref(x->pair_lat);
 	g_hash_table_unref(x->pairs);
 	g_free(x->last_pair);
 	g_free(x);
@@ -396,26 +435,26 @@ enum paxi_kind paxi_txn_kind(const struct paxi_txn *t)
 
 struct paxi_txn_times paxi_txn_times(const struct paxi_txn *t)
 {
-	struct paxi_txn_times tm = {
-		.setup_end = t->tm.setup_end,
-		.start = t->tm.start,
-		.data_allowed = t->tm.data_allowed,
-		.last_supply = t->tm.last_supply,
-		.arrived = t->tm.arrived,
-		.replayed = t->tm.replayed,
-		.hops = t->tm.hops,
-	};
+	struct paxi_txn_times tm = { .arrived = t->landed ? t->when : 0 };
 
-	if (t->more) {
-		tm.slot = t->more->slot;
-		tm.rts_arrived = t->more->rts_arrived;
-		tm.posted = t->more->posted;
-		tm.cts = t->more->cts;
-		tm.last_msg_bytes = t->more->last_msg_bytes;
-		tm.backlog_first = t->more->backlog_first;
-		tm.backlog_last = t->more->backlog_last;
-		tm.usable = t->more->usable;
-		tm.sent = t->more->sent;
+	if (t->kept) {
+		const struct txn_more *more = more_of(t);
+
+		tm.setup_end = more->setup_end;
+		tm.data_allowed = more->data_allowed;
+		tm.start = more->start;
+		tm.last_supply = more->last_supply;
+		tm.replayed = more->replayed;
+		tm.hops = more->hops;
+		tm.slot = more->slot;
+		tm.rts_arrived = more->rts_arrived;
+		tm.posted = more->posted;
+		tm.cts = more->cts;
+		tm.last_msg_bytes = more->last_msg_bytes;
+		tm.backlog_first = more->backlog_first;
+		tm.backlog_last = more->backlog_last;
+		tm.usable = more->usable;
+		tm.sent = more->sent;
 	}
 	return tm;
 }
@@ -443,8 +482,7 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes)
 	GArray *nodes = t->x->route;
 	int hops = fabric_route(t->x->f, t->src, t->dst, ROUTE_SHORTEST, nodes);
 
-	g_assert(hops == t->tm.hops);
-	for (int h = 0; h < t->tm.hops; h++) {
+	for (int h = 0; h < hops; h++) {
 		fabric_channel_params(t->x->f,
 				      fabric_channel_find(t->x->f, g_array_index(nodes, int, h),
 							  g_array_index(nodes, int, h + 1)),
@@ -457,7 +495,7 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes)
 		sum_pkt += pkt;
 		lat += lp.lat_ps;
 	}
-	if (!t->tm.hops)
+	if (!hops)
 		return 0;
 	/* the slowest channel carries every packet; each other adds one */
 	return slowest + (sum_pkt - max_pkt) + lat;
@@ -467,11 +505,9 @@ void paxi_txn_free(struct paxi_txn *t)
 {
 	struct paxi *x = t->x;
 
-	g_assert(t->state == TX_DATA && t->over && t->notified == t->bytes);
+	g_assert(t->state == TX_DATA && t->over && t->notified == t->bytes && !t->last_data);
 	g_assert(x->st.txns_live > 0);
 	x->st.txns_live--;
-	if (t->more)
-		pool_give(&x->mores, t->more);
 	t->x = NULL;
 	t->next_free = x->free_txns;
 	x->free_txns = t;
@@ -498,6 +534,23 @@ static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
 static uint64_t txn_wire_bytes(const struct paxi_txn *t, uint64_t bytes)
 {
 	return t->proto == PAXI_PROTO_SIMPLE ? bytes : paxi_proto_wire_bytes(t->proto, bytes);
+}
+
+/* The data bytes of t delivered at its destination: those of its wire
+ * bytes delivered (the lines whole, LL's and LL128's). */
+static uint64_t txn_arrived(const struct paxi_txn *t)
+{
+	if (t->proto == PAXI_PROTO_SIMPLE)
+		return t->wire_arrived;
+	if (t->wire_arrived >= paxi_proto_wire_bytes(t->proto, t->bytes))
+		return t->bytes;
+	return (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[t->proto] /
+			  wire_num[t->proto]);
+}
+
+static const struct paxi_txn_ops *ops_of(const struct paxi_txn *t)
+{
+	return t->x->ops[t->ops];
 }
 
 static struct paxi_msg *msg_get(struct paxi *x)
@@ -544,7 +597,8 @@ static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
 	bool forward = type == CTRL_RTS || type == CTRL_FLAG;
 
 	if (x->p.control == PAXI_CONTROL_OOB && type != CTRL_FLAG) {
-		sim_time_t *lat = forward ? &t->lat_fwd : &t->lat_back;
+		struct pair_lat *pl = &g_array_index(x->pair_lat, struct pair_lat, t->pair);
+		sim_time_t *lat = forward ? &pl->fwd : &pl->back;
 
 		if (*lat == SIM_TIME_MAX)
 			*lat = forward ? route_latency(x, t->src, t->dst)
@@ -599,57 +653,62 @@ static void on_ctrl_delivered(void *user, uint64_t bytes, bool done)
 	msg_put(x, m);
 }
 
-/* Hands newly supplied data to the fabric, once the transaction may send. */
-static void pump(struct paxi_txn *t)
+/* Hands newly supplied data to the fabric, once the transaction may send:
+ * `injected` bytes of it went before (all that was supplied, in TX_DATA; 0
+ * before). */
+static void pump(struct paxi_txn *t, uint64_t injected)
 {
 	struct paxi *x = t->x;
 
 	sim_time_t ahead = 0; /* its data may not send before then */
 
-	if (t->setup_unseen && t->available > t->injected) {
+	if (t->setup_unseen && t->available > injected) {
 		/* the first data of a Transfer whose setup's end was not an
 		 * event: allowed since that end, or at it; sent now, ahead of
 		 * it, where the fabric can (no event either) */
 		sim_time_t now = sim_now(x->s);
 
 		t->setup_unseen = false;
-		if (now < t->tm.setup_end) {
-			if (!fabric_may_begin_at(x->f, t->src, t->dst, ROUTE_SHORTEST, t->tm.setup_end)) {
-				sim_schedule(x->s, t->tm.setup_end - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
+		if (now < t->when) {
+			if (!fabric_may_begin_at(x->f, t->src, t->dst, ROUTE_SHORTEST, t->when)) {
+				sim_schedule(x->s, t->when - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
 				return;
 			}
-			ahead = t->tm.setup_end;
+			ahead = t->when;
 		}
 		t->state = TX_DATA;
-		t->tm.data_allowed = t->tm.setup_end;
+		t->ahead = true;
+		if (t->kept)
+			more_of(t)->data_allowed = t->when;
 	}
 	if (t->state != TX_DATA)
 		return;
-	if (t->available > t->injected && t->last_data) {
-		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
+	if (t->available > injected && t->last_data) {
+		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, injected);
 
 		/* its last message has not started: it carries this data too */
 		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
 			g_array_index(x->inflight, uint64_t, t->pair) += wire;
-			if (t->more)
-				t->more->last_msg_bytes += wire;
-			t->injected = t->available;
+			if (t->kept)
+				more_of(t)->last_msg_bytes += wire;
+			injected = t->available;
 		}
 	}
-	if (t->available > t->injected || (t->bytes == 0 && !t->zero_sent)) {
+	if (t->available > injected || (t->bytes == 0 && !t->zero_sent)) {
 		struct paxi_msg *m = msg_get(x);
 
 		m->t = t;
-		m->data = true;
 		uint64_t *inflight = &g_array_index(x->inflight, uint64_t, t->pair);
 
-		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, t->injected);
+		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, injected);
 
-		if (t->more) {
-			if (!t->injected && !t->zero_sent)
-				t->more->backlog_first = *inflight;
-			t->more->backlog_last = *inflight;
-			t->more->last_msg_bytes = wire;
+		if (t->kept) {
+			struct txn_more *more = more_of(t);
+
+			if (!injected && !t->zero_sent)
+				more->backlog_first = *inflight;
+			more->backlog_last = *inflight;
+			more->last_msg_bytes = wire;
 		}
 		*inflight += wire;
 		if (x->flow && t->kind == PAXI_TRANSFER) {
@@ -660,7 +719,7 @@ static void pump(struct paxi_txn *t)
 						 ? txn_wire_bytes(t, x->p.slice_bytes)
 						 : fabric_packet_payload(x->f, t->src, t->dst, ROUTE_SHORTEST);
 
-			fabric_slack_fn slack = t->ops->slack && !t->ops->each_slice ? data_slack
+			fabric_slack_fn slack = ops_of(t)->slack && !ops_of(t)->each_slice ? data_slack
 										     : NULL;
 
 			if (ahead) {
@@ -675,15 +734,14 @@ static void pump(struct paxi_txn *t)
 			}
 			/* a receiver that can wait takes later data in the same
 			 * message while it waits (fabric_append) */
-			if (t->ops->slack && !x->p.engine)
+			if (ops_of(t)->slack && !x->p.engine)
 				t->last_data = m;
 		} else {
 			fabric_send(x->f, t->src, t->dst, wire, ROUTE_SHORTEST, on_data_delivered, m);
 		}
-		t->injected = t->available;
 		t->zero_sent = true;
 	}
-	if (t->kind == PAXI_SENDRECV && t->injected == t->bytes && !t->flag_sent) {
+	if (t->kind == PAXI_SENDRECV && t->available == t->bytes && !t->flag_sent) {
 		t->flag_sent = true;
 		send_ctrl(t, CTRL_FLAG);
 	}
@@ -697,9 +755,9 @@ static bool data_early(void *user, double rate, sim_time_t since, sim_time_t unt
 	struct paxi_msg *m = user;
 	struct paxi_txn *t = m->t;
 
-	if (t->x->p.engine || !t->ops->early || t->kind != PAXI_TRANSFER)
+	if (t->x->p.engine || !ops_of(t)->early || t->kind != PAXI_TRANSFER)
 		return false;
-	return t->ops->early(t->dst_user, t, rate, since, until);
+	return ops_of(t)->early(t->dst_user, t, rate, since, until);
 }
 
 double paxi_txn_chan_rate(const struct paxi_txn *t)
@@ -722,19 +780,23 @@ static sim_time_t data_slack(void *user)
 
 	if (t->x->p.engine)
 		return 0;
-	return t->ops->slack(t->dst_user, t);
+	return ops_of(t)->slack(t->dst_user, t);
 }
 
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 {
 	sim_time_t now = sim_now(t->x->s);
 
-	if ((t->state == TX_SETUP || (t->state == TX_DATA && t->tm.data_allowed > now)) &&
-	    t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow) {
+	/* sent ahead, its data is allowed at its setup's end (when, until it
+	 * has landed) */
+	bool before_end = t->state == TX_SETUP ||
+			  (t->state == TX_DATA && t->ahead && !t->landed && t->when > now);
+
+	if (before_end && t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow) {
 		/* none of its data leaves before its setup ends (PX_SETUP_DONE
 		 * allows a Transfer's data at once, or it was sent ahead of it),
 		 * nor before its channel has sent what is queued on it */
-		sim_time_t left = t->tm.setup_end > now ? t->tm.setup_end - now : 0;
+		sim_time_t left = t->when > now ? t->when - now : 0;
 
 		return MAX(left, fabric_channel_drain_ps(t->x->f, t->chan));
 	}
@@ -752,35 +814,32 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	g_array_index(x->inflight, uint64_t, t->pair) -= bytes - m->seen;
 	t->wire_arrived += bytes - m->seen;
 	m->seen = bytes;
-	if (t->proto == PAXI_PROTO_SIMPLE)
-		t->arrived = t->wire_arrived;
-	else if (t->wire_arrived >= paxi_proto_wire_bytes(t->proto, t->bytes))
-		t->arrived = t->bytes;
-	else
-		t->arrived = (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[t->proto] /
-					wire_num[t->proto]);
+	uint64_t arrived = txn_arrived(t);
+
 	if (done) {
-		if (!x->flow) /* nothing is replayed at flow fidelity */
-			t->tm.replayed += fabric_delivering_replayed(x->f);
+		if (!x->flow && t->kept) /* nothing is replayed at flow fidelity */
+			more_of(t)->replayed += fabric_delivering_replayed(x->f);
 		if (t->last_data == m)
 			t->last_data = NULL;
 		msg_put(x, m);
 	}
-	if (t->arrived == t->bytes && done)
-		t->tm.arrived = sim_now(x->s);
+	if (arrived == t->bytes && done) {
+		t->when = sim_now(x->s);
+		t->landed = true;
+	}
 	if (x->p.engine && x->engines[t->src].cur && x->engines[t->src].cur->t == t)
 		engine_try_finish(x, t->src);
 	if (t->kind != PAXI_TRANSFER)
 		return;
-	bool all = t->arrived == t->bytes && done;
+	bool all = arrived == t->bytes && done;
 
 	/* Simple: per slice (its flag); LL, LL128: every line as it lands */
-	if (all || (t->proto == PAXI_PROTO_SIMPLE ? t->arrived - t->notified >= x->p.slice_bytes
-						  : t->arrived > t->notified)) {
-		t->notified = t->arrived;
-		if (all && t->more)
-			t->more->usable = sim_now(x->s);
-		t->ops->usable(t->dst_user, t, t->arrived, all);
+	if (all || (t->proto == PAXI_PROTO_SIMPLE ? arrived - t->notified >= x->p.slice_bytes
+						  : arrived > t->notified)) {
+		t->notified = arrived;
+		if (all && t->kept)
+			more_of(t)->usable = sim_now(x->s);
+		ops_of(t)->usable(t->dst_user, t, arrived, all);
 	}
 	if (all)
 		send_ctrl(t, CTRL_RESP);
@@ -826,15 +885,32 @@ static void begin_setup(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 	sim_time_t now = sim_now(x->s);
 
-	if (t->more)
-		t->more->slot = now;
-	t->tm.setup_end = unit_take(x, u, t->proto, t->tm.start);
+	t->when = unit_take(x, u, t->proto, t->when);
+	if (t->kept) {
+		more_of(t)->slot = now;
+		more_of(t)->setup_end = t->when;
+	}
 	t->state = TX_SETUP;
-	if (setup_unseen_ok(x, t->kind, t->bytes) && t->available == t->injected) {
+	if (setup_unseen_ok(x, t->kind, t->bytes) && !t->available) {
 		t->setup_unseen = true;
 		return;
 	}
-	sim_schedule(x->s, t->tm.setup_end - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
+	sim_schedule(x->s, t->when - now, &x->c, PX_SETUP_DONE)->data[0].p = t;
+}
+
+/* The place of ops among x's (ops[]), taken if new. */
+static uint8_t ops_index(struct paxi *x, const struct paxi_txn_ops *ops)
+{
+	uint8_t i = 0;
+
+	while (i < x->nops && x->ops[i] != ops)
+		i++;
+	if (i == x->nops) {
+		if (x->nops == PAXI_MAX_TXN_OPS)
+			g_error("paxi: more than %d ops tables", PAXI_MAX_TXN_OPS);
+		x->ops[x->nops++] = ops;
+	}
+	return i;
 }
 
 struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
@@ -848,7 +924,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 
 	if (t) {
 		x->free_txns = t->next_free;
-		*t = (struct paxi_txn){ 0 };
+		*t = (struct paxi_txn){ .id = t->id };
 	} else {
 		if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
 			void *mem = NULL;
@@ -859,45 +935,70 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			g_ptr_array_add(x->txn_blocks, mem);
 			x->txn_block_used = 0;
 		}
+		g_assert(x->txn_blocks->len <= UINT32_MAX / TXN_BLOCK);
 		t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks, x->txn_blocks->len - 1) +
-		    x->txn_block_used++;
+		    x->txn_block_used;
+		t->id = (x->txn_blocks->len - 1) * TXN_BLOCK + x->txn_block_used++;
 	}
 	if (++x->st.txns_live > x->st.txns_live_peak)
 		x->st.txns_live_peak = x->st.txns_live;
 
 	t->x = x;
-	t->ops = ops;
+	t->ops = ops_index(x, ops);
 	t->src_user = src_user;
 	t->dst_user = dst_user;
-	t->src = src;
-	t->dst = dst;
-	t->unit = (uint16_t)(unit % x->p.cdma_units);
+	t->src = (uint16_t)src;
+	t->dst = (uint16_t)dst;
+	t->unit = (uint8_t)(unit % x->p.cdma_units);
 	t->proto = (uint8_t)(kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE);
 	t->kind = (uint8_t)kind;
 	t->bytes = bytes;
-	t->lat_fwd = t->lat_back = SIM_TIME_MAX;
 	if (x->keep_times) {
-		t->more = pool_take(&x->mores);
-		*t->more = (struct txn_more){ 0 };
+		guint b = t->id / TXN_BLOCK;
+
+		if (x->more_blocks->len <= b)
+			g_ptr_array_set_size(x->more_blocks, b + 1);
+		if (!g_ptr_array_index(x->more_blocks, b))
+			g_ptr_array_index(x->more_blocks, b) = g_new(struct txn_more, TXN_BLOCK);
+		t->kept = true;
+		*more_of(t) = (struct txn_more){
+			.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route),
+		};
 	}
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
 	struct pair_memo *memo = &x->last_pair[src];
 	gpointer key = GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1);
-	guint slot = memo->dst == dst ? memo->slot + 1
-				      : GPOINTER_TO_UINT(g_hash_table_lookup(x->pairs, key));
+	guint slot = memo->dst == dst ? memo->slot + 1 : 0;
 
+	if (!slot && memo->dst >= 0) {
+		/* the memo's pair leaves it: into the table, if not there yet */
+		g_hash_table_insert(x->pairs,
+				    GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)memo->dst + 1),
+				    GUINT_TO_POINTER(memo->slot + 1));
+		slot = GPOINTER_TO_UINT(g_hash_table_lookup(x->pairs, key));
+	}
 	if (!slot) {
 		slot = x->inflight->len + 1;
 		g_array_set_size(x->inflight, slot);
-		g_hash_table_insert(x->pairs, key, GUINT_TO_POINTER(slot));
+		if (x->pair_lat)
+			g_array_append_val(x->pair_lat,
+					   ((struct pair_lat){ SIM_TIME_MAX, SIM_TIME_MAX }));
 	}
 	t->pair = slot - 1;
 	*memo = (struct pair_memo){ .dst = dst, .slot = t->pair };
-	t->tm.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route);
 	t->chan = x->flow ? fabric_first_channel(x->f, src, dst, ROUTE_SHORTEST) : -1;
 	x->st.txns++;
 	return t;
+}
+
+/* t is started at start_ps (kept for the breakdown, and until its setup
+ * begins for its slot's wait). */
+static void txn_set_start(struct paxi_txn *t, sim_time_t start_ps)
+{
+	t->when = start_ps;
+	if (t->kept)
+		more_of(t)->start = start_ps;
 }
 
 void paxi_txn_start(struct paxi_txn *t)
@@ -906,16 +1007,18 @@ void paxi_txn_start(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 
 	t->started = true;
-	t->tm.start = sim_now(t->x->s);
+	txn_set_start(t, sim_now(t->x->s));
 	if (u->busy < t->x->p.slots) {
 		begin_setup(t);
 		return;
 	}
 	t->state = TX_WAIT_SLOT;
-	if (u->wait_tail)
+	if (u->wait_tail) {
+		t->next_wait = u->wait_tail->next_wait;
 		u->wait_tail->next_wait = t;
-	else
-		u->wait_head = t;
+	} else {
+		t->next_wait = t;
+	}
 	u->wait_tail = t;
 }
 
@@ -923,7 +1026,7 @@ bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit)
 {
 	const struct cdma *u = unit_at(x, node, unit);
 
-	return u->busy >= x->p.slots || u->wait_head;
+	return u->busy >= x->p.slots || u->wait_tail;
 }
 
 void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32_t unit),
@@ -938,12 +1041,13 @@ void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t ava
 {
 	struct cdma *u = unit_of(t);
 
-	g_assert(!t->started && !u->wait_head && u->busy < t->x->p.slots);
+	g_assert(!t->started && !u->wait_tail && u->busy < t->x->p.slots);
 	g_assert(available <= t->bytes && start_ps <= sim_now(t->x->s));
 	t->started = true;
-	t->tm.start = start_ps;
+	txn_set_start(t, start_ps);
 	t->available = available;
-	t->tm.last_supply = last_supply_ps;
+	if (t->kept)
+		more_of(t)->last_supply = last_supply_ps;
 	begin_setup(t);
 }
 
@@ -1017,10 +1121,14 @@ void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t k
 	struct reservation *res = res_at(x, i - 1);
 
 	t->started = true;
-	t->tm.start = start_ps;
-	if (t->more) /* kept since the reservation (paxi_keep_times) */
-		t->more->slot = g_array_index(x->res_slot, sim_time_t, i - 1);
-	t->tm.setup_end = res->setup_end;
+	t->when = res->setup_end;
+	if (t->kept) { /* kept since the reservation (paxi_keep_times) */
+		struct txn_more *more = more_of(t);
+
+		more->start = start_ps;
+		more->slot = g_array_index(x->res_slot, sim_time_t, i - 1);
+		more->setup_end = res->setup_end;
+	}
 	t->state = TX_SETUP;
 	t->setup_unseen = true;
 	*at = res->next;
@@ -1030,8 +1138,8 @@ void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t k
 
 void paxi_txn_supplied_now(struct paxi_txn *t)
 {
-	if (t->available == t->bytes)
-		t->tm.last_supply = MAX(t->tm.last_supply, sim_now(t->x->s));
+	if (t->available == t->bytes && t->kept)
+		more_of(t)->last_supply = MAX(more_of(t)->last_supply, sim_now(t->x->s));
 }
 
 void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
@@ -1040,25 +1148,28 @@ void paxi_txn_post_at(struct paxi_txn *t, sim_time_t posted_ps)
 	g_assert(!t->posted && !t->started &&
 		 (t->kind == PAXI_TRANSFER || t->x->p.handshake == PAXI_HS_RTS));
 	t->posted = true;
-	if (t->more)
-		t->more->posted = posted_ps;
+	if (t->kept)
+		more_of(t)->posted = posted_ps;
 }
 
 void paxi_txn_supply(struct paxi_txn *t, uint64_t available)
 {
+	/* in TX_DATA, what was supplied has gone to the fabric (pump) */
+	uint64_t injected = t->state == TX_DATA ? t->available : 0;
+
 	g_assert(available <= t->bytes && available >= t->available);
 	t->available = available;
-	if (available == t->bytes && !t->tm.last_supply)
-		t->tm.last_supply = sim_now(t->x->s);
-	pump(t);
+	if (available == t->bytes && t->kept && !more_of(t)->last_supply)
+		more_of(t)->last_supply = sim_now(t->x->s);
+	pump(t, injected);
 }
 
 void paxi_txn_post(struct paxi_txn *t)
 {
 	g_assert(!t->posted);
 	t->posted = true;
-	if (t->more)
-		t->more->posted = sim_now(t->x->s);
+	if (t->kept)
+		more_of(t)->posted = sim_now(t->x->s);
 	if (t->kind != PAXI_SENDRECV)
 		return;
 	if (t->x->p.handshake == PAXI_HS_READY || t->rts_arrived)
@@ -1068,7 +1179,7 @@ void paxi_txn_post(struct paxi_txn *t)
 
 struct paxi_landing paxi_txn_landing(const struct paxi_txn *t)
 {
-	return (struct paxi_landing){ .src = t->src, .dst = t->dst, .arrived_ps = t->tm.arrived };
+	return (struct paxi_landing){ .src = t->src, .dst = t->dst, .arrived_ps = t->landed ? t->when : 0 };
 }
 
 void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside)
@@ -1083,8 +1194,8 @@ void paxi_txn_post_beside(struct paxi_txn *t, const struct paxi_landing *beside)
 	}
 	g_assert(!t->posted);
 	t->posted = true;
-	if (t->more)
-		t->more->posted = sim_now(x->s);
+	if (t->kept)
+		more_of(t)->posted = sim_now(x->s);
 	x->st.ctrl_msgs++;
 	struct sim_event *ev = sim_schedule(x->s, x->p.ctrl_proc_ps, &x->c, PX_CTRL);
 
@@ -1098,12 +1209,14 @@ static void release_slot(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 
 	u->busy--;
-	if (u->wait_head) {
-		struct paxi_txn *n = u->wait_head;
+	if (u->wait_tail) {
+		struct paxi_txn *n = u->wait_tail->next_wait;
 
-		u->wait_head = n->next_wait;
-		if (!u->wait_head)
+		if (n == u->wait_tail)
 			u->wait_tail = NULL;
+		else
+			u->wait_tail->next_wait = n->next_wait;
+		n->last_data = NULL;
 		begin_setup(n);
 	} else if (t->x->refill) {
 		t->x->refill(t->x->refill_user, t->src, t->unit);
@@ -1115,34 +1228,34 @@ static void on_ctrl(struct paxi *x, struct paxi_txn *t, enum ctrl_type type)
 	switch (type) {
 	case CTRL_RTS:
 		t->rts_arrived = true;
-		if (t->more)
-			t->more->rts_arrived = sim_now(x->s);
+		if (t->kept)
+			more_of(t)->rts_arrived = sim_now(x->s);
 		if (t->posted)
 			send_ctrl(t, CTRL_CTS);
 		break;
 	case CTRL_CTS:
 		t->cts_arrived = true;
-		if (t->more)
-			t->more->cts = sim_now(x->s);
+		if (t->kept)
+			more_of(t)->cts = sim_now(x->s);
 		if (t->state != TX_WAIT_CTS)
 			break; /* a ready flag ahead of the source's setup */
-		x->st.handshake_ps += sim_now(x->s) - t->tm.setup_end;
+		x->st.handshake_ps += sim_now(x->s) - t->when; /* its setup's end */
 		data_allowed(t);
 		break;
 	case CTRL_FLAG:
-		g_assert(t->arrived == t->bytes);
+		g_assert(txn_arrived(t) == t->bytes);
 		t->notified = t->bytes;
-		if (t->more)
-			t->more->usable = sim_now(x->s);
-		t->ops->usable(t->dst_user, t, t->bytes, true);
+		if (t->kept)
+			more_of(t)->usable = sim_now(x->s);
+		ops_of(t)->usable(t->dst_user, t, t->bytes, true);
 		send_ctrl(t, CTRL_RESP);
 		break;
 	case CTRL_RESP:
-		if (t->more)
-			t->more->sent = sim_now(x->s);
+		if (t->kept)
+			more_of(t)->sent = sim_now(x->s);
 		t->over = true;
 		release_slot(t);
-		t->ops->sent(t->src_user, t);
+		ops_of(t)->sent(t->src_user, t);
 		break;
 	}
 }
@@ -1323,7 +1436,7 @@ static void engine_try_finish(struct paxi *x, int node)
 	struct engine *e = &x->engines[node];
 	struct engine_item *it = e->cur;
 
-	if (!it || !it->data_done || (it->t && it->t->arrived < it->upto))
+	if (!it || !it->data_done || (it->t && txn_arrived(it->t) < it->upto))
 		return;
 	e->cur = NULL;
 	if (it->done)

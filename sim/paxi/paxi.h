@@ -249,7 +249,8 @@ void paxi_free(struct paxi *x);
  * starts it; the destination may post before or after. Owned by the paxi:
  * it stays valid (paxi_txn_times, paxi_txn_user) after both sides are done
  * with it, until the user hands it back (paxi_txn_free) or paxi_free frees
- * every transaction. */
+ * every transaction. A paxi's transactions have 8 distinct `ops` at most
+ * (each transaction keeps its ops as an index in the paxi's list). */
 struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int dst,
 			      uint32_t unit, uint64_t bytes, const struct paxi_txn_ops *ops,
 			      void *src_user, void *dst_user);
@@ -338,14 +339,14 @@ enum paxi_kind paxi_txn_kind(const struct paxi_txn *t);
  * Those marked (kept) are 0 unless paxi_keep_times was on when the
  * transaction was made. */
 struct paxi_txn_times {
-	sim_time_t setup_end;    /* the setup's end */
-	sim_time_t start;        /* paxi_txn_start */
+	sim_time_t setup_end;    /* (kept) the setup's end */
+	sim_time_t start;        /* (kept) paxi_txn_start */
 	sim_time_t slot;         /* (kept) slot granted: setup queued */
 	sim_time_t rts_arrived;  /* (kept) Send/Recv: RTS processed at the destination */
 	sim_time_t posted;       /* (kept) the destination posted its receive */
 	sim_time_t cts;          /* (kept) Send/Recv: CTS processed at the source */
-	sim_time_t data_allowed; /* data may flow (setup end, or CTS) */
-	sim_time_t last_supply;  /* the final bytes were supplied */
+	sim_time_t data_allowed; /* (kept) data may flow (setup end, or CTS) */
+	sim_time_t last_supply;  /* (kept) the final bytes were supplied */
 	uint64_t last_msg_bytes; /* (kept) size of the final data message */
 	uint64_t backlog_first;  /* (kept) data bytes of the same (src, dst) pair
 				  * still in flight when its first data message left */
@@ -353,8 +354,8 @@ struct paxi_txn_times {
 	sim_time_t arrived;      /* all data delivered at the destination */
 	sim_time_t usable;       /* (kept) all data usable there */
 	sim_time_t sent;         /* (kept) completion response processed at the source */
-	uint32_t replayed;       /* packets accepted only after a Go-Back-N replay */
-	int hops;                /* route length */
+	uint32_t replayed;       /* (kept) packets accepted only after a Go-Back-N replay */
+	int hops;                /* (kept) route length */
 };
 /* A copy of t's times as they are now. */
 struct paxi_txn_times paxi_txn_times(const struct paxi_txn *t);

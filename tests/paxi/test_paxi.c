@@ -227,6 +227,7 @@ static void test_setup_ahead_of_data(void)
 			rig_init(&r);
 			r.fc.fidelity = flow ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET;
 			rig_open(&r);
+			paxi_keep_times(r.x, true); /* data_allowed */
 			sim_time_t end = r.pp.setup_ps + r.pp.protos[PAXI_PROTO_SIMPLE].lat_ps;
 			struct paxi_txn *t = paxi_txn_new(r.x, PAXI_TRANSFER, 0, 1, 0, 100000,
 							  &probe_ops, &a, &da);
