@@ -61,7 +61,12 @@
  * Events: FL_PROGRESS (a piece boundary has been sent), FL_DELIVER (it
  * has arrived, one tail later), FL_ARRIVE (an ahead boundary has
  * arrived: delivered, and the next one chosen) and FL_START (an unbegun
- * flow's start). A flow lives in a free list after its last delivery. */
+ * flow's start). A delivery carries what its receiver reads, not the flow,
+ * so a flow goes back to the store's free list once it has sent its last
+ * byte; a ghost, at its delivery, or once past its end where nothing can
+ * read it any more (retire_spent: a header-only ghost of one hop, which is
+ * then as if it had left its channel, or one a message begun ahead took
+ * over, which unbegin then no longer brings back). */
 #include "sim/link/flow.h"
 
 #include <math.h>
@@ -71,6 +76,10 @@
 #include "sim/util/pool.h"
 
 enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START, FL_BUF_TICK, FL_RELEASE, FL_LINE };
+
+/* The receivers' functions a flow network tells apart (flow_net.deliver):
+ * PAXI has a few. */
+enum { FLOW_DELIVER_FNS = 16 };
 
 /* rr_share: virtual channels an arbiter's inputs are told apart by, the
  * most rounds to its fixed point, the rounds it looks back for a cycle,
@@ -195,7 +204,6 @@ struct flow {
 	uint64_t first, piece; /* delivery boundaries (flow.h) */
 	uint64_t next_x;       /* next payload boundary to reach */
 	uint64_t last_x;       /* the last boundary reached (0 before the first) */
-	fabric_deliver_fn deliver;
 	fabric_slack_fn slack; /* NULL: fixed pieces */
 	void *user;
 	struct flow_use *use;  /* use_in, or owned: nuse entries, alloc_use capacity */
@@ -227,6 +235,10 @@ struct flow {
 	bool mem_sized : 1;    /* its memory sides have let go its mem_free */
 	bool rel_pending : 1;  /* rel_ev is pending */
 	uint8_t vc_in[FLOW_USE_IN];
+	uint16_t deliver;      /* its receiver's function: flow_net.deliver[deliver] */
+	uint32_t gen;          /* how often its place in the store was handed back: an
+				* event or entry that carries another (flow_event,
+				* flow_net.spent) is not of this message */
 	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
 	uint32_t buf_stamp;    /* the tick that last moved its fluid */
 	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
@@ -386,10 +398,27 @@ struct flow_net {
 				       * channel's line still sending (on_release) */
 	GHashTable *buf_pairs;        /* owned: pair + 1 -> its detached flows in flight
 				       * (a message of the pair waits in line behind them) */
+	fabric_deliver_fn deliver[FLOW_DELIVER_FNS]; /* the receivers' functions seen, by
+				       * first use: a flow and its deliveries name one by
+				       * its index */
+	uint32_t ndeliver;
+	GArray *spent;                /* owned: struct spent_at, a heap by t_end: the
+				       * flows that may be handed back once they have sent
+				       * their last byte (retire_spent) */
 };
 
 /* Flows per block of the flow network's store (flow_net.flows). */
 #define FLOW_BLOCK 256
+
+/* A flow that, once it has sent its last byte at t_end, only waits for its
+ * delivery, unless it is no longer that message (gen): a header-only ghost
+ * of one hop, or a ghost a message begun ahead took its channel from
+ * (retire_spent). */
+struct spent_at {
+	sim_time_t t_end;
+	struct flow *fl;       /* borrowed: the store owns it */
+	uint32_t gen;          /* fl->gen when it was put here */
+};
 
 /* Frees what the flows of the network's store own, then the store. */
 static void flows_release(struct pool *p)
@@ -428,6 +457,76 @@ static struct sim_event *flow_event(struct flow_net *n, sim_time_t delay, uint32
 
 	ev->data[0].p = fl;
 	ev->data[1].u = x;
+	ev->flags |= SIM_EV_PREFETCH_DATA;
+	return ev;
+}
+
+/* Hands fl back to the store: what still carries it (an event, an entry of
+ * flow_net.spent) carries an older gen. */
+static void flow_free(struct flow_net *n, struct flow *fl)
+{
+	fl->gen++;
+	pool_give(&n->flows, fl);
+}
+
+/* Puts fl in flow_net.spent, to be looked at once it has sent its last
+ * byte at t_end. */
+static void spent_push(struct flow_net *n, struct flow *fl, sim_time_t t_end)
+{
+	GArray *h = n->spent;
+	struct spent_at e = { t_end, fl, fl->gen };
+	guint i = h->len;
+
+	g_array_set_size(h, i + 1);
+	struct spent_at *a = (struct spent_at *)(void *)h->data;
+
+	while (i > 0 && a[(i - 1) / 2].t_end > t_end) {
+		a[i] = a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	a[i] = e;
+}
+
+/* Takes the entry of the least t_end out of flow_net.spent. */
+static struct spent_at spent_pop(struct flow_net *n)
+{
+	GArray *h = n->spent;
+	struct spent_at *a = (struct spent_at *)(void *)h->data;
+	struct spent_at top = a[0], last = a[h->len - 1];
+	guint len = h->len - 1, i = 0;
+
+	for (;;) {
+		guint c = 2 * i + 1;
+
+		if (c >= len)
+			break;
+		if (c + 1 < len && a[c + 1].t_end < a[c].t_end)
+			c++;
+		if (a[c].t_end >= last.t_end)
+			break;
+		a[i] = a[c];
+		i = c;
+	}
+	a[i] = last;
+	g_array_set_size(h, len);
+	return top;
+}
+
+/* The delivery of payload boundary x of flow fl, `delay` from now
+ * (FL_DELIVER): it carries what its receiver reads (user, x, done, its
+ * function's index), so that it needs the flow no more, but a ghost's
+ * (`ghost`), which leaves its resources then (on_deliver); the engine
+ * fetches the receiver ahead of it. */
+static struct sim_event *deliver_event(struct flow_net *n, sim_time_t delay, struct flow *fl,
+				       uint64_t x, bool ghost)
+{
+	struct sim_event *ev = sim_schedule(n->s, delay, &n->c, FL_DELIVER);
+
+	ev->data[0].p = fl->user;
+	ev->data[1].u = x;
+	ev->data[2].u = (uint64_t)fl->deliver | (uint64_t)(x == fl->bytes) << 16 |
+			(uint64_t)fl->gen << 32;
+	ev->data[3].p = ghost ? fl : NULL;
 	ev->flags |= SIM_EV_PREFETCH_DATA;
 	return ev;
 }
@@ -558,6 +657,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	for (int r = 0; r < nranks; r++)
 		n->pcache[r] = (struct pair_cache){ { -1, -1 }, { 0, 0 } };
 	pool_init(&n->flows, sizeof(struct flow), FLOW_BLOCK);
+	n->spent = g_array_new(FALSE, FALSE, sizeof(struct spent_at));
 	n->walk_flows = g_ptr_array_new();
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->walk_border = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -586,6 +686,7 @@ void flow_net_free(struct flow_net *n)
 	g_hash_table_unref(n->pairs);
 	g_free(n->pcache);
 	flows_release(&n->flows);
+	g_array_unref(n->spent);
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
 	g_array_unref(n->walk_border);
@@ -771,7 +872,7 @@ static sim_time_t land_boundary(struct flow_net *n, struct flow *fl, uint64_t y)
 	sim_time_t sent = fl->t_pos + (sim_time_t)MAX(d, 0);
 	sim_time_t at = MAX(sent + fl->tail, *last);
 
-	flow_event(n, at - sim_now(n->s), FL_DELIVER, fl, y);
+	deliver_event(n, at - sim_now(n->s), fl, y, false);
 	*last = at;
 	fl->last_x = y;
 	return sent;
@@ -788,7 +889,7 @@ static void land_ahead(struct flow_net *n, struct flow *fl)
 
 	g_assert(fl->ev_pending && fl->ev.ev->type == FL_ARRIVE);
 	sim_cancel(n->s, fl->ev);
-	flow_event(n, arrive - now, FL_DELIVER, fl, fl->next_x);
+	deliver_event(n, arrive - now, fl, fl->next_x, false);
 	*last = MAX(*last, arrive);
 	fl->last_x = fl->next_x;
 	fl->next_x = MIN(fl->next_x + fl->piece, fl->bytes);
@@ -933,8 +1034,10 @@ static void make_ghost(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 	fl->t_end = t_end;
 	fl->prev_last = *last;
 	*last = MAX(t_end + fl->tail, *last + gap_taken(n, fl));
-	fl->dev = sim_event_ref(flow_event(n, *last - now + fl->late, FL_DELIVER, fl, fl->bytes));
+	fl->dev = sim_event_ref(deliver_event(n, *last - now + fl->late, fl, fl->bytes, true));
 	fl->ghost = true;
+	if (fl->bytes == 0 && fl->hops == 1)
+		spent_push(n, fl, t_end);
 }
 
 /* A flow heading for its last byte at t_end, alone on every resource it
@@ -2736,6 +2839,41 @@ static void quiet(struct flow_net *n, struct fres *r)
 		settle(n, r->fl[0]);
 }
 
+/* Hands back the flows of flow_net.spent that have sent their last byte
+ * and only wait for their delivery, which carries what it needs
+ * (deliver_event):
+ *  - a header-only ghost of one hop past its end: to every reader (the
+ *    drain and rate of its channel, alone_at, quiet and the sends that
+ *    settle it) it is as if it had left its channel, the one resource it
+ *    holds, which it does;
+ *  - a ghost a message begun ahead took its channel from, past that end
+ *    (before_end): unbegin no longer brings it back.
+ * Called where no walk holds the resources' lists: as a message is sent. */
+static void retire_spent(struct flow_net *n)
+{
+	sim_time_t now = sim_now(n->s);
+
+	while (n->spent->len && g_array_index(n->spent, struct spent_at, 0).t_end <= now) {
+		struct spent_at e = spent_pop(n);
+		struct flow *fl = e.fl;
+		struct chan_fifo *q = &n->ch[fl->chan0].q;
+
+		if (fl->gen != e.gen)
+			continue;
+		if (fl->ghost && fl->bytes == 0 && fl->hops == 1) {
+			g_assert(q->active == fl && now >= fl->t_end);
+			for (uint32_t u = 0; u < fl->nuse; u++)
+				res_remove(&n->res[fl->use[u].res], fl, fl->use[u].w);
+			q->busy = false;
+			q->active = NULL;
+			flow_free(n, fl);
+		} else if (!fl->ghost && q->active && q->active->before == fl) {
+			q->active->before = NULL;
+			flow_free(n, fl);
+		}
+	}
+}
+
 /* The rate of a flow alone on every resource it crosses: its component is
  * itself, and progressive filling gives it the least cap / w of its
  * resources (the same arithmetic as reshare's, which would find the same). */
@@ -2816,7 +2954,7 @@ static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 	sim_time_t now = sim_now(n->s);
 	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
 	sim_time_t at = MAX(now + fl->tail, *last + gap_taken(n, fl));
-	flow_event(n, at - now + (x == fl->bytes ? fl->late : 0), FL_DELIVER, fl, x);
+	deliver_event(n, at - now + (x == fl->bytes ? fl->late : 0), fl, x, false);
 	*last = at;
 }
 
@@ -2962,10 +3100,12 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 		}
 		next->next = NULL;
 		size_flow(n, next);
-		if (next->units > 0)
+		if (next->units > 0) {
 			activate(n, next);
-		else
+		} else {
 			deliver_later(n, next, next->bytes);
+			flow_free(n, next);
+		}
 	}
 	if (!q->busy && !q->head && q->later && q->parked) {
 		/* idle: the one parked enters the line now if it is due, else
@@ -3033,6 +3173,7 @@ static void on_progress(struct flow_net *n, struct flow *fl)
 	deliver_later(n, fl, x);
 	if (x == fl->bytes) {
 		finish_sending(n, fl);
+		flow_free(n, fl); /* its delivery needs it no more */
 		return;
 	}
 	set_next(fl, x, 0);
@@ -3094,20 +3235,26 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 	/* else: its position stays at its last boundary sent, each timed
 	 * from the one before, as their sending would time them */
 	schedule_progress(n, fl);
-	fl->deliver(fl->user, x, false);
+	n->deliver[fl->deliver](fl->user, x, false);
 }
 
-static void on_deliver(struct flow_net *n, struct flow *fl, uint64_t x)
+/* FL_DELIVER (deliver_event): a ghost's last byte lands, which it still
+ * is unless handed back since (gen): it leaves its resources, if it still
+ * holds them, and the store. */
+static void on_deliver(struct flow_net *n, const struct sim_event *ev)
 {
-	bool done = x == fl->bytes;
+	uint64_t w = ev->data[2].u;
+	struct flow *fl = ev->data[3].p;
+	bool done = (w >> 16) & 1;
 
-	if (fl->ghost && done)
-		settle(n, fl);
-	fl->deliver(fl->user, x, done);
-	if (done) {
-		n->in_flight--;
-		pool_give(&n->flows, fl);
+	if (fl && fl->gen == (uint32_t)(w >> 32)) {
+		if (fl->ghost)
+			settle(n, fl);
+		flow_free(n, fl);
 	}
+	n->deliver[w & 0xffff](ev->data[0].p, ev->data[1].u, done);
+	if (done)
+		n->in_flight--;
 }
 
 /* Pair `pair` has one detached flow in flight more (+1) or less (-1); its
@@ -3174,7 +3321,7 @@ static void flow_handler(struct sim *s, struct sim_component *self, struct sim_e
 		on_progress(n, ev->data[0].p);
 		break;
 	case FL_DELIVER:
-		on_deliver(n, ev->data[0].p, ev->data[1].u);
+		on_deliver(n, ev);
 		break;
 	case FL_ARRIVE:
 		on_arrive(n, ev->data[0].p);
@@ -3236,6 +3383,21 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 	return idx;
 }
 
+/* The index of a receiver's function in flow_net.deliver, added on its
+ * first use. */
+static uint16_t deliver_index(struct flow_net *n, fabric_deliver_fn fn)
+{
+	uint32_t i = 0;
+
+	while (i < n->ndeliver && n->deliver[i] != fn)
+		i++;
+	if (i == n->ndeliver) {
+		g_assert(i < FLOW_DELIVER_FNS);
+		n->deliver[n->ndeliver++] = fn;
+	}
+	return (uint16_t)i;
+}
+
 /* A flow made ready to enter its channel's line: from the store, its
  * route and pieces set, counted in flight. */
 static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t bytes,
@@ -3265,7 +3427,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->dst = dst;
 	fl->pair = pair_index(n, src, dst);
 	fl->bytes = bytes;
-	fl->deliver = deliver;
+	fl->deliver = deliver_index(n, deliver);
 	fl->slack = slack;
 	fl->user = user;
 	fl->first = first_bytes;
@@ -3356,6 +3518,7 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 {
 	struct chan_fifo *q = &n->ch[chans[0]].q;
 
+	retire_spent(n);
 	unpark(n, q);
 	if (q->active && q->active->t_pos > sim_now(n->s))
 		unbegin(n, q->active);
@@ -3436,6 +3599,7 @@ static void begin_ahead(struct flow_net *n, struct flow *fl, sim_time_t at, stru
 		g->ghost = false;
 		fl->before = g;
 		fl->before_end = g->t_end;
+		spent_push(n, g, g->t_end);
 	}
 	size_flow(n, fl);
 	q->busy = true;
@@ -3459,6 +3623,7 @@ bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const in
 
 	if (at <= now || !bytes || hops != 1)
 		return false;
+	retire_spent(n);
 	bool alone = alone_at(n, src, dst, chans, hops, at, &g);
 
 	if (!alone && !parkable(n, src, dst, chans[0]))
