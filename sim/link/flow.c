@@ -236,9 +236,9 @@ struct flow {
 	bool rel_pending : 1;  /* rel_ev is pending */
 	uint8_t vc_in[FLOW_USE_IN];
 	uint16_t deliver;      /* its receiver's function: flow_net.deliver[deliver] */
-	uint32_t gen;          /* how often its place in the store was handed back: an
-				* event or entry that carries another (flow_event,
-				* flow_net.spent) is not of this message */
+	uint32_t gen;          /* how often its place in the store was handed back: a
+				* delivery (deliver_event) that carries another is
+				* not of this message */
 	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
 	uint32_t buf_stamp;    /* the tick that last moved its fluid */
 	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
@@ -249,7 +249,9 @@ struct flow {
 	};
 	struct flow *before;   /* begun ahead (flow_send_at): the ghost it took over
 				* its channel from, whose end of sending is before_end
-				* (valid only before then) */
+				* (valid only before then; borrowed: it stays in the
+				* store while this flow is its channel's active one,
+				* until it is delivered or retire_spent hands it back) */
 	sim_time_t before_end;
 	double bound;          /* once sized: the least cap / w of its channels, which
 				* no rate of it exceeds (mem_slack) */
@@ -402,23 +404,11 @@ struct flow_net {
 				       * first use: a flow and its deliveries name one by
 				       * its index */
 	uint32_t ndeliver;
-	GArray *spent;                /* owned: struct spent_at, a heap by t_end: the
-				       * flows that may be handed back once they have sent
-				       * their last byte (retire_spent) */
 };
 
 /* Flows per block of the flow network's store (flow_net.flows). */
 #define FLOW_BLOCK 256
 
-/* A flow that, once it has sent its last byte at t_end, only waits for its
- * delivery, unless it is no longer that message (gen): a header-only ghost
- * of one hop, or a ghost a message begun ahead took its channel from
- * (retire_spent). */
-struct spent_at {
-	sim_time_t t_end;
-	struct flow *fl;       /* borrowed: the store owns it */
-	uint32_t gen;          /* fl->gen when it was put here */
-};
 
 /* Frees what the flows of the network's store own, then the store. */
 static void flows_release(struct pool *p)
@@ -467,49 +457,6 @@ static void flow_free(struct flow_net *n, struct flow *fl)
 {
 	fl->gen++;
 	pool_give(&n->flows, fl);
-}
-
-/* Puts fl in flow_net.spent, to be looked at once it has sent its last
- * byte at t_end. */
-static void spent_push(struct flow_net *n, struct flow *fl, sim_time_t t_end)
-{
-	GArray *h = n->spent;
-	struct spent_at e = { t_end, fl, fl->gen };
-	guint i = h->len;
-
-	g_array_set_size(h, i + 1);
-	struct spent_at *a = (struct spent_at *)(void *)h->data;
-
-	while (i > 0 && a[(i - 1) / 2].t_end > t_end) {
-		a[i] = a[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	a[i] = e;
-}
-
-/* Takes the entry of the least t_end out of flow_net.spent. */
-static struct spent_at spent_pop(struct flow_net *n)
-{
-	GArray *h = n->spent;
-	struct spent_at *a = (struct spent_at *)(void *)h->data;
-	struct spent_at top = a[0], last = a[h->len - 1];
-	guint len = h->len - 1, i = 0;
-
-	for (;;) {
-		guint c = 2 * i + 1;
-
-		if (c >= len)
-			break;
-		if (c + 1 < len && a[c + 1].t_end < a[c].t_end)
-			c++;
-		if (a[c].t_end >= last.t_end)
-			break;
-		a[i] = a[c];
-		i = c;
-	}
-	a[i] = last;
-	g_array_set_size(h, len);
-	return top;
 }
 
 /* The delivery of payload boundary x of flow fl, `delay` from now
@@ -657,7 +604,6 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	for (int r = 0; r < nranks; r++)
 		n->pcache[r] = (struct pair_cache){ { -1, -1 }, { 0, 0 } };
 	pool_init(&n->flows, sizeof(struct flow), FLOW_BLOCK);
-	n->spent = g_array_new(FALSE, FALSE, sizeof(struct spent_at));
 	n->walk_flows = g_ptr_array_new();
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->walk_border = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -686,7 +632,6 @@ void flow_net_free(struct flow_net *n)
 	g_hash_table_unref(n->pairs);
 	g_free(n->pcache);
 	flows_release(&n->flows);
-	g_array_unref(n->spent);
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
 	g_array_unref(n->walk_border);
@@ -1036,8 +981,6 @@ static void make_ghost(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 	*last = MAX(t_end + fl->tail, *last + gap_taken(n, fl));
 	fl->dev = sim_event_ref(deliver_event(n, *last - now + fl->late, fl, fl->bytes, true));
 	fl->ghost = true;
-	if (fl->bytes == 0 && fl->hops == 1)
-		spent_push(n, fl, t_end);
 }
 
 /* A flow heading for its last byte at t_end, alone on every resource it
@@ -2824,6 +2767,7 @@ static void unbegin(struct flow_net *n, struct flow *fl)
 	q->busy = g != NULL;
 	if (g) {
 		g->ghost = true;
+		g->before = NULL; /* its own, past (it had begun) */
 		for (uint32_t u = 0; u < g->nuse; u++)
 			res_add(&n->res[g->use[u].res], g, g->use[u].w);
 	}
@@ -2839,39 +2783,47 @@ static void quiet(struct flow_net *n, struct fres *r)
 		settle(n, r->fl[0]);
 }
 
-/* Hands back the flows of flow_net.spent that have sent their last byte
- * and only wait for their delivery, which carries what it needs
- * (deliver_event):
+/* Where the store has no free flow: hands back the flows that have sent
+ * their last byte and only wait for their delivery, which carries what it
+ * needs (deliver_event), seen from each channel's active flow:
  *  - a header-only ghost of one hop past its end: to every reader (the
  *    drain and rate of its channel, alone_at, quiet and the sends that
  *    settle it) it is as if it had left its channel, the one resource it
  *    holds, which it does;
- *  - a ghost a message begun ahead took its channel from, past that end
+ *  - the ghost a message begun ahead took its channel from, past that end
  *    (before_end): unbegin no longer brings it back.
+ * The store grows only if that frees less than a quarter of a block, so a
+ * scan of the channels comes at most once every FLOW_BLOCK / 4 flows made.
  * Called where no walk holds the resources' lists: as a message is sent. */
 static void retire_spent(struct flow_net *n)
 {
 	sim_time_t now = sim_now(n->s);
+	unsigned freed = 0;
 
-	while (n->spent->len && g_array_index(n->spent, struct spent_at, 0).t_end <= now) {
-		struct spent_at e = spent_pop(n);
-		struct flow *fl = e.fl;
-		struct chan_fifo *q = &n->ch[fl->chan0].q;
+	if (n->flows.free)
+		return;
+	for (int c = 0; c < n->nchans; c++) {
+		struct chan_fifo *q = &n->ch[c].q;
+		struct flow *a = q->active;
 
-		if (fl->gen != e.gen)
+		if (!a)
 			continue;
-		if (fl->ghost && fl->bytes == 0 && fl->hops == 1) {
-			g_assert(q->active == fl && now >= fl->t_end);
-			for (uint32_t u = 0; u < fl->nuse; u++)
-				res_remove(&n->res[fl->use[u].res], fl, fl->use[u].w);
+		if (a->ghost && a->bytes == 0 && a->hops == 1 && now >= a->t_end) {
+			for (uint32_t u = 0; u < a->nuse; u++)
+				res_remove(&n->res[a->use[u].res], a, a->use[u].w);
 			q->busy = false;
 			q->active = NULL;
-			flow_free(n, fl);
-		} else if (!fl->ghost && q->active && q->active->before == fl) {
-			q->active->before = NULL;
-			flow_free(n, fl);
+			flow_free(n, a);
+			freed++;
+		} else if (a->before && now >= a->before_end) {
+			g_assert(!a->before->ghost);
+			flow_free(n, a->before);
+			a->before = NULL;
+			freed++;
 		}
 	}
+	if (freed < FLOW_BLOCK / 4)
+		pool_grow(&n->flows);
 }
 
 /* The rate of a flow alone on every resource it crosses: its component is
@@ -3248,8 +3200,12 @@ static void on_deliver(struct flow_net *n, const struct sim_event *ev)
 	bool done = (w >> 16) & 1;
 
 	if (fl && fl->gen == (uint32_t)(w >> 32)) {
+		struct flow *a = n->ch[fl->chan0].q.active;
+
 		if (fl->ghost)
 			settle(n, fl);
+		else if (a && a->before == fl) /* taken over: no longer there */
+			a->before = NULL;
 		flow_free(n, fl);
 	}
 	n->deliver[w & 0xffff](ev->data[0].p, ev->data[1].u, done);
@@ -3599,7 +3555,6 @@ static void begin_ahead(struct flow_net *n, struct flow *fl, sim_time_t at, stru
 		g->ghost = false;
 		fl->before = g;
 		fl->before_end = g->t_end;
-		spent_push(n, g, g->t_end);
 	}
 	size_flow(n, fl);
 	q->busy = true;
