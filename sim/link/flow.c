@@ -78,7 +78,7 @@
 enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START, FL_BUF_TICK, FL_RELEASE, FL_LINE };
 
 /* The receivers' functions a flow network tells apart (flow_net.deliver):
- * PAXI has a few. */
+ * PAXI and the tests have a few each. */
 enum { FLOW_DELIVER_FNS = 16 };
 
 /* rr_share: virtual channels an arbiter's inputs are told apart by, the
@@ -409,7 +409,6 @@ struct flow_net {
 /* Flows per block of the flow network's store (flow_net.flows). */
 #define FLOW_BLOCK 256
 
-
 /* Frees what the flows of the network's store own, then the store. */
 static void flows_release(struct pool *p)
 {
@@ -451,8 +450,8 @@ static struct sim_event *flow_event(struct flow_net *n, sim_time_t delay, uint32
 	return ev;
 }
 
-/* Hands fl back to the store: what still carries it (an event, an entry of
- * flow_net.spent) carries an older gen. */
+/* Hands fl back to the store: a delivery that still carries it carries an
+ * older gen. */
 static void flow_free(struct flow_net *n, struct flow *fl)
 {
 	fl->gen++;
