@@ -61,7 +61,12 @@
  * Events: FL_PROGRESS (a piece boundary has been sent), FL_DELIVER (it
  * has arrived, one tail later), FL_ARRIVE (an ahead boundary has
  * arrived: delivered, and the next one chosen) and FL_START (an unbegun
- * flow's start). A flow lives in a free list after its last delivery. */
+ * flow's start). A delivery carries what its receiver reads, not the flow,
+ * so a flow goes back to the store's free list once it has sent its last
+ * byte; a ghost, at its delivery, or once past its end where nothing can
+ * read it any more (retire_spent: a header-only ghost of one hop, which is
+ * then as if it had left its channel, or one a message begun ahead took
+ * over, which unbegin then no longer brings back). */
 #include "sim/link/flow.h"
 
 #include <math.h>
@@ -71,6 +76,10 @@
 #include "sim/util/pool.h"
 
 enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START, FL_BUF_TICK, FL_RELEASE, FL_LINE };
+
+/* The receivers' functions a flow network tells apart (flow_net.deliver):
+ * PAXI and the tests have a few each. */
+enum { FLOW_DELIVER_FNS = 16 };
 
 /* rr_share: virtual channels an arbiter's inputs are told apart by, the
  * most rounds to its fixed point, the rounds it looks back for a cycle,
@@ -195,7 +204,6 @@ struct flow {
 	uint64_t first, piece; /* delivery boundaries (flow.h) */
 	uint64_t next_x;       /* next payload boundary to reach */
 	uint64_t last_x;       /* the last boundary reached (0 before the first) */
-	fabric_deliver_fn deliver;
 	fabric_slack_fn slack; /* NULL: fixed pieces */
 	void *user;
 	struct flow_use *use;  /* use_in, or owned: nuse entries, alloc_use capacity */
@@ -227,6 +235,10 @@ struct flow {
 	bool mem_sized : 1;    /* its memory sides have let go its mem_free */
 	bool rel_pending : 1;  /* rel_ev is pending */
 	uint8_t vc_in[FLOW_USE_IN];
+	uint16_t deliver;      /* its receiver's function: flow_net.deliver[deliver] */
+	uint32_t gen;          /* how often its place in the store was handed back: a
+				* delivery (deliver_event) that carries another is
+				* not of this message */
 	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
 	uint32_t buf_stamp;    /* the tick that last moved its fluid */
 	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
@@ -237,7 +249,9 @@ struct flow {
 	};
 	struct flow *before;   /* begun ahead (flow_send_at): the ghost it took over
 				* its channel from, whose end of sending is before_end
-				* (valid only before then) */
+				* (valid only before then; borrowed: it stays in the
+				* store while this flow is its channel's active one,
+				* until it is delivered or retire_spent hands it back) */
 	sim_time_t before_end;
 	double bound;          /* once sized: the least cap / w of its channels, which
 				* no rate of it exceeds (mem_slack) */
@@ -386,6 +400,10 @@ struct flow_net {
 				       * channel's line still sending (on_release) */
 	GHashTable *buf_pairs;        /* owned: pair + 1 -> its detached flows in flight
 				       * (a message of the pair waits in line behind them) */
+	fabric_deliver_fn deliver[FLOW_DELIVER_FNS]; /* the receivers' functions seen, by
+				       * first use: a flow and its deliveries name one by
+				       * its index */
+	uint32_t ndeliver;
 };
 
 /* Flows per block of the flow network's store (flow_net.flows). */
@@ -428,6 +446,33 @@ static struct sim_event *flow_event(struct flow_net *n, sim_time_t delay, uint32
 
 	ev->data[0].p = fl;
 	ev->data[1].u = x;
+	ev->flags |= SIM_EV_PREFETCH_DATA;
+	return ev;
+}
+
+/* Hands fl back to the store: a delivery that still carries it carries an
+ * older gen. */
+static void flow_free(struct flow_net *n, struct flow *fl)
+{
+	fl->gen++;
+	pool_give(&n->flows, fl);
+}
+
+/* The delivery of payload boundary x of flow fl, `delay` from now
+ * (FL_DELIVER): it carries what its receiver reads (user, x, done, its
+ * function's index), so that it needs the flow no more, but a ghost's
+ * (`ghost`), which leaves its resources then (on_deliver); the engine
+ * fetches the receiver ahead of it. */
+static struct sim_event *deliver_event(struct flow_net *n, sim_time_t delay, struct flow *fl,
+				       uint64_t x, bool ghost)
+{
+	struct sim_event *ev = sim_schedule(n->s, delay, &n->c, FL_DELIVER);
+
+	ev->data[0].p = fl->user;
+	ev->data[1].u = x;
+	ev->data[2].u = (uint64_t)fl->deliver | (uint64_t)(x == fl->bytes) << 16 |
+			(uint64_t)fl->gen << 32;
+	ev->data[3].p = ghost ? fl : NULL;
 	ev->flags |= SIM_EV_PREFETCH_DATA;
 	return ev;
 }
@@ -771,7 +816,7 @@ static sim_time_t land_boundary(struct flow_net *n, struct flow *fl, uint64_t y)
 	sim_time_t sent = fl->t_pos + (sim_time_t)MAX(d, 0);
 	sim_time_t at = MAX(sent + fl->tail, *last);
 
-	flow_event(n, at - sim_now(n->s), FL_DELIVER, fl, y);
+	deliver_event(n, at - sim_now(n->s), fl, y, false);
 	*last = at;
 	fl->last_x = y;
 	return sent;
@@ -788,7 +833,7 @@ static void land_ahead(struct flow_net *n, struct flow *fl)
 
 	g_assert(fl->ev_pending && fl->ev.ev->type == FL_ARRIVE);
 	sim_cancel(n->s, fl->ev);
-	flow_event(n, arrive - now, FL_DELIVER, fl, fl->next_x);
+	deliver_event(n, arrive - now, fl, fl->next_x, false);
 	*last = MAX(*last, arrive);
 	fl->last_x = fl->next_x;
 	fl->next_x = MIN(fl->next_x + fl->piece, fl->bytes);
@@ -933,7 +978,7 @@ static void make_ghost(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 	fl->t_end = t_end;
 	fl->prev_last = *last;
 	*last = MAX(t_end + fl->tail, *last + gap_taken(n, fl));
-	fl->dev = sim_event_ref(flow_event(n, *last - now + fl->late, FL_DELIVER, fl, fl->bytes));
+	fl->dev = sim_event_ref(deliver_event(n, *last - now + fl->late, fl, fl->bytes, true));
 	fl->ghost = true;
 }
 
@@ -2721,6 +2766,7 @@ static void unbegin(struct flow_net *n, struct flow *fl)
 	q->busy = g != NULL;
 	if (g) {
 		g->ghost = true;
+		g->before = NULL; /* its own, past (it had begun) */
 		for (uint32_t u = 0; u < g->nuse; u++)
 			res_add(&n->res[g->use[u].res], g, g->use[u].w);
 	}
@@ -2734,6 +2780,49 @@ static void quiet(struct flow_net *n, struct fres *r)
 		unbegin(n, r->fl[0]);
 	if (r->n == 1 && r->fl[0]->ghost)
 		settle(n, r->fl[0]);
+}
+
+/* Where the store has no free flow: hands back the flows that have sent
+ * their last byte and only wait for their delivery, which carries what it
+ * needs (deliver_event), seen from each channel's active flow:
+ *  - a header-only ghost of one hop past its end: to every reader (the
+ *    drain and rate of its channel, alone_at, quiet and the sends that
+ *    settle it) it is as if it had left its channel, the one resource it
+ *    holds, which it does;
+ *  - the ghost a message begun ahead took its channel from, past that end
+ *    (before_end): unbegin no longer brings it back.
+ * The store grows only if that frees less than a quarter of a block, so a
+ * scan of the channels comes at most once every FLOW_BLOCK / 4 flows made.
+ * Called where no walk holds the resources' lists: as a message is sent. */
+static void retire_spent(struct flow_net *n)
+{
+	sim_time_t now = sim_now(n->s);
+	unsigned freed = 0;
+
+	if (n->flows.free)
+		return;
+	for (int c = 0; c < n->nchans; c++) {
+		struct chan_fifo *q = &n->ch[c].q;
+		struct flow *a = q->active;
+
+		if (!a)
+			continue;
+		if (a->ghost && a->bytes == 0 && a->hops == 1 && now >= a->t_end) {
+			for (uint32_t u = 0; u < a->nuse; u++)
+				res_remove(&n->res[a->use[u].res], a, a->use[u].w);
+			q->busy = false;
+			q->active = NULL;
+			flow_free(n, a);
+			freed++;
+		} else if (a->before && now >= a->before_end) {
+			g_assert(!a->before->ghost);
+			flow_free(n, a->before);
+			a->before = NULL;
+			freed++;
+		}
+	}
+	if (freed < FLOW_BLOCK / 4)
+		pool_grow(&n->flows);
 }
 
 /* The rate of a flow alone on every resource it crosses: its component is
@@ -2816,7 +2905,7 @@ static void deliver_later(struct flow_net *n, struct flow *fl, uint64_t x)
 	sim_time_t now = sim_now(n->s);
 	sim_time_t *last = &g_array_index(n->pair_last, sim_time_t, fl->pair);
 	sim_time_t at = MAX(now + fl->tail, *last + gap_taken(n, fl));
-	flow_event(n, at - now + (x == fl->bytes ? fl->late : 0), FL_DELIVER, fl, x);
+	deliver_event(n, at - now + (x == fl->bytes ? fl->late : 0), fl, x, false);
 	*last = at;
 }
 
@@ -2962,10 +3051,12 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 		}
 		next->next = NULL;
 		size_flow(n, next);
-		if (next->units > 0)
+		if (next->units > 0) {
 			activate(n, next);
-		else
+		} else {
 			deliver_later(n, next, next->bytes);
+			flow_free(n, next);
+		}
 	}
 	if (!q->busy && !q->head && q->later && q->parked) {
 		/* idle: the one parked enters the line now if it is due, else
@@ -3033,6 +3124,7 @@ static void on_progress(struct flow_net *n, struct flow *fl)
 	deliver_later(n, fl, x);
 	if (x == fl->bytes) {
 		finish_sending(n, fl);
+		flow_free(n, fl); /* its delivery needs it no more */
 		return;
 	}
 	set_next(fl, x, 0);
@@ -3094,20 +3186,30 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 	/* else: its position stays at its last boundary sent, each timed
 	 * from the one before, as their sending would time them */
 	schedule_progress(n, fl);
-	fl->deliver(fl->user, x, false);
+	n->deliver[fl->deliver](fl->user, x, false);
 }
 
-static void on_deliver(struct flow_net *n, struct flow *fl, uint64_t x)
+/* FL_DELIVER (deliver_event): a ghost's last byte lands, which it still
+ * is unless handed back since (gen): it leaves its resources, if it still
+ * holds them, and the store. */
+static void on_deliver(struct flow_net *n, const struct sim_event *ev)
 {
-	bool done = x == fl->bytes;
+	uint64_t w = ev->data[2].u;
+	struct flow *fl = ev->data[3].p;
+	bool done = (w >> 16) & 1;
 
-	if (fl->ghost && done)
-		settle(n, fl);
-	fl->deliver(fl->user, x, done);
-	if (done) {
-		n->in_flight--;
-		pool_give(&n->flows, fl);
+	if (fl && fl->gen == (uint32_t)(w >> 32)) {
+		struct flow *a = n->ch[fl->chan0].q.active;
+
+		if (fl->ghost)
+			settle(n, fl);
+		else if (a && a->before == fl) /* taken over: no longer there */
+			a->before = NULL;
+		flow_free(n, fl);
 	}
+	n->deliver[w & 0xffff](ev->data[0].p, ev->data[1].u, done);
+	if (done)
+		n->in_flight--;
 }
 
 /* Pair `pair` has one detached flow in flight more (+1) or less (-1); its
@@ -3174,7 +3276,7 @@ static void flow_handler(struct sim *s, struct sim_component *self, struct sim_e
 		on_progress(n, ev->data[0].p);
 		break;
 	case FL_DELIVER:
-		on_deliver(n, ev->data[0].p, ev->data[1].u);
+		on_deliver(n, ev);
 		break;
 	case FL_ARRIVE:
 		on_arrive(n, ev->data[0].p);
@@ -3236,6 +3338,21 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 	return idx;
 }
 
+/* The index of a receiver's function in flow_net.deliver, added on its
+ * first use. */
+static uint16_t deliver_index(struct flow_net *n, fabric_deliver_fn fn)
+{
+	uint32_t i = 0;
+
+	while (i < n->ndeliver && n->deliver[i] != fn)
+		i++;
+	if (i == n->ndeliver) {
+		g_assert(i < FLOW_DELIVER_FNS);
+		n->deliver[n->ndeliver++] = fn;
+	}
+	return (uint16_t)i;
+}
+
 /* A flow made ready to enter its channel's line: from the store, its
  * route and pieces set, counted in flight. */
 static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t bytes,
@@ -3265,7 +3382,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->dst = dst;
 	fl->pair = pair_index(n, src, dst);
 	fl->bytes = bytes;
-	fl->deliver = deliver;
+	fl->deliver = deliver_index(n, deliver);
 	fl->slack = slack;
 	fl->user = user;
 	fl->first = first_bytes;
@@ -3356,6 +3473,7 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 {
 	struct chan_fifo *q = &n->ch[chans[0]].q;
 
+	retire_spent(n);
 	unpark(n, q);
 	if (q->active && q->active->t_pos > sim_now(n->s))
 		unbegin(n, q->active);
@@ -3459,6 +3577,7 @@ bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const in
 
 	if (at <= now || !bytes || hops != 1)
 		return false;
+	retire_spent(n);
 	bool alone = alone_at(n, src, dst, chans, hops, at, &g);
 
 	if (!alone && !parkable(n, src, dst, chans[0]))
