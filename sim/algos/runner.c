@@ -26,9 +26,13 @@
  * transaction has not begun to take data, are dormant: no state at all, only their issue time in their lane's
  * window (struct run_lane) and the runner's queue per unit, which continues
  * the paxi's own (the refill hook) so that grants, times and event order
- * are the same as if every transaction had been made at once. The breakdown's
- * critical path is walked forward as ops start and end (bd_walk), so no op's
- * history is kept after its readers are done. Alive at once: a few ops per
+ * are the same as if every transaction had been made at once. A send whose
+ * data has all gone out and that waits only for its completion response
+ * rests with no run state either, where nothing else reads it (op_rest):
+ * its transaction carries who it is (struct run_rest), and the response
+ * makes it alive again to end. The breakdown's critical path is walked
+ * forward as ops start and end (bd_walk), so no op's history is kept after
+ * its readers are done. Alive at once: a few ops per
  * rank and slot (tests/sim /sim/runner/live-bounded), not the schedule. */
 #include "sim/algos/runner.h"
 #include "sim/util/pool.h"
@@ -71,7 +75,9 @@ struct bd_memo {
  * its data is all processed: in_left). A dependent's start reads its end only
  * where the breakdown is walked and only at the picosecond it ends
  * (`dreaders`, op_hold): an op that a much later op depends on is not kept
- * for it. What only the breakdown's walks read is beside it (struct run_bd). */
+ * for it. A send that waits for nothing but its completion response, read
+ * by no one meanwhile, gives it back until the response (op_rest). What
+ * only the breakdown's walks read is beside it (struct run_bd). */
 struct run_op {
 	/* first line: what most events read */
 	struct runner *r;
@@ -155,6 +161,19 @@ static uint64_t out_bytes(const struct run_op *o);
  * holds this op. */
 struct held {
 	uint32_t pool_idx, rank, idx;
+};
+
+/* A send at rest (op_rest): all its data has gone out, nothing reads its
+ * run state until its completion response comes back, and it has none:
+ * its outgoing transaction's source user is this record, from which the
+ * response makes it alive again to end (on_sent_rest). 16 bytes, 24 where
+ * starts are read. */
+struct run_rest {
+	struct runner *r;
+	int32_t rank;
+	uint32_t idx;
+	sim_time_t t_start[]; /* where starts are read (starts_read): [0] its
+			       * start, for the step table and spans; else none */
 };
 
 struct op_index {
@@ -310,6 +329,9 @@ static void fifo_release(struct op_fifo *f)
 
 /* The live index of an op whose run state was made and has gone (it is done). */
 #define OP_GONE UINT32_MAX
+/* The live index of a send at rest (op_rest): alive, not done, with no run
+ * state; its outgoing transaction holds what its end reads (struct run_rest). */
+#define OP_REST (UINT32_MAX - 1)
 
 static uint32_t live_get(const struct run_rank *rr, uint32_t i)
 {
@@ -370,6 +392,8 @@ struct runner {
 	GPtrArray *pool;      /* owned: blocks of RUN_OP_BLOCK run states */
 	GPtrArray *bd_pool;   /* owned, breakdown only: pool's blocks' struct run_bd */
 	struct pool memos;    /* of struct bd_memo, BD_MEMO_BLOCK a block */
+	struct pool rests;    /* of struct run_rest (and its start where starts are
+			       * read), RUN_OP_BLOCK a block */
 	uint32_t pool_used;   /* run states taken from the last block */
 	uint32_t free_op;     /* pool index + 1 of a handed back run state, 0 none */
 	uint64_t ops_live, ops_live_peak; /* run states alive now, and the most at once */
@@ -610,6 +634,19 @@ static const struct paxi_txn_ops txn_ops_lanes = {
 	.each_slice = true,
 };
 
+static void on_sent_rest(void *user, struct paxi_txn *t);
+
+/* The same, for the outgoing transaction of a send at rest (op_rest):
+ * its source's user is a struct run_rest. */
+static const struct paxi_txn_ops txn_ops_rest = {
+	.usable = on_usable, .sent = on_sent_rest, .slack = on_slack, .early = on_early,
+};
+
+static const struct paxi_txn_ops txn_ops_lanes_rest = {
+	.usable = on_usable, .sent = on_sent_rest, .slack = on_slack, .early = on_early,
+	.each_slice = true,
+};
+
 /* The schedule's op of rank's run op i (calls repeat the rank's list). */
 static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i)
 {
@@ -635,7 +672,7 @@ static struct run_op *op_get(const struct runner *r, int rank, uint32_t i)
 {
 	uint32_t l = live_get(&r->ranks[rank], i);
 
-	return l && l != OP_GONE ? pool_at(r, l - 1) : NULL;
+	return l && l != OP_GONE && l != OP_REST ? pool_at(r, l - 1) : NULL;
 }
 
 /* Op i's position in its lane's list. */
@@ -789,6 +826,29 @@ static void op_wake(struct run_op *o, struct run_lane *ln, uint32_t pos)
 
 static struct paxi_txn *in_unclaimed(const struct runner *r, int rank, uint32_t i);
 
+/* A run state from the runner's pool: its pool index. */
+static uint32_t op_take(struct runner *r)
+{
+	uint32_t idx;
+
+	if (r->free_op) {
+		idx = r->free_op - 1;
+		r->free_op = pool_at(r, idx)->next_free;
+		return idx;
+	}
+	if (!r->pool->len || r->pool_used == RUN_OP_BLOCK) {
+		void *mem;
+
+		if (posix_memalign(&mem, 64, sizeof(struct run_op) * RUN_OP_BLOCK))
+			g_error("runner: out of memory for %d run states", RUN_OP_BLOCK);
+		g_ptr_array_add(r->pool, mem);
+		if (r->bd_on)
+			g_ptr_array_add(r->bd_pool, g_new(struct run_bd, RUN_OP_BLOCK));
+		r->pool_used = 0;
+	}
+	return (r->pool->len - 1) * RUN_OP_BLOCK + r->pool_used++;
+}
+
 /* Op i of rank's run state, made alive if it is not: from the pool, with a
  * reference for itself and one for each reader to come; a receive takes
  * its incoming transaction if its sender has made it (in_unclaimed). */
@@ -800,26 +860,11 @@ static struct run_op *op_live(struct runner *r, int rank, uint32_t i)
 
 	if (o)
 		return o;
-	g_assert(live_get(rr, i) != OP_GONE);
+	g_assert(live_get(rr, i) != OP_GONE && live_get(rr, i) != OP_REST);
 	uint32_t dpos = 0;
 	struct run_lane *sleeping = r->lazy ? dorm_lane(r, rank, i, &dpos) : NULL;
 
-	if (r->free_op) {
-		idx = r->free_op - 1;
-		r->free_op = pool_at(r, idx)->next_free;
-	} else {
-		if (!r->pool->len || r->pool_used == RUN_OP_BLOCK) {
-			void *mem;
-
-			if (posix_memalign(&mem, 64, sizeof(struct run_op) * RUN_OP_BLOCK))
-				g_error("runner: out of memory for %d run states", RUN_OP_BLOCK);
-			g_ptr_array_add(r->pool, mem);
-			if (r->bd_on)
-				g_ptr_array_add(r->bd_pool, g_new(struct run_bd, RUN_OP_BLOCK));
-			r->pool_used = 0;
-		}
-		idx = (r->pool->len - 1) * RUN_OP_BLOCK + r->pool_used++;
-	}
+	idx = op_take(r);
 	o = pool_at(r, idx);
 	const struct sched_op *op = sched_op_of(r, rank, i);
 
@@ -953,6 +998,18 @@ static void txn_let_go(struct paxi_txn *t, bool dst)
 		paxi_txn_set_src_user(t, NULL);
 }
 
+/* Hands o's run state back to the pool, op o's live index becoming `live`
+ * (OP_GONE, OP_REST). */
+static void op_give(struct run_op *o, uint32_t live)
+{
+	struct runner *r = o->r;
+
+	live_set(&r->ranks[o->rank], o->idx, live);
+	r->ops_live--;
+	o->next_free = r->free_op;
+	r->free_op = o->pool_idx + 1;
+}
+
 /* Hands o back to the pool, and each of its transactions to the paxi once
  * its other op has gone too. */
 static void op_free(struct run_op *o)
@@ -970,10 +1027,78 @@ static void op_free(struct run_op *o)
 		memo_unref(r, b->bd_usable);
 		memo_unref(r, b->bd_end);
 	}
-	live_set(&r->ranks[o->rank], o->idx, OP_GONE);
-	r->ops_live--;
-	o->next_free = r->free_op;
-	r->free_op = o->pool_idx + 1;
+	op_give(o, OP_GONE);
+}
+
+static const struct paxi_txn_ops *txn_ops_of(const struct runner *r);
+
+static bool park = true; /* runner_park */
+static bool rest = true; /* runner_rest */
+
+void runner_park(bool on)
+{
+	park = on;
+}
+
+void runner_rest(bool on)
+{
+	rest = on;
+}
+
+/* o, a send, waits for nothing but its completion response: its data has
+ * all been supplied (its incoming data all processed and let go, its
+ * local work done) and handed to its transaction. Where nothing else
+ * reads its run state until then (no breakdown's walk, its lane successor
+ * has started: refs 1), it rests: its run state goes back to the pool and
+ * its transaction carries who it is (struct run_rest) until the response
+ * comes back (on_sent_rest). A no-op otherwise. */
+static void op_rest(struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	if (!rest || r->bd_on || !r->lazy || !is_send(o->kind) || !o->started || o->done || !o->out ||
+	    o->out_sent || o->out_parked || o->out_queued || o->refs != 1 || o->in || o->reducing ||
+	    (is_recv(o->kind) && (!o->in_left || o->processed != paxi_txn_bytes(o->out))) ||
+	    (op_local_pass(o) && !o->local_done))
+		return;
+	struct run_rest *s = pool_take(&r->rests);
+
+	*s = (struct run_rest){ .r = r, .rank = o->rank, .idx = o->idx };
+	if (r->starts_read)
+		s->t_start[0] = o->t_start;
+	paxi_txn_set_ops(o->out, r->nlanes > 1 ? &txn_ops_lanes_rest : &txn_ops_rest);
+	paxi_txn_set_src_user(o->out, s);
+	op_give(o, OP_REST);
+}
+
+/* The completion response of a send at rest (op_rest) has come back: its
+ * run state is made again as it was when it rested (started, its incoming
+ * data processed and let go, its local work done), its transaction's again,
+ * and it ends (on_sent). */
+static void on_sent_rest(void *user, struct paxi_txn *t)
+{
+	struct run_rest *s = user;
+	struct runner *r = s->r;
+	struct run_rank *rr = &r->ranks[s->rank];
+	const struct sched_op *op = sched_op_of(r, s->rank, s->idx);
+	uint32_t idx = op_take(r);
+	struct run_op *o = pool_at(r, idx);
+
+	g_assert(live_get(rr, s->idx) == OP_REST);
+	*o = (struct run_op){
+		.r = r, .op = op, .out = t, .rank = s->rank, .idx = s->idx,
+		.call = (uint8_t)(s->idx / rr->per), .kind = op->kind, .lane = op->lane,
+		.started = true, .local_done = true, .in_left = is_recv(op->kind),
+		.t_start = r->starts_read ? s->t_start[0] : 0, /* else nothing reads it */
+		.lane_pred = -1, .pool_idx = idx, .refs = 1,
+	};
+	pool_give(&r->rests, s);
+	paxi_txn_set_ops(t, txn_ops_of(r));
+	paxi_txn_set_src_user(t, o);
+	live_set(rr, o->idx, idx + 1);
+	if (++r->ops_live > r->ops_live_peak)
+		r->ops_live_peak = r->ops_live;
+	on_sent(o, t);
 }
 
 /* The bytes of the transaction of rank's send op. */
@@ -1084,12 +1209,6 @@ static void op_txns(struct run_op *o)
 	}
 }
 
-static bool park = true; /* runner_park */
-
-void runner_park(bool on)
-{
-	park = on;
-}
 
 /* Lazy: whether op i of rank, a send, may hold its slot with no
  * transaction until its data is about to move (paxi_unit_reserve): one that
@@ -1220,6 +1339,7 @@ static void on_refill(void *user, int nd, uint32_t unit)
 	make_out(o);
 	out_feeds(o);
 	paxi_txn_start_queued(o->out, o->t_start, o->out_avail, o->out_all_ps);
+	op_rest(o);
 }
 
 /* engine: a forwarding op's reduced (or copied) data streams on as it is
@@ -1353,8 +1473,13 @@ static void op_release_readers(const struct run_op *o)
 	if (o->lane_pred >= 0) {
 		struct run_op *pred = op_get(r, o->rank, (uint32_t)o->lane_pred);
 
-		if (pred) /* else dormant: it counts no reader */
+		if (pred) { /* else dormant or at rest: it counts no reader */
+			bool done = pred->done;
+
 			op_unref(pred);
+			if (!done)
+				op_rest(pred);
+		}
 	}
 }
 
@@ -1528,8 +1653,10 @@ static void op_try_finish(struct run_op *o)
 	} else if (o->in && !op_bd(o)->t_in_done) {
 		op_bd(o)->t_in_done = sim_now(o->r->sim);
 	}
-	if (is_send(o->kind) && !out_done(o))
+	if (is_send(o->kind) && !out_done(o)) {
+		op_rest(o);
 		return;
+	}
 	if (op_local_pass(o) && !o->local_done)
 		return;
 	struct runner *r = o->r;
@@ -1584,7 +1711,7 @@ static bool deps_done(const struct runner *r, int rank, uint32_t i)
 	for (uint32_t d = 0; d < op->ndeps; d++) {
 		uint32_t l = live_get(rr, deps[op->dep_first + d] + base);
 
-		if (l != OP_GONE && (!l || !pool_at(r, l - 1)->done))
+		if (l != OP_GONE && (!l || l == OP_REST || !pool_at(r, l - 1)->done))
 			return false;
 	}
 	return true;
@@ -2377,6 +2504,7 @@ static void teardown(struct runner *r)
 		g_array_unref(r->held);
 	r->held = NULL;
 	pool_release(&r->memos);
+	pool_release(&r->rests);
 	r->pool = NULL;
 	r->ranks = NULL;
 	r->call_end = NULL;
@@ -2428,6 +2556,8 @@ static bool run(struct paxi *px, const struct sched *s, uint64_t bytes, uint32_t
 		}
 	r.steps = want_steps ? res->steps : NULL;
 	r.starts_read = want_steps || spans || r.bd_on;
+	pool_init(&r.rests, sizeof(struct run_rest) + (r.starts_read ? sizeof(sim_time_t) : 0),
+		  RUN_OP_BLOCK);
 	if (spans) {
 		guint n = 0;
 

@@ -129,7 +129,9 @@ bool runner_lazy(const struct paxi_params *pp);
  * lane's list, RUNNER_BYTES_PER_LANE_OP more), counted for rank 0 alone
  * where every rank's ops are rank 0's with the peers turned by the rank
  * (one set of indices serves them all); per op alive at once its state
- * (128 bytes: 64-byte aligned; 48 more with the breakdown), its PAXI
+ * (128 bytes: 64-byte aligned; 48 more with the breakdown; a send that
+ * waits only for its completion response, without the breakdown, keeps 16
+ * instead, 24 where starts are read), its PAXI
  * transaction (192: 64-byte aligned; 72 more with the breakdown), its
  * causes (72, shared where equal) and its place in its rank's window of
  * live indices: at most RUNNER_BYTES_PER_LIVE_OP. Alive at
@@ -161,6 +163,12 @@ void runner_share_index(bool on);
  * fidelity, a Transfer, runner_lazy; the results are the same; the
  * default is on). */
 void runner_park(bool on);
+
+/* Tests: off, a send whose data has all gone out keeps its run state until
+ * its completion response comes back, where it otherwise gives it back
+ * meanwhile, its transaction carrying who it is (runner_lazy, without the
+ * breakdown; the results are the same; the default is on). */
+void runner_rest(bool on);
 
 /* As runner_run, for calls back to back: latency_ps is the mean time of a
  * call; steps are those of the first call (bb->calls <= 1: runner_run). */

@@ -992,6 +992,11 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	return t;
 }
 
+void paxi_txn_set_ops(struct paxi_txn *t, const struct paxi_txn_ops *ops)
+{
+	t->ops = ops_index(t->x, ops);
+}
+
 /* t is started at start_ps (kept for the breakdown, and until its setup
  * begins for its slot's wait). */
 static void txn_set_start(struct paxi_txn *t, sim_time_t start_ps)

@@ -379,6 +379,9 @@ sim_time_t paxi_txn_ideal_ps(const struct paxi_txn *t, uint64_t bytes);
 void paxi_txn_set_dst_user(struct paxi_txn *t, void *dst_user);
 /* Sets the user pointer passed to ops->sent (the source's side). */
 void paxi_txn_set_src_user(struct paxi_txn *t, void *src_user);
+/* Replaces t's callbacks (counted among the paxi's ops tables, as at
+ * paxi_txn_new): from the next call on, t calls those of `ops`. */
+void paxi_txn_set_ops(struct paxi_txn *t, const struct paxi_txn_ops *ops);
 
 /* Hands back a transaction that is over (its completion response has
  * reached the source) and that nothing will read again: its memory is taken
