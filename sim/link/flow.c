@@ -153,8 +153,11 @@ struct flow;
 
 struct fres {
 	double cap;            /* bytes per ps; 0: unlimited (never carries a flow) */
-	struct flow **fl;      /* the active flows on it: inl, or an owned array
-				* once more than one */
+	union {                /* the active flows on it (res_fl): */
+		struct flow *one;   /* alloc 1: in place, as a channel of one-hop
+				     * routes never holds more (its line) */
+		struct flow **many; /* else owned, room for alloc */
+	};
 	uint32_t n, alloc;
 	double used;           /* under max-min, between fills: what its flows take at
 				* their rates (rate x weight); in a fill of the walk
@@ -166,10 +169,14 @@ struct fres {
 	bool full;
 	bool whole;            /* in reshare's walk with all its flows */
 	uint32_t walk_at;      /* its place in the walk (fill_next's index) */
-	struct flow *inl[1];   /* fl's storage while it holds one: a channel of
-				* one-hop routes never holds more (its line) */
-} __attribute__((aligned(64)));
-G_STATIC_ASSERT(sizeof(struct fres) == 64);
+};
+G_STATIC_ASSERT(sizeof(struct fres) == 56);
+
+/* The active flows on r, r->n of them. */
+static inline struct flow **res_fl(const struct fres *r)
+{
+	return r->alloc == 1 ? (struct flow **)&r->one : r->many;
+}
 
 /* reshare's mark (fres.walk_at) of a resource with room that the walk
  * reached and left out (walk_skips marks one that never fills
@@ -572,11 +579,9 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	for (int r = 0; r < nranks; r++)
 		n->mem_sides |= side_cap(inj, out[r]) > 0 || side_cap(ej, in[r]) > 0;
 	n->nres = nchans + (n->mem_sides ? 2 * nranks : 0);
-	n->res = g_aligned_alloc0((gsize)n->nres, sizeof(struct fres), 64);
-	for (int i = 0; i < n->nres; i++) {
-		n->res[i].fl = n->res[i].inl;
-		n->res[i].alloc = G_N_ELEMENTS(n->res[i].inl);
-	}
+	n->res = g_new0(struct fres, n->nres);
+	for (int i = 0; i < n->nres; i++)
+		n->res[i].alloc = 1;
 	n->buf_dt = INFINITY;
 	for (int i = 0; i < nchans; i++)
 		n->res[i].cap = chan_cap[i];
@@ -677,9 +682,9 @@ void flow_net_free(struct flow_net *n)
 	if (!n)
 		return;
 	for (int i = 0; i < n->nres; i++)
-		if (n->res[i].fl != n->res[i].inl)
-			g_free(n->res[i].fl);
-	g_aligned_free(n->res);
+		if (n->res[i].alloc > 1)
+			g_free(n->res[i].many);
+	g_free(n->res);
 	g_free(n->ch);
 	g_free(n->par);
 	g_free(n->hops_other);
@@ -985,23 +990,29 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 static void res_add(struct fres *r, struct flow *fl, double w)
 {
 	if (r->n == r->alloc) {
-		r->alloc = MAX(4u, r->alloc * 2);
-		if (r->fl == r->inl) {
-			r->fl = g_new(struct flow *, r->alloc);
-			memcpy(r->fl, r->inl, sizeof(r->inl));
-		} else
-			r->fl = g_renew(struct flow *, r->fl, r->alloc);
+		if (r->alloc == 1) {
+			struct flow *one = r->one;
+
+			r->many = g_new(struct flow *, 4);
+			r->many[0] = one;
+			r->alloc = 4;
+		} else {
+			r->alloc *= 2;
+			r->many = g_renew(struct flow *, r->many, r->alloc);
+		}
 	}
-	r->fl[r->n++] = fl;
+	res_fl(r)[r->n++] = fl;
 	r->used += fl->rate * w;
 }
 
 static void res_remove(struct fres *r, struct flow *fl, double w)
 {
+	struct flow **f = res_fl(r);
+
 	/* in order: the sharing walk visits flows in a fixed order */
 	for (uint32_t i = 0; i < r->n; i++)
-		if (r->fl[i] == fl) {
-			memmove(&r->fl[i], &r->fl[i + 1], (r->n - i - 1) * sizeof(r->fl[0]));
+		if (f[i] == fl) {
+			memmove(&f[i], &f[i + 1], (r->n - i - 1) * sizeof(f[0]));
 			r->n--;
 			r->used = r->n ? r->used - fl->rate * w : 0;
 			return;
@@ -1113,7 +1124,7 @@ static bool holds(const struct flow_net *n, uint32_t x, const struct flow *fl)
 	if (!load_fills(r, r->used))
 		return false;
 	for (uint32_t i = 0; i < r->n; i++)
-		if (r->fl[i]->rate > fl->rate * (1 + SAT_MARGIN))
+		if (res_fl(r)[i]->rate > fl->rate * (1 + SAT_MARGIN))
 			return false;
 	return true;
 }
@@ -2333,7 +2344,7 @@ static bool mem_slack(const struct flow_net *n, const struct fres *r)
 	double sum = 0;
 
 	for (uint32_t i = 0; i < r->n; i++) {
-		const struct flow *fl = r->fl[i];
+		const struct flow *fl = res_fl(r)[i];
 
 		sum += fl->bound * ((double)fl->bytes / fl->units);
 	}
@@ -2442,9 +2453,9 @@ static void walk_from(struct flow_net *n, guint k, guint nseed, uint32_t stamp, 
 		double top = 0;
 
 		for (uint32_t i = 0; !all && i < r->n; i++)
-			top = MAX(top, r->fl[i]->rate);
+			top = MAX(top, res_fl(r)[i]->rate);
 		for (uint32_t i = 0; i < r->n; i++) {
-			struct flow *fl = r->fl[i];
+			struct flow *fl = res_fl(r)[i];
 
 			if (fl->stamp != stamp && (all || fl->rate >= top * (1 - SAT_MARGIN)))
 				walk_flow(n, fl, stamp, restrict_, border);
@@ -2543,7 +2554,7 @@ static void fill(struct flow_net *n, GArray *done)
 
 		bottleneck->full = true;
 		for (uint32_t i = 0; i < bottleneck->n; i++) {
-			struct flow *fl = bottleneck->fl[i];
+			struct flow *fl = res_fl(bottleneck)[i];
 
 			if (fl->frozen)
 				continue;
@@ -2708,10 +2719,10 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			if (r->whole || !r->full)
 				continue;
 			for (uint32_t i = 0; i < r->n; i++)
-				if (r->fl[i]->stamp == stamp)
-					level = MAX(level, r->fl[i]->rate);
+				if (res_fl(r)[i]->stamp == stamp)
+					level = MAX(level, res_fl(r)[i]->rate);
 			for (uint32_t i = 0; i < r->n; i++) {
-				struct flow *fl = r->fl[i];
+				struct flow *fl = res_fl(r)[i];
 
 				if (fl->stamp != stamp && fl->rate > level * (1 + SAT_MARGIN)) {
 					walk_flow(n, fl, stamp, restrict_, border);
@@ -2833,10 +2844,10 @@ static void unbegin(struct flow_net *n, struct flow *fl)
  * ahead, leaves it (unbegin); a ghost there settles. */
 static void quiet(struct flow_net *n, struct fres *r)
 {
-	if (r->n == 1 && r->fl[0]->t_pos > sim_now(n->s))
-		unbegin(n, r->fl[0]);
-	if (r->n == 1 && r->fl[0]->ghost)
-		settle(n, r->fl[0]);
+	if (r->n == 1 && res_fl(r)[0]->t_pos > sim_now(n->s))
+		unbegin(n, res_fl(r)[0]);
+	if (r->n == 1 && res_fl(r)[0]->ghost)
+		settle(n, res_fl(r)[0]);
 }
 
 /* Where the store has no free flow: hands back the flows that have sent
@@ -3297,7 +3308,7 @@ static void buf_tick(struct flow_net *n)
 	n->buf_commit = true;
 	for (int c = 0; c < n->nchans; c++)
 		for (uint32_t k = 0; k < n->res[c].n; k++) {
-			struct flow *fl = n->res[c].fl[k];
+			struct flow *fl = res_fl(&n->res[c])[k];
 
 			if (fl->hops < 2 || !fl->bx_n || fl->buf_stamp == n->buf_stamp || fl->ghost ||
 			    fl->t_pos > now || !(pos_at(fl, now) < fl->units))
@@ -3572,8 +3583,8 @@ static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int
 	const struct fres *inj = &n->res[n->nchans + src];
 	const struct fres *ej = &n->res[n->nchans + n->nranks + dst];
 
-	return (inj->cap <= 0 || !inj->n || (inj->n == 1 && inj->fl[0] == a)) &&
-	       (ej->cap <= 0 || !ej->n || (ej->n == 1 && ej->fl[0] == a));
+	return (inj->cap <= 0 || !inj->n || (inj->n == 1 && res_fl(inj)[0] == a)) &&
+	       (ej->cap <= 0 || !ej->n || (ej->n == 1 && res_fl(ej)[0] == a));
 }
 
 /* Whether a message src -> dst on channel chan may wait, parked as its
