@@ -154,11 +154,12 @@ struct flow;
 struct fres {
 	double cap;            /* bytes per ps; 0: unlimited (never carries a flow) */
 	union {                /* the active flows on it (res_fl): */
-		struct flow *one;   /* alloc 1: in place, as a channel of one-hop
-				     * routes never holds more (its line) */
-		struct flow **many; /* else owned, room for alloc */
+		struct flow *one;   /* room_log2 0: in place, as a channel of
+				     * one-hop routes never holds more (its line) */
+		struct flow **many; /* else owned, room for 1 << room_log2 */
 	};
-	uint32_t n, alloc;
+	uint32_t n;
+	uint32_t par;          /* a channel's: its parameters, flow_net.par[par] */
 	double used;           /* under max-min, between fills: what its flows take at
 				* their rates (rate x weight); in a fill of the walk
 				* it is in: what its frozen flows take */
@@ -168,6 +169,7 @@ struct fres {
 	/* progressive filling scratch */
 	bool full;
 	bool whole;            /* in reshare's walk with all its flows */
+	uint8_t room_log2;
 	uint32_t walk_at;      /* its place in the walk (fill_next's index) */
 };
 G_STATIC_ASSERT(sizeof(struct fres) == 56);
@@ -175,7 +177,7 @@ G_STATIC_ASSERT(sizeof(struct fres) == 56);
 /* The active flows on r, r->n of them. */
 static inline struct flow **res_fl(const struct fres *r)
 {
-	return r->alloc == 1 ? (struct flow **)&r->one : r->many;
+	return r->room_log2 ? r->many : (struct flow **)&r->one;
 }
 
 /* reshare's mark (fres.walk_at) of a resource with room that the walk
@@ -289,12 +291,12 @@ struct chan_fifo {
 	struct flow *later;       /* one that enters the line at its t_pos: by FL_START,
 				   * or (parked) as the active flow ends or a message
 				   * is sent on the channel, with no event of its own */
-	double waiting_units;     /* units of the waiting flows */
+	uint64_t waiting_units : 61; /* units of the waiting flows (wire bytes:
+				   * whole, as units_on gives them) */
 	bool busy : 1;            /* active != NULL */
 	bool parked : 1;          /* later waits with no event */
-	uint32_t par : 30;        /* its channel's parameters: flow_net.par[par]
-				   * (struct fchan's, in this hole) */
-	int32_t to;               /* and the node it enters */
+	bool into_switch : 1;     /* its channel enters a switch, not a rank (struct
+				   * fchan's, in this hole) */
 };
 
 /* What times a message on a channel, once per distinct set of a network's
@@ -313,9 +315,9 @@ struct fparams {
 	sim_time_t memo_busy_ps;  /* all wire bytes' serialisation */
 };
 
-/* A channel at flow level: its line of messages from memory, with its
- * parameters' index and the node it enters, then its statistics (its wire
- * bytes are its payload and a header a packet: flow_channel_stats). The
+/* A channel at flow level: its line of messages from memory, then its
+ * statistics (its wire bytes are its payload and a header a packet:
+ * flow_channel_stats); its parameters are its resource's (fres.par). The
  * payload of the messages of other than one hop, by hop count, is apart
  * (flow_net.hops_other): a one-hop message's bytes are the rest of the
  * payload (flow_channel_stats), so a run of one-hop routes never touches it. */
@@ -323,8 +325,8 @@ struct fchan {
 	struct chan_fifo q;
 	uint64_t payload_bytes, packets;
 	sim_time_t busy_ps;
-};
-G_STATIC_ASSERT(sizeof(struct fchan) == 72);
+} __attribute__((aligned(64)));
+G_STATIC_ASSERT(sizeof(struct fchan) == 64);
 
 /* A channel's payload of messages of other than one hop: [h] of h hops, [7]
  * of 7 or more (channel_stats.hops_histogram, but [1]). */
@@ -548,7 +550,7 @@ static gboolean par_equal(gconstpointer a, gconstpointer b)
 /* The parameters of channel c. */
 static inline struct fparams *par_of(const struct flow_net *n, int c)
 {
-	return &n->par[n->ch[c].q.par];
+	return &n->par[n->res[c].par];
 }
 
 struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_params *params,
@@ -580,8 +582,6 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 		n->mem_sides |= side_cap(inj, out[r]) > 0 || side_cap(ej, in[r]) > 0;
 	n->nres = nchans + (n->mem_sides ? 2 * nranks : 0);
 	n->res = g_new0(struct fres, n->nres);
-	for (int i = 0; i < n->nres; i++)
-		n->res[i].alloc = 1;
 	n->buf_dt = INFINITY;
 	for (int i = 0; i < nchans; i++)
 		n->res[i].cap = chan_cap[i];
@@ -609,18 +609,17 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 					n->mem_slack[at] += (double)params[i].max_payload_bytes / cap;
 			}
 	}
-	n->ch = g_new0(struct fchan, nchans);
+	n->ch = g_aligned_alloc0((gsize)nchans, sizeof(struct fchan), 64);
 	g_autoptr(GHashTable) sets = g_hash_table_new(par_hash, par_equal);
 	uint32_t room = 0;
 
-	g_assert((uint64_t)nchans < (1u << 30));
 	for (int i = 0; i < nchans; i++) {
 		const struct link_params *p = &params[i];
 		struct fchan *c = &n->ch[i];
 
-		c->q.to = ends[2 * i + 1];
+		c->q.into_switch = ends[2 * i + 1] >= nranks;
 		if (i && par_equal(p, p - 1)) { /* most often: the same tier */
-			c->q.par = c[-1].q.par;
+			n->res[i].par = n->res[i - 1].par;
 			continue;
 		}
 		gpointer at = g_hash_table_lookup(sets, p);
@@ -642,7 +641,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 			at = GUINT_TO_POINTER(++n->npar);
 			g_hash_table_insert(sets, (gpointer)p, at);
 		}
-		c->q.par = GPOINTER_TO_UINT(at) - 1;
+		n->res[i].par = GPOINTER_TO_UINT(at) - 1;
 	}
 	for (int i = 0; i < nchans; i++)
 		n->buf_dt = MIN(n->buf_dt, par_of(n, i)->buf / n->res[i].cap / BUF_STEPS_PER_FILL);
@@ -682,10 +681,10 @@ void flow_net_free(struct flow_net *n)
 	if (!n)
 		return;
 	for (int i = 0; i < n->nres; i++)
-		if (n->res[i].alloc > 1)
+		if (n->res[i].room_log2)
 			g_free(n->res[i].many);
 	g_free(n->res);
-	g_free(n->ch);
+	g_aligned_free(n->ch);
 	g_free(n->par);
 	g_free(n->hops_other);
 	g_array_unref(n->pair_last);
@@ -759,7 +758,7 @@ void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *o
 	uint64_t other = 0;
 
 	out->payload_bytes = c->payload_bytes;
-	out->wire_bytes = c->payload_bytes + c->packets * n->par[c->q.par].header_bytes;
+	out->wire_bytes = c->payload_bytes + c->packets * par_of(n, i)->header_bytes;
 	out->packets = c->packets;
 	out->retransmitted = 0;
 	out->lost = 0;
@@ -989,16 +988,16 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 
 static void res_add(struct fres *r, struct flow *fl, double w)
 {
-	if (r->n == r->alloc) {
-		if (r->alloc == 1) {
+	if (r->n == 1u << r->room_log2) {
+		if (!r->room_log2) {
 			struct flow *one = r->one;
 
 			r->many = g_new(struct flow *, 4);
 			r->many[0] = one;
-			r->alloc = 4;
+			r->room_log2 = 2;
 		} else {
-			r->alloc *= 2;
-			r->many = g_renew(struct flow *, r->many, r->alloc);
+			r->room_log2++;
+			r->many = g_renew(struct flow *, r->many, (gsize)1 << r->room_log2);
 		}
 	}
 	res_fl(r)[r->n++] = fl;
@@ -2992,7 +2991,7 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 	for (int h = 0; h < hops; h++) {
 		int c = (int)fl->use[h].res;
 		struct fchan *p = &n->ch[c];
-		struct fparams *m = &n->par[p->q.par];
+		struct fparams *m = par_of(n, c);
 		uint64_t npk = packets_of(m, bytes);
 		uint64_t wire = bytes + npk * m->header_bytes;
 
@@ -3481,8 +3480,8 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 		fl->use[h].res = (uint32_t)chans[h];
 		fl->vc[h] = n->vcs ? n->vcs[h] : 0;
 		g_assert(fl->vc[h] < FLOW_VCS);
-		fl->forwarded |= h + 1 < hops && n->ch[chans[h]].q.to < n->nranks;
-		switches += h + 1 < hops && n->ch[chans[h]].q.to >= n->nranks;
+		fl->forwarded |= h + 1 < hops && !n->ch[chans[h]].q.into_switch;
+		switches += h + 1 < hops && n->ch[chans[h]].q.into_switch;
 	}
 	fl->switched = switches >= 2;
 	fl->nuse = 0;
@@ -3686,7 +3685,7 @@ static void unaccount(struct flow_net *n, const struct flow *fl)
 	for (int h = 0; h < fl->hops; h++) {
 		int c = (int)fl->use[h].res;
 		struct fchan *p = &n->ch[c];
-		const struct fparams *m = &n->par[p->q.par];
+		const struct fparams *m = par_of(n, c);
 		uint64_t npk = packets_of(m, fl->bytes);
 		uint64_t wire = fl->bytes + npk * m->header_bytes;
 
