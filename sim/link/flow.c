@@ -166,10 +166,10 @@ struct fres {
 	double wsum;           /* weight of the unfrozen flows */
 	uint32_t nfree;        /* unfrozen flows */
 	uint32_t stamp;        /* component walk */
+	uint8_t room_log2;     /* the room of `many`, log2; 0: `one` */
 	/* progressive filling scratch */
 	bool full;
 	bool whole;            /* in reshare's walk with all its flows */
-	uint8_t room_log2;
 	uint32_t walk_at;      /* its place in the walk (fill_next's index) */
 };
 G_STATIC_ASSERT(sizeof(struct fres) == 56);
@@ -295,8 +295,7 @@ struct chan_fifo {
 				   * whole, as units_on gives them) */
 	bool busy : 1;            /* active != NULL */
 	bool parked : 1;          /* later waits with no event */
-	bool into_switch : 1;     /* its channel enters a switch, not a rank (struct
-				   * fchan's, in this hole) */
+	bool into_switch : 1;     /* its channel enters a switch, not a rank */
 };
 
 /* What times a message on a channel, once per distinct set of a network's
@@ -784,8 +783,8 @@ static uint64_t packets_of(const struct fparams *p, uint64_t bytes)
 	return bytes ? (bytes + p->max_payload_bytes - 1) / p->max_payload_bytes : 1;
 }
 
-/* W of a message of `bytes` whose first channel is p: its wire bytes
- * there. */
+/* W of a message of `bytes` whose first channel has parameters p: its
+ * wire bytes there. */
 static double units_on(const struct fparams *p, uint64_t bytes)
 {
 	return (double)(bytes + packets_of(p, bytes) * p->header_bytes);
