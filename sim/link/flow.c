@@ -153,23 +153,32 @@ struct flow;
 
 struct fres {
 	double cap;            /* bytes per ps; 0: unlimited (never carries a flow) */
-	struct flow **fl;      /* the active flows on it: inl, or an owned array
-				* once more than one */
-	uint32_t n, alloc;
+	union {                /* the active flows on it (res_fl): */
+		struct flow *one;   /* room_log2 0: in place, as a channel of
+				     * one-hop routes never holds more (its line) */
+		struct flow **many; /* else owned, room for 1 << room_log2 */
+	};
+	uint32_t n;
+	uint32_t par;          /* a channel's: its parameters, flow_net.par[par] */
 	double used;           /* under max-min, between fills: what its flows take at
 				* their rates (rate x weight); in a fill of the walk
 				* it is in: what its frozen flows take */
 	double wsum;           /* weight of the unfrozen flows */
 	uint32_t nfree;        /* unfrozen flows */
 	uint32_t stamp;        /* component walk */
+	uint8_t room_log2;     /* the room of `many`, log2; 0: `one` */
 	/* progressive filling scratch */
 	bool full;
 	bool whole;            /* in reshare's walk with all its flows */
 	uint32_t walk_at;      /* its place in the walk (fill_next's index) */
-	struct flow *inl[1];   /* fl's storage while it holds one: a channel of
-				* one-hop routes never holds more (its line) */
-} __attribute__((aligned(64)));
-G_STATIC_ASSERT(sizeof(struct fres) == 64);
+};
+G_STATIC_ASSERT(sizeof(struct fres) == 56);
+
+/* The active flows on r, r->n of them. */
+static inline struct flow **res_fl(const struct fres *r)
+{
+	return r->room_log2 ? r->many : (struct flow **)&r->one;
+}
 
 /* reshare's mark (fres.walk_at) of a resource with room that the walk
  * reached and left out (walk_skips marks one that never fills
@@ -282,33 +291,41 @@ struct chan_fifo {
 	struct flow *later;       /* one that enters the line at its t_pos: by FL_START,
 				   * or (parked) as the active flow ends or a message
 				   * is sent on the channel, with no event of its own */
-	double waiting_units;     /* units of the waiting flows */
-	bool busy;                /* active != NULL */
-	bool parked;              /* later waits with no event */
-	int32_t to;               /* its channel's node it enters (struct fchan's, in
-				   * this hole) */
-	/* the timing of the last message size seen on this channel, so that a
-	 * stream of equal slices divides once (link_wire_ps) */
+	uint64_t waiting_units : 61; /* units of the waiting flows (wire bytes:
+				   * whole, as units_on gives them) */
+	bool busy : 1;            /* active != NULL */
+	bool parked : 1;          /* later waits with no event */
+	bool into_switch : 1;     /* its channel enters a switch, not a rank */
+};
+
+/* What times a message on a channel, once per distinct set of a network's
+ * channels (those of one tier share one): bandwidth, latency, packet
+ * format and receive buffer; and the timing of the last message size seen
+ * on a channel of the set, so that a stream of equal slices divides once
+ * (link_wire_ps). */
+struct fparams {
+	uint64_t bw_bytes_per_s;
+	sim_time_t lat_ps;
+	uint32_t header_bytes, max_payload_bytes;
+	double buf;               /* receive buffer bytes, INFINITY where credits
+				   * are unlimited */
 	uint64_t memo_bytes;      /* payload; UINT64_MAX: none yet */
 	sim_time_t memo_pkt_ps;   /* first packet's serialisation */
 	sim_time_t memo_busy_ps;  /* all wire bytes' serialisation */
 };
 
-/* A channel at flow level, what a message on it reads together, two lines:
- * its line of messages from memory (line 0, with the node it enters), then
- * the parameters that time a message and its statistics (line 1). The
+/* A channel at flow level: its line of messages from memory, then its
+ * statistics (its wire bytes are its payload and a header a packet:
+ * flow_channel_stats); its parameters are its resource's (fres.par). The
  * payload of the messages of other than one hop, by hop count, is apart
  * (flow_net.hops_other): a one-hop message's bytes are the rest of the
  * payload (flow_channel_stats), so a run of one-hop routes never touches it. */
 struct fchan {
 	struct chan_fifo q;
-	uint64_t bw_bytes_per_s;
-	sim_time_t lat_ps;
-	uint32_t header_bytes, max_payload_bytes;
-	uint64_t payload_bytes, wire_bytes, packets;
+	uint64_t payload_bytes, packets;
 	sim_time_t busy_ps;
 } __attribute__((aligned(64)));
-G_STATIC_ASSERT(sizeof(struct fchan) == 128);
+G_STATIC_ASSERT(sizeof(struct fchan) == 64);
 
 /* A channel's payload of messages of other than one hop: [h] of h hops, [7]
  * of 7 or more (channel_stats.hops_histogram, but [1]). */
@@ -339,6 +356,8 @@ struct flow_net {
 	double *mem_slack;            /* and how far ahead of now the clock may run
 				       * before a message waits for it (size_flow) */
 	struct fchan *ch;             /* owned, nchans */
+	struct fparams *par;          /* owned, npar: the channels' distinct parameters */
+	uint32_t npar;
 	struct hops_other *hops_other; /* owned, nchans, from the first message of other
 				       * than one hop; NULL before */
 	struct pool flows;            /* every flow ever made, by blocks of FLOW_BLOCK; a
@@ -386,8 +405,6 @@ struct flow_net {
 	GArray *rr_u32, *rr_rate, *rr_by, *rr_hist; /* scratch */
 	struct flow_rr_stats rr_stats;
 	struct flow_walk_stats walk_stats;
-	double *buf;                  /* owned, nchans: receive buffer bytes, INFINITY
-				       * where credits are unlimited */
 	double buf_dt;                /* buf_share's step: the least buffer's drain
 				       * time / BUF_STEPS_PER_FILL; INFINITY: none */
 	bool buf_tick_pending, buf_commit;
@@ -507,6 +524,34 @@ static double side_cap(double rate, double links)
 	return rate > 0 && rate < links ? rate : 0;
 }
 
+/* The link parameters a channel's struct fparams keeps, hashed and
+ * compared (flow_net_new). */
+static guint par_hash(gconstpointer k)
+{
+	const struct link_params *p = k;
+	uint64_t h = p->bw_bytes_per_s;
+
+	h = h * 0x9e3779b97f4a7c15u ^ (uint64_t)p->lat_ps;
+	h = h * 0x9e3779b97f4a7c15u ^ ((uint64_t)p->header_bytes << 32 | p->max_payload_bytes);
+	h = h * 0x9e3779b97f4a7c15u ^ p->credits;
+	return (guint)(h ^ h >> 32);
+}
+
+static gboolean par_equal(gconstpointer a, gconstpointer b)
+{
+	const struct link_params *p = a, *q = b;
+
+	return p->bw_bytes_per_s == q->bw_bytes_per_s && p->lat_ps == q->lat_ps &&
+	       p->header_bytes == q->header_bytes && p->max_payload_bytes == q->max_payload_bytes &&
+	       p->credits == q->credits;
+}
+
+/* The parameters of channel c. */
+static inline struct fparams *par_of(const struct flow_net *n, int c)
+{
+	return &n->par[n->res[c].par];
+}
+
 struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_params *params,
 			      const int *ends, int nranks, const struct node_params *np)
 {
@@ -535,20 +580,10 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	for (int r = 0; r < nranks; r++)
 		n->mem_sides |= side_cap(inj, out[r]) > 0 || side_cap(ej, in[r]) > 0;
 	n->nres = nchans + (n->mem_sides ? 2 * nranks : 0);
-	n->res = g_aligned_alloc0((gsize)n->nres, sizeof(struct fres), 64);
-	for (int i = 0; i < n->nres; i++) {
-		n->res[i].fl = n->res[i].inl;
-		n->res[i].alloc = G_N_ELEMENTS(n->res[i].inl);
-	}
-	n->buf = g_new(double, nchans);
+	n->res = g_new0(struct fres, n->nres);
 	n->buf_dt = INFINITY;
-	for (int i = 0; i < nchans; i++) {
+	for (int i = 0; i < nchans; i++)
 		n->res[i].cap = chan_cap[i];
-		n->buf[i] = params[i].credits
-			? (double)params[i].credits * (double)(params[i].max_payload_bytes + params[i].header_bytes)
-			: INFINITY;
-		n->buf_dt = MIN(n->buf_dt, n->buf[i] / n->res[i].cap / BUF_STEPS_PER_FILL);
-	}
 	for (int r = 0; n->mem_sides && r < nranks; r++) {
 		n->res[nchans + r].cap = side_cap(inj, out[r]);
 		n->res[nchans + nranks + r].cap = side_cap(ej, in[r]);
@@ -574,16 +609,41 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 			}
 	}
 	n->ch = g_aligned_alloc0((gsize)nchans, sizeof(struct fchan), 64);
+	g_autoptr(GHashTable) sets = g_hash_table_new(par_hash, par_equal);
+	uint32_t room = 0;
+
 	for (int i = 0; i < nchans; i++) {
+		const struct link_params *p = &params[i];
 		struct fchan *c = &n->ch[i];
 
-		c->q.memo_bytes = UINT64_MAX;
-		c->bw_bytes_per_s = params[i].bw_bytes_per_s;
-		c->lat_ps = params[i].lat_ps;
-		c->header_bytes = params[i].header_bytes;
-		c->max_payload_bytes = params[i].max_payload_bytes;
-		c->q.to = ends[2 * i + 1];
+		c->q.into_switch = ends[2 * i + 1] >= nranks;
+		if (i && par_equal(p, p - 1)) { /* most often: the same tier */
+			n->res[i].par = n->res[i - 1].par;
+			continue;
+		}
+		gpointer at = g_hash_table_lookup(sets, p);
+
+		if (!at) {
+			double buf = p->credits
+				? (double)p->credits * (double)(p->max_payload_bytes + p->header_bytes)
+				: INFINITY;
+
+			if (n->npar == room) {
+				room = MAX(4, 2 * room);
+				n->par = g_renew(struct fparams, n->par, room);
+			}
+			n->par[n->npar] = (struct fparams){
+				.bw_bytes_per_s = p->bw_bytes_per_s, .lat_ps = p->lat_ps,
+				.header_bytes = p->header_bytes, .max_payload_bytes = p->max_payload_bytes,
+				.buf = buf, .memo_bytes = UINT64_MAX,
+			};
+			at = GUINT_TO_POINTER(++n->npar);
+			g_hash_table_insert(sets, (gpointer)p, at);
+		}
+		n->res[i].par = GPOINTER_TO_UINT(at) - 1;
 	}
+	for (int i = 0; i < nchans; i++)
+		n->buf_dt = MIN(n->buf_dt, par_of(n, i)->buf / n->res[i].cap / BUF_STEPS_PER_FILL);
 	n->pair_last = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
 	n->pair_gap = g_array_new(FALSE, TRUE, sizeof(sim_time_t));
 	if (np->eject_bytes_per_s) {
@@ -620,10 +680,11 @@ void flow_net_free(struct flow_net *n)
 	if (!n)
 		return;
 	for (int i = 0; i < n->nres; i++)
-		if (n->res[i].fl != n->res[i].inl)
-			g_free(n->res[i].fl);
-	g_aligned_free(n->res);
+		if (n->res[i].room_log2)
+			g_free(n->res[i].many);
+	g_free(n->res);
 	g_aligned_free(n->ch);
+	g_free(n->par);
 	g_free(n->hops_other);
 	g_array_unref(n->pair_last);
 	g_array_unref(n->pair_gap);
@@ -636,7 +697,6 @@ void flow_net_free(struct flow_net *n)
 	g_array_unref(n->walk_border);
 	g_array_unref(n->walk_done);
 	g_free(n->rr_map);
-	g_free(n->buf);
 	g_free(n->held);
 	g_free(n->mem_clock);
 	g_free(n->mem_slack);
@@ -697,7 +757,7 @@ void flow_channel_stats(const struct flow_net *n, int i, struct channel_stats *o
 	uint64_t other = 0;
 
 	out->payload_bytes = c->payload_bytes;
-	out->wire_bytes = c->wire_bytes;
+	out->wire_bytes = c->payload_bytes + c->packets * par_of(n, i)->header_bytes;
 	out->packets = c->packets;
 	out->retransmitted = 0;
 	out->lost = 0;
@@ -717,15 +777,15 @@ static double units_of(const struct flow *fl, uint64_t x)
 	return (double)x * fl->units / (double)fl->bytes;
 }
 
-/* Packets of `bytes` on channel p: at least one. */
-static uint64_t packets_of(const struct fchan *p, uint64_t bytes)
+/* Packets of `bytes` on a channel of parameters p: at least one. */
+static uint64_t packets_of(const struct fparams *p, uint64_t bytes)
 {
 	return bytes ? (bytes + p->max_payload_bytes - 1) / p->max_payload_bytes : 1;
 }
 
-/* W of a message of `bytes` whose first channel is p: its wire bytes
- * there. */
-static double units_on(const struct fchan *p, uint64_t bytes)
+/* W of a message of `bytes` whose first channel has parameters p: its
+ * wire bytes there. */
+static double units_on(const struct fparams *p, uint64_t bytes)
 {
 	return (double)(bytes + packets_of(p, bytes) * p->header_bytes);
 }
@@ -927,24 +987,30 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 
 static void res_add(struct fres *r, struct flow *fl, double w)
 {
-	if (r->n == r->alloc) {
-		r->alloc = MAX(4u, r->alloc * 2);
-		if (r->fl == r->inl) {
-			r->fl = g_new(struct flow *, r->alloc);
-			memcpy(r->fl, r->inl, sizeof(r->inl));
-		} else
-			r->fl = g_renew(struct flow *, r->fl, r->alloc);
+	if (r->n == 1u << r->room_log2) {
+		if (!r->room_log2) {
+			struct flow *one = r->one;
+
+			r->many = g_new(struct flow *, 4);
+			r->many[0] = one;
+			r->room_log2 = 2;
+		} else {
+			r->room_log2++;
+			r->many = g_renew(struct flow *, r->many, (gsize)1 << r->room_log2);
+		}
 	}
-	r->fl[r->n++] = fl;
+	res_fl(r)[r->n++] = fl;
 	r->used += fl->rate * w;
 }
 
 static void res_remove(struct fres *r, struct flow *fl, double w)
 {
+	struct flow **f = res_fl(r);
+
 	/* in order: the sharing walk visits flows in a fixed order */
 	for (uint32_t i = 0; i < r->n; i++)
-		if (r->fl[i] == fl) {
-			memmove(&r->fl[i], &r->fl[i + 1], (r->n - i - 1) * sizeof(r->fl[0]));
+		if (f[i] == fl) {
+			memmove(&f[i], &f[i + 1], (r->n - i - 1) * sizeof(f[0]));
 			r->n--;
 			r->used = r->n ? r->used - fl->rate * w : 0;
 			return;
@@ -1056,7 +1122,7 @@ static bool holds(const struct flow_net *n, uint32_t x, const struct flow *fl)
 	if (!load_fills(r, r->used))
 		return false;
 	for (uint32_t i = 0; i < r->n; i++)
-		if (r->fl[i]->rate > fl->rate * (1 + SAT_MARGIN))
+		if (res_fl(r)[i]->rate > fl->rate * (1 + SAT_MARGIN))
 			return false;
 	return true;
 }
@@ -1075,7 +1141,7 @@ static void release_plan(struct flow_net *n, struct flow *fl)
 	if (!n->held)
 		n->held = g_new0(double, n->nchans);
 	sim_time_t now = sim_now(n->s);
-	double over = fl->units - pos_at(fl, now) - (n->buf[fl->chan0] - n->held[fl->chan0]);
+	double over = fl->units - pos_at(fl, now) - (par_of(n, fl->chan0)->buf - n->held[fl->chan0]);
 	double d = over > 0 ? ceil(over / fl->rate) : 0;
 
 	if (d >= (double)(SIM_TIME_END - now))
@@ -1108,7 +1174,7 @@ static void on_release(struct flow_net *n, struct flow *fl)
 	sim_time_t now = sim_now(n->s);
 	double rest = fl->units - pos_at(fl, now);
 
-	if (rest > n->buf[fl->chan0] - n->held[fl->chan0] + 1) {
+	if (rest > par_of(n, fl->chan0)->buf - n->held[fl->chan0] + 1) {
 		release_plan(n, fl); /* a rate that fell since */
 		return;
 	}
@@ -1877,7 +1943,7 @@ static void buf_step(struct bfluid *b, double *rem, double *got)
 			if (O[o].chan >= 0) {
 				int32_t q = b->qof[o * FLOW_VCS + v];
 
-				space = MAX(n->buf[O[o].chan] - (q >= 0 ? b->tot[q] : 0), 0);
+				space = MAX(par_of(n, O[o].chan)->buf - (q >= 0 ? b->tot[q] : 0), 0);
 			}
 			for (uint32_t j = 0; j < k; j++) {
 				b->tmp_d[j] = MIN(b->offv[(gsize)oe[j] * FLOW_VCS + v], K);
@@ -2059,7 +2125,7 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		b.nm += (uint32_t)fl->hops + 1;
 		forwarded |= fl->forwarded;
 		for (int u = 0; u < fl->hops; u++)
-			finite |= isfinite(n->buf[fl->use[u].res]);
+			finite |= isfinite(par_of(n, (int)fl->use[u].res)->buf);
 	}
 	/* the buffers of ranks that forward: a switch's inputs each hold one
 	 * source's messages in line, which max-min already shares */
@@ -2276,7 +2342,7 @@ static bool mem_slack(const struct flow_net *n, const struct fres *r)
 	double sum = 0;
 
 	for (uint32_t i = 0; i < r->n; i++) {
-		const struct flow *fl = r->fl[i];
+		const struct flow *fl = res_fl(r)[i];
 
 		sum += fl->bound * ((double)fl->bytes / fl->units);
 	}
@@ -2385,9 +2451,9 @@ static void walk_from(struct flow_net *n, guint k, guint nseed, uint32_t stamp, 
 		double top = 0;
 
 		for (uint32_t i = 0; !all && i < r->n; i++)
-			top = MAX(top, r->fl[i]->rate);
+			top = MAX(top, res_fl(r)[i]->rate);
 		for (uint32_t i = 0; i < r->n; i++) {
-			struct flow *fl = r->fl[i];
+			struct flow *fl = res_fl(r)[i];
 
 			if (fl->stamp != stamp && (all || fl->rate >= top * (1 - SAT_MARGIN)))
 				walk_flow(n, fl, stamp, restrict_, border);
@@ -2486,7 +2552,7 @@ static void fill(struct flow_net *n, GArray *done)
 
 		bottleneck->full = true;
 		for (uint32_t i = 0; i < bottleneck->n; i++) {
-			struct flow *fl = bottleneck->fl[i];
+			struct flow *fl = res_fl(bottleneck)[i];
 
 			if (fl->frozen)
 				continue;
@@ -2651,10 +2717,10 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			if (r->whole || !r->full)
 				continue;
 			for (uint32_t i = 0; i < r->n; i++)
-				if (r->fl[i]->stamp == stamp)
-					level = MAX(level, r->fl[i]->rate);
+				if (res_fl(r)[i]->stamp == stamp)
+					level = MAX(level, res_fl(r)[i]->rate);
 			for (uint32_t i = 0; i < r->n; i++) {
-				struct flow *fl = r->fl[i];
+				struct flow *fl = res_fl(r)[i];
 
 				if (fl->stamp != stamp && fl->rate > level * (1 + SAT_MARGIN)) {
 					walk_flow(n, fl, stamp, restrict_, border);
@@ -2776,10 +2842,10 @@ static void unbegin(struct flow_net *n, struct flow *fl)
  * ahead, leaves it (unbegin); a ghost there settles. */
 static void quiet(struct flow_net *n, struct fres *r)
 {
-	if (r->n == 1 && r->fl[0]->t_pos > sim_now(n->s))
-		unbegin(n, r->fl[0]);
-	if (r->n == 1 && r->fl[0]->ghost)
-		settle(n, r->fl[0]);
+	if (r->n == 1 && res_fl(r)[0]->t_pos > sim_now(n->s))
+		unbegin(n, res_fl(r)[0]);
+	if (r->n == 1 && res_fl(r)[0]->ghost)
+		settle(n, res_fl(r)[0]);
 }
 
 /* Where the store has no free flow: hands back the flows that have sent
@@ -2924,24 +2990,23 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 	for (int h = 0; h < hops; h++) {
 		int c = (int)fl->use[h].res;
 		struct fchan *p = &n->ch[c];
-		uint64_t npk = packets_of(p, bytes);
-		uint64_t wire = bytes + npk * p->header_bytes;
-		struct chan_fifo *m = &p->q;
+		struct fparams *m = par_of(n, c);
+		uint64_t npk = packets_of(m, bytes);
+		uint64_t wire = bytes + npk * m->header_bytes;
 
 		if (m->memo_bytes != bytes) {
 			m->memo_bytes = bytes;
-			m->memo_pkt_ps = link_wire_ps(MIN(bytes, (uint64_t)p->max_payload_bytes) +
-							      p->header_bytes,
-						      p->bw_bytes_per_s);
-			m->memo_busy_ps = link_wire_ps(wire, p->bw_bytes_per_s);
+			m->memo_pkt_ps = link_wire_ps(MIN(bytes, (uint64_t)m->max_payload_bytes) +
+							      m->header_bytes,
+						      m->bw_bytes_per_s);
+			m->memo_busy_ps = link_wire_ps(wire, m->bw_bytes_per_s);
 		}
 		sim_time_t pkt = m->memo_pkt_ps;
 
-		lat += p->lat_ps;
+		lat += m->lat_ps;
 		sum_pkt += pkt;
 		max_pkt = MAX(max_pkt, pkt);
 		p->payload_bytes += bytes;
-		p->wire_bytes += wire;
 		p->packets += npk;
 		p->busy_ps += m->memo_busy_ps;
 		if (hops != 1) {
@@ -2959,8 +3024,9 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 	if (bytes > 0 && n->ej_rate > 0) {
 		/* its last packet runs the destination's ejection clock ahead,
 		 * where a message of no payload just behind it waits */
-		uint64_t pay = n->ch[fl->use[0].res].max_payload_bytes;
-		uint64_t last = bytes - (packets_of(&n->ch[fl->use[0].res], bytes) - 1) * pay;
+		const struct fparams *p0 = par_of(n, (int)fl->use[0].res);
+		uint64_t pay = p0->max_payload_bytes;
+		uint64_t last = bytes - (packets_of(p0, bytes) - 1) * pay;
 		double gap = (double)last / n->ej_rate - n->ej_slack[fl->dst];
 
 		g_array_index(n->pair_gap, sim_time_t, fl->pair) = gap > 0 ? (sim_time_t)ceil(gap) : 0;
@@ -2994,7 +3060,7 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 				continue;
 			if (!fl->mem_sized) {
 				double lead = MAX(n->mem_clock[at] - now, 0);
-				double pkt = (double)MIN(bytes, (uint64_t)n->ch[edge[k]].max_payload_bytes);
+				double pkt = (double)MIN(bytes, (uint64_t)par_of(n, edge[k])->max_payload_bytes);
 				double free = lead <= n->mem_slack[at]
 					? MIN((double)bytes, (n->mem_slack[at] - lead) * cap + pkt) : 0;
 
@@ -3240,7 +3306,7 @@ static void buf_tick(struct flow_net *n)
 	n->buf_commit = true;
 	for (int c = 0; c < n->nchans; c++)
 		for (uint32_t k = 0; k < n->res[c].n; k++) {
-			struct flow *fl = n->res[c].fl[k];
+			struct flow *fl = res_fl(&n->res[c])[k];
 
 			if (fl->hops < 2 || !fl->bx_n || fl->buf_stamp == n->buf_stamp || fl->ghost ||
 			    fl->t_pos > now || !(pos_at(fl, now) < fl->units))
@@ -3413,12 +3479,12 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 		fl->use[h].res = (uint32_t)chans[h];
 		fl->vc[h] = n->vcs ? n->vcs[h] : 0;
 		g_assert(fl->vc[h] < FLOW_VCS);
-		fl->forwarded |= h + 1 < hops && n->ch[chans[h]].q.to < n->nranks;
-		switches += h + 1 < hops && n->ch[chans[h]].q.to >= n->nranks;
+		fl->forwarded |= h + 1 < hops && !n->ch[chans[h]].q.into_switch;
+		switches += h + 1 < hops && n->ch[chans[h]].q.into_switch;
 	}
 	fl->switched = switches >= 2;
 	fl->nuse = 0;
-	fl->units = units_on(&n->ch[chans[0]], bytes);
+	fl->units = units_on(par_of(n, chans[0]), bytes);
 	set_next(fl, 0, 0);
 	if (bytes == 0)
 		fl->next_x = 0;
@@ -3515,8 +3581,8 @@ static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int
 	const struct fres *inj = &n->res[n->nchans + src];
 	const struct fres *ej = &n->res[n->nchans + n->nranks + dst];
 
-	return (inj->cap <= 0 || !inj->n || (inj->n == 1 && inj->fl[0] == a)) &&
-	       (ej->cap <= 0 || !ej->n || (ej->n == 1 && ej->fl[0] == a));
+	return (inj->cap <= 0 || !inj->n || (inj->n == 1 && res_fl(inj)[0] == a)) &&
+	       (ej->cap <= 0 || !ej->n || (ej->n == 1 && res_fl(ej)[0] == a));
 }
 
 /* Whether a message src -> dst on channel chan may wait, parked as its
@@ -3618,15 +3684,14 @@ static void unaccount(struct flow_net *n, const struct flow *fl)
 	for (int h = 0; h < fl->hops; h++) {
 		int c = (int)fl->use[h].res;
 		struct fchan *p = &n->ch[c];
-		uint64_t npk = packets_of(p, fl->bytes);
-		uint64_t wire = fl->bytes + npk * p->header_bytes;
-		const struct chan_fifo *m = &p->q;
+		const struct fparams *m = par_of(n, c);
+		uint64_t npk = packets_of(m, fl->bytes);
+		uint64_t wire = fl->bytes + npk * m->header_bytes;
 
 		p->payload_bytes -= fl->bytes;
-		p->wire_bytes -= wire;
 		p->packets -= npk;
 		p->busy_ps -= m->memo_bytes == fl->bytes ? m->memo_busy_ps
-							 : link_wire_ps(wire, p->bw_bytes_per_s);
+							 : link_wire_ps(wire, m->bw_bytes_per_s);
 		if (fl->hops != 1)
 			n->hops_other[c].bytes[MIN(fl->hops, 7)] -= fl->bytes;
 	}
@@ -3651,7 +3716,7 @@ static void grow_active(struct flow_net *n, struct flow *fl, uint64_t more)
 
 	unaccount(n, fl);
 	fl->bytes += more;
-	fl->units = units_on(&n->ch[fl->chan0], fl->bytes);
+	fl->units = units_on(par_of(n, fl->chan0), fl->bytes);
 	uses_take(n, fl, -1); /* what it takes of its resources follows its weights */
 	size_flow(n, fl);
 	uses_take(n, fl, 1);
@@ -3691,7 +3756,7 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 		struct flow *l = q->later;
 
 		l->bytes += more;
-		l->units = units_on(&n->ch[chan], l->bytes);
+		l->units = units_on(par_of(n, chan), l->bytes);
 		set_next(l, 0, 0);
 		return true;
 	}
@@ -3710,7 +3775,7 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 	    more == 0)
 		return false;
 	g_assert(fl->chan0 == chan && fl != q->active);
-	double units = units_on(&n->ch[chan], fl->bytes + more);
+	double units = units_on(par_of(n, chan), fl->bytes + more);
 
 	q->waiting_units += units - fl->units;
 	fl->units = units;

@@ -245,11 +245,12 @@ struct fabric_config {
  * at packet fidelity its state (512 bytes, 64-byte aligned), its name and its
  * place in the topology's list, FABRIC_BYTES_PER_CHAN; at flow fidelity, which
  * keeps no packet state, its place in the topology's list and its flow-level
- * state (resource, line of waiting messages, parameters, statistics),
- * FABRIC_BYTES_PER_FLOW_CHAN (measured on full meshes of 1024 and 2048
- * ranks: 419 and 417 bytes a channel); at packet fidelity, the arbiter's inputs
- * of the channels that forward (ninputs: an input per incoming channel and
- * virtual channel of their node, FABRIC_BYTES_PER_INPUT each, made when a
+ * state (resource, line of waiting messages, statistics; its parameters
+ * once per distinct set), FABRIC_BYTES_PER_FLOW_CHAN (peak RSS measured on
+ * full meshes of 1024 and 2048 ranks: 300 and 291 bytes a channel); at
+ * packet fidelity, the arbiter's inputs of the channels that forward
+ * (ninputs: an input per incoming channel and virtual channel of their
+ * node, FABRIC_BYTES_PER_INPUT each, made when a
  * packet first waits there: counted for the channels leaving a switch,
  * which forward every packet, so a switch of N ports has N^2; a rank
  * forwards only on multi-hop shapes, whose ranks have few links); and for a
