@@ -79,7 +79,7 @@ enum { FL_PROGRESS = 1, FL_DELIVER, FL_ARRIVE, FL_START, FL_BUF_TICK, FL_RELEASE
 
 /* The receivers' functions a flow network tells apart (flow_net.deliver):
  * PAXI and the tests have a few each. */
-enum { FLOW_DELIVER_FNS = 16 };
+enum { FLOW_DELIVER_FNS = 16 }; /* flow.deliver's 4 bits */
 
 /* rr_share: virtual channels an arbiter's inputs are told apart by, the
  * most rounds to its fixed point, the rounds it looks back for a cycle,
@@ -197,9 +197,12 @@ struct flow_use {
 };
 
 /* The route entries a flow keeps in itself: a route of one hop and its two
- * memory sides (use), their virtual channels (vc); a longer route's are
- * owned apart. */
+ * memory sides (use); a longer route's are owned apart. */
 #define FLOW_USE_IN 3
+
+/* The virtual channels a flow's side record keeps in itself (flow_ext):
+ * a route of this many hops; a longer route's are owned apart. */
+#define FLOW_VC_IN 8
 
 struct flow {
 	struct flow *next;     /* channel FIFO, or free list */
@@ -216,20 +219,9 @@ struct flow {
 	fabric_slack_fn slack; /* NULL: fixed pieces */
 	void *user;
 	struct flow_use *use;  /* use_in, or owned: nuse entries, alloc_use capacity */
-	uint8_t *vc;           /* vc_in, or owned: the virtual channel of each hop
-				* (alloc_use) */
-	uint32_t nuse, alloc_use;
-	int chan0;             /* first channel */
-	int hops;              /* channels crossed, use[0..hops).res from the send on
+	uint16_t nuse, alloc_use; /* alloc_use >= hops + 2 (flow_make) */
+	uint16_t hops;         /* channels crossed, use[0..hops).res from the send on
 				* (weights and memory sides once sized) */
-	uint32_t pair;         /* index of (src, dst) in flow_net.pair_last */
-	uint32_t stamp;
-	union {
-		struct sim_event_ref ev;  /* its pending event, where ev_pending */
-		struct sim_event_ref dev; /* a ghost, or one taken over from as a
-					   * ghost (begin_ahead): its delivery; a
-					   * ghost has no other event */
-	};
 	bool ev_pending : 1, frozen : 1;
 	bool ahead : 1;        /* the pending event is next_x's arrival (FL_ARRIVE), one
 				* tail after it is sent, not its sending (FL_PROGRESS) */
@@ -242,14 +234,20 @@ struct flow {
 				* buffers, and its channel's line has gone on */
 	bool unshared : 1;     /* header only, sending beside others: on no resource */
 	bool mem_sized : 1;    /* its memory sides have let go its mem_free */
-	bool rel_pending : 1;  /* rel_ev is pending */
-	uint8_t vc_in[FLOW_USE_IN];
-	uint16_t deliver;      /* its receiver's function: flow_net.deliver[deliver] */
+	bool rel_pending : 1;  /* ext->rel_ev is pending */
+	unsigned deliver : 4;  /* its receiver's function: flow_net.deliver[deliver] */
+	int chan0;             /* first channel */
+	uint32_t pair;         /* index of (src, dst) in flow_net.pair_last */
+	uint32_t stamp;
 	uint32_t gen;          /* how often its place in the store was handed back: a
 				* delivery (deliver_event) that carries another is
 				* not of this message */
-	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
-	uint32_t buf_stamp;    /* the tick that last moved its fluid */
+	union {
+		struct sim_event_ref ev;  /* its pending event, where ev_pending */
+		struct sim_event_ref dev; /* a ghost, or one taken over from as a
+					   * ghost (begin_ahead): its delivery; a
+					   * ghost has no other event */
+	};
 	sim_time_t late;       /* its last delivery's callback runs this long after it lands */
 	sim_time_t t_end;      /* ghost: when it has sent its last byte */
 	union { /* a ghost has no FL_ARRIVE pending */
@@ -264,14 +262,6 @@ struct flow {
 	sim_time_t before_end;
 	double bound;          /* once sized: the least cap / w of its channels, which
 				* no rate of it exceeds (mem_slack) */
-	union {
-		double rr_rate;    /* < 0: none (its shares start from scratch) */
-		double rel_units;  /* max-min, detached: its rest when released, in
-				    * its first channel's buffer (flow_net.held) */
-	};
-	double *bx;            /* buf_share: units in the buffer after each hop, bx_n
-				* of them (0: empty) */
-	uint32_t bx_n, bx_alloc;
 	union { /* a message has payload or none for good (flow_append) */
 		uint32_t mem_free[2]; /* payload: what its sides (inject, eject)
 				       * let go at its links' rate when it began
@@ -280,9 +270,43 @@ struct flow {
 				       * last data it took (gap_taken);
 				       * SIM_TIME_MAX: none yet */
 	};
-	struct sim_event_ref rel_ev; /* its release (FL_RELEASE), where it may be */
+	struct flow_ext *ext;  /* where it has two hops or more, or the arbiter is
+				* not max-min (flow_make), else NULL or, kept from
+				* an earlier use of its place in the store, unused:
+				* from flow_net.exts, it stays with the place */
 	struct flow_use use_in[FLOW_USE_IN];
 };
+G_STATIC_ASSERT(sizeof(struct flow) == 272);
+
+/* What only some flows use, apart (flow.ext), so that a one-hop route under
+ * max-min, the most common, carries none of it: the state of rr_share and
+ * buf_share, which share a component only under the other arbiters, and a
+ * release (release_plan), which takes two hops or more. */
+struct flow_ext {
+	union {
+		double rr_rate;    /* < 0: none (its shares start from scratch) */
+		double rel_units;  /* max-min, detached: its rest when released, in
+				    * its first channel's buffer (flow_net.held) */
+	};
+	double *bx;            /* owned, buf_share: units in the buffer after each
+				* hop, bx_n of them (0: empty), room for bx_alloc */
+	uint8_t *vc;           /* vc_in, or owned, room for vc_alloc: the virtual
+				* channel of each hop (rr_share, buf_share) */
+	struct sim_event_ref rel_ev; /* its release (FL_RELEASE), where rel_pending */
+	int32_t rr_bhop;       /* rr_share: the hop that held it at rate rr_rate */
+	uint32_t buf_stamp;    /* the tick that last moved its fluid */
+	uint16_t bx_n, bx_alloc; /* <= hops (flow_make bounds them) */
+	uint16_t vc_alloc;
+	uint8_t vc_in[FLOW_VC_IN];
+};
+G_STATIC_ASSERT(sizeof(struct flow_ext) == 64);
+
+/* Units in fl's buffers after its hops, where buf_share's fluid gives its
+ * rate: whether it has any record of them (bx_n). */
+static inline bool in_fluid(const struct flow *fl)
+{
+	return fl->ext && fl->ext->bx_n;
+}
 
 struct chan_fifo {
 	struct flow *head, *tail; /* waiting, in send order */
@@ -363,6 +387,8 @@ struct flow_net {
 	struct pool flows;            /* every flow ever made, by blocks of FLOW_BLOCK; a
 				       * flow handed back keeps what it owns for its
 				       * next use (flow_make) */
+	struct pool exts;             /* the flows' struct flow_ext, by blocks of
+				       * FLOW_BLOCK, each its flow's for good */
 	uint64_t in_flight;
 	uint64_t rank_forwarded;      /* payload of the messages a rank forwards */
 	uint64_t switched;            /* payload of the messages that cross two switches
@@ -426,8 +452,9 @@ struct flow_net {
 /* Flows per block of the flow network's store (flow_net.flows). */
 #define FLOW_BLOCK 256
 
-/* Frees what the flows of the network's store own, then the store. */
-static void flows_release(struct pool *p)
+/* Frees what the flows of the network's store own, then the store and
+ * their side records'. */
+static void flows_release(struct pool *p, struct pool *exts)
 {
 	for (guint k = 0; p->blocks && k < p->blocks->len; k++) {
 		struct flow *b = g_ptr_array_index(p->blocks, k);
@@ -435,12 +462,15 @@ static void flows_release(struct pool *p)
 		for (int i = 0; i < FLOW_BLOCK; i++) {
 			if (b[i].use != b[i].use_in)
 				g_free(b[i].use);
-			if (b[i].vc != b[i].vc_in)
-				g_free(b[i].vc);
-			g_free(b[i].bx);
+			if (!b[i].ext)
+				continue;
+			g_free(b[i].ext->bx);
+			if (b[i].ext->vc != b[i].ext->vc_in)
+				g_free(b[i].ext->vc);
 		}
 	}
 	pool_release(p);
+	pool_release(exts);
 }
 
 static void flow_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
@@ -663,6 +693,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	for (int r = 0; r < nranks; r++)
 		n->pcache[r] = (struct pair_cache){ { -1, -1 }, { 0, 0 } };
 	pool_init(&n->flows, sizeof(struct flow), FLOW_BLOCK);
+	pool_init(&n->exts, sizeof(struct flow_ext), FLOW_BLOCK);
 	n->walk_flows = g_ptr_array_new();
 	n->walk_res = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	n->walk_border = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -691,7 +722,7 @@ void flow_net_free(struct flow_net *n)
 	g_free(n->ej_slack);
 	g_hash_table_unref(n->pairs);
 	g_free(n->pcache);
-	flows_release(&n->flows);
+	flows_release(&n->flows, &n->exts);
 	g_ptr_array_unref(n->walk_flows);
 	g_array_unref(n->walk_res);
 	g_array_unref(n->walk_border);
@@ -1059,7 +1090,7 @@ static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 	/* a rate the buffers' fluid gave (bx_n) is a window's, not the rest's:
 	 * what the buffers still hold of others may hold it, and the ticks go
 	 * on giving it its rate */
-	if (fl->detached || fl->bx_n || n->ch[fl->chan0].q.head ||
+	if (fl->detached || in_fluid(fl) || n->ch[fl->chan0].q.head ||
 	    t_end >= SIM_TIME_END - fl->tail - fl->late)
 		return false;
 	for (uint32_t u = 0; u < fl->nuse; u++)
@@ -1133,7 +1164,7 @@ static bool holds(const struct flow_net *n, uint32_t x, const struct flow *fl)
 static void release_plan(struct flow_net *n, struct flow *fl)
 {
 	if (fl->rel_pending) {
-		sim_cancel(n->s, fl->rel_ev);
+		sim_cancel(n->s, fl->ext->rel_ev);
 		fl->rel_pending = false;
 	}
 	if (!releasable(n, fl))
@@ -1146,7 +1177,7 @@ static void release_plan(struct flow_net *n, struct flow *fl)
 
 	if (d >= (double)(SIM_TIME_END - now))
 		return;
-	fl->rel_ev = sim_event_ref(flow_event(n, (sim_time_t)d, FL_RELEASE, fl, 0));
+	fl->ext->rel_ev = sim_event_ref(flow_event(n, (sim_time_t)d, FL_RELEASE, fl, 0));
 	fl->rel_pending = true;
 }
 
@@ -1184,7 +1215,7 @@ static void on_release(struct flow_net *n, struct flow *fl)
 	double cross = 0; /* ps its rest takes to cross them */
 
 	n->held[fl->chan0] += rest;
-	fl->rel_units = rest;
+	fl->ext->rel_units = rest;
 	buf_pair_hold(n, fl->pair, +1);
 	fl->detached = true;
 	q->active = NULL;
@@ -1200,7 +1231,7 @@ static void on_release(struct flow_net *n, struct flow *fl)
 			fl->use[w++] = fl->use[u];
 		}
 	}
-	fl->nuse = w;
+	fl->nuse = (uint16_t)w;
 	reshare(n, gone, ngone, true);
 	cross = ceil(cross);
 	if (cross >= 1 && cross < (double)(SIM_TIME_END - now)) {
@@ -1683,7 +1714,7 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 			if ((int)u >= hops)
 				continue;
 			int in = u ? (int)fl->use[u - 1].res : -1;
-			uint8_t vc = u ? fl->vc[u - 1] : 0;
+			uint8_t vc = u ? fl->ext->vc[u - 1] : 0;
 
 			v = (uint32_t)sub_of(n, n->rr_map[r], in, vc);
 			M[nm++] = (struct vmem){ v, i, hop, w };
@@ -1717,7 +1748,7 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	for (guint i = 0; i < nf; i++) {
 		const struct flow *fl = flows->pdata[i];
 
-		bhop[i] = fl->rr_rate == fl->rate ? fl->rr_bhop : INT32_MAX;
+		bhop[i] = fl->ext->rr_rate == fl->rate ? fl->ext->rr_bhop : INT32_MAX;
 	}
 	/* the last RR_HISTORY rounds' rates (from the fill before each) and
 	 * demands, to find a cycle */
@@ -1777,8 +1808,8 @@ static void rr_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 
 		g_assert(rate[i] > 0 && isfinite(rate[i]));
 		fl->rate = rate[i];
-		fl->rr_rate = rate[i];
-		fl->rr_bhop = bhop[i];
+		fl->ext->rr_rate = rate[i];
+		fl->ext->rr_bhop = bhop[i];
 		fl->frozen = true;
 		if (old != fl->rate || !fl->ev_pending)
 			schedule_progress(n, fl);
@@ -1917,7 +1948,7 @@ static void buf_step(struct bfluid *b, double *rem, double *got)
 			int32_t e = b->medge[m + u];
 
 			b->off[e] += o;
-			b->offv[(gsize)e * FLOW_VCS + (u < h ? fl->vc[u] : 0)] += o;
+			b->offv[(gsize)e * FLOW_VCS + (u < h ? fl->ext->vc[u] : 0)] += o;
 		}
 	}
 	for (int32_t o = 0; o < b->no; o++) {
@@ -2163,8 +2194,8 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		int h = fl->hops;
 
 		b.m0[i] = m;
-		if (fl->bx_n == (uint32_t)h)
-			memcpy(b.x + m, fl->bx, (size_t)h * sizeof(double));
+		if (fl->ext->bx_n == (uint32_t)h)
+			memcpy(b.x + m, fl->ext->bx, (size_t)h * sizeof(double));
 		for (int u = 0; u <= h; u++, m++) {
 			int32_t okey = u < h ? (int32_t)fl->use[u].res : n->nchans + fl->dst;
 			int32_t o = n->buf_omap[okey];
@@ -2189,7 +2220,7 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 			while (q >= 0 && e >= 0 && g_array_index(b.edges, struct bedge, e).out != o)
 				e = enext[e];
 			if (e < 0) {
-				struct bedge eb = { .out = o, .fifo = q, .node = fl->src, .mvc = fl->vc[0] };
+				struct bedge eb = { .out = o, .fifo = q, .node = fl->src, .mvc = fl->ext->vc[0] };
 
 				e = b.ne++;
 				g_array_append_val(b.edges, eb);
@@ -2203,7 +2234,7 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 			b.medge[m] = e;
 			b.mland[m] = -1;
 			if (u < h) {
-				int32_t qk = (int32_t)fl->use[u].res * FLOW_VCS + fl->vc[u];
+				int32_t qk = (int32_t)fl->use[u].res * FLOW_VCS + fl->ext->vc[u];
 
 				if (n->buf_qmap[qk] < 0) {
 					n->buf_qmap[qk] = b.nq;
@@ -2276,21 +2307,21 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	}
 	buf_run(&b, rem, left, rate, BUF_WINDOW);
 	for (guint i = 0; i < nf; i++) {
-		struct flow *fl = flows->pdata[i];
-		int h = fl->hops;
+		struct flow_ext *x = ((struct flow *)flows->pdata[i])->ext;
+		int h = ((struct flow *)flows->pdata[i])->hops;
 
-		if ((uint32_t)h > fl->bx_alloc) {
-			fl->bx_alloc = (uint32_t)h;
-			fl->bx = g_renew(double, fl->bx, h);
+		if ((uint32_t)h > x->bx_alloc) {
+			x->bx_alloc = (uint16_t)h;
+			x->bx = g_renew(double, x->bx, h);
 		}
 		if (n->buf_commit) {
-			memcpy(fl->bx, b.x + b.m0[i], (size_t)h * sizeof(double));
-			fl->buf_stamp = n->buf_stamp;
-		} else if (fl->bx_n != (uint32_t)h) {
+			memcpy(x->bx, b.x + b.m0[i], (size_t)h * sizeof(double));
+			x->buf_stamp = n->buf_stamp;
+		} else if (x->bx_n != (uint32_t)h) {
 			/* not yet in the fluid: it enters it empty at the next tick */
-			memset(fl->bx, 0, (size_t)h * sizeof(double));
+			memset(x->bx, 0, (size_t)h * sizeof(double));
 		}
-		fl->bx_n = (uint32_t)h;
+		x->bx_n = (uint16_t)h;
 	}
 	if (!n->buf_tick_pending) {
 		n->buf_tick_pending = true;
@@ -2306,7 +2337,7 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		else if (!(rt > fl->bound * BUF_STARVED))
 			rt = fl->bound * BUF_STARVED;
 		fl->rate = rt;
-		fl->rr_rate = -1;
+		fl->ext->rr_rate = -1;
 		fl->frozen = true;
 		if (old != fl->rate || !fl->ev_pending)
 			schedule_progress(n, fl);
@@ -3160,11 +3191,11 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 	}
 	fl->ev_pending = false;
 	if (fl->rel_pending) {
-		sim_cancel(n->s, fl->rel_ev);
+		sim_cancel(n->s, fl->ext->rel_ev);
 		fl->rel_pending = false;
 	}
 	if (fl->detached && n->arbiter == LINK_FLOW_MAXMIN)
-		n->held[fl->chan0] -= fl->rel_units;
+		n->held[fl->chan0] -= fl->ext->rel_units;
 	if (fl->detached)
 		buf_pair_hold(n, fl->pair, -1);
 	else {
@@ -3221,7 +3252,7 @@ static void on_arrive(struct flow_net *n, struct flow *fl)
 
 	/* not where the buffers' fluid gives the rate (bx_n): a window's,
 	 * which the rest of the message need not keep */
-	if (n->early && fl->grown && pay > 0 && !fl->bx_n &&
+	if (n->early && fl->grown && pay > 0 && !in_fluid(fl) &&
 	    n->early(fl->user, fl->rate, now - MIN(now, (sim_time_t)((double)(x - x0) / pay)),
 		     now + (sim_time_t)((double)(fl->bytes - x) / pay))) {
 		/* the receiver takes the rest now (delivered as x): the
@@ -3308,11 +3339,11 @@ static void buf_tick(struct flow_net *n)
 		for (uint32_t k = 0; k < n->res[c].n; k++) {
 			struct flow *fl = res_fl(&n->res[c])[k];
 
-			if (fl->hops < 2 || !fl->bx_n || fl->buf_stamp == n->buf_stamp || fl->ghost ||
-			    fl->t_pos > now || !(pos_at(fl, now) < fl->units))
+			if (fl->hops < 2 || !fl->ext->bx_n || fl->ext->buf_stamp == n->buf_stamp ||
+			    fl->ghost || fl->t_pos > now || !(pos_at(fl, now) < fl->units))
 				continue;
 			reshare(n, fl->use, (uint32_t)fl->hops, false);
-			fl->buf_stamp = n->buf_stamp;
+			fl->ext->buf_stamp = n->buf_stamp;
 		}
 	n->buf_commit = false;
 	for (guint k = 0; n->buf_detach && k < n->buf_detach->len; k++) {
@@ -3433,15 +3464,34 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 
 	if (!fl->use) {
 		fl->use = fl->use_in;
-		fl->vc = fl->vc_in;
 		fl->alloc_use = FLOW_USE_IN;
 	}
 	uint32_t need = (uint32_t)hops + 2;
 
+	g_assert(need <= UINT16_MAX);
 	if (need > fl->alloc_use) {
 		fl->use = g_renew(struct flow_use, fl->use == fl->use_in ? NULL : fl->use, need);
-		fl->vc = g_renew(uint8_t, fl->vc == fl->vc_in ? NULL : fl->vc, need);
-		fl->alloc_use = need;
+		fl->alloc_use = (uint16_t)need;
+	}
+	if (!fl->ext && (hops >= 2 || n->arbiter != LINK_FLOW_MAXMIN)) {
+		fl->ext = pool_take(&n->exts);
+		fl->ext->vc = fl->ext->vc_in;
+		fl->ext->vc_alloc = FLOW_VC_IN;
+	}
+	if (fl->ext) {
+		struct flow_ext *x = fl->ext;
+
+		if ((uint32_t)hops > x->vc_alloc) {
+			x->vc = g_renew(uint8_t, x->vc == x->vc_in ? NULL : x->vc, hops);
+			x->vc_alloc = (uint16_t)hops;
+		}
+		for (int h = 0; h < hops; h++) {
+			x->vc[h] = n->vcs ? n->vcs[h] : 0;
+			g_assert(x->vc[h] < FLOW_VCS);
+		}
+		x->rr_rate = -1;
+		x->bx_n = 0;
+		x->buf_stamp = 0;
 	}
 	fl->next = NULL;
 	fl->src = src;
@@ -3458,12 +3508,9 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	fl->ghost = false;
 	fl->before = NULL;
 	fl->chan0 = chans[0];
-	fl->hops = hops;
+	fl->hops = (uint16_t)hops;
 	fl->ev_pending = false;
 	fl->rate = 0;
-	fl->rr_rate = -1;
-	fl->bx_n = 0;
-	fl->buf_stamp = 0;
 	fl->detached = false;
 	fl->rel_pending = false;
 	fl->gap = SIM_TIME_MAX;
@@ -3477,8 +3524,6 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 
 	for (int h = 0; h < hops; h++) {
 		fl->use[h].res = (uint32_t)chans[h];
-		fl->vc[h] = n->vcs ? n->vcs[h] : 0;
-		g_assert(fl->vc[h] < FLOW_VCS);
 		fl->forwarded |= h + 1 < hops && !n->ch[chans[h]].q.into_switch;
 		switches += h + 1 < hops && n->ch[chans[h]].q.into_switch;
 	}
