@@ -4,12 +4,13 @@
  * queued, marked, and is recycled when it reaches the head.
  *
  * Events are 64 bytes and slabs are aligned to a cache line, so an event is
- * one line. The first slab is small and each next one twice as large, up to
- * 2 MiB; those are aligned to 2 MiB and offered to the OS as huge pages: with
- * a million events pending, each dispatch touches a random event, and small
- * pages would make most of those touches a TLB miss as well as a cache miss.
- * A run that needs only a little more than the first slab (a flow-fidelity
- * ring of thousands of ranks) is not made to hold a whole huge page. */
+ * one line. The first 2 MiB of events come in slabs of 64 KiB, so that a run
+ * holds at most 64 KiB of events more than it ever had pending (a flow ring
+ * keeps about two events per rank pending: a doubling slab would hold up to
+ * as many again); later slabs are of 2 MiB, aligned to 2 MiB and offered to
+ * the OS as huge pages: with a million events pending, each dispatch touches
+ * a random event, and small pages would make most of those touches a TLB
+ * miss as well as a cache miss. */
 #include "sim/core/sim.h"
 
 #include <glib.h>
@@ -23,9 +24,9 @@
 #define EV_CANCELLED 1u
 #define EV_FIRING 2u    /* being handled: too late to cancel */
 G_STATIC_ASSERT(((EV_CANCELLED | EV_FIRING) & SIM_EV_PREFETCH_DATA) == 0);
-#define SLAB_EVENTS_FIRST 4096
+#define SLAB_BYTES_FIRST ((size_t)64 << 10)
 #define SLAB_BYTES_LATER ((size_t)2 << 20)
-G_STATIC_ASSERT(((SLAB_BYTES_LATER / 64 / SLAB_EVENTS_FIRST) & (SLAB_BYTES_LATER / 64 / SLAB_EVENTS_FIRST - 1)) == 0);
+G_STATIC_ASSERT(SLAB_BYTES_LATER % SLAB_BYTES_FIRST == 0);
 
 G_STATIC_ASSERT(sizeof(struct sim_event) == 64);
 
@@ -91,11 +92,8 @@ uint64_t sim_seed(const struct sim *s)
 
 static __attribute__((noinline)) void grow_free_list(struct sim *s)
 {
-	size_t n = SLAB_EVENTS_FIRST;
-
-	for (guint i = 0; i < s->slabs->len && n * sizeof(struct sim_event) < SLAB_BYTES_LATER; i++)
-		n *= 2;
-	bool huge = n * sizeof(struct sim_event) == SLAB_BYTES_LATER;
+	bool huge = s->slabs->len >= SLAB_BYTES_LATER / SLAB_BYTES_FIRST;
+	size_t n = (huge ? SLAB_BYTES_LATER : SLAB_BYTES_FIRST) / sizeof(struct sim_event);
 	void *mem = NULL;
 
 	if (posix_memalign(&mem, huge ? SLAB_BYTES_LATER : 64, n * sizeof(struct sim_event)))
