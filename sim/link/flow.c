@@ -359,10 +359,13 @@ struct hops_other {
 
 /* A source's two most recent destinations and their pair_last indices: a
  * schedule talks to one or two peers at a time, so most messages find their
- * pair here without a hash lookup. dst -1: empty. */
+ * pair here without a hash lookup. dst -1: empty. Until a source has a
+ * third pair, these are all its pairs and the pairs' table holds none of
+ * them (spilled false). */
 struct pair_cache {
 	int dst[2];
 	uint32_t idx[2];
+	bool spilled;
 };
 
 struct flow_net {
@@ -691,7 +694,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 	n->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	n->pcache = g_new(struct pair_cache, nranks);
 	for (int r = 0; r < nranks; r++)
-		n->pcache[r] = (struct pair_cache){ { -1, -1 }, { 0, 0 } };
+		n->pcache[r] = (struct pair_cache){ { -1, -1 }, { 0, 0 }, false };
 	pool_init(&n->flows, sizeof(struct flow), FLOW_BLOCK);
 	pool_init(&n->exts, sizeof(struct flow_ext), FLOW_BLOCK);
 	n->walk_flows = g_ptr_array_new();
@@ -3399,8 +3402,15 @@ static void flow_handler(struct sim *s, struct sim_component *self, struct sim_e
 	}
 }
 
+static gpointer pair_key(const struct flow_net *n, int src, int dst)
+{
+	return GSIZE_TO_POINTER((gsize)src * (gsize)n->nranks + (gsize)dst + 1);
+}
+
 /* The index of pair (src, dst) in pair_last, added (time 0) on its first
- * message: memory linear in the pairs that talk, not nranks^2. */
+ * message: memory linear in the pairs that talk, not nranks^2. A source's
+ * first two pairs stay in its cache alone; its third puts them in the
+ * pairs' table (a ring's ranks talk to two peers: no table). */
 static uint32_t pair_index(struct flow_net *n, int src, int dst)
 {
 	struct pair_cache *c = &n->pcache[src];
@@ -3416,8 +3426,14 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 		c->idx[0] = idx;
 		return idx;
 	}
-	gpointer key = GSIZE_TO_POINTER((gsize)src * (gsize)n->nranks + (gsize)dst + 1);
-	gpointer v = g_hash_table_lookup(n->pairs, key);
+	if (!c->spilled && c->dst[1] >= 0) {
+		for (int i = 0; i < 2; i++)
+			g_hash_table_insert(n->pairs, pair_key(n, src, c->dst[i]),
+					    GSIZE_TO_POINTER((gsize)c->idx[i] + 1));
+		c->spilled = true;
+	}
+	gpointer key = pair_key(n, src, dst);
+	gpointer v = c->spilled ? g_hash_table_lookup(n->pairs, key) : NULL;
 	uint32_t idx;
 
 	if (v)
@@ -3426,7 +3442,8 @@ static uint32_t pair_index(struct flow_net *n, int src, int dst)
 		idx = n->pair_last->len;
 		g_array_set_size(n->pair_last, idx + 1);
 		g_array_set_size(n->pair_gap, idx + 1);
-		g_hash_table_insert(n->pairs, key, GSIZE_TO_POINTER((gsize)idx + 1));
+		if (c->spilled)
+			g_hash_table_insert(n->pairs, key, GSIZE_TO_POINTER((gsize)idx + 1));
 	}
 	c->dst[1] = c->dst[0];
 	c->idx[1] = c->idx[0];
