@@ -205,8 +205,9 @@ struct flow_use {
 #define FLOW_VC_IN 8
 
 struct flow {
-	struct flow *next;     /* channel FIFO, or free list */
-	int src, dst;
+	int src, dst;          /* first: the store's free list link while free */
+	uint32_t next;         /* channel FIFO: the next flow's id, 0: none */
+	uint32_t id;           /* its number in the store, from 1 (flow_at), for good */
 	uint64_t bytes;        /* payload */
 	double units;          /* W: wire bytes on the first channel, > 0 unless empty */
 	double pos;            /* units sent by t_pos */
@@ -308,16 +309,18 @@ static inline bool in_fluid(const struct flow *fl)
 	return fl->ext && fl->ext->bx_n;
 }
 
+/* A channel's line: its flows by id (flow.id, flow_at; 0: none), so that
+ * a channel fits 48 bytes. */
 struct chan_fifo {
-	struct flow *head, *tail; /* waiting, in send order */
-	struct flow *active;      /* the flow from memory sending on it (or begun ahead
-				   * to send from t_pos, flow_send_at), NULL: idle */
-	struct flow *later;       /* one that enters the line at its t_pos: by FL_START,
+	uint32_t head, tail;      /* waiting, in send order */
+	uint32_t active;          /* the flow from memory sending on it (or begun ahead
+				   * to send from t_pos, flow_send_at), 0: idle */
+	uint32_t later;           /* one that enters the line at its t_pos: by FL_START,
 				   * or (parked) as the active flow ends or a message
 				   * is sent on the channel, with no event of its own */
 	uint64_t waiting_units : 61; /* units of the waiting flows (wire bytes:
 				   * whole, as units_on gives them) */
-	bool busy : 1;            /* active != NULL */
+	bool busy : 1;            /* active != 0 */
 	bool parked : 1;          /* later waits with no event */
 	bool into_switch : 1;     /* its channel enters a switch, not a rank */
 };
@@ -348,8 +351,8 @@ struct fchan {
 	struct chan_fifo q;
 	uint64_t payload_bytes, packets;
 	sim_time_t busy_ps;
-} __attribute__((aligned(64)));
-G_STATIC_ASSERT(sizeof(struct fchan) == 64);
+};
+G_STATIC_ASSERT(sizeof(struct fchan) == 48);
 
 /* A channel's payload of messages of other than one hop: [h] of h hops, [7]
  * of 7 or more (channel_stats.hops_histogram, but [1]). */
@@ -390,6 +393,7 @@ struct flow_net {
 	struct pool flows;            /* every flow ever made, by blocks of FLOW_BLOCK; a
 				       * flow handed back keeps what it owns for its
 				       * next use (flow_make) */
+	struct flow **blocks;         /* borrowed: flows.blocks' array (flow_of) */
 	struct pool exts;             /* the flows' struct flow_ext, by blocks of
 				       * FLOW_BLOCK, each its flow's for good */
 	uint64_t in_flight;
@@ -454,6 +458,37 @@ struct flow_net {
 
 /* Flows per block of the flow network's store (flow_net.flows). */
 #define FLOW_BLOCK 256
+
+/* The flow of number id, not 0. */
+static inline struct flow *flow_of(const struct flow_net *n, uint32_t id)
+{
+	return &n->blocks[(id - 1) / FLOW_BLOCK][(id - 1) % FLOW_BLOCK];
+}
+
+/* The flow of number id in the store (flow.id), NULL for 0. */
+static inline struct flow *flow_at(const struct flow_net *n, uint32_t id)
+{
+	return id ? flow_of(n, id) : NULL;
+}
+
+/* A flow's number, 0 for NULL. */
+static inline uint32_t flow_id(const struct flow *fl)
+{
+	return fl ? fl->id : 0;
+}
+
+/* Adds a block to the store, its flows numbered. */
+static void flows_grow(struct flow_net *n)
+{
+	pool_grow(&n->flows);
+	guint k = n->flows.blocks->len - 1;
+	struct flow *b = n->flows.blocks->pdata[k];
+
+	g_assert(k < UINT32_MAX / FLOW_BLOCK);
+	for (uint32_t i = 0; i < FLOW_BLOCK; i++)
+		b[i].id = k * FLOW_BLOCK + i + 1;
+	n->blocks = (struct flow **)n->flows.blocks->pdata;
+}
 
 /* Frees what the flows of the network's store own, then the store and
  * their side records'. */
@@ -641,7 +676,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 					n->mem_slack[at] += (double)params[i].max_payload_bytes / cap;
 			}
 	}
-	n->ch = g_aligned_alloc0((gsize)nchans, sizeof(struct fchan), 64);
+	n->ch = g_new0(struct fchan, nchans);
 	g_autoptr(GHashTable) sets = g_hash_table_new(par_hash, par_equal);
 	uint32_t room = 0;
 
@@ -717,7 +752,7 @@ void flow_net_free(struct flow_net *n)
 		if (n->res[i].room_log2)
 			g_free(n->res[i].many);
 	g_free(n->res);
-	g_aligned_free(n->ch);
+	g_free(n->ch);
 	g_free(n->par);
 	g_free(n->hops_other);
 	g_array_unref(n->pair_last);
@@ -969,7 +1004,7 @@ static void take_up(struct flow_net *n, struct flow *fl, sim_time_t now)
 double flow_chan_rate(const struct flow_net *n, int chan)
 {
 	g_assert(chan >= 0 && chan < n->nchans);
-	const struct flow *a = n->ch[chan].q.active;
+	const struct flow *a = flow_at(n, n->ch[chan].q.active);
 	sim_time_t now = sim_now(n->s);
 
 	if (a && a->t_pos > now) /* begun ahead: what sends is the ghost before it */
@@ -999,7 +1034,7 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 {
 	g_assert(chan >= 0 && chan < n->nchans);
 	const struct chan_fifo *q = &n->ch[chan].q;
-	const struct flow *a = q->active;
+	const struct flow *a = flow_at(n, q->active);
 
 	sim_time_t now = sim_now(n->s);
 
@@ -1012,8 +1047,8 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 	double pos = a->pos + a->rate * (double)(now - a->t_pos);
 	double left = MAX(a->units - pos, 0) + q->waiting_units;
 
-	if (q->later && q->parked && q->later->t_pos <= now)
-		left += q->later->units; /* due: in the line */
+	if (q->later && q->parked && flow_of(n, q->later)->t_pos <= now)
+		left += flow_of(n, q->later)->units; /* due: in the line */
 	double d = left / a->rate;
 
 	return d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
@@ -1108,14 +1143,14 @@ static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 
 	if (q->later && q->parked) {
 		/* the one parked behind it starts at its end, or at its own */
-		struct flow *k = q->later;
+		struct flow *k = flow_of(n, q->later);
 		sim_time_t at = MAX(k->t_pos, t_end);
 
 		q->parked = false;
 		if (n->in_reshare) { /* the walk holds the lists: at its start */
 			flow_event(n, at - now, FL_START, k, 0);
 		} else {
-			q->later = NULL;
+			q->later = 0;
 			begin_ahead(n, k, at, fl);
 		}
 	}
@@ -1135,7 +1170,7 @@ static bool releasable(const struct flow_net *n, const struct flow *fl)
 		return false;
 	const struct chan_fifo *q = &n->ch[fl->chan0].q;
 
-	return q->active == fl && q->head;
+	return q->active == fl->id && q->head;
 }
 
 static bool load_fills(const struct fres *r, double load);
@@ -1221,7 +1256,7 @@ static void on_release(struct flow_net *n, struct flow *fl)
 	fl->ext->rel_units = rest;
 	buf_pair_hold(n, fl->pair, +1);
 	fl->detached = true;
-	q->active = NULL;
+	q->active = 0;
 	q->busy = false;
 	for (uint32_t u = 0; u < fl->nuse; u++) {
 		uint32_t r = fl->use[u].res;
@@ -2302,7 +2337,7 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		b.fresh[i] = held <= 0;
 		/* all in the buffers: its line may go on (at the tick) */
 		if (n->buf_commit && rem[i] <= 0 && left[i] > 0 && !fl->detached &&
-		    n->ch[fl->chan0].q.active == fl && fl->t_pos <= sim_now(n->s)) {
+		    n->ch[fl->chan0].q.active == fl->id && fl->t_pos <= sim_now(n->s)) {
 			if (!n->buf_detach)
 				n->buf_detach = g_ptr_array_new();
 			g_ptr_array_add(n->buf_detach, (gpointer)fl);
@@ -2819,7 +2854,7 @@ static void settle(struct flow_net *n, struct flow *fl)
 		for (uint32_t u = 0; u < fl->nuse; u++)
 			res_remove(&n->res[fl->use[u].res], fl, fl->use[u].w);
 		q->busy = false;
-		q->active = NULL;
+		q->active = 0;
 		return;
 	}
 	sim_cancel(n->s, fl->dev);
@@ -2843,7 +2878,7 @@ static void unbegin(struct flow_net *n, struct flow *fl)
 	struct chan_fifo *q = &n->ch[fl->chan0].q;
 	struct flow *g = fl->before && now < fl->before_end ? fl->before : NULL;
 
-	g_assert(q->active == fl && !q->head && !q->later);
+	g_assert(q->active == fl->id && !q->head && !q->later);
 	if (fl->ghost) {
 		sim_cancel(n->s, fl->dev);
 		g_array_index(n->pair_last, sim_time_t, fl->pair) = fl->prev_last;
@@ -2860,9 +2895,9 @@ static void unbegin(struct flow_net *n, struct flow *fl)
 	fl->pos = 0;
 	fl->last_x = 0;
 	set_next(fl, 0, 0);
-	q->later = fl;
+	q->later = fl->id;
 	flow_event(n, fl->t_pos - now, FL_START, fl, 0);
-	q->active = g;
+	q->active = flow_id(g);
 	q->busy = g != NULL;
 	if (g) {
 		g->ghost = true;
@@ -2903,7 +2938,7 @@ static void retire_spent(struct flow_net *n)
 		return;
 	for (int c = 0; c < n->nchans; c++) {
 		struct chan_fifo *q = &n->ch[c].q;
-		struct flow *a = q->active;
+		struct flow *a = flow_at(n, q->active);
 
 		if (!a)
 			continue;
@@ -2911,7 +2946,7 @@ static void retire_spent(struct flow_net *n)
 			for (uint32_t u = 0; u < a->nuse; u++)
 				res_remove(&n->res[a->use[u].res], a, a->use[u].w);
 			q->busy = false;
-			q->active = NULL;
+			q->active = 0;
 			flow_free(n, a);
 			freed++;
 		} else if (a->before && now >= a->before_end) {
@@ -2922,7 +2957,7 @@ static void retire_spent(struct flow_net *n)
 		}
 	}
 	if (freed < FLOW_BLOCK / 4)
-		pool_grow(&n->flows);
+		flows_grow(n);
 }
 
 /* The rate of a flow alone on every resource it crosses: its component is
@@ -2951,7 +2986,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 	fl->pos = 0;
 	fl->rate = 0;
 	n->ch[fl->chan0].q.busy = true;
-	n->ch[fl->chan0].q.active = fl;
+	n->ch[fl->chan0].q.active = fl->id;
 	bool alone = true;
 
 	for (uint32_t u = 0; u < fl->nuse; u++) {
@@ -3136,7 +3171,7 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 {
 	while (!q->busy && q->head) {
-		struct flow *next = q->head;
+		struct flow *next = flow_of(n, q->head);
 
 		/* behind a message of its pair still in the buffers: in order */
 		if (n->buf_pairs && g_hash_table_contains(n->buf_pairs, GUINT_TO_POINTER(next->pair + 1)))
@@ -3144,12 +3179,12 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 
 		q->head = next->next;
 		if (!q->head) {
-			q->tail = NULL;
+			q->tail = 0;
 			q->waiting_units = 0;
 		} else {
 			q->waiting_units -= next->units;
 		}
-		next->next = NULL;
+		next->next = 0;
 		size_flow(n, next);
 		if (next->units > 0) {
 			activate(n, next);
@@ -3161,18 +3196,18 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 	if (!q->busy && !q->head && q->later && q->parked) {
 		/* idle: the one parked enters the line now if it is due, else
 		 * begins ahead, alone, or waits for its start */
-		struct flow *k = q->later;
+		struct flow *k = flow_of(n, q->later);
 		struct flow *g;
 		int chan = k->chan0;
 
 		q->parked = false;
-		q->later = NULL;
+		q->later = 0;
 		if (k->t_pos <= sim_now(n->s)) {
 			enqueue(n, k);
 		} else if (alone_at(n, k->src, k->dst, &chan, 1, k->t_pos, &g) && !g) {
 			begin_ahead(n, k, k->t_pos, NULL);
 		} else {
-			q->later = k;
+			q->later = k->id;
 			flow_event(n, k->t_pos - sim_now(n->s), FL_START, k, 0);
 		}
 	}
@@ -3203,14 +3238,14 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 		buf_pair_hold(n, fl->pair, -1);
 	else {
 		q->busy = false;
-		q->active = NULL;
+		q->active = 0;
 	}
 	/* nothing left on its resources: no rate can change */
 	if (!empty)
 		reshare(n, fl->use, fl->nuse, true);
 	start_waiting(n, q);
 	if (fl->detached && q->active)
-		release_plan(n, q->active); /* more room */
+		release_plan(n, flow_of(n, q->active)); /* more room */
 }
 
 static void on_progress(struct flow_net *n, struct flow *fl)
@@ -3299,7 +3334,7 @@ static void on_deliver(struct flow_net *n, const struct sim_event *ev)
 	bool done = (w >> 16) & 1;
 
 	if (fl && fl->gen == (uint32_t)(w >> 32)) {
-		struct flow *a = n->ch[fl->chan0].q.active;
+		struct flow *a = flow_at(n, n->ch[fl->chan0].q.active);
 
 		if (fl->ghost)
 			settle(n, fl);
@@ -3355,11 +3390,11 @@ static void buf_tick(struct flow_net *n)
 
 		/* a ghost has nothing behind it in line, and leaves it without
 		 * finish_sending (settle): it keeps the line */
-		if (q->active != fl || fl->detached || fl->ghost || !(pos_at(fl, now) < fl->units))
+		if (q->active != fl->id || fl->detached || fl->ghost || !(pos_at(fl, now) < fl->units))
 			continue;
 		buf_pair_hold(n, fl->pair, +1);
 		fl->detached = true;
-		q->active = NULL;
+		q->active = 0;
 		q->busy = false;
 		start_waiting(n, q);
 	}
@@ -3477,6 +3512,8 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	g_assert(hops >= 1 && src >= 0 && src < n->nranks && dst >= 0 && dst < n->nranks);
 	/* a flow taken again keeps what it owned; one of a new block (zeroed)
 	 * starts with its route entries in itself */
+	if (!n->flows.free)
+		flows_grow(n);
 	struct flow *fl = pool_take(&n->flows);
 
 	if (!fl->use) {
@@ -3510,7 +3547,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 		x->bx_n = 0;
 		x->buf_stamp = 0;
 	}
-	fl->next = NULL;
+	fl->next = 0;
 	fl->src = src;
 	fl->dst = dst;
 	fl->pair = pair_index(n, src, dst);
@@ -3555,13 +3592,13 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 }
 
 /* Puts fl last in its channel's line q. */
-static void push(struct chan_fifo *q, struct flow *fl)
+static void push(struct flow_net *n, struct chan_fifo *q, struct flow *fl)
 {
 	if (q->tail)
-		q->tail->next = fl;
+		flow_of(n, q->tail)->next = fl->id;
 	else
-		q->head = fl;
-	q->tail = fl;
+		q->head = fl->id;
+	q->tail = fl->id;
 	q->waiting_units += fl->units;
 }
 
@@ -3570,10 +3607,12 @@ static void enqueue(struct flow_net *n, struct flow *fl)
 {
 	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
-	push(q, fl);
+	push(n, q, fl);
 	start_waiting(n, q);
-	if (q->active && !q->active->rel_pending)
-		release_plan(n, q->active);
+	struct flow *a = flow_at(n, q->active);
+
+	if (a && !a->rel_pending)
+		release_plan(n, a);
 }
 
 /* Before a message is sent (or grows) on q: the one parked there enters
@@ -3581,7 +3620,7 @@ static void enqueue(struct flow_net *n, struct flow *fl)
  * start as an event. */
 static void unpark(struct flow_net *n, struct chan_fifo *q)
 {
-	struct flow *k = q->later;
+	struct flow *k = flow_at(n, q->later);
 	sim_time_t now = sim_now(n->s);
 
 	if (!k || !q->parked)
@@ -3591,8 +3630,8 @@ static void unpark(struct flow_net *n, struct chan_fifo *q)
 		flow_event(n, k->t_pos - now, FL_START, k, 0);
 		return;
 	}
-	q->later = NULL;
-	push(q, k);
+	q->later = 0;
+	push(n, q, k);
 }
 
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
@@ -3603,10 +3642,14 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 
 	retire_spent(n);
 	unpark(n, q);
-	if (q->active && q->active->t_pos > sim_now(n->s))
-		unbegin(n, q->active);
-	if (q->active && q->active->ghost)
-		settle(n, q->active);
+	struct flow *a = flow_at(n, q->active);
+
+	if (a && a->t_pos > sim_now(n->s)) {
+		unbegin(n, a);
+		a = flow_at(n, q->active); /* the ghost it took the channel from, if any */
+	}
+	if (a && a->ghost)
+		settle(n, a);
 	enqueue(n, flow_make(n, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack, late,
 			     deliver, user));
 }
@@ -3618,7 +3661,7 @@ static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int
 		     sim_time_t at, struct flow **g)
 {
 	struct chan_fifo *q = &n->ch[chans[0]].q;
-	struct flow *a = q->active;
+	struct flow *a = flow_at(n, q->active);
 
 	*g = NULL;
 	if (q->head || q->later)
@@ -3654,7 +3697,7 @@ static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int
 static bool parkable(const struct flow_net *n, int src, int dst, int chan)
 {
 	const struct chan_fifo *q = &n->ch[chan].q;
-	const struct flow *a = q->active;
+	const struct flow *a = flow_at(n, q->active);
 
 	return !q->head && !q->later && a && !a->ghost && a->t_pos <= sim_now(n->s) &&
 	       a->src == src && a->dst == dst && a->hops == 1 && a->bytes > 0;
@@ -3685,7 +3728,7 @@ static void begin_ahead(struct flow_net *n, struct flow *fl, sim_time_t at, stru
 	}
 	size_flow(n, fl);
 	q->busy = true;
-	q->active = fl;
+	q->active = fl->id;
 	for (uint32_t u = 0; u < fl->nuse; u++)
 		res_add(&n->res[fl->use[u].res], fl, fl->use[u].w);
 	fl->t_pos = at;
@@ -3721,7 +3764,7 @@ bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const in
 	/* behind the message sending now: it starts at that one's end, or at
 	 * its own, with no event where that end is timed (end_unseen) */
 	fl->t_pos = at;
-	q->later = fl;
+	q->later = fl->id;
 	q->parked = true;
 	return true;
 }
@@ -3732,10 +3775,12 @@ static void on_start(struct flow_net *n, struct flow *fl)
 {
 	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
-	g_assert(q->later == fl);
-	q->later = NULL;
-	if (q->active && q->active->ghost)
-		settle(n, q->active);
+	g_assert(q->later == fl->id);
+	q->later = 0;
+	struct flow *a = flow_at(n, q->active);
+
+	if (a && a->ghost)
+		settle(n, a);
 	enqueue(n, fl);
 }
 
@@ -3808,27 +3853,31 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 {
 	g_assert(chan >= 0 && chan < n->nchans);
 	struct chan_fifo *q = &n->ch[chan].q;
-	struct flow *fl = q->tail;
+	struct flow *fl = flow_at(n, q->tail);
+	struct flow *l = flow_at(n, q->later);
 
-	if (q->later && q->parked && q->later->t_pos <= sim_now(n->s))
+	if (l && q->parked && l->t_pos <= sim_now(n->s)) {
 		unpark(n, q); /* due: it waits in the line */
-	if (q->later && q->later->user == user && q->later->src == src && q->later->dst == dst &&
-	    more) {
+		l = flow_at(n, q->later);
+	}
+	if (l && l->user == user && l->src == src && l->dst == dst && more) {
 		/* unbegun, waiting for its start: nothing of it is sized */
-		struct flow *l = q->later;
 
 		l->bytes += more;
 		l->units = units_on(par_of(n, chan), l->bytes);
 		set_next(l, 0, 0);
 		return true;
 	}
-	if (q->active && q->active->ghost)
-		settle(n, q->active);
-	if (!q->head && q->active && q->active->user == user && q->active->src == src &&
-	    q->active->dst == dst && q->active->bytes && more && q->active->units > 0) {
+	struct flow *a = flow_at(n, q->active);
+
+	if (a && a->ghost)
+		settle(n, a);
+	a = flow_at(n, q->active);
+	if (!q->head && a && a->user == user && a->src == src && a->dst == dst && a->bytes &&
+	    more && a->units > 0) {
 		/* it still sends, and nothing waits behind it: the data would
 		 * follow it at once */
-		grow_active(n, q->active, more);
+		grow_active(n, a, more);
 		return true;
 	}
 	/* the tail of the line waits (the active flow has left it): nothing of
@@ -3836,7 +3885,7 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 	if (!fl || fl->user != user || fl->src != src || fl->dst != dst || fl->bytes == 0 ||
 	    more == 0)
 		return false;
-	g_assert(fl->chan0 == chan && fl != q->active);
+	g_assert(fl->chan0 == chan && fl->id != q->active);
 	double units = units_on(par_of(n, chan), fl->bytes + more);
 
 	q->waiting_units += units - fl->units;
