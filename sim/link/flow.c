@@ -159,20 +159,30 @@ struct fres {
 		struct flow **many; /* else owned, room for 1 << room_log2 */
 	};
 	uint32_t n;
-	uint32_t par;          /* a channel's: its parameters, flow_net.par[par] */
+	uint32_t par : 26;     /* a channel's: its parameters, flow_net.par[par] */
+	uint32_t room_log2 : 6; /* the room of `many`, log2; 0: `one` */
 	double used;           /* under max-min, between fills: what its flows take at
 				* their rates (rate x weight); in a fill of the walk
 				* it is in: what its frozen flows take */
+	uint32_t stamp;        /* component walk */
+	uint32_t walk_at;      /* its place in the walk (walk_res, walk_fill), or
+				* WALK_BORDER, UINT32_MAX; valid where stamp is the
+				* walk's */
+};
+G_STATIC_ASSERT(sizeof(struct fres) == 40);
+
+/* The most distinct parameter sets (fres.par). */
+#define FLOW_PARAMS_MAX ((uint32_t)1 << 26)
+
+/* Progressive filling's state of a resource in reshare's walk, at its
+ * place (fres.walk_at), apart from the resource: only a walk's resources
+ * need it. */
+struct fres_fill {
 	double wsum;           /* weight of the unfrozen flows */
 	uint32_t nfree;        /* unfrozen flows */
-	uint32_t stamp;        /* component walk */
-	uint8_t room_log2;     /* the room of `many`, log2; 0: `one` */
-	/* progressive filling scratch */
 	bool full;
-	bool whole;            /* in reshare's walk with all its flows */
-	uint32_t walk_at;      /* its place in the walk (fill_next's index) */
+	bool whole;            /* in the walk with all its flows */
 };
-G_STATIC_ASSERT(sizeof(struct fres) == 56);
 
 /* The active flows on r, r->n of them. */
 static inline struct flow **res_fl(const struct fres *r)
@@ -426,6 +436,9 @@ struct flow_net {
 	GArray *walk_border;          /* scratch: uint32_t, resources with room the
 				       * walk reached (reshare) */
 	GArray *walk_done;            /* scratch: struct frozen, in the fill's order */
+	struct fres_fill *walk_fill;  /* owned, room for walk_fill_cap: the walk's
+				       * resources' (walk_res) */
+	guint walk_fill_cap;
 	const uint8_t *vcs;           /* borrowed: flow_set_vcs */
 	uint32_t arbiter;             /* enum link_flow_arbiter */
 	int32_t *rr_map;              /* rr_share's, nres from its first call: resource ->
@@ -705,6 +718,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 				.header_bytes = p->header_bytes, .max_payload_bytes = p->max_payload_bytes,
 				.buf = buf, .memo_bytes = UINT64_MAX,
 			};
+			g_assert(n->npar < FLOW_PARAMS_MAX);
 			at = GUINT_TO_POINTER(++n->npar);
 			g_hash_table_insert(sets, (gpointer)p, at);
 		}
@@ -765,6 +779,7 @@ void flow_net_free(struct flow_net *n)
 	g_array_unref(n->walk_res);
 	g_array_unref(n->walk_border);
 	g_array_unref(n->walk_done);
+	g_free(n->walk_fill);
 	g_free(n->rr_map);
 	g_free(n->held);
 	g_free(n->mem_clock);
@@ -2383,13 +2398,13 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	bfluid_free(&b);
 }
 
-/* A resource's level in progressive filling, false once it is full or has
- * no unfrozen flow. */
-static bool fres_level(const struct fres *r, double *level)
+/* A resource's level in progressive filling (f its state there), false
+ * once it is full or has no unfrozen flow. */
+static bool fres_level(const struct fres *r, const struct fres_fill *f, double *level)
 {
-	if (r->full || !r->nfree || r->wsum <= 0)
+	if (f->full || !f->nfree || f->wsum <= 0)
 		return false;
-	*level = MAX(r->cap - r->used, 0) / r->wsum;
+	*level = MAX(r->cap - r->used, 0) / f->wsum;
 	return *level < INFINITY;
 }
 
@@ -2418,17 +2433,34 @@ static bool mem_slack(const struct flow_net *n, const struct fres *r)
 	return sum < r->cap * (1 - MEM_SLACK_MARGIN);
 }
 
-/* reshare's walk: the resources, and those of the component in order */
+/* reshare's walk: the resources, those of the component in order, and
+ * their fill's state */
 struct fill_walk {
 	const struct fres *all;
 	const uint32_t *res;
+	const struct fres_fill *fill;
 };
 
 static bool fres_level_of(const void *ctx, uint32_t k, double *level)
 {
 	const struct fill_walk *w = ctx;
 
-	return fres_level(&w->all[w->res[k]], level);
+	return fres_level(&w->all[w->res[k]], &w->fill[k], level);
+}
+
+/* Resource x joins reshare's walk, last (fres.walk_at), its fill's state
+ * not yet found whole. */
+static void walk_add(struct flow_net *n, uint32_t x)
+{
+	GArray *res = n->walk_res;
+
+	if (res->len >= n->walk_fill_cap) { /* a seed dropped after the walk has no state */
+		n->walk_fill_cap = MAX(res->len + 1, MAX(16, 2 * n->walk_fill_cap));
+		n->walk_fill = g_renew(struct fres_fill, n->walk_fill, n->walk_fill_cap);
+	}
+	n->res[x].walk_at = res->len;
+	n->walk_fill[res->len].whole = false; /* until a fill of the walk finds it so */
+	g_array_append_val(res, x);
 }
 
 /* Whether a flow of the list crosses more than one channel. */
@@ -2491,8 +2523,6 @@ static void walk_flow(struct flow_net *n, struct flow *fl, uint32_t stamp, bool 
 		if (n->res[x].stamp == stamp)
 			continue;
 		n->res[x].stamp = stamp;
-		n->res[x].walk_at = 0;
-		n->res[x].whole = false; /* until a fill of the walk finds it so */
 		if (walk_skips(n, x))
 			continue;
 		if (restrict_ && !load_fills(&n->res[x], n->res[x].used)) {
@@ -2500,7 +2530,7 @@ static void walk_flow(struct flow_net *n, struct flow *fl, uint32_t stamp, bool 
 			g_array_append_val(border, x);
 			continue;
 		}
-		g_array_append_val(n->walk_res, x);
+		walk_add(n, x);
 	}
 }
 
@@ -2539,9 +2569,9 @@ static bool in_walk(const struct fres *r)
 /* Whether a fill of reshare's walk computes what r's flows take of it
  * anew (fres.used): r is in the walk with all its flows; otherwise the
  * fill follows the walk's flows' new rates on it. */
-static bool fill_owns(const struct fres *r)
+static bool fill_owns(const struct flow_net *n, const struct fres *r)
 {
-	return in_walk(r) && r->whole;
+	return in_walk(r) && n->walk_fill[r->walk_at].whole;
 }
 
 /* Progressive filling over the walk's flows and resources (reshare): the
@@ -2553,13 +2583,13 @@ static void fill(struct flow_net *n, GArray *done)
 	GPtrArray *flows = n->walk_flows;
 	GArray *res = n->walk_res;
 
+	struct fres_fill *F = n->walk_fill;
+
 	g_array_set_size(done, 0);
 	for (guint k = 0; k < res->len; k++) {
-		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
-
-		r->wsum = 0;
-		r->nfree = 0;
-		r->full = false;
+		F[k].wsum = 0;
+		F[k].nfree = 0;
+		F[k].full = false;
 	}
 	size_t members = 0;
 
@@ -2571,8 +2601,10 @@ static void fill(struct flow_net *n, GArray *done)
 		for (uint32_t u = 0; u < fl->nuse; u++) {
 			struct fres *r = &n->res[fl->use[u].res];
 
-			r->wsum += fl->use[u].w;
-			r->nfree++;
+			if (in_walk(r)) {
+				F[r->walk_at].wsum += fl->use[u].w;
+				F[r->walk_at].nfree++;
+			}
 			r->used -= fl->rate * fl->use[u].w; /* its new rate's below */
 		}
 	}
@@ -2581,12 +2613,12 @@ static void fill(struct flow_net *n, GArray *done)
 	for (guint k = 0; k < res->len; k++) {
 		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 
-		r->whole = r->nfree == r->n;
-		if (r->whole)
+		F[k].whole = F[k].nfree == r->n;
+		if (F[k].whole)
 			r->used = 0;
 	}
 	struct lheap *q = &n->fill;
-	struct fill_walk w = { n->res, (const uint32_t *)(const void *)res->data };
+	struct fill_walk w = { n->res, (const uint32_t *)(const void *)res->data, F };
 
 	lh_reset(q, res->len, FILL_SCAN_PER_MEMBER * members);
 	for (;;) {
@@ -2600,17 +2632,15 @@ static void fill(struct flow_net *n, GArray *done)
 			for (guint i = 0; i < res->len; i++) {
 				double level;
 
-				if (fres_level(&n->res[w.res[i]], &level) && level < k.level)
+				if (fres_level(&n->res[w.res[i]], &F[i], &level) && level < k.level)
 					k = (struct vkey){ level, i };
 			}
 			if (k.v == UINT32_MAX)
 				break;
 			q->work += res->len;
 			if (q->work > q->budget) {
-				for (guint i = 0; i < res->len; i++) {
-					n->res[w.res[i]].walk_at = i;
+				for (guint i = 0; i < res->len; i++)
 					lh_add(q, i);
-				}
 				lh_heapify(q, fres_level_of, &w);
 				lh_remove(q, k.v);
 			}
@@ -2619,7 +2649,7 @@ static void fill(struct flow_net *n, GArray *done)
 		double best = k.level;
 		bool heaped = q->heaped;
 
-		bottleneck->full = true;
+		F[k.v].full = true;
 		for (uint32_t i = 0; i < bottleneck->n; i++) {
 			struct flow *fl = res_fl(bottleneck)[i];
 
@@ -2632,16 +2662,18 @@ static void fill(struct flow_net *n, GArray *done)
 				struct fres *r = &n->res[fl->use[u].res];
 
 				r->used += best * fl->use[u].w;
-				r->wsum -= fl->use[u].w;
-				r->nfree--;
+				if (in_walk(r)) {
+					F[r->walk_at].wsum -= fl->use[u].w;
+					F[r->walk_at].nfree--;
+				}
 			}
 			for (uint32_t u = 0; heaped && u < fl->nuse; u++) {
 				const struct fres *r = &n->res[fl->use[u].res];
 				double level = 0;
 
-				if (r->walk_at >= WALK_BORDER)
+				if (!in_walk(r))
 					continue; /* left out of the walk */
-				bool valid = fres_level(r, &level);
+				bool valid = fres_level(r, &F[r->walk_at], &level);
 
 				lh_touch(q, r->walk_at, valid, level);
 			}
@@ -2653,7 +2685,7 @@ static void fill(struct flow_net *n, GArray *done)
 		for (uint32_t u = 0; !fl->frozen && u < fl->nuse; u++) {
 			struct fres *r = &n->res[fl->use[u].res];
 
-			if (!fill_owns(r))
+			if (!fill_owns(n, r))
 				r->used += fl->rate * fl->use[u].w;
 		}
 	}
@@ -2664,9 +2696,7 @@ static void walk_join(struct flow_net *n, uint32_t x)
 {
 	if (n->res[x].walk_at != WALK_BORDER)
 		return;
-	n->res[x].walk_at = 0;
-	n->res[x].whole = false; /* until the next fill finds it so */
-	g_array_append_val(n->walk_res, x);
+	walk_add(n, x);
 	n->walk_stats.joins++;
 }
 
@@ -2713,13 +2743,14 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 		if (r->stamp == stamp)
 			continue;
 		r->stamp = stamp;
-		r->walk_at = 0;
-		if (walk_skips(n, seeds[i].res)) {
-			if (!changed)
-				continue;
-			loose = true;
+		if (!walk_skips(n, seeds[i].res)) {
+			walk_add(n, seeds[i].res);
+			continue;
 		}
-		g_array_append_val(res, seeds[i].res);
+		if (!changed)
+			continue;
+		loose = true;
+		g_array_append_val(res, seeds[i].res); /* walked, then dropped */
 	}
 	guint nseed = res->len;
 
@@ -2730,8 +2761,11 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 		for (guint k = 0; k < res->len; k++) {
 			uint32_t x = g_array_index(res, uint32_t, k);
 
-			if (n->res[x].walk_at != UINT32_MAX)
-				g_array_index(res, uint32_t, kept++) = x;
+			if (n->res[x].walk_at == UINT32_MAX)
+				continue;
+			n->res[x].walk_at = kept;
+			n->walk_fill[kept].whole = false;
+			g_array_index(res, uint32_t, kept++) = x;
 		}
 		g_array_set_size(res, kept);
 	}
@@ -2783,7 +2817,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			const struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 			double level = 0;
 
-			if (r->whole || !r->full)
+			if (n->walk_fill[k].whole || !n->walk_fill[k].full)
 				continue;
 			for (uint32_t i = 0; i < r->n; i++)
 				if (res_fl(r)[i]->stamp == stamp)
@@ -2806,7 +2840,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			for (uint32_t u = 0; u < f->fl->nuse; u++) {
 				struct fres *r = &n->res[f->fl->use[u].res];
 
-				if (!fill_owns(r))
+				if (!fill_owns(n, r))
 					r->used += (f->old - f->fl->rate) * f->fl->use[u].w;
 			}
 			f->fl->rate = f->old;
