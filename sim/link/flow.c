@@ -159,20 +159,30 @@ struct fres {
 		struct flow **many; /* else owned, room for 1 << room_log2 */
 	};
 	uint32_t n;
-	uint32_t par;          /* a channel's: its parameters, flow_net.par[par] */
+	uint32_t par : 26;     /* a channel's: its parameters, flow_net.par[par] */
+	uint32_t room_log2 : 6; /* the room of `many`, log2; 0: `one` */
 	double used;           /* under max-min, between fills: what its flows take at
 				* their rates (rate x weight); in a fill of the walk
 				* it is in: what its frozen flows take */
+	uint32_t stamp;        /* component walk */
+	uint32_t walk_at;      /* its place in the walk (walk_res, walk_fill), or
+				* WALK_BORDER, UINT32_MAX; valid where stamp is the
+				* walk's */
+};
+G_STATIC_ASSERT(sizeof(struct fres) == 40);
+
+/* The most distinct parameter sets (fres.par). */
+#define FLOW_PARAMS_MAX ((uint32_t)1 << 26)
+
+/* Progressive filling's state of a resource in reshare's walk, at its
+ * place (fres.walk_at), apart from the resource: only a walk's resources
+ * need it. */
+struct fres_fill {
 	double wsum;           /* weight of the unfrozen flows */
 	uint32_t nfree;        /* unfrozen flows */
-	uint32_t stamp;        /* component walk */
-	uint8_t room_log2;     /* the room of `many`, log2; 0: `one` */
-	/* progressive filling scratch */
 	bool full;
-	bool whole;            /* in reshare's walk with all its flows */
-	uint32_t walk_at;      /* its place in the walk (fill_next's index) */
+	bool whole;            /* in the walk with all its flows */
 };
-G_STATIC_ASSERT(sizeof(struct fres) == 56);
 
 /* The active flows on r, r->n of them. */
 static inline struct flow **res_fl(const struct fres *r)
@@ -205,8 +215,9 @@ struct flow_use {
 #define FLOW_VC_IN 8
 
 struct flow {
-	struct flow *next;     /* channel FIFO, or free list */
-	int src, dst;
+	int src, dst;          /* first: the store's free list link while free */
+	uint32_t next;         /* channel FIFO: the next flow's id, 0: none */
+	uint32_t id;           /* its number in the store, from 1 (flow_at), for good */
 	uint64_t bytes;        /* payload */
 	double units;          /* W: wire bytes on the first channel, > 0 unless empty */
 	double pos;            /* units sent by t_pos */
@@ -308,16 +319,18 @@ static inline bool in_fluid(const struct flow *fl)
 	return fl->ext && fl->ext->bx_n;
 }
 
+/* A channel's line: its flows by id (flow.id, flow_at; 0: none), so that
+ * a channel fits 48 bytes. */
 struct chan_fifo {
-	struct flow *head, *tail; /* waiting, in send order */
-	struct flow *active;      /* the flow from memory sending on it (or begun ahead
-				   * to send from t_pos, flow_send_at), NULL: idle */
-	struct flow *later;       /* one that enters the line at its t_pos: by FL_START,
+	uint32_t head, tail;      /* waiting, in send order */
+	uint32_t active;          /* the flow from memory sending on it (or begun ahead
+				   * to send from t_pos, flow_send_at), 0: idle */
+	uint32_t later;           /* one that enters the line at its t_pos: by FL_START,
 				   * or (parked) as the active flow ends or a message
 				   * is sent on the channel, with no event of its own */
 	uint64_t waiting_units : 61; /* units of the waiting flows (wire bytes:
 				   * whole, as units_on gives them) */
-	bool busy : 1;            /* active != NULL */
+	bool busy : 1;            /* active != 0 */
 	bool parked : 1;          /* later waits with no event */
 	bool into_switch : 1;     /* its channel enters a switch, not a rank */
 };
@@ -348,8 +361,8 @@ struct fchan {
 	struct chan_fifo q;
 	uint64_t payload_bytes, packets;
 	sim_time_t busy_ps;
-} __attribute__((aligned(64)));
-G_STATIC_ASSERT(sizeof(struct fchan) == 64);
+};
+G_STATIC_ASSERT(sizeof(struct fchan) == 48);
 
 /* A channel's payload of messages of other than one hop: [h] of h hops, [7]
  * of 7 or more (channel_stats.hops_histogram, but [1]). */
@@ -390,6 +403,7 @@ struct flow_net {
 	struct pool flows;            /* every flow ever made, by blocks of FLOW_BLOCK; a
 				       * flow handed back keeps what it owns for its
 				       * next use (flow_make) */
+	struct flow **blocks;         /* borrowed: flows.blocks' array (flow_of) */
 	struct pool exts;             /* the flows' struct flow_ext, by blocks of
 				       * FLOW_BLOCK, each its flow's for good */
 	uint64_t in_flight;
@@ -422,6 +436,9 @@ struct flow_net {
 	GArray *walk_border;          /* scratch: uint32_t, resources with room the
 				       * walk reached (reshare) */
 	GArray *walk_done;            /* scratch: struct frozen, in the fill's order */
+	struct fres_fill *walk_fill;  /* owned, room for walk_fill_cap: the walk's
+				       * resources' (walk_res) */
+	guint walk_fill_cap;
 	const uint8_t *vcs;           /* borrowed: flow_set_vcs */
 	uint32_t arbiter;             /* enum link_flow_arbiter */
 	int32_t *rr_map;              /* rr_share's, nres from its first call: resource ->
@@ -454,6 +471,37 @@ struct flow_net {
 
 /* Flows per block of the flow network's store (flow_net.flows). */
 #define FLOW_BLOCK 256
+
+/* The flow of number id, not 0. */
+static inline struct flow *flow_of(const struct flow_net *n, uint32_t id)
+{
+	return &n->blocks[(id - 1) / FLOW_BLOCK][(id - 1) % FLOW_BLOCK];
+}
+
+/* The flow of number id in the store (flow.id), NULL for 0. */
+static inline struct flow *flow_at(const struct flow_net *n, uint32_t id)
+{
+	return id ? flow_of(n, id) : NULL;
+}
+
+/* A flow's number, 0 for NULL. */
+static inline uint32_t flow_id(const struct flow *fl)
+{
+	return fl ? fl->id : 0;
+}
+
+/* Adds a block to the store, its flows numbered. */
+static void flows_grow(struct flow_net *n)
+{
+	pool_grow(&n->flows);
+	guint k = n->flows.blocks->len - 1;
+	struct flow *b = n->flows.blocks->pdata[k];
+
+	g_assert(k < UINT32_MAX / FLOW_BLOCK);
+	for (uint32_t i = 0; i < FLOW_BLOCK; i++)
+		b[i].id = k * FLOW_BLOCK + i + 1;
+	n->blocks = (struct flow **)n->flows.blocks->pdata;
+}
 
 /* Frees what the flows of the network's store own, then the store and
  * their side records'. */
@@ -641,7 +689,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 					n->mem_slack[at] += (double)params[i].max_payload_bytes / cap;
 			}
 	}
-	n->ch = g_aligned_alloc0((gsize)nchans, sizeof(struct fchan), 64);
+	n->ch = g_new0(struct fchan, nchans);
 	g_autoptr(GHashTable) sets = g_hash_table_new(par_hash, par_equal);
 	uint32_t room = 0;
 
@@ -670,6 +718,7 @@ struct flow_net *flow_net_new(struct sim *s, int nchans, const struct link_param
 				.header_bytes = p->header_bytes, .max_payload_bytes = p->max_payload_bytes,
 				.buf = buf, .memo_bytes = UINT64_MAX,
 			};
+			g_assert(n->npar < FLOW_PARAMS_MAX);
 			at = GUINT_TO_POINTER(++n->npar);
 			g_hash_table_insert(sets, (gpointer)p, at);
 		}
@@ -717,7 +766,7 @@ void flow_net_free(struct flow_net *n)
 		if (n->res[i].room_log2)
 			g_free(n->res[i].many);
 	g_free(n->res);
-	g_aligned_free(n->ch);
+	g_free(n->ch);
 	g_free(n->par);
 	g_free(n->hops_other);
 	g_array_unref(n->pair_last);
@@ -730,6 +779,7 @@ void flow_net_free(struct flow_net *n)
 	g_array_unref(n->walk_res);
 	g_array_unref(n->walk_border);
 	g_array_unref(n->walk_done);
+	g_free(n->walk_fill);
 	g_free(n->rr_map);
 	g_free(n->held);
 	g_free(n->mem_clock);
@@ -969,7 +1019,7 @@ static void take_up(struct flow_net *n, struct flow *fl, sim_time_t now)
 double flow_chan_rate(const struct flow_net *n, int chan)
 {
 	g_assert(chan >= 0 && chan < n->nchans);
-	const struct flow *a = n->ch[chan].q.active;
+	const struct flow *a = flow_at(n, n->ch[chan].q.active);
 	sim_time_t now = sim_now(n->s);
 
 	if (a && a->t_pos > now) /* begun ahead: what sends is the ghost before it */
@@ -999,7 +1049,7 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 {
 	g_assert(chan >= 0 && chan < n->nchans);
 	const struct chan_fifo *q = &n->ch[chan].q;
-	const struct flow *a = q->active;
+	const struct flow *a = flow_at(n, q->active);
 
 	sim_time_t now = sim_now(n->s);
 
@@ -1012,8 +1062,8 @@ sim_time_t flow_chan_drain_ps(const struct flow_net *n, int chan)
 	double pos = a->pos + a->rate * (double)(now - a->t_pos);
 	double left = MAX(a->units - pos, 0) + q->waiting_units;
 
-	if (q->later && q->parked && q->later->t_pos <= now)
-		left += q->later->units; /* due: in the line */
+	if (q->later && q->parked && flow_of(n, q->later)->t_pos <= now)
+		left += flow_of(n, q->later)->units; /* due: in the line */
 	double d = left / a->rate;
 
 	return d >= (double)SIM_TIME_END ? SIM_TIME_END : (sim_time_t)d;
@@ -1108,14 +1158,14 @@ static bool end_unseen(struct flow_net *n, struct flow *fl, sim_time_t t_end)
 
 	if (q->later && q->parked) {
 		/* the one parked behind it starts at its end, or at its own */
-		struct flow *k = q->later;
+		struct flow *k = flow_of(n, q->later);
 		sim_time_t at = MAX(k->t_pos, t_end);
 
 		q->parked = false;
 		if (n->in_reshare) { /* the walk holds the lists: at its start */
 			flow_event(n, at - now, FL_START, k, 0);
 		} else {
-			q->later = NULL;
+			q->later = 0;
 			begin_ahead(n, k, at, fl);
 		}
 	}
@@ -1135,7 +1185,7 @@ static bool releasable(const struct flow_net *n, const struct flow *fl)
 		return false;
 	const struct chan_fifo *q = &n->ch[fl->chan0].q;
 
-	return q->active == fl && q->head;
+	return q->active == fl->id && q->head;
 }
 
 static bool load_fills(const struct fres *r, double load);
@@ -1221,7 +1271,7 @@ static void on_release(struct flow_net *n, struct flow *fl)
 	fl->ext->rel_units = rest;
 	buf_pair_hold(n, fl->pair, +1);
 	fl->detached = true;
-	q->active = NULL;
+	q->active = 0;
 	q->busy = false;
 	for (uint32_t u = 0; u < fl->nuse; u++) {
 		uint32_t r = fl->use[u].res;
@@ -2302,7 +2352,7 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 		b.fresh[i] = held <= 0;
 		/* all in the buffers: its line may go on (at the tick) */
 		if (n->buf_commit && rem[i] <= 0 && left[i] > 0 && !fl->detached &&
-		    n->ch[fl->chan0].q.active == fl && fl->t_pos <= sim_now(n->s)) {
+		    n->ch[fl->chan0].q.active == fl->id && fl->t_pos <= sim_now(n->s)) {
 			if (!n->buf_detach)
 				n->buf_detach = g_ptr_array_new();
 			g_ptr_array_add(n->buf_detach, (gpointer)fl);
@@ -2348,13 +2398,13 @@ static void buf_share(struct flow_net *n, GPtrArray *flows, GArray *res)
 	bfluid_free(&b);
 }
 
-/* A resource's level in progressive filling, false once it is full or has
- * no unfrozen flow. */
-static bool fres_level(const struct fres *r, double *level)
+/* A resource's level in progressive filling (f its state there), false
+ * once it is full or has no unfrozen flow. */
+static bool fres_level(const struct fres *r, const struct fres_fill *f, double *level)
 {
-	if (r->full || !r->nfree || r->wsum <= 0)
+	if (f->full || !f->nfree || f->wsum <= 0)
 		return false;
-	*level = MAX(r->cap - r->used, 0) / r->wsum;
+	*level = MAX(r->cap - r->used, 0) / f->wsum;
 	return *level < INFINITY;
 }
 
@@ -2383,17 +2433,34 @@ static bool mem_slack(const struct flow_net *n, const struct fres *r)
 	return sum < r->cap * (1 - MEM_SLACK_MARGIN);
 }
 
-/* reshare's walk: the resources, and those of the component in order */
+/* reshare's walk: the resources, those of the component in order, and
+ * their fill's state */
 struct fill_walk {
 	const struct fres *all;
 	const uint32_t *res;
+	const struct fres_fill *fill;
 };
 
 static bool fres_level_of(const void *ctx, uint32_t k, double *level)
 {
 	const struct fill_walk *w = ctx;
 
-	return fres_level(&w->all[w->res[k]], level);
+	return fres_level(&w->all[w->res[k]], &w->fill[k], level);
+}
+
+/* Resource x joins reshare's walk, last (fres.walk_at), its fill's state
+ * not yet found whole. */
+static void walk_add(struct flow_net *n, uint32_t x)
+{
+	GArray *res = n->walk_res;
+
+	if (res->len >= n->walk_fill_cap) { /* a seed dropped after the walk has no state */
+		n->walk_fill_cap = MAX(res->len + 1, MAX(16, 2 * n->walk_fill_cap));
+		n->walk_fill = g_renew(struct fres_fill, n->walk_fill, n->walk_fill_cap);
+	}
+	n->res[x].walk_at = res->len;
+	n->walk_fill[res->len].whole = false; /* until a fill of the walk finds it so */
+	g_array_append_val(res, x);
 }
 
 /* Whether a flow of the list crosses more than one channel. */
@@ -2456,8 +2523,6 @@ static void walk_flow(struct flow_net *n, struct flow *fl, uint32_t stamp, bool 
 		if (n->res[x].stamp == stamp)
 			continue;
 		n->res[x].stamp = stamp;
-		n->res[x].walk_at = 0;
-		n->res[x].whole = false; /* until a fill of the walk finds it so */
 		if (walk_skips(n, x))
 			continue;
 		if (restrict_ && !load_fills(&n->res[x], n->res[x].used)) {
@@ -2465,7 +2530,7 @@ static void walk_flow(struct flow_net *n, struct flow *fl, uint32_t stamp, bool 
 			g_array_append_val(border, x);
 			continue;
 		}
-		g_array_append_val(n->walk_res, x);
+		walk_add(n, x);
 	}
 }
 
@@ -2504,9 +2569,9 @@ static bool in_walk(const struct fres *r)
 /* Whether a fill of reshare's walk computes what r's flows take of it
  * anew (fres.used): r is in the walk with all its flows; otherwise the
  * fill follows the walk's flows' new rates on it. */
-static bool fill_owns(const struct fres *r)
+static bool fill_owns(const struct flow_net *n, const struct fres *r)
 {
-	return in_walk(r) && r->whole;
+	return in_walk(r) && n->walk_fill[r->walk_at].whole;
 }
 
 /* Progressive filling over the walk's flows and resources (reshare): the
@@ -2518,13 +2583,13 @@ static void fill(struct flow_net *n, GArray *done)
 	GPtrArray *flows = n->walk_flows;
 	GArray *res = n->walk_res;
 
+	struct fres_fill *F = n->walk_fill;
+
 	g_array_set_size(done, 0);
 	for (guint k = 0; k < res->len; k++) {
-		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
-
-		r->wsum = 0;
-		r->nfree = 0;
-		r->full = false;
+		F[k].wsum = 0;
+		F[k].nfree = 0;
+		F[k].full = false;
 	}
 	size_t members = 0;
 
@@ -2536,8 +2601,10 @@ static void fill(struct flow_net *n, GArray *done)
 		for (uint32_t u = 0; u < fl->nuse; u++) {
 			struct fres *r = &n->res[fl->use[u].res];
 
-			r->wsum += fl->use[u].w;
-			r->nfree++;
+			if (in_walk(r)) {
+				F[r->walk_at].wsum += fl->use[u].w;
+				F[r->walk_at].nfree++;
+			}
 			r->used -= fl->rate * fl->use[u].w; /* its new rate's below */
 		}
 	}
@@ -2546,12 +2613,12 @@ static void fill(struct flow_net *n, GArray *done)
 	for (guint k = 0; k < res->len; k++) {
 		struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 
-		r->whole = r->nfree == r->n;
-		if (r->whole)
+		F[k].whole = F[k].nfree == r->n;
+		if (F[k].whole)
 			r->used = 0;
 	}
 	struct lheap *q = &n->fill;
-	struct fill_walk w = { n->res, (const uint32_t *)(const void *)res->data };
+	struct fill_walk w = { n->res, (const uint32_t *)(const void *)res->data, F };
 
 	lh_reset(q, res->len, FILL_SCAN_PER_MEMBER * members);
 	for (;;) {
@@ -2565,17 +2632,15 @@ static void fill(struct flow_net *n, GArray *done)
 			for (guint i = 0; i < res->len; i++) {
 				double level;
 
-				if (fres_level(&n->res[w.res[i]], &level) && level < k.level)
+				if (fres_level(&n->res[w.res[i]], &F[i], &level) && level < k.level)
 					k = (struct vkey){ level, i };
 			}
 			if (k.v == UINT32_MAX)
 				break;
 			q->work += res->len;
 			if (q->work > q->budget) {
-				for (guint i = 0; i < res->len; i++) {
-					n->res[w.res[i]].walk_at = i;
+				for (guint i = 0; i < res->len; i++)
 					lh_add(q, i);
-				}
 				lh_heapify(q, fres_level_of, &w);
 				lh_remove(q, k.v);
 			}
@@ -2584,7 +2649,7 @@ static void fill(struct flow_net *n, GArray *done)
 		double best = k.level;
 		bool heaped = q->heaped;
 
-		bottleneck->full = true;
+		F[k.v].full = true;
 		for (uint32_t i = 0; i < bottleneck->n; i++) {
 			struct flow *fl = res_fl(bottleneck)[i];
 
@@ -2597,16 +2662,18 @@ static void fill(struct flow_net *n, GArray *done)
 				struct fres *r = &n->res[fl->use[u].res];
 
 				r->used += best * fl->use[u].w;
-				r->wsum -= fl->use[u].w;
-				r->nfree--;
+				if (in_walk(r)) {
+					F[r->walk_at].wsum -= fl->use[u].w;
+					F[r->walk_at].nfree--;
+				}
 			}
 			for (uint32_t u = 0; heaped && u < fl->nuse; u++) {
 				const struct fres *r = &n->res[fl->use[u].res];
 				double level = 0;
 
-				if (r->walk_at >= WALK_BORDER)
+				if (!in_walk(r))
 					continue; /* left out of the walk */
-				bool valid = fres_level(r, &level);
+				bool valid = fres_level(r, &F[r->walk_at], &level);
 
 				lh_touch(q, r->walk_at, valid, level);
 			}
@@ -2618,7 +2685,7 @@ static void fill(struct flow_net *n, GArray *done)
 		for (uint32_t u = 0; !fl->frozen && u < fl->nuse; u++) {
 			struct fres *r = &n->res[fl->use[u].res];
 
-			if (!fill_owns(r))
+			if (!fill_owns(n, r))
 				r->used += fl->rate * fl->use[u].w;
 		}
 	}
@@ -2629,9 +2696,7 @@ static void walk_join(struct flow_net *n, uint32_t x)
 {
 	if (n->res[x].walk_at != WALK_BORDER)
 		return;
-	n->res[x].walk_at = 0;
-	n->res[x].whole = false; /* until the next fill finds it so */
-	g_array_append_val(n->walk_res, x);
+	walk_add(n, x);
 	n->walk_stats.joins++;
 }
 
@@ -2678,13 +2743,14 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 		if (r->stamp == stamp)
 			continue;
 		r->stamp = stamp;
-		r->walk_at = 0;
-		if (walk_skips(n, seeds[i].res)) {
-			if (!changed)
-				continue;
-			loose = true;
+		if (!walk_skips(n, seeds[i].res)) {
+			walk_add(n, seeds[i].res);
+			continue;
 		}
-		g_array_append_val(res, seeds[i].res);
+		if (!changed)
+			continue;
+		loose = true;
+		g_array_append_val(res, seeds[i].res); /* walked, then dropped */
 	}
 	guint nseed = res->len;
 
@@ -2695,8 +2761,11 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 		for (guint k = 0; k < res->len; k++) {
 			uint32_t x = g_array_index(res, uint32_t, k);
 
-			if (n->res[x].walk_at != UINT32_MAX)
-				g_array_index(res, uint32_t, kept++) = x;
+			if (n->res[x].walk_at == UINT32_MAX)
+				continue;
+			n->res[x].walk_at = kept;
+			n->walk_fill[kept].whole = false;
+			g_array_index(res, uint32_t, kept++) = x;
 		}
 		g_array_set_size(res, kept);
 	}
@@ -2748,7 +2817,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			const struct fres *r = &n->res[g_array_index(res, uint32_t, k)];
 			double level = 0;
 
-			if (r->whole || !r->full)
+			if (n->walk_fill[k].whole || !n->walk_fill[k].full)
 				continue;
 			for (uint32_t i = 0; i < r->n; i++)
 				if (res_fl(r)[i]->stamp == stamp)
@@ -2771,7 +2840,7 @@ static void reshare(struct flow_net *n, const struct flow_use *seeds, uint32_t n
 			for (uint32_t u = 0; u < f->fl->nuse; u++) {
 				struct fres *r = &n->res[f->fl->use[u].res];
 
-				if (!fill_owns(r))
+				if (!fill_owns(n, r))
 					r->used += (f->old - f->fl->rate) * f->fl->use[u].w;
 			}
 			f->fl->rate = f->old;
@@ -2819,7 +2888,7 @@ static void settle(struct flow_net *n, struct flow *fl)
 		for (uint32_t u = 0; u < fl->nuse; u++)
 			res_remove(&n->res[fl->use[u].res], fl, fl->use[u].w);
 		q->busy = false;
-		q->active = NULL;
+		q->active = 0;
 		return;
 	}
 	sim_cancel(n->s, fl->dev);
@@ -2843,7 +2912,7 @@ static void unbegin(struct flow_net *n, struct flow *fl)
 	struct chan_fifo *q = &n->ch[fl->chan0].q;
 	struct flow *g = fl->before && now < fl->before_end ? fl->before : NULL;
 
-	g_assert(q->active == fl && !q->head && !q->later);
+	g_assert(q->active == fl->id && !q->head && !q->later);
 	if (fl->ghost) {
 		sim_cancel(n->s, fl->dev);
 		g_array_index(n->pair_last, sim_time_t, fl->pair) = fl->prev_last;
@@ -2860,9 +2929,9 @@ static void unbegin(struct flow_net *n, struct flow *fl)
 	fl->pos = 0;
 	fl->last_x = 0;
 	set_next(fl, 0, 0);
-	q->later = fl;
+	q->later = fl->id;
 	flow_event(n, fl->t_pos - now, FL_START, fl, 0);
-	q->active = g;
+	q->active = flow_id(g);
 	q->busy = g != NULL;
 	if (g) {
 		g->ghost = true;
@@ -2903,7 +2972,7 @@ static void retire_spent(struct flow_net *n)
 		return;
 	for (int c = 0; c < n->nchans; c++) {
 		struct chan_fifo *q = &n->ch[c].q;
-		struct flow *a = q->active;
+		struct flow *a = flow_at(n, q->active);
 
 		if (!a)
 			continue;
@@ -2911,7 +2980,7 @@ static void retire_spent(struct flow_net *n)
 			for (uint32_t u = 0; u < a->nuse; u++)
 				res_remove(&n->res[a->use[u].res], a, a->use[u].w);
 			q->busy = false;
-			q->active = NULL;
+			q->active = 0;
 			flow_free(n, a);
 			freed++;
 		} else if (a->before && now >= a->before_end) {
@@ -2922,7 +2991,7 @@ static void retire_spent(struct flow_net *n)
 		}
 	}
 	if (freed < FLOW_BLOCK / 4)
-		pool_grow(&n->flows);
+		flows_grow(n);
 }
 
 /* The rate of a flow alone on every resource it crosses: its component is
@@ -2951,7 +3020,7 @@ static void activate(struct flow_net *n, struct flow *fl)
 	fl->pos = 0;
 	fl->rate = 0;
 	n->ch[fl->chan0].q.busy = true;
-	n->ch[fl->chan0].q.active = fl;
+	n->ch[fl->chan0].q.active = fl->id;
 	bool alone = true;
 
 	for (uint32_t u = 0; u < fl->nuse; u++) {
@@ -3136,7 +3205,7 @@ static void size_flow(struct flow_net *n, struct flow *fl)
 static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 {
 	while (!q->busy && q->head) {
-		struct flow *next = q->head;
+		struct flow *next = flow_of(n, q->head);
 
 		/* behind a message of its pair still in the buffers: in order */
 		if (n->buf_pairs && g_hash_table_contains(n->buf_pairs, GUINT_TO_POINTER(next->pair + 1)))
@@ -3144,12 +3213,12 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 
 		q->head = next->next;
 		if (!q->head) {
-			q->tail = NULL;
+			q->tail = 0;
 			q->waiting_units = 0;
 		} else {
 			q->waiting_units -= next->units;
 		}
-		next->next = NULL;
+		next->next = 0;
 		size_flow(n, next);
 		if (next->units > 0) {
 			activate(n, next);
@@ -3161,18 +3230,18 @@ static void start_waiting(struct flow_net *n, struct chan_fifo *q)
 	if (!q->busy && !q->head && q->later && q->parked) {
 		/* idle: the one parked enters the line now if it is due, else
 		 * begins ahead, alone, or waits for its start */
-		struct flow *k = q->later;
+		struct flow *k = flow_of(n, q->later);
 		struct flow *g;
 		int chan = k->chan0;
 
 		q->parked = false;
-		q->later = NULL;
+		q->later = 0;
 		if (k->t_pos <= sim_now(n->s)) {
 			enqueue(n, k);
 		} else if (alone_at(n, k->src, k->dst, &chan, 1, k->t_pos, &g) && !g) {
 			begin_ahead(n, k, k->t_pos, NULL);
 		} else {
-			q->later = k;
+			q->later = k->id;
 			flow_event(n, k->t_pos - sim_now(n->s), FL_START, k, 0);
 		}
 	}
@@ -3203,14 +3272,14 @@ static void finish_sending(struct flow_net *n, struct flow *fl)
 		buf_pair_hold(n, fl->pair, -1);
 	else {
 		q->busy = false;
-		q->active = NULL;
+		q->active = 0;
 	}
 	/* nothing left on its resources: no rate can change */
 	if (!empty)
 		reshare(n, fl->use, fl->nuse, true);
 	start_waiting(n, q);
 	if (fl->detached && q->active)
-		release_plan(n, q->active); /* more room */
+		release_plan(n, flow_of(n, q->active)); /* more room */
 }
 
 static void on_progress(struct flow_net *n, struct flow *fl)
@@ -3299,7 +3368,7 @@ static void on_deliver(struct flow_net *n, const struct sim_event *ev)
 	bool done = (w >> 16) & 1;
 
 	if (fl && fl->gen == (uint32_t)(w >> 32)) {
-		struct flow *a = n->ch[fl->chan0].q.active;
+		struct flow *a = flow_at(n, n->ch[fl->chan0].q.active);
 
 		if (fl->ghost)
 			settle(n, fl);
@@ -3355,11 +3424,11 @@ static void buf_tick(struct flow_net *n)
 
 		/* a ghost has nothing behind it in line, and leaves it without
 		 * finish_sending (settle): it keeps the line */
-		if (q->active != fl || fl->detached || fl->ghost || !(pos_at(fl, now) < fl->units))
+		if (q->active != fl->id || fl->detached || fl->ghost || !(pos_at(fl, now) < fl->units))
 			continue;
 		buf_pair_hold(n, fl->pair, +1);
 		fl->detached = true;
-		q->active = NULL;
+		q->active = 0;
 		q->busy = false;
 		start_waiting(n, q);
 	}
@@ -3477,6 +3546,8 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 	g_assert(hops >= 1 && src >= 0 && src < n->nranks && dst >= 0 && dst < n->nranks);
 	/* a flow taken again keeps what it owned; one of a new block (zeroed)
 	 * starts with its route entries in itself */
+	if (!n->flows.free)
+		flows_grow(n);
 	struct flow *fl = pool_take(&n->flows);
 
 	if (!fl->use) {
@@ -3510,7 +3581,7 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 		x->bx_n = 0;
 		x->buf_stamp = 0;
 	}
-	fl->next = NULL;
+	fl->next = 0;
 	fl->src = src;
 	fl->dst = dst;
 	fl->pair = pair_index(n, src, dst);
@@ -3555,13 +3626,13 @@ static struct flow *flow_make(struct flow_net *n, int src, int dst, uint64_t byt
 }
 
 /* Puts fl last in its channel's line q. */
-static void push(struct chan_fifo *q, struct flow *fl)
+static void push(struct flow_net *n, struct chan_fifo *q, struct flow *fl)
 {
 	if (q->tail)
-		q->tail->next = fl;
+		flow_of(n, q->tail)->next = fl->id;
 	else
-		q->head = fl;
-	q->tail = fl;
+		q->head = fl->id;
+	q->tail = fl->id;
 	q->waiting_units += fl->units;
 }
 
@@ -3570,10 +3641,12 @@ static void enqueue(struct flow_net *n, struct flow *fl)
 {
 	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
-	push(q, fl);
+	push(n, q, fl);
 	start_waiting(n, q);
-	if (q->active && !q->active->rel_pending)
-		release_plan(n, q->active);
+	struct flow *a = flow_at(n, q->active);
+
+	if (a && !a->rel_pending)
+		release_plan(n, a);
 }
 
 /* Before a message is sent (or grows) on q: the one parked there enters
@@ -3581,7 +3654,7 @@ static void enqueue(struct flow_net *n, struct flow *fl)
  * start as an event. */
 static void unpark(struct flow_net *n, struct chan_fifo *q)
 {
-	struct flow *k = q->later;
+	struct flow *k = flow_at(n, q->later);
 	sim_time_t now = sim_now(n->s);
 
 	if (!k || !q->parked)
@@ -3591,8 +3664,8 @@ static void unpark(struct flow_net *n, struct chan_fifo *q)
 		flow_event(n, k->t_pos - now, FL_START, k, 0);
 		return;
 	}
-	q->later = NULL;
-	push(q, k);
+	q->later = 0;
+	push(n, q, k);
 }
 
 void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *chans, int hops,
@@ -3603,10 +3676,14 @@ void flow_send(struct flow_net *n, int src, int dst, uint64_t bytes, const int *
 
 	retire_spent(n);
 	unpark(n, q);
-	if (q->active && q->active->t_pos > sim_now(n->s))
-		unbegin(n, q->active);
-	if (q->active && q->active->ghost)
-		settle(n, q->active);
+	struct flow *a = flow_at(n, q->active);
+
+	if (a && a->t_pos > sim_now(n->s)) {
+		unbegin(n, a);
+		a = flow_at(n, q->active); /* the ghost it took the channel from, if any */
+	}
+	if (a && a->ghost)
+		settle(n, a);
 	enqueue(n, flow_make(n, src, dst, bytes, chans, hops, first_bytes, piece_bytes, slack, late,
 			     deliver, user));
 }
@@ -3618,7 +3695,7 @@ static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int
 		     sim_time_t at, struct flow **g)
 {
 	struct chan_fifo *q = &n->ch[chans[0]].q;
-	struct flow *a = q->active;
+	struct flow *a = flow_at(n, q->active);
 
 	*g = NULL;
 	if (q->head || q->later)
@@ -3654,7 +3731,7 @@ static bool alone_at(struct flow_net *n, int src, int dst, const int *chans, int
 static bool parkable(const struct flow_net *n, int src, int dst, int chan)
 {
 	const struct chan_fifo *q = &n->ch[chan].q;
-	const struct flow *a = q->active;
+	const struct flow *a = flow_at(n, q->active);
 
 	return !q->head && !q->later && a && !a->ghost && a->t_pos <= sim_now(n->s) &&
 	       a->src == src && a->dst == dst && a->hops == 1 && a->bytes > 0;
@@ -3685,7 +3762,7 @@ static void begin_ahead(struct flow_net *n, struct flow *fl, sim_time_t at, stru
 	}
 	size_flow(n, fl);
 	q->busy = true;
-	q->active = fl;
+	q->active = fl->id;
 	for (uint32_t u = 0; u < fl->nuse; u++)
 		res_add(&n->res[fl->use[u].res], fl, fl->use[u].w);
 	fl->t_pos = at;
@@ -3721,7 +3798,7 @@ bool flow_send_at(struct flow_net *n, int src, int dst, uint64_t bytes, const in
 	/* behind the message sending now: it starts at that one's end, or at
 	 * its own, with no event where that end is timed (end_unseen) */
 	fl->t_pos = at;
-	q->later = fl;
+	q->later = fl->id;
 	q->parked = true;
 	return true;
 }
@@ -3732,10 +3809,12 @@ static void on_start(struct flow_net *n, struct flow *fl)
 {
 	struct chan_fifo *q = &n->ch[fl->chan0].q;
 
-	g_assert(q->later == fl);
-	q->later = NULL;
-	if (q->active && q->active->ghost)
-		settle(n, q->active);
+	g_assert(q->later == fl->id);
+	q->later = 0;
+	struct flow *a = flow_at(n, q->active);
+
+	if (a && a->ghost)
+		settle(n, a);
 	enqueue(n, fl);
 }
 
@@ -3808,27 +3887,31 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 {
 	g_assert(chan >= 0 && chan < n->nchans);
 	struct chan_fifo *q = &n->ch[chan].q;
-	struct flow *fl = q->tail;
+	struct flow *fl = flow_at(n, q->tail);
+	struct flow *l = flow_at(n, q->later);
 
-	if (q->later && q->parked && q->later->t_pos <= sim_now(n->s))
+	if (l && q->parked && l->t_pos <= sim_now(n->s)) {
 		unpark(n, q); /* due: it waits in the line */
-	if (q->later && q->later->user == user && q->later->src == src && q->later->dst == dst &&
-	    more) {
+		l = flow_at(n, q->later);
+	}
+	if (l && l->user == user && l->src == src && l->dst == dst && more) {
 		/* unbegun, waiting for its start: nothing of it is sized */
-		struct flow *l = q->later;
 
 		l->bytes += more;
 		l->units = units_on(par_of(n, chan), l->bytes);
 		set_next(l, 0, 0);
 		return true;
 	}
-	if (q->active && q->active->ghost)
-		settle(n, q->active);
-	if (!q->head && q->active && q->active->user == user && q->active->src == src &&
-	    q->active->dst == dst && q->active->bytes && more && q->active->units > 0) {
+	struct flow *a = flow_at(n, q->active);
+
+	if (a && a->ghost)
+		settle(n, a);
+	a = flow_at(n, q->active);
+	if (!q->head && a && a->user == user && a->src == src && a->dst == dst && a->bytes &&
+	    more && a->units > 0) {
 		/* it still sends, and nothing waits behind it: the data would
 		 * follow it at once */
-		grow_active(n, q->active, more);
+		grow_active(n, a, more);
 		return true;
 	}
 	/* the tail of the line waits (the active flow has left it): nothing of
@@ -3836,7 +3919,7 @@ bool flow_append(struct flow_net *n, int src, int dst, int chan, uint64_t more, 
 	if (!fl || fl->user != user || fl->src != src || fl->dst != dst || fl->bytes == 0 ||
 	    more == 0)
 		return false;
-	g_assert(fl->chan0 == chan && fl != q->active);
+	g_assert(fl->chan0 == chan && fl->id != q->active);
 	double units = units_on(par_of(n, chan), fl->bytes + more);
 
 	q->waiting_units += units - fl->units;
