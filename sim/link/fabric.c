@@ -960,10 +960,12 @@ static void chan_params(const struct fabric *f, int i, struct link_params *out)
 	const struct topo_chan *tc = &f->t.chans[i];
 
 	*out = f->tier[tc->tier];
-	if (tc->bw_bytes_per_s)
-		out->bw_bytes_per_s = tc->bw_bytes_per_s;
-	if (tc->lat_ps != SIM_TIME_MAX)
-		out->lat_ps = tc->lat_ps;
+	if (!f->t.own)
+		return;
+	if (f->t.own[i].bw_bytes_per_s)
+		out->bw_bytes_per_s = f->t.own[i].bw_bytes_per_s;
+	if (f->t.own[i].lat_ps != SIM_TIME_MAX)
+		out->lat_ps = f->t.own[i].lat_ps;
 }
 
 /* A node's injection and ejection are rates its ports share (DESIGN.md:
