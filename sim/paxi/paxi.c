@@ -190,7 +190,9 @@ struct paxi {
 				       * of the transactions made, in order */
 	struct paxi_params p;
 	int nodes;
-	struct cdma *units;           /* nodes x cdma_units */
+	struct cdma *units[PAXI_MAX_CDMA_UNITS]; /* owned: per unit index < cdma_units,
+				       * that unit of every node, made when one is
+				       * first used (unit_at); else NULL */
 	sim_time_t *reduce_free_at;   /* per reducer (reducer_of) */
 	struct engine *engines;       /* paxi.engine: per node; NULL without */
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
@@ -358,7 +360,6 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 		fabric_set_early(f, data_early);
 	x->p = *p;
 	x->nodes = fabric_ranks(f);
-	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
 	x->reduce_free_at = g_new0(sim_time_t, p->reduce_per == PAXI_REDUCE_UNIT
 							     ? (gsize)x->nodes * p->cdma_units
 							     : (gsize)x->nodes);
@@ -393,7 +394,8 @@ void paxi_free(struct paxi *x)
 	g_ptr_array_unref(x->res_blocks);
 	if (x->res_slot)
 		g_array_unref(x->res_slot);
-	g_free(x->units);
+	for (uint32_t k = 0; k < x->p.cdma_units; k++)
+		g_free(x->units[k]);
 	g_free(x->reduce_free_at);
 	for (int i = 0; x->engines && i < x->nodes; i++) {
 		g_queue_clear_full(&x->engines[i].queue, g_free);
@@ -463,8 +465,9 @@ void paxi_keep_times(struct paxi *x, bool keep)
 {
 	/* a reservation's slot grant is kept (res_slot) or not from its
 	 * making to its transaction's */
-	for (size_t i = 0; keep != x->keep_times && i < (size_t)x->nodes * x->p.cdma_units; i++)
-		g_assert(!x->units[i].res);
+	for (uint32_t k = 0; keep != x->keep_times && k < x->p.cdma_units; k++)
+		for (int i = 0; x->units[k] && i < x->nodes; i++)
+			g_assert(!x->units[k][i].res);
 	x->keep_times = keep;
 }
 
@@ -845,14 +848,28 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 		send_ctrl(t, CTRL_RESP);
 }
 
-static struct cdma *unit_of(struct paxi_txn *t)
+/* Unit `unit` (modulo the node's) of node, its index's units made if
+ * none has been used. */
+static struct cdma *unit_at(struct paxi *x, int node, uint32_t unit)
 {
-	return &t->x->units[(size_t)t->src * t->x->p.cdma_units + t->unit];
+	struct cdma **u = &x->units[unit % x->p.cdma_units];
+
+	if (G_UNLIKELY(!*u))
+		*u = g_new0(struct cdma, (gsize)x->nodes);
+	return &(*u)[node];
 }
 
-static struct cdma *unit_at(const struct paxi *x, int node, uint32_t unit)
+/* The same where it has been used, else NULL (no slot held, none waits). */
+static const struct cdma *unit_used(const struct paxi *x, int node, uint32_t unit)
 {
-	return &x->units[(size_t)node * x->p.cdma_units + unit % x->p.cdma_units];
+	const struct cdma *u = x->units[unit % x->p.cdma_units];
+
+	return u ? &u[node] : NULL;
+}
+
+static struct cdma *unit_of(struct paxi_txn *t)
+{
+	return unit_at(t->x, t->src, t->unit);
 }
 
 /* A slot of u from now, and a setup queued on its descriptor engine, for
@@ -1029,9 +1046,9 @@ void paxi_txn_start(struct paxi_txn *t)
 
 bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit)
 {
-	const struct cdma *u = unit_at(x, node, unit);
+	const struct cdma *u = unit_used(x, node, unit);
 
-	return u->busy >= x->p.slots || u->wait_tail;
+	return u && (u->busy >= x->p.slots || u->wait_tail);
 }
 
 void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32_t unit),
@@ -1113,7 +1130,12 @@ static uint32_t *res_find(const struct paxi *x, struct cdma *u, uint32_t key)
 
 bool paxi_unit_reserved(const struct paxi *x, int node, uint32_t unit, uint32_t key)
 {
-	return *res_find(x, unit_at(x, node, unit), key) != 0;
+	const struct cdma *u = unit_used(x, node, unit);
+
+	for (uint32_t i = u ? u->res : 0; i; i = res_at(x, i - 1)->next)
+		if (res_at(x, i - 1)->key == key)
+			return true;
+	return false;
 }
 
 void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t key)
@@ -1277,7 +1299,7 @@ static struct reduce_req *req_get(struct paxi *x, void (*done)(void *user), void
 void paxi_unit_setup(struct paxi *x, int node, uint32_t unit, void (*done)(void *user),
 		     void *user)
 {
-	struct cdma *u = &x->units[(size_t)node * x->p.cdma_units + unit % x->p.cdma_units];
+	struct cdma *u = unit_at(x, node, unit);
 	sim_time_t now = sim_now(x->s);
 	sim_time_t begin = MAX(now, u->setup_free_at);
 
