@@ -76,7 +76,7 @@ struct paxi_txn {
 					     * while in flight (pump may grow it), else NULL */
 		struct paxi_txn *next_free; /* handed back: paxi's free list */
 	};
-	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
+	uint32_t pair;         /* paired: its (src, dst) pair's slot in paxi's inflight */
 	int32_t chan;          /* flow fidelity: its route's first channel (its drain) */
 	uint8_t proto;         /* enum paxi_proto. Transfer: the run's protocol;
 				* Send/Recv: simple */
@@ -94,6 +94,8 @@ struct paxi_txn {
 	bool landed : 1;       /* its data has all arrived: `when` says when */
 	bool kept : 1;         /* paxi_keep_times was on at paxi_txn_new: its other
 				* times are kept (more_of) */
+	bool paired : 1;       /* paxi's pairs_on was at paxi_txn_new: it has a pair,
+				* and its data counts in its inflight */
 
 	void *src_user;
 	uint64_t available;   /* supplied by the source so far; in TX_DATA, all of
@@ -195,8 +197,13 @@ struct paxi {
 				       * first used (unit_at); else NULL */
 	sim_time_t *reduce_free_at;   /* per reducer (reducer_of) */
 	struct engine *engines;       /* paxi.engine: per node; NULL without */
+	bool pairs_on;                /* transactions have pairs (paired): only what
+				       * reads them does (control out of band, the
+				       * backlogs kept with the times), from the first
+				       * paxi_keep_times on; the rest are NULL until */
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
-				       * transaction: data bytes sent, not delivered */
+				       * paired transaction: its paired transactions'
+				       * data bytes sent, not delivered */
 	GArray *pair_lat;             /* control out of band (else NULL): of struct
 				       * pair_lat, per pair as inflight */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1:
@@ -327,6 +334,19 @@ uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes)
 
 static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
 
+/* Transactions made from now on have pairs (pairs_on). */
+static void pairs_init(struct paxi *x)
+{
+	x->pairs_on = true;
+	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	if (x->p.control == PAXI_CONTROL_OOB)
+		x->pair_lat = g_array_new(FALSE, FALSE, sizeof(struct pair_lat));
+	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
+	for (int i = 0; i < x->nodes; i++)
+		x->last_pair[i] = (struct pair_memo){ .dst = -1 };
+}
+
 struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
 		      GError **error)
 {
@@ -365,13 +385,8 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 							     : (gsize)x->nodes);
 	if (p->engine) /* else no work is queued on one */
 		x->engines = g_new0(struct engine, (gsize)x->nodes);
-	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	if (p->control == PAXI_CONTROL_OOB)
-		x->pair_lat = g_array_new(FALSE, FALSE, sizeof(struct pair_lat));
-	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
-	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
-	for (int i = 0; i < x->nodes; i++)
-		x->last_pair[i] = (struct pair_memo){ .dst = -1 };
+		pairs_init(x);
 	x->txn_blocks = g_ptr_array_new_with_free_func(free);
 	x->res_blocks = g_ptr_array_new_with_free_func(g_free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
@@ -402,11 +417,13 @@ void paxi_free(struct paxi *x)
 		g_free(x->engines[i].cur);
 	}
 	g_free(x->engines);
-	g_array_unref(x->inflight);
+	if (x->pairs_on) {
+		g_array_unref(x->inflight);
+		g_hash_table_unref(x->pairs);
+		g_free(x->last_pair);
+	}
 	if (x->pair_lat)
 		g_array_unref(x->pair_lat);
-	g_hash_table_unref(x->pairs);
-	g_free(x->last_pair);
 	g_free(x);
 }
 
@@ -468,6 +485,10 @@ void paxi_keep_times(struct paxi *x, bool keep)
 	for (uint32_t k = 0; keep != x->keep_times && k < x->p.cdma_units; k++)
 		for (int i = 0; x->units[k] && i < x->nodes; i++)
 			g_assert(!x->units[k][i].res);
+	/* the backlogs count from here: a pair's data in flight is that of its
+	 * transactions made since */
+	if (keep && !x->pairs_on)
+		pairs_init(x);
 	x->keep_times = keep;
 }
 
@@ -600,6 +621,7 @@ static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
 	bool forward = type == CTRL_RTS || type == CTRL_FLAG;
 
 	if (x->p.control == PAXI_CONTROL_OOB && type != CTRL_FLAG) {
+		g_assert(t->paired); /* pairs_on from paxi_new */
 		struct pair_lat *pl = &g_array_index(x->pair_lat, struct pair_lat, t->pair);
 		sim_time_t *lat = forward ? &pl->fwd : &pl->back;
 
@@ -691,7 +713,8 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 
 		/* its last message has not started: it carries this data too */
 		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
-			g_array_index(x->inflight, uint64_t, t->pair) += wire;
+			if (t->paired)
+				g_array_index(x->inflight, uint64_t, t->pair) += wire;
 			if (t->kept)
 				more_of(t)->last_msg_bytes += wire;
 			injected = t->available;
@@ -701,11 +724,11 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 		struct paxi_msg *m = msg_get(x);
 
 		m->t = t;
-		uint64_t *inflight = &g_array_index(x->inflight, uint64_t, t->pair);
-
 		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, injected);
 
-		if (t->kept) {
+		uint64_t *inflight = t->paired ? &g_array_index(x->inflight, uint64_t, t->pair) : NULL;
+
+		if (t->kept) { /* so paired */
 			struct txn_more *more = more_of(t);
 
 			if (!injected && !t->zero_sent)
@@ -713,7 +736,8 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 			more->backlog_last = *inflight;
 			more->last_msg_bytes = wire;
 		}
-		*inflight += wire;
+		if (inflight)
+			*inflight += wire;
 		if (x->flow && t->kind == PAXI_TRANSFER) {
 			/* usable as the packets make it: per slice (Simple's flag),
 			 * per packet (LL and LL128 lines are usable as they land):
@@ -814,7 +838,8 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	struct paxi_txn *t = m->t;
 	struct paxi *x = t->x;
 
-	g_array_index(x->inflight, uint64_t, t->pair) -= bytes - m->seen;
+	if (t->paired)
+		g_array_index(x->inflight, uint64_t, t->pair) -= bytes - m->seen;
 	t->wire_arrived += bytes - m->seen;
 	m->seen = bytes;
 	uint64_t arrived = txn_arrived(t);
@@ -916,6 +941,8 @@ static void begin_setup(struct paxi_txn *t)
 }
 
 /* The place of ops among x's (ops[]), taken if new. */
+static void txn_pair(struct paxi_txn *t);
+
 static uint8_t ops_index(struct paxi *x, const struct paxi_txn_ops *ops)
 {
 	uint8_t i = 0;
@@ -982,6 +1009,19 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route),
 		};
 	}
+	if (x->pairs_on)
+		txn_pair(t);
+	t->chan = x->flow ? fabric_first_channel(x->f, src, dst, ROUTE_SHORTEST) : -1;
+	x->st.txns++;
+	return t;
+}
+
+/* t's pair: its slot in the paxi's inflight, the pair made if new. */
+static void txn_pair(struct paxi_txn *t)
+{
+	struct paxi *x = t->x;
+	int src = t->src, dst = t->dst;
+
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
 	struct pair_memo *memo = &x->last_pair[src];
@@ -1003,10 +1043,8 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 					   ((struct pair_lat){ SIM_TIME_MAX, SIM_TIME_MAX }));
 	}
 	t->pair = slot - 1;
+	t->paired = true;
 	*memo = (struct pair_memo){ .dst = dst, .slot = t->pair };
-	t->chan = x->flow ? fabric_first_channel(x->f, src, dst, ROUTE_SHORTEST) : -1;
-	x->st.txns++;
-	return t;
 }
 
 void paxi_txn_set_ops(struct paxi_txn *t, const struct paxi_txn_ops *ops)

@@ -349,7 +349,10 @@ struct paxi_txn_times {
 	sim_time_t last_supply;  /* (kept) the final bytes were supplied */
 	uint64_t last_msg_bytes; /* (kept) size of the final data message */
 	uint64_t backlog_first;  /* (kept) data bytes of the same (src, dst) pair
-				  * still in flight when its first data message left */
+				  * still in flight when its first data message left
+				  * (of the transactions made since paxi_keep_times
+				  * was first on, or since paxi_new with control out
+				  * of band) */
 	uint64_t backlog_last;   /* (kept) the same, when its last data message left */
 	sim_time_t arrived;      /* all data delivered at the destination */
 	sim_time_t usable;       /* (kept) all data usable there */
