@@ -557,6 +557,21 @@ static void on_sent(void *user, struct paxi_txn *t)
 	op_try_finish(o);
 }
 
+static int send_peer(const struct runner *r, int rank, const struct sched_op *op);
+
+/* Flow fidelity: paxi_txn_drain_ps of o's outgoing transaction, made or,
+ * parked (out_parked), as its reservation will make it: a parked send's
+ * transaction is made only when its data is about to move (out_unpark). */
+static sim_time_t out_drain_ps(const struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	if (o->out)
+		return paxi_txn_drain_ps(o->out);
+	return paxi_reserved_drain_ps(r->px, node(r, o->rank), o->lane, o->idx,
+				      node(r, send_peer(r, o->rank, o->op)));
+}
+
 /* Flow fidelity: how long op o can wait for more of its incoming data
  * without delaying anything. A forwarding op whose outgoing channel is busy
  * sending what is queued on it, or whose outgoing Transfer is still in its
@@ -574,14 +589,15 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
 	bool reducer = is_reducing(o->kind) || o->r->pp->staging;
 
 	(void)t;
-	if (o->out_parked)
-		out_unpark(o);
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
 	/* a reduction takes about as long again as the piece's transit: half */
-	if (is_send(o->kind))
+	if (is_send(o->kind)) {
 		/* a send still in the runner's queue may not send yet: 0 */
-		return !o->out ? 0 : reducer ? paxi_txn_drain_ps(o->out) / 2 : paxi_txn_drain_ps(o->out);
+		if (!o->out && !o->out_parked)
+			return 0;
+		return reducer ? out_drain_ps(o) / 2 : out_drain_ps(o);
+	}
 	return reducer ? 0 : SIM_TIME_END;
 }
 
@@ -602,12 +618,14 @@ static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t sin
 	struct runner *r = o->r;
 	bool reducer = is_reducing(o->kind) || r->pp->staging;
 
-	if (o->out_parked)
-		out_unpark(o);
-	if (!o->started || r->nlanes > 1 || !is_send(o->kind) || !o->out ||
-	    paxi_txn_resp_joins(t, o->out))
+	if (!o->started || r->nlanes > 1 || !is_send(o->kind) || (!o->out && !o->out_parked))
 		return false;
-	double out_rate = paxi_txn_chan_rate(o->out);
+	int to = send_peer(r, o->rank, o->op);
+
+	if (o->out ? paxi_txn_resp_joins(t, o->out) : paxi_reserved_resp_joins(t, node(r, o->rank), node(r, to)))
+		return false;
+	double out_rate = o->out ? paxi_txn_chan_rate(o->out)
+				 : paxi_reserved_chan_rate(r->px, node(r, o->rank), node(r, to));
 	double work = reducer ? paxi_work_rate_per_ps(r->px, is_reducing(o->kind)) : 0;
 	double slice = (double)r->pp->slice_bytes;
 
@@ -615,7 +633,7 @@ static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t sin
 		return false;
 	sim_time_t slice_work = work > 0 ? (sim_time_t)(slice / work) : 0;
 
-	if ((double)paxi_txn_drain_ps(o->out) < slice / rate + (double)slice_work)
+	if ((double)out_drain_ps(o) < slice / rate + (double)slice_work)
 		return false;
 	o->fed_early = true;
 	o->early_since = since;
@@ -1237,12 +1255,13 @@ static bool op_park(struct runner *r, int rank, uint32_t i, sim_time_t start_ps)
 				 start_ps);
 }
 
-/* A parked send's transaction is made, on the slot it holds: when the op
- * is first asked about it (its incoming data's slack or early take, which
- * read its outgoing channel once that data moves), when that data lands,
- * or when it supplies data itself, whichever comes first; not as soon as
- * its sender's transaction takes data, which may then wait a long time for
- * its channel (a ring's steps queue there one behind another). */
+/* A parked send's transaction is made, on the slot it holds: when its
+ * incoming data is first usable (it lands, or is taken early) or when it
+ * supplies data itself, whichever comes first; not as soon as its sender's
+ * transaction takes data, which may then wait a long time for its channel
+ * (a ring's steps queue there one behind another). Until then its incoming
+ * data's slack and early take read its outgoing channel and setup from
+ * its reservation (out_drain_ps). */
 static void out_unpark(struct run_op *o)
 {
 	o->out_parked = false;

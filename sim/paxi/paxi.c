@@ -810,23 +810,28 @@ static sim_time_t data_slack(void *user)
 	return ops_of(t)->slack(t->dst_user, t);
 }
 
+/* paxi_txn_drain_ps of a Transfer at flow fidelity, without an engine,
+ * whose setup ends at setup_end, not yet past, on first channel chan: none
+ * of its data leaves before its setup ends (PX_SETUP_DONE allows a
+ * Transfer's data at once, or it was sent ahead of it), nor before its
+ * channel has sent what is queued on it. */
+static sim_time_t drain_before_end(const struct paxi *x, sim_time_t setup_end, int chan)
+{
+	sim_time_t now = sim_now(x->s);
+	sim_time_t left = setup_end > now ? setup_end - now : 0;
+
+	return MAX(left, fabric_channel_drain_ps(x->f, chan));
+}
+
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 {
-	sim_time_t now = sim_now(t->x->s);
-
 	/* sent ahead, its data is allowed at its setup's end (when, until it
 	 * has landed) */
 	bool before_end = t->state == TX_SETUP ||
-			  (t->state == TX_DATA && t->ahead && !t->landed && t->when > now);
+			  (t->state == TX_DATA && t->ahead && !t->landed && t->when > sim_now(t->x->s));
 
-	if (before_end && t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow) {
-		/* none of its data leaves before its setup ends (PX_SETUP_DONE
-		 * allows a Transfer's data at once, or it was sent ahead of it),
-		 * nor before its channel has sent what is queued on it */
-		sim_time_t left = t->when > now ? t->when - now : 0;
-
-		return MAX(left, fabric_channel_drain_ps(t->x->f, t->chan));
-	}
+	if (before_end && t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow)
+		return drain_before_end(t->x, t->when, t->chan);
 	if (t->state != TX_DATA)
 		return 0;
 	return fabric_channel_drain_ps(t->x->f, t->chan);
@@ -1199,6 +1204,36 @@ void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t k
 	*at = res->next;
 	res->next = x->res_free;
 	x->res_free = i;
+}
+
+/* The first channel of a transaction node -> dst (its chan at flow
+ * fidelity). */
+static int first_chan(struct paxi *x, int node, int dst)
+{
+	return fabric_first_channel(x->f, node, dst, ROUTE_SHORTEST);
+}
+
+sim_time_t paxi_reserved_drain_ps(struct paxi *x, int node, uint32_t unit, uint32_t key, int dst)
+{
+	uint32_t i = *res_find(x, unit_at(x, node, unit), key);
+
+	/* its transaction is a Transfer in its setup (paxi_txn_start_reserved) */
+	g_assert(i && x->flow && !x->p.engine);
+	return drain_before_end(x, res_at(x, i - 1)->setup_end, first_chan(x, node, dst));
+}
+
+double paxi_reserved_chan_rate(struct paxi *x, int node, int dst)
+{
+	return fabric_channel_rate(x->f, first_chan(x, node, dst));
+}
+
+bool paxi_reserved_resp_joins(const struct paxi_txn *in, int node, int dst)
+{
+	struct paxi *x = in->x;
+	int chan = first_chan(x, node, dst);
+
+	return x->p.control != PAXI_CONTROL_OOB && chan >= 0 &&
+	       fabric_first_channel(x->f, in->dst, in->src, ROUTE_SHORTEST) == chan;
 }
 
 void paxi_txn_supplied_now(struct paxi_txn *t)
