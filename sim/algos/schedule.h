@@ -82,6 +82,9 @@ struct sched {
 	uint32_t turn_units;   /* turned: the units an offset moves per rank */
 	uint64_t *weights;     /* AllGatherV: nblocks relative counts, owned; else NULL */
 	struct sched_rank *ranks; /* nranks, owned */
+	GArray *none_ops, *none_deps; /* owned: empty, the arrays of every rank that has
+				* stored no op (a turned schedule's but rank
+				* 0's), each a reference; its own from its first */
 	uint64_t nops;         /* ops added, all ranks */
 	uint64_t max_ops;      /* the ops that half the machine's memory holds
 				* (SCHED_BYTES_PER_OP each), set by sched_new */
