@@ -39,14 +39,15 @@
 #include "sim/algos/ir.h"   /* enums, flags, limits, chunking rule: shared with gpu/ */
 #include "sim/paxi/paxi.h" /* enum paxi_kind */
 
+/* An op, 32 bytes: a ring's rank 0 stores 2 (N - 1) of them. */
 struct sched_op {
 	uint8_t kind;        /* enum sched_op_kind */
-	uint8_t paxi;        /* enum paxi_kind, for the transfer this op sends or receives */
 	uint8_t lane;        /* CDMA unit that issues it (lane % units on the platform) */
-	uint8_t src_buf;     /* enum sched_buf, SBUF_NONE when unused */
-	uint8_t dst_buf;
-	int32_t recv_peer;   /* -1: receives nothing */
-	int32_t send_peer;   /* -1: sends nothing */
+	uint8_t paxi : 2;    /* enum paxi_kind, for the transfer this op sends or receives */
+	uint8_t src_buf : 3; /* enum sched_buf, SBUF_NONE when unused */
+	uint8_t dst_buf : 3;
+	int16_t recv_peer;   /* -1: receives nothing (ranks < SCHED_MAX_RANKS) */
+	int16_t send_peer;   /* -1: sends nothing */
 	uint32_t src_off;    /* global units */
 	uint32_t dst_off;    /* global units */
 	uint32_t count;      /* units, >= 1 */
@@ -54,6 +55,8 @@ struct sched_op {
 	uint32_t dep_first;  /* deps are rank->deps[dep_first .. dep_first + ndeps) */
 	uint32_t ndeps;
 };
+G_STATIC_ASSERT(sizeof(struct sched_op) == 32);
+G_STATIC_ASSERT(SCHED_MAX_RANKS <= INT16_MAX + 1 && SBUF_NBUFS <= 8 && SCHED_MAX_LANES <= 256);
 
 struct sched_rank {
 	GArray *ops;  /* of struct sched_op, owned */
