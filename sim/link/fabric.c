@@ -189,21 +189,28 @@ struct fabric {
  * are a pure function of (src, dst, hint), topo.h), so a rank that streams
  * data to one peer and answers another (a ring: data to the next rank,
  * completion responses to the previous) routes once, at either fidelity;
- * fabric_route reads a route's nodes from the same entries. Routes longer
- * than ROUTE_CACHE_HOPS are not kept. e[last] is the more recent; hops 0:
- * empty. */
-enum { ROUTE_CACHE_HOPS = 6 };
+ * fabric_route reads a route's nodes from the same entries. A route of up
+ * to ROUTE_NEAR_HOPS hops (a ring's, a switch's) is kept in its entry, a
+ * longer one up to ROUTE_CACHE_HOPS in a record the entry owns; longer
+ * ones are not kept. e[0] is the more recent; hops 0: empty. */
+enum { ROUTE_NEAR_HOPS = 2, ROUTE_CACHE_HOPS = 6 };
+struct route_far {
+	int chans[ROUTE_CACHE_HOPS];
+	uint8_t vcs[ROUTE_CACHE_HOPS];
+};
 struct route_entry {
 	int dst;
 	uint8_t hint, hops;
-	uint8_t vcs[ROUTE_CACHE_HOPS];
-	int chans[ROUTE_CACHE_HOPS];
+	uint8_t vcs[ROUTE_NEAR_HOPS];      /* hops <= ROUTE_NEAR_HOPS */
+	union {
+		int chans[ROUTE_NEAR_HOPS];  /* hops <= ROUTE_NEAR_HOPS */
+		struct route_far *far;       /* owned: hops > ROUTE_NEAR_HOPS */
+	};
 };
 struct route_cache {
 	struct route_entry e[2];
-	uint8_t last;
 };
-G_STATIC_ASSERT(sizeof(struct route_cache) == 76);
+G_STATIC_ASSERT(sizeof(struct route_cache) == 32);
 
 sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes)
 {
@@ -1099,6 +1106,10 @@ void fabric_free(struct fabric *f)
 	g_free(f->route_vcs);
 	flow_net_free(f->flow);
 	g_free(f->route_chans);
+	for (int i = 0; f->rcache && i < f->t.nranks; i++)
+		for (int k = 0; k < 2; k++)
+			if (f->rcache[i].e[k].hops > ROUTE_NEAR_HOPS)
+				g_free(f->rcache[i].e[k].far);
 	g_free(f->rcache);
 	topo_release(&f->t);
 	g_free(f);
@@ -1127,14 +1138,20 @@ static __attribute__((noinline)) int route_miss(struct fabric *f, int src, int d
 	*vcs = f->route_vcs;
 	if (hops > ROUTE_CACHE_HOPS)
 		return hops;
-	struct route_entry *e = &c->e[!c->last];
+	/* in place of the one used less recently, then first */
+	struct route_entry e = c->e[1];
 
-	c->last = !c->last;
-	e->dst = dst;
-	e->hint = (uint8_t)hint;
-	e->hops = (uint8_t)hops;
-	memcpy(e->chans, f->route_chans, sizeof(int) * (size_t)hops);
-	memcpy(e->vcs, f->route_vcs, (size_t)hops);
+	if (hops > ROUTE_NEAR_HOPS && e.hops <= ROUTE_NEAR_HOPS)
+		e.far = g_new(struct route_far, 1);
+	else if (hops <= ROUTE_NEAR_HOPS && e.hops > ROUTE_NEAR_HOPS)
+		g_free(e.far);
+	e.dst = dst;
+	e.hint = (uint8_t)hint;
+	e.hops = (uint8_t)hops;
+	memcpy(hops > ROUTE_NEAR_HOPS ? e.far->chans : e.chans, f->route_chans, sizeof(int) * (size_t)hops);
+	memcpy(hops > ROUTE_NEAR_HOPS ? e.far->vcs : e.vcs, f->route_vcs, (size_t)hops);
+	c->e[1] = c->e[0];
+	c->e[0] = e;
 	return hops;
 }
 
@@ -1146,18 +1163,22 @@ static inline int route_cached(struct fabric *f, int src, int dst, enum route_hi
 			       const int **chans, const uint8_t **vcs)
 {
 	struct route_cache *c = &f->rcache[src];
+	struct route_entry *e = &c->e[0];
 
-	for (int i = 0; i < 2; i++) {
-		const struct route_entry *e = &c->e[i];
+	if (!(e->hops && e->dst == dst && e->hint == (uint8_t)hint)) {
+		struct route_entry second = c->e[1];
 
-		if (e->hops && e->dst == dst && e->hint == (uint8_t)hint) {
-			c->last = (uint8_t)i;
-			*chans = e->chans;
-			*vcs = e->vcs;
-			return e->hops;
-		}
+		if (!(second.hops && second.dst == dst && second.hint == (uint8_t)hint))
+			return route_miss(f, src, dst, hint, chans, vcs);
+		/* the more recent first */
+		c->e[1] = c->e[0];
+		c->e[0] = second;
 	}
-	return route_miss(f, src, dst, hint, chans, vcs);
+	bool far = e->hops > ROUTE_NEAR_HOPS;
+
+	*chans = far ? e->far->chans : e->chans;
+	*vcs = far ? e->far->vcs : e->vcs;
+	return e->hops;
 }
 
 /* route_cached at flow fidelity, which hands the flow network the virtual
