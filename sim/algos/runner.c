@@ -268,19 +268,33 @@ struct op_run {
 	uint32_t first, n;
 };
 
+/* A FIFO's ring buffer of runs. */
+struct op_ring {
+	uint32_t mask;        /* room - 1, room a power of two */
+	struct op_run run[];  /* room of them */
+};
+
 struct op_fifo {
 	union {
-		struct op_run one;  /* mask 0: the run, if len */
-		struct op_run *buf; /* mask > 0: owned, room mask + 1 */
+		struct op_run one;    /* !ring: the run, if len (room 1) */
+		struct op_ring *ring; /* ring: owned */
 	};
-	uint32_t head, len;   /* runs [head ..], len of them; 0: empty */
-	uint32_t mask;        /* room - 1, room a power of two; 0: room 1, in one */
+	uint32_t head;        /* runs [head ..] */
+	uint32_t len : 31;    /* runs held; 0: empty */
+	uint32_t in_ring : 1; /* they are in ring, else in one */
 };
+G_STATIC_ASSERT(sizeof(struct op_fifo) == 16);
+
+/* room - 1 of f's runs */
+static uint32_t fifo_mask(const struct op_fifo *f)
+{
+	return f->in_ring ? f->ring->mask : 0;
+}
 
 /* Run k of f's buffer (k taken modulo its room). */
 static struct op_run *fifo_at(struct op_fifo *f, uint32_t k)
 {
-	return f->mask ? &f->buf[k & f->mask] : &f->one;
+	return f->in_ring ? &f->ring->run[k & f->ring->mask] : &f->one;
 }
 
 static void fifo_push(struct op_fifo *f, uint32_t v)
@@ -293,19 +307,22 @@ static void fifo_push(struct op_fifo *f, uint32_t v)
 			return;
 		}
 	}
-	if (f->len == f->mask + 1) {
-		uint32_t room = 2 * (f->mask + 1);
-		struct op_run *b = g_new(struct op_run, room);
+	if (f->len == fifo_mask(f) + 1) {
+		uint32_t room = 2 * (fifo_mask(f) + 1);
+		struct op_ring *b = g_malloc(sizeof(struct op_ring) + sizeof(struct op_run) * room);
 
+		g_assert(room <= (1u << 31));
 		for (uint32_t i = 0; i < f->len; i++)
-			b[i] = *fifo_at(f, f->head + i);
-		if (f->mask)
-			g_free(f->buf);
-		f->buf = b;
+			b->run[i] = *fifo_at(f, f->head + i);
+		b->mask = room - 1;
+		if (f->in_ring)
+			g_free(f->ring);
+		f->ring = b;
+		f->in_ring = true;
 		f->head = 0;
-		f->mask = room - 1;
 	}
-	*fifo_at(f, f->head + f->len++) = (struct op_run){ .first = v, .n = 1 };
+	*fifo_at(f, f->head + f->len) = (struct op_run){ .first = v, .n = 1 };
+	f->len++;
 }
 
 static uint32_t fifo_pop(struct op_fifo *f)
@@ -315,7 +332,7 @@ static uint32_t fifo_pop(struct op_fifo *f)
 	uint32_t v = h->first++;
 
 	if (!--h->n) {
-		f->head = (f->head + 1) & f->mask;
+		f->head = (f->head + 1) & fifo_mask(f);
 		f->len--;
 	}
 	return v;
@@ -323,8 +340,8 @@ static uint32_t fifo_pop(struct op_fifo *f)
 
 static void fifo_release(struct op_fifo *f)
 {
-	if (f->mask)
-		g_free(f->buf);
+	if (f->in_ring)
+		g_free(f->ring);
 }
 
 /* The live index of an op whose run state was made and has gone (it is done). */
