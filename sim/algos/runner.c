@@ -23,7 +23,9 @@
  * start once each op it depends on is done, asked of those ops when it
  * reaches the head of its lane or one of them ends (deps_done). An issued
  * send that would wait for its unit's slot, and a receive whose incoming
- * transaction has not begun to take data, are dormant: no state at all, only their issue time in their lane's
+ * transaction has not begun to take data (or, one that holds its slot with
+ * no transaction, whose data is not usable yet: rcv_may_sleep), are
+ * dormant: no state at all, only their issue time in their lane's
  * window (struct run_lane) and the runner's queue per unit, which continues
  * the paxi's own (the refill hook) so that grants, times and event order
  * are the same as if every transaction had been made at once. A send whose
@@ -100,6 +102,7 @@ struct run_op {
 	bool held : 1;            /* done and read by no one but dependents to start (held) */
 	bool in_left : 1;         /* its incoming data all processed, it has let go of their
 				   * transaction (in NULL): the breakdown is not walked */
+	bool out_fed : 1;         /* its outgoing transaction has begun to take data (out_feeds) */
 	union {
 		uint64_t local_bytes;   /* COPY / REDUCE work (a COPY_SEND's copy without an engine) */
 		struct {
@@ -545,11 +548,12 @@ static void bd_at_start(struct run_op *o);
 static struct bd_memo *bd_walk_start(struct run_op *o);
 static void bd_at_usable(struct run_op *o, struct paxi_txn *t);
 static void bd_at_end(struct run_op *o);
+static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i);
+static struct run_op *op_live(struct runner *r, int rank, uint32_t i);
 
-static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
+/* Op o's incoming data is usable up to `usable` bytes (all: all of it). */
+static void op_usable(struct run_op *o, struct paxi_txn *t, uint64_t usable, bool all)
 {
-	struct run_op *o = user;
-
 	if (o->out_parked)
 		out_unpark(o);
 	o->usable = usable;
@@ -600,12 +604,10 @@ static sim_time_t out_drain_ps(const struct run_op *o)
  * lanes (ring2p: how the two directions' slices interleave on the node's
  * memory and reducer sets their pace; coarser pieces there moved ring2p
  * AllReduce at N = 8 by up to 1.7 % against packet fidelity). */
-static sim_time_t on_slack(void *user, struct paxi_txn *t)
+static sim_time_t op_slack(const struct run_op *o)
 {
-	struct run_op *o = user;
 	bool reducer = is_reducing(o->kind) || o->r->pp->staging;
 
-	(void)t;
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
 	/* a reduction takes about as long again as the piece's transit: half */
@@ -628,10 +630,9 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
  * leave on that channel, in line behind bytes that have not landed
  * (paxi_txn_resp_joins). Its reductions of those bytes join its output at
  * once, taking the reducer as the slices land (paxi_work_ahead). */
-static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+static bool op_early(struct run_op *o, struct paxi_txn *t, double rate, sim_time_t since,
 		     sim_time_t until)
 {
-	struct run_op *o = user;
 	struct runner *r = o->r;
 	bool reducer = is_reducing(o->kind) || r->pp->staging;
 
@@ -658,6 +659,136 @@ static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t sin
 	return true;
 }
 
+/* A receiver whose sender's transaction has begun to take data may stay
+ * dormant while it holds its own slot with no transaction (out_parked),
+ * until its data is first usable or taken early (rcv_may_sleep): nothing
+ * reads its run state before, but its data's slack, which it answers as
+ * if it were alive (rcv_dormant). The transaction's callbacks then find
+ * no receiver (its destination's user NULL) and reach it through its
+ * sender: a run state, or a send at rest's record (src_rest). */
+static void txn_receiver(const struct paxi_txn *t, bool src_rest, struct runner **r, int *to,
+			 uint32_t *di)
+{
+	const void *src = paxi_txn_user(t, false);
+	int rank;
+	uint32_t idx;
+
+	g_assert(src);
+	if (src_rest) {
+		const struct run_rest *s = src;
+
+		*r = s->r;
+		rank = s->rank;
+		idx = s->idx;
+	} else {
+		const struct run_op *o = src;
+
+		*r = o->r;
+		rank = o->rank;
+		idx = o->idx;
+	}
+	*to = send_peer(*r, rank, sched_op_of(*r, rank, idx));
+	*di = rank_index(*r, rank)->ix[idx].out_to;
+}
+
+/* Dormant receiver t's run state as it would be made alive (op_wake):
+ * started, its slot held (out_parked), nothing else. */
+static void rcv_dormant(const struct paxi_txn *t, bool src_rest, struct run_op *tmp)
+{
+	struct runner *r;
+	int to;
+	uint32_t di;
+
+	txn_receiver(t, src_rest, &r, &to, &di);
+	g_assert(!live_get(&r->ranks[to], di));
+	const struct sched_op *op = sched_op_of(r, to, di);
+
+	*tmp = (struct run_op){
+		.r = r, .op = op, .rank = to, .idx = di, .kind = op->kind, .lane = op->lane,
+		.started = true, .out_parked = true,
+	};
+}
+
+/* Dormant receiver t's run state, made alive: it takes t, which has begun to
+ * take data (in_fed). */
+static struct run_op *rcv_wake(struct paxi_txn *t, bool src_rest)
+{
+	struct runner *r;
+	int to;
+	uint32_t di;
+
+	txn_receiver(t, src_rest, &r, &to, &di);
+	struct run_op *d = op_live(r, to, di);
+
+	if (!d->in) { /* its sender rests: in_unclaimed does not find it */
+		d->in = t;
+		paxi_txn_set_dst_user(t, d);
+	}
+	g_assert(d->in == t && d->out_parked);
+	d->in_fed = true;
+	return d;
+}
+
+static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
+{
+	op_usable(user ? user : rcv_wake(t, false), t, usable, all);
+}
+
+static void on_usable_rest(void *user, struct paxi_txn *t, uint64_t usable, bool all)
+{
+	op_usable(user ? user : rcv_wake(t, true), t, usable, all);
+}
+
+static sim_time_t slack_of(void *user, struct paxi_txn *t, bool src_rest)
+{
+	struct run_op tmp;
+
+	if (user)
+		return op_slack(user);
+	rcv_dormant(t, src_rest, &tmp);
+	return op_slack(&tmp);
+}
+
+static sim_time_t on_slack(void *user, struct paxi_txn *t)
+{
+	return slack_of(user, t, false);
+}
+
+static sim_time_t on_slack_rest(void *user, struct paxi_txn *t)
+{
+	return slack_of(user, t, true);
+}
+
+static bool early_of(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+		     sim_time_t until, bool src_rest)
+{
+	struct run_op tmp;
+
+	if (user)
+		return op_early(user, t, rate, since, until);
+	rcv_dormant(t, src_rest, &tmp);
+	if (!op_early(&tmp, t, rate, since, until))
+		return false;
+	struct run_op *o = rcv_wake(t, src_rest);
+
+	o->fed_early = true;
+	o->early_since = tmp.early_since;
+	o->early_until = tmp.early_until;
+	return true;
+}
+
+static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+		     sim_time_t until)
+{
+	return early_of(user, t, rate, since, until, false);
+}
+
+static bool on_early_rest(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+			  sim_time_t until)
+{
+	return early_of(user, t, rate, since, until, true);
+}
+
 static const struct paxi_txn_ops txn_ops = {
 	.usable = on_usable, .sent = on_sent, .slack = on_slack, .early = on_early,
 };
@@ -674,12 +805,13 @@ static void on_sent_rest(void *user, struct paxi_txn *t);
 /* The same, for the outgoing transaction of a send at rest (op_rest):
  * its source's user is a struct run_rest. */
 static const struct paxi_txn_ops txn_ops_rest = {
-	.usable = on_usable, .sent = on_sent_rest, .slack = on_slack, .early = on_early,
+	.usable = on_usable_rest, .sent = on_sent_rest, .slack = on_slack_rest,
+	.early = on_early_rest,
 };
 
 static const struct paxi_txn_ops txn_ops_lanes_rest = {
-	.usable = on_usable, .sent = on_sent_rest, .slack = on_slack, .early = on_early,
-	.each_slice = true,
+	.usable = on_usable_rest, .sent = on_sent_rest, .slack = on_slack_rest,
+	.early = on_early_rest, .each_slice = true,
 };
 
 /* The schedule's op of rank's run op i (calls repeat the rank's list). */
@@ -1286,24 +1418,38 @@ static void out_unpark(struct run_op *o)
 	paxi_txn_start_reserved(o->out, o->t_start, o->idx);
 }
 
+/* Whether op di of rank `to`, the receiver of a transaction that begins to
+ * take data, may stay dormant until its data is usable (rcv_wake): it
+ * sleeps holding its slot (op_park), on one lane, without the breakdown
+ * (whose walks read its run state). */
+static bool rcv_may_sleep(const struct runner *r, int to, uint32_t di)
+{
+	uint32_t pos;
+
+	return r->nlanes == 1 && !r->bd_on && dorm_lane(r, to, di, &pos) &&
+	       paxi_unit_reserved(r->px, node(r, to), sched_op_of(r, to, di)->lane, di);
+}
+
 /* o's outgoing transaction is about to take data: its receiver comes alive
  * if it has not (make_out), and holds its slot from now on (in_fed),
- * whether or not its own send is made yet. */
+ * whether or not its own send is made yet; or it stays dormant
+ * (rcv_may_sleep). */
 static void out_feeds(struct run_op *o)
 {
 	struct runner *r = o->r;
 	struct run_op *d = paxi_txn_user(o->out, true);
 
+	if (o->out_fed)
+		return;
+	o->out_fed = true;
 	if (!d) {
 		int to = send_peer(r, o->rank, o->op);
 		uint32_t di = rank_index(r, o->rank)->ix[o->idx].out_to;
 
-		if (live_get(&r->ranks[to], di))
-			return; /* it has had its data and let go */
+		if (live_get(&r->ranks[to], di) || rcv_may_sleep(r, to, di))
+			return; /* it has had its data and let go, or sleeps */
 		d = op_live(r, to, di);
 	}
-	if (d->in_fed)
-		return;
 	d->in_fed = true;
 }
 
