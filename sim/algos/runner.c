@@ -593,6 +593,13 @@ static sim_time_t out_drain_ps(const struct run_op *o)
 				      node(r, send_peer(r, o->rank, o->op)));
 }
 
+/* op_slack of a send whose output drains in `drain` ps: a reduction takes
+ * about as long again as the piece's transit, half. */
+static sim_time_t send_slack(bool reducer, sim_time_t drain)
+{
+	return reducer ? drain / 2 : drain;
+}
+
 /* Flow fidelity: how long op o can wait for more of its incoming data
  * without delaying anything. A forwarding op whose outgoing channel is busy
  * sending what is queued on it, or whose outgoing Transfer is still in its
@@ -610,12 +617,11 @@ static sim_time_t op_slack(const struct run_op *o)
 
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
-	/* a reduction takes about as long again as the piece's transit: half */
 	if (is_send(o->kind)) {
 		/* a send still in the runner's queue may not send yet: 0 */
 		if (!o->out && !o->out_parked)
 			return 0;
-		return reducer ? out_drain_ps(o) / 2 : out_drain_ps(o);
+		return send_slack(reducer, out_drain_ps(o));
 	}
 	return reducer ? 0 : SIM_TIME_END;
 }
@@ -687,7 +693,8 @@ static void txn_receiver(const struct paxi_txn *t, bool src_rest, struct runner 
 		rank = o->rank;
 		idx = o->idx;
 	}
-	*to = send_peer(*r, rank, sched_op_of(*r, rank, idx));
+	/* lazy: a rank is its node */
+	*to = paxi_txn_landing(t).dst;
 	*di = rank_index(*r, rank)->ix[idx].out_to;
 }
 
@@ -741,12 +748,19 @@ static void on_usable_rest(void *user, struct paxi_txn *t, uint64_t usable, bool
 
 static sim_time_t slack_of(void *user, struct paxi_txn *t, bool src_rest)
 {
-	struct run_op tmp;
+	struct runner *r;
+	int to;
+	uint32_t di;
 
 	if (user)
 		return op_slack(user);
-	rcv_dormant(t, src_rest, &tmp);
-	return op_slack(&tmp);
+	/* op_slack of it made alive: started, a send on one lane, parked */
+	txn_receiver(t, src_rest, &r, &to, &di);
+	const struct sched_op *op = sched_op_of(r, to, di);
+
+	return send_slack(is_reducing(op->kind) || r->pp->staging,
+			  paxi_reserved_drain_ps(r->px, node(r, to), op->lane, di,
+						 node(r, send_peer(r, to, op))));
 }
 
 static sim_time_t on_slack(void *user, struct paxi_txn *t)
@@ -1424,9 +1438,9 @@ static void out_unpark(struct run_op *o)
  * (whose walks read its run state). */
 static bool rcv_may_sleep(const struct runner *r, int to, uint32_t di)
 {
-	uint32_t pos;
-
-	return r->nlanes == 1 && !r->bd_on && dorm_lane(r, to, di, &pos) &&
+	/* never alive (out_feeds), its slot held: issued, dormant */
+	g_assert(!live_get(&r->ranks[to], di));
+	return r->nlanes == 1 && !r->bd_on &&
 	       paxi_unit_reserved(r->px, node(r, to), sched_op_of(r, to, di)->lane, di);
 }
 

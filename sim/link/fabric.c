@@ -192,7 +192,9 @@ struct fabric {
  * fabric_route reads a route's nodes from the same entries. A route of up
  * to ROUTE_NEAR_HOPS hops (a ring's, a switch's) is kept in its entry, a
  * longer one up to ROUTE_CACHE_HOPS in a record the entry owns; longer
- * ones are not kept. e[0] is the more recent; hops 0: empty. */
+ * ones are not kept. A miss takes the place of the entry used less
+ * recently, so that the route a caller holds stays while it routes once
+ * more; hops 0: empty. */
 enum { ROUTE_NEAR_HOPS = 2, ROUTE_CACHE_HOPS = 6 };
 struct route_far {
 	int chans[ROUTE_CACHE_HOPS];
@@ -200,7 +202,9 @@ struct route_far {
 };
 struct route_entry {
 	int dst;
-	uint8_t hint, hops;
+	uint8_t hint;
+	uint8_t hops : 7;
+	uint8_t recent : 1;                /* used more recently than the other entry */
 	uint8_t vcs[ROUTE_NEAR_HOPS];      /* hops <= ROUTE_NEAR_HOPS */
 	union {
 		int chans[ROUTE_NEAR_HOPS];  /* hops <= ROUTE_NEAR_HOPS */
@@ -1138,8 +1142,8 @@ static __attribute__((noinline)) int route_miss(struct fabric *f, int src, int d
 	*vcs = f->route_vcs;
 	if (hops > ROUTE_CACHE_HOPS)
 		return hops;
-	/* in place of the one used less recently, then first */
-	struct route_entry e = c->e[1];
+	int k = c->e[0].recent;
+	struct route_entry e = c->e[k];
 
 	if (hops > ROUTE_NEAR_HOPS && e.hops <= ROUTE_NEAR_HOPS)
 		e.far = g_new(struct route_far, 1);
@@ -1147,11 +1151,12 @@ static __attribute__((noinline)) int route_miss(struct fabric *f, int src, int d
 		g_free(e.far);
 	e.dst = dst;
 	e.hint = (uint8_t)hint;
-	e.hops = (uint8_t)hops;
+	e.hops = (uint8_t)hops & 0x7f;
+	e.recent = 1;
 	memcpy(hops > ROUTE_NEAR_HOPS ? e.far->chans : e.chans, f->route_chans, sizeof(int) * (size_t)hops);
 	memcpy(hops > ROUTE_NEAR_HOPS ? e.far->vcs : e.vcs, f->route_vcs, (size_t)hops);
-	c->e[1] = c->e[0];
-	c->e[0] = e;
+	c->e[k] = e;
+	c->e[!k].recent = 0;
 	return hops;
 }
 
@@ -1163,17 +1168,17 @@ static inline int route_cached(struct fabric *f, int src, int dst, enum route_hi
 			       const int **chans, const uint8_t **vcs)
 {
 	struct route_cache *c = &f->rcache[src];
-	struct route_entry *e = &c->e[0];
+	int k = 0;
 
-	if (!(e->hops && e->dst == dst && e->hint == (uint8_t)hint)) {
-		struct route_entry second = c->e[1];
-
-		if (!(second.hops && second.dst == dst && second.hint == (uint8_t)hint))
+	if (!(c->e[0].hops && c->e[0].dst == dst && c->e[0].hint == (uint8_t)hint)) {
+		k = 1;
+		if (!(c->e[1].hops && c->e[1].dst == dst && c->e[1].hint == (uint8_t)hint))
 			return route_miss(f, src, dst, hint, chans, vcs);
-		/* the more recent first */
-		c->e[1] = c->e[0];
-		c->e[0] = second;
 	}
+	const struct route_entry *e = &c->e[k];
+
+	c->e[k].recent = 1;
+	c->e[!k].recent = 0;
 	bool far = e->hops > ROUTE_NEAR_HOPS;
 
 	*chans = far ? e->far->chans : e->chans;
@@ -1235,8 +1240,9 @@ uint32_t fabric_packet_payload(struct fabric *f, int src, int dst, enum route_hi
 int fabric_first_channel(struct fabric *f, int src, int dst, enum route_hint hint)
 {
 	const int *chans;
+	const uint8_t *vcs;
 
-	if (!f->flow || src == dst || flow_route(f, src, dst, hint, &chans) < 1)
+	if (!f->flow || src == dst || route_cached(f, src, dst, hint, &chans, &vcs) < 1)
 		return -1;
 	return chans[0];
 }

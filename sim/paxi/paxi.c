@@ -123,7 +123,8 @@ G_STATIC_ASSERT(sizeof(struct paxi_msg) == 16);
  * (paxi_unit_reserve): the user's key, when the setup ends (and, while
  * paxi_keep_times is on, when the slot was granted: paxi's res_slot).
  * Reservations live in paxi's store, RES_BLOCK a block, and link by
- * index + 1 (0: none), each unit's in a list, the free ones in another. */
+ * index + 1 (0: none), each unit's in a list, the oldest first, the free
+ * ones in another. */
 struct reservation {
 	uint32_t key;
 	uint32_t next;                /* the unit's next one, or the next free one */
@@ -135,7 +136,7 @@ struct reservation {
 
 struct cdma {
 	uint32_t busy;                /* slots held: transactions and reservations */
-	uint32_t res;                 /* its first reservation, index + 1; 0: none */
+	uint32_t res;                 /* its oldest reservation, index + 1; 0: none */
 	struct paxi_txn *wait_tail;   /* the last transaction waiting for a slot, NULL
 				       * none; the waiting ones link in a ring by
 				       * next_wait, the tail's to the first */
@@ -878,15 +879,21 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 		send_ctrl(t, CTRL_RESP);
 }
 
-/* Unit `unit` (modulo the node's) of node, its index's units made if
- * none has been used. */
-static struct cdma *unit_at(struct paxi *x, int node, uint32_t unit)
+/* Unit k (< cdma_units) of node, its index's units made if none has been
+ * used. */
+static inline struct cdma *unit_in(struct paxi *x, uint32_t k, int node)
 {
-	struct cdma **u = &x->units[unit % x->p.cdma_units];
+	struct cdma **u = &x->units[k];
 
 	if (G_UNLIKELY(!*u))
 		*u = g_new0(struct cdma, (gsize)x->nodes);
 	return &(*u)[node];
+}
+
+/* Unit `unit` (modulo the node's) of node. */
+static struct cdma *unit_at(struct paxi *x, int node, uint32_t unit)
+{
+	return unit_in(x, unit % x->p.cdma_units, node);
 }
 
 /* The same where it has been used, else NULL (no slot held, none waits). */
@@ -899,7 +906,7 @@ static const struct cdma *unit_used(const struct paxi *x, int node, uint32_t uni
 
 static struct cdma *unit_of(struct paxi_txn *t)
 {
-	return unit_at(t->x, t->src, t->unit);
+	return unit_in(t->x, t->unit, t->src);
 }
 
 /* A slot of u from now, and a setup queued on its descriptor engine, for
@@ -1147,9 +1154,14 @@ bool paxi_unit_reserve(struct paxi *x, int node, uint32_t unit, enum paxi_kind k
 	struct reservation *res = res_at(x, i - 1);
 
 	res->key = key;
-	res->next = u->res;
+	res->next = 0;
 	res->setup_end = unit_take(x, u, (enum paxi_proto)x->p.proto, start_ps);
-	u->res = i;
+	/* last: a unit's oldest, most often the next one taken, is first */
+	uint32_t *at = &u->res;
+
+	while (*at)
+		at = &res_at(x, *at - 1)->next;
+	*at = i;
 	if (x->keep_times) {
 		if (!x->res_slot)
 			x->res_slot = g_array_new(FALSE, FALSE, sizeof(sim_time_t));
