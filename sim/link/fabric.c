@@ -1056,6 +1056,9 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	}
 	f->nodes = g_new0(struct node, f->t.nnodes);
 	f->chans = chans_alloc(f->t.nchans);
+	/* per node, the channels entering it so far: a channel's index among them */
+	int *entering = g_new0(int, f->t.nnodes);
+
 	for (int i = 0; i < f->t.nchans; i++) {
 		const struct topo_chan *tc = &f->t.chans[i];
 		struct chan *c = &f->chans[i];
@@ -1066,7 +1069,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		c->idx = i;
 		c->src = tc->src;
 		c->dst = tc->dst;
-		c->in_index = tc->in_index;
+		c->in_index = entering[tc->dst]++;
 		chan_params(f, i, &c->p);
 		c->full_ps = link_wire_ps((uint64_t)c->p.max_payload_bytes + c->p.header_bytes,
 					  c->p.bw_bytes_per_s);
@@ -1081,6 +1084,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		sim_component_init(s, &c->comp, c->name, chan_handler);
 		c->comp.hot_lines = CHAN_HOT_LINES;
 	}
+	g_free(entering);
 	node_slack(f);
 	return f;
 bad:

@@ -376,7 +376,7 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, G
 		struct topo_chan *c = &t->chans[i];
 
 		t->out_off[c->src + 1]++;
-		c->in_index = t->in_count[c->dst]++;
+		t->in_count[c->dst]++;
 	}
 	for (int u = 0; u < t->nnodes; u++)
 		t->out_off[u + 1] += t->out_off[u];

@@ -35,14 +35,14 @@ enum topo_tier {
 	TOPO_TIER_SCALEOUT,     /* a tiered shape's scale-out network: scaleout_link */
 };
 
-/* A channel, 16 bytes: most shapes give none a bandwidth or latency of its
- * own, so those are apart (struct topo_chan_own). */
+/* A channel, 12 bytes: most shapes give none a bandwidth or latency of its
+ * own, so those are apart (struct topo_chan_own). Its index among the
+ * channels entering dst is its place among them in chans' order. */
 struct topo_chan {
 	int src, dst;           /* node ids */
-	int in_index;           /* its index among the channels entering dst */
 	uint8_t tier;           /* enum topo_tier: its parameters */
 };
-G_STATIC_ASSERT(sizeof(struct topo_chan) == 16);
+G_STATIC_ASSERT(sizeof(struct topo_chan) == 12);
 
 /* A channel's own bandwidth and latency, as topo_add_chan was given them. */
 struct topo_chan_own {
