@@ -233,11 +233,14 @@ struct rank_index {
 			       * order */
 };
 
+/* A rank's window of live indices starts with room for this many ops. */
+#define LIVE_ROOM 4
+
 /* What the runner keeps of each rank for the whole run, in one 64-byte
  * line (the runner's ranks are aligned to it): the window of its ops'
- * run-state indices, where its calls are, and its lanes; its ops' indices
- * are the runner's (struct rank_index), their run state lives only while
- * it is read (struct run_op). */
+ * run-state indices, where its first call is, and its lanes; its ops and
+ * their indices are the runner's (rank_sops, struct rank_index), their run
+ * state lives only while it is read (struct run_op). */
 struct run_rank {
 	/* The run-state index of its ops (the pool index + 1, 0 never alive,
 	 * OP_GONE done and gone) for ops live_lo .. live_hi - 1, in a ring
@@ -245,14 +248,16 @@ struct run_rank {
 	 * from live_hi on has been alive. Ops go about in the order they come
 	 * alive, so it spans the ops alive at once and those between them, not
 	 * the schedule. */
-	uint32_t *live;       /* owned: op i at live[i & live_mask] */
-	const struct sched_op *sops; /* borrowed: the schedule's ops of this rank */
+	uint32_t *live;       /* op i at live[i & live_mask]: live_in, then owned
+			       * once it outgrows it */
+	uint32_t live_in[LIVE_ROOM];
 	uint32_t live_lo, live_hi;
 	uint32_t live_mask;   /* room - 1, room a power of two */
 	uint32_t per;         /* the schedule's ops of this rank (one call); its
 			       * ops: per x the runner's calls */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
-	uint32_t call_left[RUNNER_CALLS_SIMULATED]; /* per call: its ops on this rank not done */
+	uint32_t call_left;   /* its first call's ops not done (the others':
+			       * runner.call_left_more) */
 	union {
 		struct run_lane lane0;  /* a schedule of one lane: its lane */
 		struct run_lane *lanes; /* several: owned, per lane */
@@ -369,7 +374,8 @@ static __attribute__((noinline)) void live_grow(struct run_rank *rr, uint32_t ne
 
 	for (uint32_t i = rr->live_lo; i < rr->live_hi; i++)
 		v[i & (room - 1)] = rr->live[i & rr->live_mask];
-	g_free(rr->live);
+	if (rr->live != rr->live_in)
+		g_free(rr->live);
 	rr->live = v;
 	rr->live_mask = room - 1;
 }
@@ -402,6 +408,12 @@ struct runner {
 	const struct paxi_params *pp; /* borrowed: px's (paxi_get_params) */
 	const struct sched *s;
 	struct run_rank *ranks;
+	const struct sched_op *sops0; /* borrowed: a turned schedule's ops, every
+				   * rank's (rank_sops); else NULL */
+	const struct sched_op **sops; /* owned, not turned: per rank, its ops
+				   * (borrowed: the schedule's); else NULL */
+	uint32_t *call_left_more; /* owned, several calls: per rank x call from the
+				   * second, its ops on the rank not done; else NULL */
 	struct rank_index *index; /* owned: rank 0's alone where the ranks are alike,
 				   * else per rank */
 	uint32_t nlanes;
@@ -828,12 +840,25 @@ static const struct paxi_txn_ops txn_ops_lanes_rest = {
 	.early = on_early_rest, .each_slice = true,
 };
 
+/* The schedule's ops of rank (one call's). */
+static const struct sched_op *rank_sops(const struct runner *r, int rank)
+{
+	return r->sops ? r->sops[rank] : r->sops0;
+}
+
 /* The schedule's op of rank's run op i (calls repeat the rank's list). */
 static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i)
 {
 	const struct run_rank *rr = &r->ranks[rank];
 
-	return &rr->sops[i < rr->per ? i : i % rr->per];
+	return &rank_sops(r, rank)[i < rr->per ? i : i % rr->per];
+}
+
+/* Rank's ops of call `call` not done. */
+static uint32_t *call_left(const struct runner *r, int rank, uint32_t call)
+{
+	return call ? &r->call_left_more[(size_t)rank * (r->calls - 1) + call - 1]
+		    : &r->ranks[rank].call_left;
 }
 
 static struct run_op *pool_at(const struct runner *r, uint32_t idx)
@@ -1870,7 +1895,7 @@ static void op_try_finish(struct run_op *o)
 	r->call_end[o->call] = MAX(r->call_end[o->call], o->t_end);
 	bd_at_end(o);
 	r->left--;
-	if (--r->ranks[o->rank].call_left[o->call] == 0) {
+	if (--*call_left(r, o->rank, o->call) == 0) {
 		launch_next(r, o->rank, o->call);
 		if (r->rank_done)
 			r->rank_done(r->user, o->rank);
@@ -2494,9 +2519,6 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 	return true;
 }
 
-/* A rank's window of live indices starts with room for this many ops. */
-#define LIVE_ROOM 4
-
 /* Whether tests/sim may have the runner index every rank on its own. */
 static bool share_index = true;
 
@@ -2538,18 +2560,19 @@ static bool ranks_alike(const struct sched *s)
 	return true;
 }
 
-/* Builds rank's indices into *ri (its record's sops and per set): each
- * op's first dependent and the dependent lists, the lane lists with
- * several lanes; in_from and out_to are NO_OP until matched. */
+/* Builds rank's indices into *ri (its ops, rank_sops, and its record's
+ * per set): each op's first dependent and the dependent lists, the lane
+ * lists with several lanes; in_from and out_to are NO_OP until matched. */
 static void index_rank(const struct runner *r, int rank, struct rank_index *ri)
 {
 	const struct run_rank *rr = &r->ranks[rank];
+	const struct sched_op *sops = rank_sops(r, rank);
 	const uint32_t *sdeps = rank_deps(r, rank);
 	uint32_t per = rr->per, nops = rank_nops(r, rank);
 	struct op_index *ix = g_new0(struct op_index, (gsize)nops + 1);
 
 	for (uint32_t i = 0; i < nops; i++) {
-		const struct sched_op *op = &rr->sops[i % per];
+		const struct sched_op *op = &sops[i % per];
 		uint32_t call = i / per;
 
 		ix[i].in_from = ix[i].out_to = NO_OP;
@@ -2570,7 +2593,7 @@ static void index_rank(const struct runner *r, int rank, struct rank_index *ri)
 	for (uint32_t i = 0; i < nops; i++)
 		fill[i] = ix[i].dep_first;
 	for (uint32_t i = 0; i < nops; i++) {
-		const struct sched_op *op = &rr->sops[i % per];
+		const struct sched_op *op = &sops[i % per];
 
 		for (uint32_t d = 0; d < op->ndeps; d++)
 			dep_ops[fill[sdeps[op->dep_first + d] + (i / per) * per]++] = i;
@@ -2583,12 +2606,12 @@ static void index_rank(const struct runner *r, int rank, struct rank_index *ri)
 		g_autofree uint32_t *at = g_new(uint32_t, r->nlanes);
 
 		for (uint32_t i = 0; i < nops; i++)
-			first[rr->sops[i % per].lane + 1]++;
+			first[sops[i % per].lane + 1]++;
 		for (uint32_t l = 0; l < r->nlanes; l++)
 			first[l + 1] += first[l];
 		memcpy(at, first, sizeof(uint32_t) * r->nlanes);
 		for (uint32_t i = 0; i < nops; i++)
-			ops[at[rr->sops[i % per].lane]++] = i;
+			ops[at[sops[i % per].lane]++] = i;
 		ri->lane_first = first;
 		ri->lane_ops = ops;
 	}
@@ -2628,19 +2651,26 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 
 	r->alike = share_index && ranks_alike(s);
 	r->index = g_new0(struct rank_index, r->alike ? 1 : (gsize)MAX(s->nranks, 1));
+	if (s->turned)
+		r->sops0 = (const struct sched_op *)(const void *)s->ranks[0].ops->data;
+	else
+		r->sops = g_new(const struct sched_op *, (gsize)MAX(s->nranks, 1));
+	if (r->calls > 1)
+		r->call_left_more = g_new(uint32_t, (gsize)s->nranks * (r->calls - 1));
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 		const struct sched_rank *sr = &s->ranks[s->turned ? 0 : rank];
 		uint32_t per = sr->ops->len; /* ops of one call */
 
-		rr->sops = (const struct sched_op *)(const void *)sr->ops->data;
+		if (r->sops)
+			r->sops[rank] = (const struct sched_op *)(const void *)sr->ops->data;
 		rr->per = per;
 		if (r->nlanes > 1)
 			rr->lanes = g_new0(struct run_lane, r->nlanes);
-		rr->live = g_new(uint32_t, LIVE_ROOM);
+		rr->live = rr->live_in;
 		rr->live_mask = LIVE_ROOM - 1;
 		for (uint32_t c = 0; c < r->calls; c++)
-			rr->call_left[c] = per;
+			*call_left(r, rank, c) = per;
 		r->left += rank_nops(r, rank);
 		if (!r->alike || !rank)
 			index_rank(r, rank, &r->index[rank]);
@@ -2661,10 +2691,15 @@ static void teardown(struct runner *r)
 	}
 	g_free(r->index);
 	r->index = NULL;
+	g_free(r->sops);
+	r->sops = NULL;
+	g_free(r->call_left_more);
+	r->call_left_more = NULL;
 	for (int rank = 0; r->ranks && rank < r->s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 
-		g_free(rr->live);
+		if (rr->live != rr->live_in)
+			g_free(rr->live);
 		for (uint32_t l = 0; (r->nlanes == 1 || rr->lanes) && l < r->nlanes; l++) {
 			struct dorm_win *w = rank_lane(r, rank, l)->win;
 
