@@ -134,15 +134,15 @@ struct reservation {
 /* Reservations per block of paxi's reservation store. */
 #define RES_BLOCK 256
 
+/* A CDMA unit. The transactions waiting for its slots are in paxi's
+ * wait_tail, apart: a user that keeps its own queue (paxi_unit_would_wait)
+ * never has one wait. */
 struct cdma {
 	uint32_t busy;                /* slots held: transactions and reservations */
 	uint32_t res;                 /* its oldest reservation, index + 1; 0: none */
-	struct paxi_txn *wait_tail;   /* the last transaction waiting for a slot, NULL
-				       * none; the waiting ones link in a ring by
-				       * next_wait, the tail's to the first */
 	sim_time_t setup_free_at;
 };
-G_STATIC_ASSERT(sizeof(struct cdma) == 24);
+G_STATIC_ASSERT(sizeof(struct cdma) == 16);
 
 /* A piece of work queued on a node's engine (paxi.engine). */
 struct engine_item {
@@ -196,6 +196,11 @@ struct paxi {
 	struct cdma *units[PAXI_MAX_CDMA_UNITS]; /* owned: per unit index < cdma_units,
 				       * that unit of every node, made when one is
 				       * first used (unit_at); else NULL */
+	struct paxi_txn **wait_tail[PAXI_MAX_CDMA_UNITS]; /* owned: as units, per node
+				       * the last transaction waiting for a slot of
+				       * that unit, NULL none (the waiting ones link
+				       * in a ring by next_wait, the tail's to the
+				       * first); made when one first waits */
 	sim_time_t *reduce_free_at;   /* per reducer (reducer_of) */
 	struct engine *engines;       /* paxi.engine: per node; NULL without */
 	bool pairs_on;                /* transactions have pairs (paired): only what
@@ -410,8 +415,10 @@ void paxi_free(struct paxi *x)
 	g_ptr_array_unref(x->res_blocks);
 	if (x->res_slot)
 		g_array_unref(x->res_slot);
-	for (uint32_t k = 0; k < x->p.cdma_units; k++)
+	for (uint32_t k = 0; k < x->p.cdma_units; k++) {
 		g_free(x->units[k]);
+		g_free(x->wait_tail[k]);
+	}
 	g_free(x->reduce_free_at);
 	for (int i = 0; x->engines && i < x->nodes; i++) {
 		g_queue_clear_full(&x->engines[i].queue, g_free);
@@ -909,6 +916,13 @@ static struct cdma *unit_of(struct paxi_txn *t)
 	return unit_in(t->x, t->unit, t->src);
 }
 
+/* The last transaction waiting for a slot of unit k (< cdma_units) of
+ * node, NULL none. */
+static struct paxi_txn *waiting(const struct paxi *x, uint32_t k, int node)
+{
+	return x->wait_tail[k] ? x->wait_tail[k][node] : NULL;
+}
+
 /* A slot of u from now, and a setup queued on its descriptor engine, for
  * a transaction of protocol proto started at start_ps: the setup's end. */
 static sim_time_t unit_take(struct paxi *x, struct cdma *u, enum paxi_proto proto,
@@ -1085,20 +1099,26 @@ void paxi_txn_start(struct paxi_txn *t)
 		return;
 	}
 	t->state = TX_WAIT_SLOT;
-	if (u->wait_tail) {
-		t->next_wait = u->wait_tail->next_wait;
-		u->wait_tail->next_wait = t;
+	struct paxi_txn **tails = t->x->wait_tail[t->unit];
+
+	if (!tails)
+		tails = t->x->wait_tail[t->unit] = g_new0(struct paxi_txn *, (gsize)t->x->nodes);
+	struct paxi_txn **tail = &tails[t->src];
+
+	if (*tail) {
+		t->next_wait = (*tail)->next_wait;
+		(*tail)->next_wait = t;
 	} else {
 		t->next_wait = t;
 	}
-	u->wait_tail = t;
+	*tail = t;
 }
 
 bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit)
 {
 	const struct cdma *u = unit_used(x, node, unit);
 
-	return u && (u->busy >= x->p.slots || u->wait_tail);
+	return u && (u->busy >= x->p.slots || waiting(x, unit % x->p.cdma_units, node));
 }
 
 void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32_t unit),
@@ -1113,7 +1133,7 @@ void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t ava
 {
 	struct cdma *u = unit_of(t);
 
-	g_assert(!t->started && !u->wait_tail && u->busy < t->x->p.slots);
+	g_assert(!t->started && !waiting(t->x, t->unit, t->src) && u->busy < t->x->p.slots);
 	g_assert(available <= t->bytes && start_ps <= sim_now(t->x->s));
 	t->started = true;
 	txn_set_start(t, start_ps);
@@ -1320,14 +1340,16 @@ static void release_slot(struct paxi_txn *t)
 {
 	struct cdma *u = unit_of(t);
 
-	u->busy--;
-	if (u->wait_tail) {
-		struct paxi_txn *n = u->wait_tail->next_wait;
+	struct paxi_txn *tail = waiting(t->x, t->unit, t->src);
 
-		if (n == u->wait_tail)
-			u->wait_tail = NULL;
+	u->busy--;
+	if (tail) {
+		struct paxi_txn *n = tail->next_wait;
+
+		if (n == tail)
+			t->x->wait_tail[t->unit][t->src] = NULL;
 		else
-			u->wait_tail->next_wait = n->next_wait;
+			tail->next_wait = n->next_wait;
 		n->last_data = NULL;
 		begin_setup(n);
 	} else if (t->x->refill) {
