@@ -399,7 +399,7 @@ static void live_set(struct run_rank *rr, uint32_t i, uint32_t l)
 
 #define NO_OP UINT32_MAX
 /* Run states per block of the runner's pool. */
-#define RUN_OP_BLOCK 1024
+#define RUN_OP_BLOCK 256
 
 struct runner {
 	struct sim_component c;
