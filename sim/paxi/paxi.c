@@ -45,8 +45,6 @@ enum txn_state {
 #define PAXI_MAX_TXN_OPS 8
 G_STATIC_ASSERT(PAXI_MAX_TXN_OPS <= UINT8_MAX);
 
-/* Transactions per block of paxi's transaction store. */
-#define TXN_BLOCK 1024
 /* Messages and reduction requests per block of their pools. */
 #define POOL_BLOCK 256
 
@@ -60,6 +58,9 @@ struct txn_more {
 	int hops;
 };
 
+/* A transaction, 80 bytes. Its protocol (txn_proto), its pair (pair_slot)
+ * and its first channel (txn_chan) are looked up where read; the times
+ * only the breakdown reads follow it where it is kept (more_of). */
 struct paxi_txn {
 	/* The first 64 bytes hold what every delivered packet reads
 	 * (on_data_delivered). */
@@ -71,19 +72,19 @@ struct paxi_txn {
 	uint64_t notified;    /* reported usable */
 	union {
 		struct paxi_txn *next_wait; /* TX_WAIT_SLOT: its unit's queue, a ring
-					     * (struct cdma) */
+					     * (paxi.wait_tail) */
 		struct paxi_msg *last_data; /* TX_DATA, flow fidelity: its last data message
 					     * while in flight (pump may grow it), else NULL */
-		struct paxi_txn *next_free; /* handed back: paxi's free list */
+		struct paxi_txn *next_free; /* handed back: its store's free list */
 	};
-	uint32_t pair;         /* paired: its (src, dst) pair's slot in paxi's inflight */
-	int32_t chan;          /* flow fidelity: its route's first channel (its drain) */
-	uint8_t proto;         /* enum paxi_proto. Transfer: the run's protocol;
-				* Send/Recv: simple */
-	uint8_t kind;          /* enum paxi_kind */
-	uint8_t ops;           /* its ops, paxi's ops[ops] */
-	uint8_t state;         /* enum txn_state */
+	sim_time_t when;      /* until TX_SETUP: paxi_txn_start's time, which its
+			       * slot's wait counts from; then until it has landed:
+			       * its setup's end; then: when it landed */
+	uint16_t src, dst;
 	uint8_t unit;          /* < PAXI_MAX_CDMA_UNITS */
+	uint8_t kind : 1;      /* enum paxi_kind */
+	uint8_t state : 3;     /* enum txn_state */
+	uint8_t ops : 3;       /* its ops, paxi's ops[ops] */
 	bool started : 1, posted : 1, rts_arrived : 1, cts_arrived : 1, flag_sent : 1,
 		zero_sent : 1;
 	bool over : 1;         /* its completion response has been processed */
@@ -93,22 +94,36 @@ struct paxi_txn {
 				* ahead of it (pump), not when allowed (data_allowed) */
 	bool landed : 1;       /* its data has all arrived: `when` says when */
 	bool kept : 1;         /* paxi_keep_times was on at paxi_txn_new: its other
-				* times are kept (more_of) */
+				* times are kept (more_of), it is in paxi's kept store */
 	bool paired : 1;       /* paxi's pairs_on was at paxi_txn_new: it has a pair,
 				* and its data counts in its inflight */
 
 	void *src_user;
 	uint64_t available;   /* supplied by the source so far; in TX_DATA, all of
 			       * it handed to the fabric (pump) */
-	sim_time_t when;      /* until TX_SETUP: paxi_txn_start's time, which its
-			       * slot's wait counts from; then until it has landed:
-			       * its setup's end; then: when it landed */
-	uint16_t src, dst;
-	uint32_t id;          /* its place in paxi's store (txn_blocks, more_blocks) */
-} __attribute__((aligned(32)));
-G_STATIC_ASSERT(offsetof(struct paxi_txn, src_user) == 64 && sizeof(struct paxi_txn) == 96);
+} __attribute__((aligned(16)));
+G_STATIC_ASSERT(offsetof(struct paxi_txn, src_user) == 64 && sizeof(struct paxi_txn) == 80);
 G_STATIC_ASSERT(LINK_MAX_RANKS <= UINT16_MAX + 1);
 G_STATIC_ASSERT(PAXI_MAX_CDMA_UNITS <= UINT8_MAX + 1);
+G_STATIC_ASSERT(PAXI_MAX_TXN_OPS <= 8 && PAXI_SENDRECV <= 1);
+
+/* Transactions per block of a store (struct txn_store). */
+#define TXN_BLOCK 1024
+
+/* A transaction made while paxi_keep_times is on, and its kept times. */
+struct kept_txn {
+	struct paxi_txn t;
+	struct txn_more more;
+};
+
+/* Transactions of one size, TXN_BLOCK a block, freed with the paxi; one
+ * handed back is taken again first. */
+struct txn_store {
+	GPtrArray *blocks;            /* owned */
+	size_t size;                  /* of one: a transaction and what follows it */
+	uint32_t used;                /* taken from the last block */
+	struct paxi_txn *free;        /* handed back, linked by next_free */
+};
 
 struct paxi_msg {
 	struct paxi_txn *t;
@@ -216,13 +231,9 @@ struct paxi {
 				       * every pair but those only ever in last_pair
 				       * (a source of one pair has none here) */
 	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
-	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
-	GPtrArray *more_blocks;       /* owned: the transactions' kept times, a block
-				       * beside each of txn_blocks, made when one of
-				       * its transactions is made while paxi_keep_times
-				       * is on (until then NULL) */
-	uint32_t txn_block_used;      /* transactions taken from the last block */
-	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_free */
+	struct txn_store txns;        /* the transactions */
+	struct txn_store kept;        /* those made while paxi_keep_times is on, each
+				       * followed by its kept times (more_of) */
 	GPtrArray *res_blocks;        /* owned: the reservations, RES_BLOCK a block */
 	uint32_t res_made;            /* reservations taken from the blocks */
 	uint32_t res_free;            /* the first handed back, index + 1; 0: none */
@@ -242,8 +253,29 @@ struct paxi {
 /* t's kept times (t->kept). */
 static struct txn_more *more_of(const struct paxi_txn *t)
 {
-	return (struct txn_more *)g_ptr_array_index(t->x->more_blocks, t->id / TXN_BLOCK) +
-	       t->id % TXN_BLOCK;
+	return &((struct kept_txn *)(void *)t)->more;
+}
+
+/* Transaction t's protocol: a Transfer's is the run's, a Send/Recv's
+ * Simple. */
+static enum paxi_proto txn_proto(const struct paxi_txn *t)
+{
+	return t->kind == PAXI_TRANSFER ? (enum paxi_proto)t->x->p.proto : PAXI_PROTO_SIMPLE;
+}
+
+/* Flow fidelity: t's route's first channel (its drain); -1 at packet
+ * fidelity. */
+static int txn_chan(const struct paxi_txn *t)
+{
+	return t->x->flow ? fabric_first_channel(t->x->f, t->src, t->dst, ROUTE_SHORTEST) : -1;
+}
+
+static uint32_t pair_slot(struct paxi *x, int src, int dst);
+
+/* Paired t's data bytes of its pair in flight. */
+static uint64_t *txn_inflight(const struct paxi_txn *t)
+{
+	return &g_array_index(t->x->inflight, uint64_t, pair_slot(t->x, t->src, t->dst));
 }
 
 static void engine_kick(struct paxi *x, int node);
@@ -393,12 +425,14 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 		x->engines = g_new0(struct engine, (gsize)x->nodes);
 	if (p->control == PAXI_CONTROL_OOB)
 		pairs_init(x);
-	x->txn_blocks = g_ptr_array_new_with_free_func(free);
+	x->txns = (struct txn_store){ .blocks = g_ptr_array_new_with_free_func(g_free),
+				      .size = sizeof(struct paxi_txn) };
+	x->kept = (struct txn_store){ .blocks = g_ptr_array_new_with_free_func(g_free),
+				      .size = sizeof(struct kept_txn) };
 	x->res_blocks = g_ptr_array_new_with_free_func(g_free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	pool_init(&x->msgs, sizeof(struct paxi_msg), POOL_BLOCK);
 	pool_init(&x->reqs, sizeof(struct reduce_req), POOL_BLOCK);
-	x->more_blocks = g_ptr_array_new_with_free_func(g_free);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
 	return x;
 }
@@ -407,11 +441,11 @@ void paxi_free(struct paxi *x)
 {
 	if (!x)
 		return;
-	g_ptr_array_unref(x->txn_blocks);
+	g_ptr_array_unref(x->txns.blocks);
+	g_ptr_array_unref(x->kept.blocks);
 	g_array_unref(x->route);
 	pool_release(&x->msgs);
 	pool_release(&x->reqs);
-	g_ptr_array_unref(x->more_blocks);
 	g_ptr_array_unref(x->res_blocks);
 	if (x->res_slot)
 		g_array_unref(x->res_slot);
@@ -540,9 +574,11 @@ void paxi_txn_free(struct paxi_txn *t)
 	g_assert(t->state == TX_DATA && t->over && t->notified == t->bytes && !t->last_data);
 	g_assert(x->st.txns_live > 0);
 	x->st.txns_live--;
+	struct txn_store *st = t->kept ? &x->kept : &x->txns;
+
 	t->x = NULL;
-	t->next_free = x->free_txns;
-	x->free_txns = t;
+	t->next_free = st->free;
+	st->free = t;
 }
 
 void paxi_txn_set_src_user(struct paxi_txn *t, void *src_user)
@@ -565,19 +601,22 @@ static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
  * the data's, as most transactions' are. */
 static uint64_t txn_wire_bytes(const struct paxi_txn *t, uint64_t bytes)
 {
-	return t->proto == PAXI_PROTO_SIMPLE ? bytes : paxi_proto_wire_bytes(t->proto, bytes);
+	enum paxi_proto p = txn_proto(t);
+
+	return p == PAXI_PROTO_SIMPLE ? bytes : paxi_proto_wire_bytes(p, bytes);
 }
 
 /* The data bytes of t delivered at its destination: those of its wire
  * bytes delivered (the lines whole, LL's and LL128's). */
 static uint64_t txn_arrived(const struct paxi_txn *t)
 {
-	if (t->proto == PAXI_PROTO_SIMPLE)
+	enum paxi_proto p = txn_proto(t);
+
+	if (p == PAXI_PROTO_SIMPLE)
 		return t->wire_arrived;
-	if (t->wire_arrived >= paxi_proto_wire_bytes(t->proto, t->bytes))
+	if (t->wire_arrived >= paxi_proto_wire_bytes(p, t->bytes))
 		return t->bytes;
-	return (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[t->proto] /
-			  wire_num[t->proto]);
+	return (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[p] / wire_num[p]);
 }
 
 static const struct paxi_txn_ops *ops_of(const struct paxi_txn *t)
@@ -630,7 +669,8 @@ static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
 
 	if (x->p.control == PAXI_CONTROL_OOB && type != CTRL_FLAG) {
 		g_assert(t->paired); /* pairs_on from paxi_new */
-		struct pair_lat *pl = &g_array_index(x->pair_lat, struct pair_lat, t->pair);
+		struct pair_lat *pl = &g_array_index(x->pair_lat, struct pair_lat,
+						     pair_slot(x, t->src, t->dst));
 		sim_time_t *lat = forward ? &pl->fwd : &pl->back;
 
 		if (*lat == SIM_TIME_MAX)
@@ -722,7 +762,7 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 		/* its last message has not started: it carries this data too */
 		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
 			if (t->paired)
-				g_array_index(x->inflight, uint64_t, t->pair) += wire;
+				*txn_inflight(t) += wire;
 			if (t->kept)
 				more_of(t)->last_msg_bytes += wire;
 			injected = t->available;
@@ -734,7 +774,7 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 		m->t = t;
 		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, injected);
 
-		uint64_t *inflight = t->paired ? &g_array_index(x->inflight, uint64_t, t->pair) : NULL;
+		uint64_t *inflight = t->paired ? txn_inflight(t) : NULL;
 
 		if (t->kept) { /* so paired */
 			struct txn_more *more = more_of(t);
@@ -750,7 +790,7 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 			/* usable as the packets make it: per slice (Simple's flag),
 			 * per packet (LL and LL128 lines are usable as they land):
 			 * the pipeline */
-			uint64_t slice = t->proto == PAXI_PROTO_SIMPLE
+			uint64_t slice = txn_proto(t) == PAXI_PROTO_SIMPLE
 						 ? txn_wire_bytes(t, x->p.slice_bytes)
 						 : fabric_packet_payload(x->f, t->src, t->dst, ROUTE_SHORTEST);
 
@@ -797,13 +837,15 @@ static bool data_early(void *user, double rate, sim_time_t since, sim_time_t unt
 
 double paxi_txn_chan_rate(const struct paxi_txn *t)
 {
-	return fabric_channel_rate(t->x->f, t->chan);
+	return fabric_channel_rate(t->x->f, txn_chan(t));
 }
 
 bool paxi_txn_resp_joins(const struct paxi_txn *in, const struct paxi_txn *out)
 {
-	return in->x->p.control != PAXI_CONTROL_OOB && out->chan >= 0 &&
-	       fabric_first_channel(in->x->f, in->dst, in->src, ROUTE_SHORTEST) == out->chan;
+	int chan = txn_chan(out);
+
+	return in->x->p.control != PAXI_CONTROL_OOB && chan >= 0 &&
+	       fabric_first_channel(in->x->f, in->dst, in->src, ROUTE_SHORTEST) == chan;
 }
 
 /* Flow fidelity: how long a Transfer's receiver can wait for its next
@@ -839,10 +881,10 @@ sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 			  (t->state == TX_DATA && t->ahead && !t->landed && t->when > sim_now(t->x->s));
 
 	if (before_end && t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow)
-		return drain_before_end(t->x, t->when, t->chan);
+		return drain_before_end(t->x, t->when, txn_chan(t));
 	if (t->state != TX_DATA)
 		return 0;
-	return fabric_channel_drain_ps(t->x->f, t->chan);
+	return fabric_channel_drain_ps(t->x->f, txn_chan(t));
 }
 
 static void on_data_delivered(void *user, uint64_t bytes, bool done)
@@ -852,7 +894,7 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	struct paxi *x = t->x;
 
 	if (t->paired)
-		g_array_index(x->inflight, uint64_t, t->pair) -= bytes - m->seen;
+		*txn_inflight(t) -= bytes - m->seen;
 	t->wire_arrived += bytes - m->seen;
 	m->seen = bytes;
 	uint64_t arrived = txn_arrived(t);
@@ -875,7 +917,7 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	bool all = arrived == t->bytes && done;
 
 	/* Simple: per slice (its flag); LL, LL128: every line as it lands */
-	if (all || (t->proto == PAXI_PROTO_SIMPLE ? arrived - t->notified >= x->p.slice_bytes
+	if (all || (txn_proto(t) == PAXI_PROTO_SIMPLE ? arrived - t->notified >= x->p.slice_bytes
 						  : arrived > t->notified)) {
 		t->notified = arrived;
 		if (all && t->kept)
@@ -953,7 +995,7 @@ static void begin_setup(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 	sim_time_t now = sim_now(x->s);
 
-	t->when = unit_take(x, u, t->proto, t->when);
+	t->when = unit_take(x, u, txn_proto(t), t->when);
 	if (t->kept) {
 		more_of(t)->slot = now;
 		more_of(t)->setup_end = t->when;
@@ -967,7 +1009,8 @@ static void begin_setup(struct paxi_txn *t)
 }
 
 /* The place of ops among x's (ops[]), taken if new. */
-static void txn_pair(struct paxi_txn *t);
+static struct paxi_txn *txn_take(struct txn_store *st);
+static void pair_make(struct paxi *x, int src, int dst);
 
 static uint8_t ops_index(struct paxi *x, const struct paxi_txn_ops *ops)
 {
@@ -988,28 +1031,8 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			      void *src_user, void *dst_user)
 {
 	g_assert(src >= 0 && src < x->nodes && dst >= 0 && dst < x->nodes && src != dst);
-	/* transactions come from blocks, freed with them at paxi_free; one
-	 * handed back (paxi_txn_free) is taken again first */
-	struct paxi_txn *t = x->free_txns;
+	struct paxi_txn *t = txn_take(x->keep_times ? &x->kept : &x->txns);
 
-	if (t) {
-		x->free_txns = t->next_free;
-		*t = (struct paxi_txn){ .id = t->id };
-	} else {
-		if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
-			void *mem = NULL;
-
-			if (posix_memalign(&mem, 64, sizeof(struct paxi_txn) * TXN_BLOCK))
-				g_error("paxi: out of memory for %d transactions", TXN_BLOCK);
-			memset(mem, 0, sizeof(struct paxi_txn) * TXN_BLOCK);
-			g_ptr_array_add(x->txn_blocks, mem);
-			x->txn_block_used = 0;
-		}
-		g_assert(x->txn_blocks->len <= UINT32_MAX / TXN_BLOCK);
-		t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks, x->txn_blocks->len - 1) +
-		    x->txn_block_used;
-		t->id = (x->txn_blocks->len - 1) * TXN_BLOCK + x->txn_block_used++;
-	}
 	if (++x->st.txns_live > x->st.txns_live_peak)
 		x->st.txns_live_peak = x->st.txns_live;
 
@@ -1020,34 +1043,59 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->src = (uint16_t)src;
 	t->dst = (uint16_t)dst;
 	t->unit = (uint8_t)(unit % x->p.cdma_units);
-	t->proto = (uint8_t)(kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE);
-	t->kind = (uint8_t)kind;
+	t->kind = kind == PAXI_SENDRECV;
 	t->bytes = bytes;
 	if (x->keep_times) {
-		guint b = t->id / TXN_BLOCK;
-
-		if (x->more_blocks->len <= b)
-			g_ptr_array_set_size(x->more_blocks, b + 1);
-		if (!g_ptr_array_index(x->more_blocks, b))
-			g_ptr_array_index(x->more_blocks, b) = g_new(struct txn_more, TXN_BLOCK);
 		t->kept = true;
 		*more_of(t) = (struct txn_more){
 			.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route),
 		};
 	}
-	if (x->pairs_on)
-		txn_pair(t);
-	t->chan = x->flow ? fabric_first_channel(x->f, src, dst, ROUTE_SHORTEST) : -1;
+	if (x->pairs_on) {
+		pair_make(x, src, dst);
+		t->paired = true;
+	}
 	x->st.txns++;
 	return t;
 }
 
-/* t's pair: its slot in the paxi's inflight, the pair made if new. */
-static void txn_pair(struct paxi_txn *t)
+/* A transaction from st's blocks (freed with them at paxi_free), zeroed:
+ * one handed back (paxi_txn_free) first. */
+static struct paxi_txn *txn_take(struct txn_store *st)
 {
-	struct paxi *x = t->x;
-	int src = t->src, dst = t->dst;
+	struct paxi_txn *t = st->free;
 
+	if (t) {
+		st->free = t->next_free;
+		memset(t, 0, st->size);
+		return t;
+	}
+	if (!st->blocks->len || st->used == TXN_BLOCK) {
+		g_ptr_array_add(st->blocks, g_malloc0(st->size * TXN_BLOCK));
+		st->used = 0;
+	}
+	return (struct paxi_txn *)(void *)((char *)g_ptr_array_index(st->blocks, st->blocks->len - 1) +
+					   st->size * st->used++);
+}
+
+/* The slot in the paxi's inflight of pair (src, dst), made by pair_make. */
+static uint32_t pair_slot(struct paxi *x, int src, int dst)
+{
+	const struct pair_memo *memo = &x->last_pair[src];
+
+	if (memo->dst == dst)
+		return memo->slot;
+	guint slot = GPOINTER_TO_UINT(g_hash_table_lookup(
+		x->pairs, GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1)));
+
+	g_assert(slot);
+	return slot - 1;
+}
+
+/* A transaction of pair (src, dst) is made: the pair is made if new, and
+ * is its source's last (last_pair). */
+static void pair_make(struct paxi *x, int src, int dst)
+{
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
 	struct pair_memo *memo = &x->last_pair[src];
@@ -1068,9 +1116,7 @@ static void txn_pair(struct paxi_txn *t)
 			g_array_append_val(x->pair_lat,
 					   ((struct pair_lat){ SIM_TIME_MAX, SIM_TIME_MAX }));
 	}
-	t->pair = slot - 1;
-	t->paired = true;
-	*memo = (struct pair_memo){ .dst = dst, .slot = t->pair };
+	*memo = (struct pair_memo){ .dst = dst, .slot = slot - 1 };
 }
 
 void paxi_txn_set_ops(struct paxi_txn *t, const struct paxi_txn_ops *ops)
@@ -1629,7 +1675,7 @@ void paxi_engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, ui
 		      bool reduce, const struct paxi_txn *from_txn, struct paxi_txn *remote,
 		      void (*started)(void *user), void (*done)(void *user), void *user)
 {
-	bool paced = from_txn && paxi_proto_polled(from_txn->proto);
+	bool paced = from_txn && paxi_proto_polled(txn_proto(from_txn));
 
 	engine_work(x, node, unit, from, to, reduce, x->p.engine_lat_ps, paced, remote, started,
 		    done, user);
