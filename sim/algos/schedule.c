@@ -63,6 +63,7 @@ void sched_free(struct sched *s)
 	g_array_unref(s->none_ops);
 	g_array_unref(s->none_deps);
 	g_free(s->ranks);
+	g_free(s->added);
 	g_free(s->weights);
 	g_free(s->algo);
 	g_free(s);
@@ -89,15 +90,23 @@ uint32_t sched_add(struct sched *s, int r, const struct sched_op *op, const uint
 {
 	g_assert(r >= 0 && r < s->nranks);
 	g_assert(!s->turned || r == 0);
-	struct sched_rank *rk = &s->ranks[r];
 	struct sched_op o = *op;
-	uint32_t idx = rk->added++;
+	uint32_t idx = sched_added(s, r);
 
 	for (uint32_t i = 0; i < ndeps; i++)
 		g_assert_cmpuint(deps[i], <, idx);
-	if (++s->nops > s->max_ops)
-		return idx; /* counted, not stored: sched_over */
-	rk = rank_own(s, r);
+	if (++s->nops > s->max_ops) {
+		/* counted, not stored: sched_over, from now on */
+		if (!s->added) {
+			s->added = g_new(uint32_t, s->nranks);
+			for (int k = 0; k < s->nranks; k++)
+				s->added[k] = s->ranks[k].ops->len;
+		}
+		s->added[r] = idx + 1;
+		return idx;
+	}
+	struct sched_rank *rk = rank_own(s, r);
+
 	g_assert(idx == rk->ops->len);
 	o.dep_first = rk->deps->len;
 	o.ndeps = ndeps;
@@ -572,7 +581,7 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			   const struct sched_op *op, const uint32_t *extra, uint32_t nextra)
 {
 	unsigned f = sched_op_kind_flags((enum sched_op_kind)op->kind);
-	uint32_t self = s->ranks[r].added; /* sched_add returns it */
+	uint32_t self = sched_added(s, r); /* sched_add returns it */
 	GArray *deps = h->deps;
 	struct hz_rank *rk = &h->ranks[r];
 	/* A copy (or a copy-send) of input units to the same output units (or back) writes

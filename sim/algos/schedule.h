@@ -58,14 +58,14 @@ struct sched_op {
 G_STATIC_ASSERT(sizeof(struct sched_op) == 32);
 G_STATIC_ASSERT(SCHED_MAX_RANKS <= INT16_MAX + 1 && SBUF_NBUFS <= 8 && SCHED_MAX_LANES <= 256);
 
+/* A rank's ops, 32 bytes (a turned schedule keeps one per rank). */
 struct sched_rank {
 	GArray *ops;  /* of struct sched_op, owned */
 	GArray *deps; /* of uint32_t: indices of earlier ops of this rank, owned */
-	uint32_t added; /* ops added (sched_add): ops->len unless the schedule
-			 * outgrew its bound (sched_over) */
 	uint32_t in_lo, in_hi;   /* input window, global units */
 	uint32_t out_lo, out_hi; /* output window, global units */
 };
+G_STATIC_ASSERT(sizeof(struct sched_rank) == 32);
 
 struct sched {
 	enum coll coll;
@@ -89,6 +89,9 @@ struct sched {
 				* stored no op (a turned schedule's but rank
 				* 0's), each a reference; its own from its first */
 	uint64_t nops;         /* ops added, all ranks */
+	uint32_t *added;       /* owned, once more ops were added than stored
+				* (sched_over): per rank, its ops added; else NULL
+				* (sched_added) */
 	uint64_t max_ops;      /* the ops that half the machine's memory holds
 				* (SCHED_BYTES_PER_OP each), set by sched_new */
 };
@@ -108,6 +111,13 @@ void sched_free(struct sched *s);
 static inline bool sched_over(const struct sched *s)
 {
 	return s->nops > s->max_ops;
+}
+
+/* The ops added to rank r (sched_add): its ops->len unless the schedule
+ * outgrew its bound (sched_over). */
+static inline uint32_t sched_added(const struct sched *s, int r)
+{
+	return s->added ? s->added[r] : s->ranks[r].ops->len;
 }
 
 /* Appends an op to rank r with the given deps and returns its index. Past

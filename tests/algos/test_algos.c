@@ -955,7 +955,7 @@ static void test_schedule_bound(void)
 	}
 	g_assert_cmpuint(s->nops, ==, 8);
 	g_assert_cmpuint(s->ranks[0].ops->len + s->ranks[1].ops->len, ==, 5);
-	g_assert_cmpuint(s->ranks[0].added, ==, 4);
+	g_assert_cmpuint(sched_added(s, 0), ==, 4);
 	sched_free(s);
 
 	const char *g5 = g5_path();
