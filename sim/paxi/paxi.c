@@ -85,6 +85,8 @@ struct paxi_txn {
 	uint8_t kind : 1;      /* enum paxi_kind */
 	uint8_t state : 3;     /* enum txn_state */
 	uint8_t ops : 3;       /* its ops, paxi's ops[ops] */
+	uint8_t simple : 1;    /* its protocol (txn_proto) is Simple: its wire bytes
+				* are its data's */
 	bool started : 1, posted : 1, rts_arrived : 1, cts_arrived : 1, flag_sent : 1,
 		zero_sent : 1;
 	bool over : 1;         /* its completion response has been processed */
@@ -601,19 +603,17 @@ static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
  * the data's, as most transactions' are. */
 static uint64_t txn_wire_bytes(const struct paxi_txn *t, uint64_t bytes)
 {
-	enum paxi_proto p = txn_proto(t);
-
-	return p == PAXI_PROTO_SIMPLE ? bytes : paxi_proto_wire_bytes(p, bytes);
+	return t->simple ? bytes : paxi_proto_wire_bytes(txn_proto(t), bytes);
 }
 
 /* The data bytes of t delivered at its destination: those of its wire
  * bytes delivered (the lines whole, LL's and LL128's). */
-static uint64_t txn_arrived(const struct paxi_txn *t)
+static inline uint64_t txn_arrived(const struct paxi_txn *t)
 {
+	if (t->simple)
+		return t->wire_arrived;
 	enum paxi_proto p = txn_proto(t);
 
-	if (p == PAXI_PROTO_SIMPLE)
-		return t->wire_arrived;
 	if (t->wire_arrived >= paxi_proto_wire_bytes(p, t->bytes))
 		return t->bytes;
 	return (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[p] / wire_num[p]);
@@ -790,7 +790,7 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 			/* usable as the packets make it: per slice (Simple's flag),
 			 * per packet (LL and LL128 lines are usable as they land):
 			 * the pipeline */
-			uint64_t slice = txn_proto(t) == PAXI_PROTO_SIMPLE
+			uint64_t slice = t->simple
 						 ? txn_wire_bytes(t, x->p.slice_bytes)
 						 : fabric_packet_payload(x->f, t->src, t->dst, ROUTE_SHORTEST);
 
@@ -917,7 +917,7 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	bool all = arrived == t->bytes && done;
 
 	/* Simple: per slice (its flag); LL, LL128: every line as it lands */
-	if (all || (txn_proto(t) == PAXI_PROTO_SIMPLE ? arrived - t->notified >= x->p.slice_bytes
+	if (all || (t->simple ? arrived - t->notified >= x->p.slice_bytes
 						  : arrived > t->notified)) {
 		t->notified = arrived;
 		if (all && t->kept)
@@ -1044,6 +1044,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->dst = (uint16_t)dst;
 	t->unit = (uint8_t)(unit % x->p.cdma_units);
 	t->kind = kind == PAXI_SENDRECV;
+	t->simple = txn_proto(t) == PAXI_PROTO_SIMPLE;
 	t->bytes = bytes;
 	if (x->keep_times) {
 		t->kept = true;
