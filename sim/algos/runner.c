@@ -23,7 +23,9 @@
  * start once each op it depends on is done, asked of those ops when it
  * reaches the head of its lane or one of them ends (deps_done). An issued
  * send that would wait for its unit's slot, and a receive whose incoming
- * transaction has not begun to take data, are dormant: no state at all, only their issue time in their lane's
+ * transaction has not begun to take data (or, one that holds its slot with
+ * no transaction, whose data is not usable yet: rcv_may_sleep), are
+ * dormant: no state at all, only their issue time in their lane's
  * window (struct run_lane) and the runner's queue per unit, which continues
  * the paxi's own (the refill hook) so that grants, times and event order
  * are the same as if every transaction had been made at once. A send whose
@@ -100,6 +102,7 @@ struct run_op {
 	bool held : 1;            /* done and read by no one but dependents to start (held) */
 	bool in_left : 1;         /* its incoming data all processed, it has let go of their
 				   * transaction (in NULL): the breakdown is not walked */
+	bool out_fed : 1;         /* its outgoing transaction has begun to take data (out_feeds) */
 	union {
 		uint64_t local_bytes;   /* COPY / REDUCE work (a COPY_SEND's copy without an engine) */
 		struct {
@@ -230,11 +233,14 @@ struct rank_index {
 			       * order */
 };
 
+/* A rank's window of live indices starts with room for this many ops. */
+#define LIVE_ROOM 4
+
 /* What the runner keeps of each rank for the whole run, in one 64-byte
  * line (the runner's ranks are aligned to it): the window of its ops'
- * run-state indices, where its calls are, and its lanes; its ops' indices
- * are the runner's (struct rank_index), their run state lives only while
- * it is read (struct run_op). */
+ * run-state indices, where its first call is, and its lanes; its ops and
+ * their indices are the runner's (rank_sops, struct rank_index), their run
+ * state lives only while it is read (struct run_op). */
 struct run_rank {
 	/* The run-state index of its ops (the pool index + 1, 0 never alive,
 	 * OP_GONE done and gone) for ops live_lo .. live_hi - 1, in a ring
@@ -242,14 +248,16 @@ struct run_rank {
 	 * from live_hi on has been alive. Ops go about in the order they come
 	 * alive, so it spans the ops alive at once and those between them, not
 	 * the schedule. */
-	uint32_t *live;       /* owned: op i at live[i & live_mask] */
-	const struct sched_op *sops; /* borrowed: the schedule's ops of this rank */
+	uint32_t *live;       /* op i at live[i & live_mask]: live_in, then owned
+			       * once it outgrows it */
+	uint32_t live_in[LIVE_ROOM];
 	uint32_t live_lo, live_hi;
 	uint32_t live_mask;   /* room - 1, room a power of two */
 	uint32_t per;         /* the schedule's ops of this rank (one call); its
 			       * ops: per x the runner's calls */
 	uint32_t launched;    /* calls whose kernel has started on this rank */
-	uint32_t call_left[RUNNER_CALLS_SIMULATED]; /* per call: its ops on this rank not done */
+	uint32_t call_left;   /* its first call's ops not done (the others':
+			       * runner.call_left_more) */
 	union {
 		struct run_lane lane0;  /* a schedule of one lane: its lane */
 		struct run_lane *lanes; /* several: owned, per lane */
@@ -268,19 +276,33 @@ struct op_run {
 	uint32_t first, n;
 };
 
+/* A FIFO's ring buffer of runs. */
+struct op_ring {
+	uint32_t mask;        /* room - 1, room a power of two */
+	struct op_run run[];  /* room of them */
+};
+
 struct op_fifo {
 	union {
-		struct op_run one;  /* mask 0: the run, if len */
-		struct op_run *buf; /* mask > 0: owned, room mask + 1 */
+		struct op_run one;    /* !ring: the run, if len (room 1) */
+		struct op_ring *ring; /* ring: owned */
 	};
-	uint32_t head, len;   /* runs [head ..], len of them; 0: empty */
-	uint32_t mask;        /* room - 1, room a power of two; 0: room 1, in one */
+	uint32_t head;        /* runs [head ..] */
+	uint32_t len : 31;    /* runs held; 0: empty */
+	uint32_t in_ring : 1; /* they are in ring, else in one */
 };
+G_STATIC_ASSERT(sizeof(struct op_fifo) == 16);
+
+/* room - 1 of f's runs */
+static uint32_t fifo_mask(const struct op_fifo *f)
+{
+	return f->in_ring ? f->ring->mask : 0;
+}
 
 /* Run k of f's buffer (k taken modulo its room). */
 static struct op_run *fifo_at(struct op_fifo *f, uint32_t k)
 {
-	return f->mask ? &f->buf[k & f->mask] : &f->one;
+	return f->in_ring ? &f->ring->run[k & f->ring->mask] : &f->one;
 }
 
 static void fifo_push(struct op_fifo *f, uint32_t v)
@@ -293,19 +315,22 @@ static void fifo_push(struct op_fifo *f, uint32_t v)
 			return;
 		}
 	}
-	if (f->len == f->mask + 1) {
-		uint32_t room = 2 * (f->mask + 1);
-		struct op_run *b = g_new(struct op_run, room);
+	if (f->len == fifo_mask(f) + 1) {
+		uint32_t room = 2 * (fifo_mask(f) + 1);
+		struct op_ring *b = g_malloc(sizeof(struct op_ring) + sizeof(struct op_run) * room);
 
+		g_assert(room <= (1u << 31));
 		for (uint32_t i = 0; i < f->len; i++)
-			b[i] = *fifo_at(f, f->head + i);
-		if (f->mask)
-			g_free(f->buf);
-		f->buf = b;
+			b->run[i] = *fifo_at(f, f->head + i);
+		b->mask = room - 1;
+		if (f->in_ring)
+			g_free(f->ring);
+		f->ring = b;
+		f->in_ring = true;
 		f->head = 0;
-		f->mask = room - 1;
 	}
-	*fifo_at(f, f->head + f->len++) = (struct op_run){ .first = v, .n = 1 };
+	*fifo_at(f, f->head + f->len) = (struct op_run){ .first = v, .n = 1 };
+	f->len++;
 }
 
 static uint32_t fifo_pop(struct op_fifo *f)
@@ -315,7 +340,7 @@ static uint32_t fifo_pop(struct op_fifo *f)
 	uint32_t v = h->first++;
 
 	if (!--h->n) {
-		f->head = (f->head + 1) & f->mask;
+		f->head = (f->head + 1) & fifo_mask(f);
 		f->len--;
 	}
 	return v;
@@ -323,8 +348,8 @@ static uint32_t fifo_pop(struct op_fifo *f)
 
 static void fifo_release(struct op_fifo *f)
 {
-	if (f->mask)
-		g_free(f->buf);
+	if (f->in_ring)
+		g_free(f->ring);
 }
 
 /* The live index of an op whose run state was made and has gone (it is done). */
@@ -349,7 +374,8 @@ static __attribute__((noinline)) void live_grow(struct run_rank *rr, uint32_t ne
 
 	for (uint32_t i = rr->live_lo; i < rr->live_hi; i++)
 		v[i & (room - 1)] = rr->live[i & rr->live_mask];
-	g_free(rr->live);
+	if (rr->live != rr->live_in)
+		g_free(rr->live);
 	rr->live = v;
 	rr->live_mask = room - 1;
 }
@@ -373,7 +399,7 @@ static void live_set(struct run_rank *rr, uint32_t i, uint32_t l)
 
 #define NO_OP UINT32_MAX
 /* Run states per block of the runner's pool. */
-#define RUN_OP_BLOCK 1024
+#define RUN_OP_BLOCK 256
 
 struct runner {
 	struct sim_component c;
@@ -382,6 +408,12 @@ struct runner {
 	const struct paxi_params *pp; /* borrowed: px's (paxi_get_params) */
 	const struct sched *s;
 	struct run_rank *ranks;
+	const struct sched_op *sops0; /* borrowed: a turned schedule's ops, every
+				   * rank's (rank_sops); else NULL */
+	const struct sched_op **sops; /* owned, not turned: per rank, its ops
+				   * (borrowed: the schedule's); else NULL */
+	uint32_t *call_left_more; /* owned, several calls: per rank x call from the
+				   * second, its ops on the rank not done; else NULL */
 	struct rank_index *index; /* owned: rank 0's alone where the ranks are alike,
 				   * else per rank */
 	uint32_t nlanes;
@@ -528,11 +560,12 @@ static void bd_at_start(struct run_op *o);
 static struct bd_memo *bd_walk_start(struct run_op *o);
 static void bd_at_usable(struct run_op *o, struct paxi_txn *t);
 static void bd_at_end(struct run_op *o);
+static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i);
+static struct run_op *op_live(struct runner *r, int rank, uint32_t i);
 
-static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
+/* Op o's incoming data is usable up to `usable` bytes (all: all of it). */
+static void op_usable(struct run_op *o, struct paxi_txn *t, uint64_t usable, bool all)
 {
-	struct run_op *o = user;
-
 	if (o->out_parked)
 		out_unpark(o);
 	o->usable = usable;
@@ -557,6 +590,28 @@ static void on_sent(void *user, struct paxi_txn *t)
 	op_try_finish(o);
 }
 
+static int send_peer(const struct runner *r, int rank, const struct sched_op *op);
+
+/* Flow fidelity: paxi_txn_drain_ps of o's outgoing transaction, made or,
+ * parked (out_parked), as its reservation will make it: a parked send's
+ * transaction is made only when its data is about to move (out_unpark). */
+static sim_time_t out_drain_ps(const struct run_op *o)
+{
+	struct runner *r = o->r;
+
+	if (o->out)
+		return paxi_txn_drain_ps(o->out);
+	return paxi_reserved_drain_ps(r->px, node(r, o->rank), o->lane, o->idx,
+				      node(r, send_peer(r, o->rank, o->op)));
+}
+
+/* op_slack of a send whose output drains in `drain` ps: a reduction takes
+ * about as long again as the piece's transit, half. */
+static sim_time_t send_slack(bool reducer, sim_time_t drain)
+{
+	return reducer ? drain / 2 : drain;
+}
+
 /* Flow fidelity: how long op o can wait for more of its incoming data
  * without delaying anything. A forwarding op whose outgoing channel is busy
  * sending what is queued on it, or whose outgoing Transfer is still in its
@@ -568,20 +623,18 @@ static void on_sent(void *user, struct paxi_txn *t)
  * lanes (ring2p: how the two directions' slices interleave on the node's
  * memory and reducer sets their pace; coarser pieces there moved ring2p
  * AllReduce at N = 8 by up to 1.7 % against packet fidelity). */
-static sim_time_t on_slack(void *user, struct paxi_txn *t)
+static sim_time_t op_slack(const struct run_op *o)
 {
-	struct run_op *o = user;
 	bool reducer = is_reducing(o->kind) || o->r->pp->staging;
 
-	(void)t;
-	if (o->out_parked)
-		out_unpark(o);
 	if (!o->started || o->r->nlanes > 1)
 		return 0;
-	/* a reduction takes about as long again as the piece's transit: half */
-	if (is_send(o->kind))
+	if (is_send(o->kind)) {
 		/* a send still in the runner's queue may not send yet: 0 */
-		return !o->out ? 0 : reducer ? paxi_txn_drain_ps(o->out) / 2 : paxi_txn_drain_ps(o->out);
+		if (!o->out && !o->out_parked)
+			return 0;
+		return send_slack(reducer, out_drain_ps(o));
+	}
 	return reducer ? 0 : SIM_TIME_END;
 }
 
@@ -595,19 +648,20 @@ static sim_time_t on_slack(void *user, struct paxi_txn *t)
  * leave on that channel, in line behind bytes that have not landed
  * (paxi_txn_resp_joins). Its reductions of those bytes join its output at
  * once, taking the reducer as the slices land (paxi_work_ahead). */
-static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+static bool op_early(struct run_op *o, struct paxi_txn *t, double rate, sim_time_t since,
 		     sim_time_t until)
 {
-	struct run_op *o = user;
 	struct runner *r = o->r;
 	bool reducer = is_reducing(o->kind) || r->pp->staging;
 
-	if (o->out_parked)
-		out_unpark(o);
-	if (!o->started || r->nlanes > 1 || !is_send(o->kind) || !o->out ||
-	    paxi_txn_resp_joins(t, o->out))
+	if (!o->started || r->nlanes > 1 || !is_send(o->kind) || (!o->out && !o->out_parked))
 		return false;
-	double out_rate = paxi_txn_chan_rate(o->out);
+	int to = send_peer(r, o->rank, o->op);
+
+	if (o->out ? paxi_txn_resp_joins(t, o->out) : paxi_reserved_resp_joins(t, node(r, o->rank), node(r, to)))
+		return false;
+	double out_rate = o->out ? paxi_txn_chan_rate(o->out)
+				 : paxi_reserved_chan_rate(r->px, node(r, o->rank), node(r, to));
 	double work = reducer ? paxi_work_rate_per_ps(r->px, is_reducing(o->kind)) : 0;
 	double slice = (double)r->pp->slice_bytes;
 
@@ -615,12 +669,150 @@ static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t sin
 		return false;
 	sim_time_t slice_work = work > 0 ? (sim_time_t)(slice / work) : 0;
 
-	if ((double)paxi_txn_drain_ps(o->out) < slice / rate + (double)slice_work)
+	if ((double)out_drain_ps(o) < slice / rate + (double)slice_work)
 		return false;
 	o->fed_early = true;
 	o->early_since = since;
 	o->early_until = until + slice_work;
 	return true;
+}
+
+/* A receiver whose sender's transaction has begun to take data may stay
+ * dormant while it holds its own slot with no transaction (out_parked),
+ * until its data is first usable or taken early (rcv_may_sleep): nothing
+ * reads its run state before, but its data's slack, which it answers as
+ * if it were alive (rcv_dormant). The transaction's callbacks then find
+ * no receiver (its destination's user NULL) and reach it through its
+ * sender: a run state, or a send at rest's record (src_rest). */
+static void txn_receiver(const struct paxi_txn *t, bool src_rest, struct runner **r, int *to,
+			 uint32_t *di)
+{
+	const void *src = paxi_txn_user(t, false);
+	int rank;
+	uint32_t idx;
+
+	g_assert(src);
+	if (src_rest) {
+		const struct run_rest *s = src;
+
+		*r = s->r;
+		rank = s->rank;
+		idx = s->idx;
+	} else {
+		const struct run_op *o = src;
+
+		*r = o->r;
+		rank = o->rank;
+		idx = o->idx;
+	}
+	/* lazy: a rank is its node */
+	*to = paxi_txn_landing(t).dst;
+	*di = rank_index(*r, rank)->ix[idx].out_to;
+}
+
+/* Dormant receiver t's run state as it would be made alive (op_wake):
+ * started, its slot held (out_parked), nothing else. */
+static void rcv_dormant(const struct paxi_txn *t, bool src_rest, struct run_op *tmp)
+{
+	struct runner *r;
+	int to;
+	uint32_t di;
+
+	txn_receiver(t, src_rest, &r, &to, &di);
+	g_assert(!live_get(&r->ranks[to], di));
+	const struct sched_op *op = sched_op_of(r, to, di);
+
+	*tmp = (struct run_op){
+		.r = r, .op = op, .rank = to, .idx = di, .kind = op->kind, .lane = op->lane,
+		.started = true, .out_parked = true,
+	};
+}
+
+/* Dormant receiver t's run state, made alive: it takes t, which has begun to
+ * take data (in_fed). */
+static struct run_op *rcv_wake(struct paxi_txn *t, bool src_rest)
+{
+	struct runner *r;
+	int to;
+	uint32_t di;
+
+	txn_receiver(t, src_rest, &r, &to, &di);
+	struct run_op *d = op_live(r, to, di);
+
+	if (!d->in) { /* its sender rests: in_unclaimed does not find it */
+		d->in = t;
+		paxi_txn_set_dst_user(t, d);
+	}
+	g_assert(d->in == t && d->out_parked);
+	d->in_fed = true;
+	return d;
+}
+
+static void on_usable(void *user, struct paxi_txn *t, uint64_t usable, bool all)
+{
+	op_usable(user ? user : rcv_wake(t, false), t, usable, all);
+}
+
+static void on_usable_rest(void *user, struct paxi_txn *t, uint64_t usable, bool all)
+{
+	op_usable(user ? user : rcv_wake(t, true), t, usable, all);
+}
+
+static sim_time_t slack_of(void *user, struct paxi_txn *t, bool src_rest)
+{
+	struct runner *r;
+	int to;
+	uint32_t di;
+
+	if (user)
+		return op_slack(user);
+	/* op_slack of it made alive: started, a send on one lane, parked */
+	txn_receiver(t, src_rest, &r, &to, &di);
+	const struct sched_op *op = sched_op_of(r, to, di);
+
+	return send_slack(is_reducing(op->kind) || r->pp->staging,
+			  paxi_reserved_drain_ps(r->px, node(r, to), op->lane, di,
+						 node(r, send_peer(r, to, op))));
+}
+
+static sim_time_t on_slack(void *user, struct paxi_txn *t)
+{
+	return slack_of(user, t, false);
+}
+
+static sim_time_t on_slack_rest(void *user, struct paxi_txn *t)
+{
+	return slack_of(user, t, true);
+}
+
+static bool early_of(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+		     sim_time_t until, bool src_rest)
+{
+	struct run_op tmp;
+
+	if (user)
+		return op_early(user, t, rate, since, until);
+	rcv_dormant(t, src_rest, &tmp);
+	if (!op_early(&tmp, t, rate, since, until))
+		return false;
+	struct run_op *o = rcv_wake(t, src_rest);
+
+	o->fed_early = true;
+	o->early_since = tmp.early_since;
+	o->early_until = tmp.early_until;
+	return true;
+}
+
+static bool on_early(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+		     sim_time_t until)
+{
+	return early_of(user, t, rate, since, until, false);
+}
+
+static bool on_early_rest(void *user, struct paxi_txn *t, double rate, sim_time_t since,
+			  sim_time_t until)
+{
+	return early_of(user, t, rate, since, until, true);
 }
 
 static const struct paxi_txn_ops txn_ops = {
@@ -639,20 +831,34 @@ static void on_sent_rest(void *user, struct paxi_txn *t);
 /* The same, for the outgoing transaction of a send at rest (op_rest):
  * its source's user is a struct run_rest. */
 static const struct paxi_txn_ops txn_ops_rest = {
-	.usable = on_usable, .sent = on_sent_rest, .slack = on_slack, .early = on_early,
+	.usable = on_usable_rest, .sent = on_sent_rest, .slack = on_slack_rest,
+	.early = on_early_rest,
 };
 
 static const struct paxi_txn_ops txn_ops_lanes_rest = {
-	.usable = on_usable, .sent = on_sent_rest, .slack = on_slack, .early = on_early,
-	.each_slice = true,
+	.usable = on_usable_rest, .sent = on_sent_rest, .slack = on_slack_rest,
+	.early = on_early_rest, .each_slice = true,
 };
+
+/* The schedule's ops of rank (one call's). */
+static const struct sched_op *rank_sops(const struct runner *r, int rank)
+{
+	return r->sops ? r->sops[rank] : r->sops0;
+}
 
 /* The schedule's op of rank's run op i (calls repeat the rank's list). */
 static const struct sched_op *sched_op_of(const struct runner *r, int rank, uint32_t i)
 {
 	const struct run_rank *rr = &r->ranks[rank];
 
-	return &rr->sops[i < rr->per ? i : i % rr->per];
+	return &rank_sops(r, rank)[i < rr->per ? i : i % rr->per];
+}
+
+/* Rank's ops of call `call` not done. */
+static uint32_t *call_left(const struct runner *r, int rank, uint32_t call)
+{
+	return call ? &r->call_left_more[(size_t)rank * (r->calls - 1) + call - 1]
+		    : &r->ranks[rank].call_left;
 }
 
 static struct run_op *pool_at(const struct runner *r, uint32_t idx)
@@ -1237,12 +1443,13 @@ static bool op_park(struct runner *r, int rank, uint32_t i, sim_time_t start_ps)
 				 start_ps);
 }
 
-/* A parked send's transaction is made, on the slot it holds: when the op
- * is first asked about it (its incoming data's slack or early take, which
- * read its outgoing channel once that data moves), when that data lands,
- * or when it supplies data itself, whichever comes first; not as soon as
- * its sender's transaction takes data, which may then wait a long time for
- * its channel (a ring's steps queue there one behind another). */
+/* A parked send's transaction is made, on the slot it holds: when its
+ * incoming data is first usable (it lands, or is taken early) or when it
+ * supplies data itself, whichever comes first; not as soon as its sender's
+ * transaction takes data, which may then wait a long time for its channel
+ * (a ring's steps queue there one behind another). Until then its incoming
+ * data's slack and early take read its outgoing channel and setup from
+ * its reservation (out_drain_ps). */
 static void out_unpark(struct run_op *o)
 {
 	o->out_parked = false;
@@ -1250,24 +1457,38 @@ static void out_unpark(struct run_op *o)
 	paxi_txn_start_reserved(o->out, o->t_start, o->idx);
 }
 
+/* Whether op di of rank `to`, the receiver of a transaction that begins to
+ * take data, may stay dormant until its data is usable (rcv_wake): it
+ * sleeps holding its slot (op_park), on one lane, without the breakdown
+ * (whose walks read its run state). */
+static bool rcv_may_sleep(const struct runner *r, int to, uint32_t di)
+{
+	/* never alive (out_feeds), its slot held: issued, dormant */
+	g_assert(!live_get(&r->ranks[to], di));
+	return r->nlanes == 1 && !r->bd_on &&
+	       paxi_unit_reserved(r->px, node(r, to), sched_op_of(r, to, di)->lane, di);
+}
+
 /* o's outgoing transaction is about to take data: its receiver comes alive
  * if it has not (make_out), and holds its slot from now on (in_fed),
- * whether or not its own send is made yet. */
+ * whether or not its own send is made yet; or it stays dormant
+ * (rcv_may_sleep). */
 static void out_feeds(struct run_op *o)
 {
 	struct runner *r = o->r;
 	struct run_op *d = paxi_txn_user(o->out, true);
 
+	if (o->out_fed)
+		return;
+	o->out_fed = true;
 	if (!d) {
 		int to = send_peer(r, o->rank, o->op);
 		uint32_t di = rank_index(r, o->rank)->ix[o->idx].out_to;
 
-		if (live_get(&r->ranks[to], di))
-			return; /* it has had its data and let go */
+		if (live_get(&r->ranks[to], di) || rcv_may_sleep(r, to, di))
+			return; /* it has had its data and let go, or sleeps */
 		d = op_live(r, to, di);
 	}
-	if (d->in_fed)
-		return;
 	d->in_fed = true;
 }
 
@@ -1674,7 +1895,7 @@ static void op_try_finish(struct run_op *o)
 	r->call_end[o->call] = MAX(r->call_end[o->call], o->t_end);
 	bd_at_end(o);
 	r->left--;
-	if (--r->ranks[o->rank].call_left[o->call] == 0) {
+	if (--*call_left(r, o->rank, o->call) == 0) {
 		launch_next(r, o->rank, o->call);
 		if (r->rank_done)
 			r->rank_done(r->user, o->rank);
@@ -2298,9 +2519,6 @@ static bool copies_keep_data(const struct sched *s, uint64_t elems, GError **err
 	return true;
 }
 
-/* A rank's window of live indices starts with room for this many ops. */
-#define LIVE_ROOM 4
-
 /* Whether tests/sim may have the runner index every rank on its own. */
 static bool share_index = true;
 
@@ -2342,18 +2560,19 @@ static bool ranks_alike(const struct sched *s)
 	return true;
 }
 
-/* Builds rank's indices into *ri (its record's sops and per set): each
- * op's first dependent and the dependent lists, the lane lists with
- * several lanes; in_from and out_to are NO_OP until matched. */
+/* Builds rank's indices into *ri (its ops, rank_sops, and its record's
+ * per set): each op's first dependent and the dependent lists, the lane
+ * lists with several lanes; in_from and out_to are NO_OP until matched. */
 static void index_rank(const struct runner *r, int rank, struct rank_index *ri)
 {
 	const struct run_rank *rr = &r->ranks[rank];
+	const struct sched_op *sops = rank_sops(r, rank);
 	const uint32_t *sdeps = rank_deps(r, rank);
 	uint32_t per = rr->per, nops = rank_nops(r, rank);
 	struct op_index *ix = g_new0(struct op_index, (gsize)nops + 1);
 
 	for (uint32_t i = 0; i < nops; i++) {
-		const struct sched_op *op = &rr->sops[i % per];
+		const struct sched_op *op = &sops[i % per];
 		uint32_t call = i / per;
 
 		ix[i].in_from = ix[i].out_to = NO_OP;
@@ -2374,7 +2593,7 @@ static void index_rank(const struct runner *r, int rank, struct rank_index *ri)
 	for (uint32_t i = 0; i < nops; i++)
 		fill[i] = ix[i].dep_first;
 	for (uint32_t i = 0; i < nops; i++) {
-		const struct sched_op *op = &rr->sops[i % per];
+		const struct sched_op *op = &sops[i % per];
 
 		for (uint32_t d = 0; d < op->ndeps; d++)
 			dep_ops[fill[sdeps[op->dep_first + d] + (i / per) * per]++] = i;
@@ -2387,12 +2606,12 @@ static void index_rank(const struct runner *r, int rank, struct rank_index *ri)
 		g_autofree uint32_t *at = g_new(uint32_t, r->nlanes);
 
 		for (uint32_t i = 0; i < nops; i++)
-			first[rr->sops[i % per].lane + 1]++;
+			first[sops[i % per].lane + 1]++;
 		for (uint32_t l = 0; l < r->nlanes; l++)
 			first[l + 1] += first[l];
 		memcpy(at, first, sizeof(uint32_t) * r->nlanes);
 		for (uint32_t i = 0; i < nops; i++)
-			ops[at[rr->sops[i % per].lane]++] = i;
+			ops[at[sops[i % per].lane]++] = i;
 		ri->lane_first = first;
 		ri->lane_ops = ops;
 	}
@@ -2432,19 +2651,26 @@ static bool setup(struct runner *r, uint64_t bytes, uint32_t elem_bytes, GError 
 
 	r->alike = share_index && ranks_alike(s);
 	r->index = g_new0(struct rank_index, r->alike ? 1 : (gsize)MAX(s->nranks, 1));
+	if (s->turned)
+		r->sops0 = (const struct sched_op *)(const void *)s->ranks[0].ops->data;
+	else
+		r->sops = g_new(const struct sched_op *, (gsize)MAX(s->nranks, 1));
+	if (r->calls > 1)
+		r->call_left_more = g_new(uint32_t, (gsize)s->nranks * (r->calls - 1));
 	for (int rank = 0; rank < s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 		const struct sched_rank *sr = &s->ranks[s->turned ? 0 : rank];
 		uint32_t per = sr->ops->len; /* ops of one call */
 
-		rr->sops = (const struct sched_op *)(const void *)sr->ops->data;
+		if (r->sops)
+			r->sops[rank] = (const struct sched_op *)(const void *)sr->ops->data;
 		rr->per = per;
 		if (r->nlanes > 1)
 			rr->lanes = g_new0(struct run_lane, r->nlanes);
-		rr->live = g_new(uint32_t, LIVE_ROOM);
+		rr->live = rr->live_in;
 		rr->live_mask = LIVE_ROOM - 1;
 		for (uint32_t c = 0; c < r->calls; c++)
-			rr->call_left[c] = per;
+			*call_left(r, rank, c) = per;
 		r->left += rank_nops(r, rank);
 		if (!r->alike || !rank)
 			index_rank(r, rank, &r->index[rank]);
@@ -2465,10 +2691,15 @@ static void teardown(struct runner *r)
 	}
 	g_free(r->index);
 	r->index = NULL;
+	g_free(r->sops);
+	r->sops = NULL;
+	g_free(r->call_left_more);
+	r->call_left_more = NULL;
 	for (int rank = 0; r->ranks && rank < r->s->nranks; rank++) {
 		struct run_rank *rr = &r->ranks[rank];
 
-		g_free(rr->live);
+		if (rr->live != rr->live_in)
+			g_free(rr->live);
 		for (uint32_t l = 0; (r->nlanes == 1 || rr->lanes) && l < r->nlanes; l++) {
 			struct dorm_win *w = rank_lane(r, rank, l)->win;
 

@@ -35,9 +35,11 @@ struct sched *sched_new(enum coll coll, const char *algo, int nranks, uint32_t n
 
 	/* half of it: the run needs the rest, and arrays grow by doubling */
 	s->max_ops = mem ? mem / 2 / SCHED_BYTES_PER_OP : UINT64_MAX;
+	s->none_ops = g_array_new(FALSE, FALSE, sizeof(struct sched_op));
+	s->none_deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	for (int r = 0; r < nranks; r++) {
-		s->ranks[r].ops = g_array_new(FALSE, FALSE, sizeof(struct sched_op));
-		s->ranks[r].deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		s->ranks[r].ops = g_array_ref(s->none_ops);
+		s->ranks[r].deps = g_array_ref(s->none_deps);
 	}
 	sched_set_windows(s);
 	return s;
@@ -58,10 +60,29 @@ void sched_free(struct sched *s)
 		g_array_unref(s->ranks[r].ops);
 		g_array_unref(s->ranks[r].deps);
 	}
+	g_array_unref(s->none_ops);
+	g_array_unref(s->none_deps);
 	g_free(s->ranks);
+	g_free(s->added);
 	g_free(s->weights);
 	g_free(s->algo);
 	g_free(s);
+}
+
+/* Rank r's arrays to store into: its own, made if it shares the empty
+ * ones (none_ops, none_deps). */
+static struct sched_rank *rank_own(struct sched *s, int r)
+{
+	struct sched_rank *rk = &s->ranks[r];
+
+	if (rk->ops == s->none_ops) {
+		g_assert(rk->deps == s->none_deps && !s->none_ops->len && !s->none_deps->len);
+		g_array_unref(rk->ops);
+		g_array_unref(rk->deps);
+		rk->ops = g_array_new(FALSE, FALSE, sizeof(struct sched_op));
+		rk->deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	}
+	return rk;
 }
 
 uint32_t sched_add(struct sched *s, int r, const struct sched_op *op, const uint32_t *deps,
@@ -69,14 +90,23 @@ uint32_t sched_add(struct sched *s, int r, const struct sched_op *op, const uint
 {
 	g_assert(r >= 0 && r < s->nranks);
 	g_assert(!s->turned || r == 0);
-	struct sched_rank *rk = &s->ranks[r];
 	struct sched_op o = *op;
-	uint32_t idx = rk->added++;
+	uint32_t idx = sched_added(s, r);
 
 	for (uint32_t i = 0; i < ndeps; i++)
 		g_assert_cmpuint(deps[i], <, idx);
-	if (++s->nops > s->max_ops)
-		return idx; /* counted, not stored: sched_over */
+	if (++s->nops > s->max_ops) {
+		/* counted, not stored: sched_over, from now on */
+		if (!s->added) {
+			s->added = g_new(uint32_t, s->nranks);
+			for (int k = 0; k < s->nranks; k++)
+				s->added[k] = s->ranks[k].ops->len;
+		}
+		s->added[r] = idx + 1;
+		return idx;
+	}
+	struct sched_rank *rk = rank_own(s, r);
+
 	g_assert(idx == rk->ops->len);
 	o.dep_first = rk->deps->len;
 	o.ndeps = ndeps;
@@ -98,6 +128,7 @@ void sched_reserve(struct sched *s, int r, uint32_t nops, uint32_t ndeps)
 
 	if (s->nops + nops > s->max_ops)
 		return; /* it will not be stored whole: no room taken for it */
+	rk = rank_own(s, r);
 	/* a GArray keeps its room when it shrinks */
 	g_array_set_size(rk->ops, ops + nops);
 	g_array_set_size(rk->ops, ops);
@@ -125,7 +156,7 @@ void sched_expand(struct sched *s)
 	const struct sched_rank *r0 = &s->ranks[0];
 
 	for (int r = 1; r < s->nranks; r++) {
-		struct sched_rank *rk = &s->ranks[r];
+		struct sched_rank *rk = rank_own(s, r);
 
 		g_array_set_size(rk->ops, r0->ops->len);
 		for (guint i = 0; i < r0->ops->len; i++)
@@ -550,7 +581,7 @@ uint32_t sched_add_tracked(struct sched *s, struct sched_hazards *h, int r,
 			   const struct sched_op *op, const uint32_t *extra, uint32_t nextra)
 {
 	unsigned f = sched_op_kind_flags((enum sched_op_kind)op->kind);
-	uint32_t self = s->ranks[r].added; /* sched_add returns it */
+	uint32_t self = sched_added(s, r); /* sched_add returns it */
 	GArray *deps = h->deps;
 	struct hz_rank *rk = &h->ranks[r];
 	/* A copy (or a copy-send) of input units to the same output units (or back) writes

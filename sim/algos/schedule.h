@@ -39,14 +39,15 @@
 #include "sim/algos/ir.h"   /* enums, flags, limits, chunking rule: shared with gpu/ */
 #include "sim/paxi/paxi.h" /* enum paxi_kind */
 
+/* An op, 32 bytes: a ring's rank 0 stores 2 (N - 1) of them. */
 struct sched_op {
 	uint8_t kind;        /* enum sched_op_kind */
-	uint8_t paxi;        /* enum paxi_kind, for the transfer this op sends or receives */
 	uint8_t lane;        /* CDMA unit that issues it (lane % units on the platform) */
-	uint8_t src_buf;     /* enum sched_buf, SBUF_NONE when unused */
-	uint8_t dst_buf;
-	int32_t recv_peer;   /* -1: receives nothing */
-	int32_t send_peer;   /* -1: sends nothing */
+	uint8_t paxi : 2;    /* enum paxi_kind, for the transfer this op sends or receives */
+	uint8_t src_buf : 3; /* enum sched_buf, SBUF_NONE when unused */
+	uint8_t dst_buf : 3;
+	int16_t recv_peer;   /* -1: receives nothing (ranks < SCHED_MAX_RANKS) */
+	int16_t send_peer;   /* -1: sends nothing */
 	uint32_t src_off;    /* global units */
 	uint32_t dst_off;    /* global units */
 	uint32_t count;      /* units, >= 1 */
@@ -54,15 +55,17 @@ struct sched_op {
 	uint32_t dep_first;  /* deps are rank->deps[dep_first .. dep_first + ndeps) */
 	uint32_t ndeps;
 };
+G_STATIC_ASSERT(sizeof(struct sched_op) == 32);
+G_STATIC_ASSERT(SCHED_MAX_RANKS <= INT16_MAX + 1 && SBUF_NBUFS <= 8 && SCHED_MAX_LANES <= 256);
 
+/* A rank's ops, 32 bytes (a turned schedule keeps one per rank). */
 struct sched_rank {
 	GArray *ops;  /* of struct sched_op, owned */
 	GArray *deps; /* of uint32_t: indices of earlier ops of this rank, owned */
-	uint32_t added; /* ops added (sched_add): ops->len unless the schedule
-			 * outgrew its bound (sched_over) */
 	uint32_t in_lo, in_hi;   /* input window, global units */
 	uint32_t out_lo, out_hi; /* output window, global units */
 };
+G_STATIC_ASSERT(sizeof(struct sched_rank) == 32);
 
 struct sched {
 	enum coll coll;
@@ -82,7 +85,13 @@ struct sched {
 	uint32_t turn_units;   /* turned: the units an offset moves per rank */
 	uint64_t *weights;     /* AllGatherV: nblocks relative counts, owned; else NULL */
 	struct sched_rank *ranks; /* nranks, owned */
+	GArray *none_ops, *none_deps; /* owned: empty, the arrays of every rank that has
+				* stored no op (a turned schedule's but rank
+				* 0's), each a reference; its own from its first */
 	uint64_t nops;         /* ops added, all ranks */
+	uint32_t *added;       /* owned, once more ops were added than stored
+				* (sched_over): per rank, its ops added; else NULL
+				* (sched_added) */
 	uint64_t max_ops;      /* the ops that half the machine's memory holds
 				* (SCHED_BYTES_PER_OP each), set by sched_new */
 };
@@ -102,6 +111,13 @@ void sched_free(struct sched *s);
 static inline bool sched_over(const struct sched *s)
 {
 	return s->nops > s->max_ops;
+}
+
+/* The ops added to rank r (sched_add): its ops->len unless the schedule
+ * outgrew its bound (sched_over). */
+static inline uint32_t sched_added(const struct sched *s, int r)
+{
+	return s->added ? s->added[r] : s->ranks[r].ops->len;
 }
 
 /* Appends an op to rank r with the given deps and returns its index. Past

@@ -339,13 +339,17 @@ static bool rd_op(struct reader *rd, struct sched *s, int r, uint32_t i)
 	o.step = (uint32_t)u;
 	if (!rd_i64(rd, tok(rd, 6), "receive peer", -1, n - 1, &x))
 		return false;
-	o.recv_peer = (int32_t)x;
+	o.recv_peer = (int16_t)x;
 	if (!rd_i64(rd, tok(rd, 7), "send peer", -1, n - 1, &x))
 		return false;
-	o.send_peer = (int32_t)x;
-	if (!rd_ref(rd, tok(rd, 8), "source", &o.src_buf, &o.src_off) ||
-	    !rd_ref(rd, tok(rd, 9), "destination", &o.dst_buf, &o.dst_off))
+	o.send_peer = (int16_t)x;
+	uint8_t src_buf, dst_buf; /* bit fields of o */
+
+	if (!rd_ref(rd, tok(rd, 8), "source", &src_buf, &o.src_off) ||
+	    !rd_ref(rd, tok(rd, 9), "destination", &dst_buf, &o.dst_off))
 		return false;
+	o.src_buf = src_buf;
+	o.dst_buf = dst_buf;
 	if (!rd_u64(rd, tok(rd, 10), "count", 1, UINT32_MAX, &u))
 		return false;
 	o.count = (uint32_t)u;

@@ -189,21 +189,32 @@ struct fabric {
  * are a pure function of (src, dst, hint), topo.h), so a rank that streams
  * data to one peer and answers another (a ring: data to the next rank,
  * completion responses to the previous) routes once, at either fidelity;
- * fabric_route reads a route's nodes from the same entries. Routes longer
- * than ROUTE_CACHE_HOPS are not kept. e[last] is the more recent; hops 0:
- * empty. */
-enum { ROUTE_CACHE_HOPS = 6 };
+ * fabric_route reads a route's nodes from the same entries. A route of up
+ * to ROUTE_NEAR_HOPS hops (a ring's, a switch's) is kept in its entry, a
+ * longer one up to ROUTE_CACHE_HOPS in a record the entry owns; longer
+ * ones are not kept. A miss takes the place of the entry used less
+ * recently, so that the route a caller holds stays while it routes once
+ * more; hops 0: empty. */
+enum { ROUTE_NEAR_HOPS = 2, ROUTE_CACHE_HOPS = 6 };
+struct route_far {
+	int chans[ROUTE_CACHE_HOPS];
+	uint8_t vcs[ROUTE_CACHE_HOPS];
+};
 struct route_entry {
 	int dst;
-	uint8_t hint, hops;
-	uint8_t vcs[ROUTE_CACHE_HOPS];
-	int chans[ROUTE_CACHE_HOPS];
+	uint8_t hint;
+	uint8_t hops : 7;
+	uint8_t recent : 1;                /* used more recently than the other entry */
+	uint8_t vcs[ROUTE_NEAR_HOPS];      /* hops <= ROUTE_NEAR_HOPS */
+	union {
+		int chans[ROUTE_NEAR_HOPS];  /* hops <= ROUTE_NEAR_HOPS */
+		struct route_far *far;       /* owned: hops > ROUTE_NEAR_HOPS */
+	};
 };
 struct route_cache {
 	struct route_entry e[2];
-	uint8_t last;
 };
-G_STATIC_ASSERT(sizeof(struct route_cache) == 76);
+G_STATIC_ASSERT(sizeof(struct route_cache) == 32);
 
 sim_time_t link_message_ps(const struct link_params *p, uint64_t bytes)
 {
@@ -960,10 +971,12 @@ static void chan_params(const struct fabric *f, int i, struct link_params *out)
 	const struct topo_chan *tc = &f->t.chans[i];
 
 	*out = f->tier[tc->tier];
-	if (tc->bw_bytes_per_s)
-		out->bw_bytes_per_s = tc->bw_bytes_per_s;
-	if (tc->lat_ps != SIM_TIME_MAX)
-		out->lat_ps = tc->lat_ps;
+	if (!f->t.own)
+		return;
+	if (f->t.own[i].bw_bytes_per_s)
+		out->bw_bytes_per_s = f->t.own[i].bw_bytes_per_s;
+	if (f->t.own[i].lat_ps != SIM_TIME_MAX)
+		out->lat_ps = f->t.own[i].lat_ps;
 }
 
 /* A node's injection and ejection are rates its ports share (DESIGN.md:
@@ -1043,6 +1056,9 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 	}
 	f->nodes = g_new0(struct node, f->t.nnodes);
 	f->chans = chans_alloc(f->t.nchans);
+	/* per node, the channels entering it so far: a channel's index among them */
+	int *entering = g_new0(int, f->t.nnodes);
+
 	for (int i = 0; i < f->t.nchans; i++) {
 		const struct topo_chan *tc = &f->t.chans[i];
 		struct chan *c = &f->chans[i];
@@ -1053,7 +1069,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		c->idx = i;
 		c->src = tc->src;
 		c->dst = tc->dst;
-		c->in_index = tc->in_index;
+		c->in_index = entering[tc->dst]++;
 		chan_params(f, i, &c->p);
 		c->full_ps = link_wire_ps((uint64_t)c->p.max_payload_bytes + c->p.header_bytes,
 					  c->p.bw_bytes_per_s);
@@ -1068,6 +1084,7 @@ struct fabric *fabric_new(struct sim *s, const struct fabric_config *cfg, GError
 		sim_component_init(s, &c->comp, c->name, chan_handler);
 		c->comp.hot_lines = CHAN_HOT_LINES;
 	}
+	g_free(entering);
 	node_slack(f);
 	return f;
 bad:
@@ -1097,6 +1114,10 @@ void fabric_free(struct fabric *f)
 	g_free(f->route_vcs);
 	flow_net_free(f->flow);
 	g_free(f->route_chans);
+	for (int i = 0; f->rcache && i < f->t.nranks; i++)
+		for (int k = 0; k < 2; k++)
+			if (f->rcache[i].e[k].hops > ROUTE_NEAR_HOPS)
+				g_free(f->rcache[i].e[k].far);
 	g_free(f->rcache);
 	topo_release(&f->t);
 	g_free(f);
@@ -1125,14 +1146,21 @@ static __attribute__((noinline)) int route_miss(struct fabric *f, int src, int d
 	*vcs = f->route_vcs;
 	if (hops > ROUTE_CACHE_HOPS)
 		return hops;
-	struct route_entry *e = &c->e[!c->last];
+	int k = c->e[0].recent;
+	struct route_entry e = c->e[k];
 
-	c->last = !c->last;
-	e->dst = dst;
-	e->hint = (uint8_t)hint;
-	e->hops = (uint8_t)hops;
-	memcpy(e->chans, f->route_chans, sizeof(int) * (size_t)hops);
-	memcpy(e->vcs, f->route_vcs, (size_t)hops);
+	if (hops > ROUTE_NEAR_HOPS && e.hops <= ROUTE_NEAR_HOPS)
+		e.far = g_new(struct route_far, 1);
+	else if (hops <= ROUTE_NEAR_HOPS && e.hops > ROUTE_NEAR_HOPS)
+		g_free(e.far);
+	e.dst = dst;
+	e.hint = (uint8_t)hint;
+	e.hops = (uint8_t)hops & 0x7f;
+	e.recent = 1;
+	memcpy(hops > ROUTE_NEAR_HOPS ? e.far->chans : e.chans, f->route_chans, sizeof(int) * (size_t)hops);
+	memcpy(hops > ROUTE_NEAR_HOPS ? e.far->vcs : e.vcs, f->route_vcs, (size_t)hops);
+	c->e[k] = e;
+	c->e[!k].recent = 0;
 	return hops;
 }
 
@@ -1144,18 +1172,22 @@ static inline int route_cached(struct fabric *f, int src, int dst, enum route_hi
 			       const int **chans, const uint8_t **vcs)
 {
 	struct route_cache *c = &f->rcache[src];
+	int k = 0;
 
-	for (int i = 0; i < 2; i++) {
-		const struct route_entry *e = &c->e[i];
-
-		if (e->hops && e->dst == dst && e->hint == (uint8_t)hint) {
-			c->last = (uint8_t)i;
-			*chans = e->chans;
-			*vcs = e->vcs;
-			return e->hops;
-		}
+	if (!(c->e[0].hops && c->e[0].dst == dst && c->e[0].hint == (uint8_t)hint)) {
+		k = 1;
+		if (!(c->e[1].hops && c->e[1].dst == dst && c->e[1].hint == (uint8_t)hint))
+			return route_miss(f, src, dst, hint, chans, vcs);
 	}
-	return route_miss(f, src, dst, hint, chans, vcs);
+	const struct route_entry *e = &c->e[k];
+
+	c->e[k].recent = 1;
+	c->e[!k].recent = 0;
+	bool far = e->hops > ROUTE_NEAR_HOPS;
+
+	*chans = far ? e->far->chans : e->chans;
+	*vcs = far ? e->far->vcs : e->vcs;
+	return e->hops;
 }
 
 /* route_cached at flow fidelity, which hands the flow network the virtual
@@ -1212,8 +1244,9 @@ uint32_t fabric_packet_payload(struct fabric *f, int src, int dst, enum route_hi
 int fabric_first_channel(struct fabric *f, int src, int dst, enum route_hint hint)
 {
 	const int *chans;
+	const uint8_t *vcs;
 
-	if (!f->flow || src == dst || flow_route(f, src, dst, hint, &chans) < 1)
+	if (!f->flow || src == dst || route_cached(f, src, dst, hint, &chans, &vcs) < 1)
 		return -1;
 	return chans[0];
 }

@@ -94,9 +94,17 @@ bool topo_fixed_ranks(const struct topo_ops *o)
 	return o->fixed_ranks;
 }
 
+/* A channel as a topology's build() appends it (topo_add_chan). */
+struct chan_spec {
+	int src, dst;           /* node ids */
+	enum topo_tier tier;
+	uint64_t bw_bytes_per_s; /* 0: its tier's */
+	sim_time_t lat_ps;      /* SIM_TIME_MAX: its tier's */
+};
+
 void topo_add_chan(GArray *a, int u, int v, enum topo_tier tier, uint64_t bw, sim_time_t lat)
 {
-	struct topo_chan c = {
+	struct chan_spec c = {
 		.src = u, .dst = v, .tier = tier, .bw_bytes_per_s = bw, .lat_ps = lat,
 	};
 
@@ -106,7 +114,7 @@ void topo_add_chan(GArray *a, int u, int v, enum topo_tier tier, uint64_t bw, si
 
 static int chan_cmp(const void *pa, const void *pb)
 {
-	const struct topo_chan *a = pa, *b = pb;
+	const struct chan_spec *a = pa, *b = pb;
 
 	if (a->src != b->src)
 		return a->src < b->src ? -1 : 1;
@@ -332,35 +340,43 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, G
 	g_assert(t->nvc == 1 || t->nvc == 2);
 	if (shape.nchans && !memory_check(t, cfg, shape.nchans, 0, 0, error))
 		return false;
-	g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(struct topo_chan));
+	g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(struct chan_spec));
 
 	t->ops->build(t, cfg, a);
 
 	/* Sort, then drop the duplicates that small shapes make (2-node ring,
 	 * torus dimension of extent 2). */
-	qsort(a->data, a->len, sizeof(struct topo_chan), chan_cmp);
+	qsort(a->data, a->len, sizeof(struct chan_spec), chan_cmp);
 	guint w = 0;
+	bool own = false;
 
 	for (guint i = 0; i < a->len; i++) {
-		struct topo_chan *c = &g_array_index(a, struct topo_chan, i);
+		struct chan_spec *c = &g_array_index(a, struct chan_spec, i);
 
 		g_assert(c->src >= 0 && c->src < t->nnodes && c->dst >= 0 && c->dst < t->nnodes);
-		if (w > 0 && chan_cmp(c, &g_array_index(a, struct topo_chan, w - 1)) == 0)
+		if (w > 0 && chan_cmp(c, &g_array_index(a, struct chan_spec, w - 1)) == 0)
 			continue;
-		g_array_index(a, struct topo_chan, w++) = *c;
+		own |= c->bw_bytes_per_s || c->lat_ps != SIM_TIME_MAX;
+		g_array_index(a, struct chan_spec, w++) = *c;
 	}
-	g_array_set_size(a, w);
-	t->nchans = (int)a->len;
-	/* its exact size: the array's room grows by doubling */
-	t->chans = g_realloc_n(g_array_free(g_steal_pointer(&a), FALSE), MAX(w, 1),
-			       sizeof(struct topo_chan));
+	t->nchans = (int)w;
+	t->chans = g_new(struct topo_chan, MAX(w, 1));
+	t->own = own ? g_new(struct topo_chan_own, w) : NULL;
+	for (guint i = 0; i < w; i++) {
+		const struct chan_spec *c = &g_array_index(a, struct chan_spec, i);
+
+		t->chans[i] = (struct topo_chan){ .src = c->src, .dst = c->dst, .tier = (uint8_t)c->tier };
+		if (own)
+			t->own[i] = (struct topo_chan_own){ c->bw_bytes_per_s, c->lat_ps };
+	}
+	g_clear_pointer(&a, g_array_unref);
 	t->out_off = g_new0(int, t->nnodes + 1);
 	t->in_count = g_new0(int, t->nnodes);
 	for (int i = 0; i < t->nchans; i++) {
 		struct topo_chan *c = &t->chans[i];
 
 		t->out_off[c->src + 1]++;
-		c->in_index = t->in_count[c->dst]++;
+		t->in_count[c->dst]++;
 	}
 	for (int u = 0; u < t->nnodes; u++)
 		t->out_off[u + 1] += t->out_off[u];
@@ -389,6 +405,7 @@ bool topo_init(struct topo *t, const struct fabric_config *cfg, uint64_t seed, G
 void topo_release(struct topo *t)
 {
 	g_free(t->chans);
+	g_free(t->own);
 	g_free(t->out_off);
 	g_free(t->in_count);
 	g_free(t->dist);

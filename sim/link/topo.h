@@ -35,12 +35,19 @@ enum topo_tier {
 	TOPO_TIER_SCALEOUT,     /* a tiered shape's scale-out network: scaleout_link */
 };
 
+/* A channel, 12 bytes: most shapes give none a bandwidth or latency of its
+ * own, so those are apart (struct topo_chan_own). Its index among the
+ * channels entering dst is its place among them in chans' order. */
 struct topo_chan {
 	int src, dst;           /* node ids */
-	enum topo_tier tier;    /* its parameters */
-	int in_index;           /* its index among the channels entering dst */
-	uint64_t bw_bytes_per_s; /* 0: the default link's */
-	sim_time_t lat_ps;      /* SIM_TIME_MAX: the default link's */
+	uint8_t tier;           /* enum topo_tier: its parameters */
+};
+G_STATIC_ASSERT(sizeof(struct topo_chan) == 12);
+
+/* A channel's own bandwidth and latency, as topo_add_chan was given them. */
+struct topo_chan_own {
+	uint64_t bw_bytes_per_s; /* 0: its tier's */
+	sim_time_t lat_ps;      /* SIM_TIME_MAX: its tier's */
 };
 
 /* What admit() learns from the parameters. */
@@ -66,6 +73,8 @@ struct topo {
 	int ndims;              /* torus, mesh: extents in dims (>= 1) */
 	int nvc;                /* virtual channels per channel: 1 or 2 */
 	struct topo_chan *chans; /* owned, sorted by (src, dst) */
+	struct topo_chan_own *own; /* owned, per channel as chans, where some channel
+				 * has a bandwidth or latency of its own; else NULL */
 	int nchans;
 	int *out_off;           /* owned, nnodes + 1: chans[out_off[u] .. out_off[u+1]) leave u */
 	int *in_count;          /* owned, nnodes: channels entering each node */
@@ -138,7 +147,9 @@ char *topo_node_name(const struct topo *t, int u);
 
 /* ---- helpers for the plug-ins ---- */
 
-/* Appends the channel u -> v (nothing when u = v). */
+/* Appends the channel u -> v (nothing when u = v) to the list a topology's
+ * build() is given, with its tier and, where not 0 and SIM_TIME_MAX, its
+ * own bandwidth and latency (struct topo_chan_own). */
 void topo_add_chan(GArray *chans, int u, int v, enum topo_tier tier, uint64_t bw, sim_time_t lat);
 
 /* The largest divisor of n that is <= sqrt(n): a torus's first dimension,

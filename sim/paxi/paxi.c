@@ -45,8 +45,6 @@ enum txn_state {
 #define PAXI_MAX_TXN_OPS 8
 G_STATIC_ASSERT(PAXI_MAX_TXN_OPS <= UINT8_MAX);
 
-/* Transactions per block of paxi's transaction store. */
-#define TXN_BLOCK 1024
 /* Messages and reduction requests per block of their pools. */
 #define POOL_BLOCK 256
 
@@ -60,6 +58,9 @@ struct txn_more {
 	int hops;
 };
 
+/* A transaction, 80 bytes. Its protocol (txn_proto), its pair (pair_slot)
+ * and its first channel (txn_chan) are looked up where read; the times
+ * only the breakdown reads follow it where it is kept (more_of). */
 struct paxi_txn {
 	/* The first 64 bytes hold what every delivered packet reads
 	 * (on_data_delivered). */
@@ -71,19 +72,21 @@ struct paxi_txn {
 	uint64_t notified;    /* reported usable */
 	union {
 		struct paxi_txn *next_wait; /* TX_WAIT_SLOT: its unit's queue, a ring
-					     * (struct cdma) */
+					     * (paxi.wait_tail) */
 		struct paxi_msg *last_data; /* TX_DATA, flow fidelity: its last data message
 					     * while in flight (pump may grow it), else NULL */
-		struct paxi_txn *next_free; /* handed back: paxi's free list */
+		struct paxi_txn *next_free; /* handed back: its store's free list */
 	};
-	uint32_t pair;         /* its (src, dst) pair's slot in paxi's inflight */
-	int32_t chan;          /* flow fidelity: its route's first channel (its drain) */
-	uint8_t proto;         /* enum paxi_proto. Transfer: the run's protocol;
-				* Send/Recv: simple */
-	uint8_t kind;          /* enum paxi_kind */
-	uint8_t ops;           /* its ops, paxi's ops[ops] */
-	uint8_t state;         /* enum txn_state */
+	sim_time_t when;      /* until TX_SETUP: paxi_txn_start's time, which its
+			       * slot's wait counts from; then until it has landed:
+			       * its setup's end; then: when it landed */
+	uint16_t src, dst;
 	uint8_t unit;          /* < PAXI_MAX_CDMA_UNITS */
+	uint8_t kind : 1;      /* enum paxi_kind */
+	uint8_t state : 3;     /* enum txn_state */
+	uint8_t ops : 3;       /* its ops, paxi's ops[ops] */
+	uint8_t simple : 1;    /* its protocol (txn_proto) is Simple: its wire bytes
+				* are its data's */
 	bool started : 1, posted : 1, rts_arrived : 1, cts_arrived : 1, flag_sent : 1,
 		zero_sent : 1;
 	bool over : 1;         /* its completion response has been processed */
@@ -93,20 +96,36 @@ struct paxi_txn {
 				* ahead of it (pump), not when allowed (data_allowed) */
 	bool landed : 1;       /* its data has all arrived: `when` says when */
 	bool kept : 1;         /* paxi_keep_times was on at paxi_txn_new: its other
-				* times are kept (more_of) */
+				* times are kept (more_of), it is in paxi's kept store */
+	bool paired : 1;       /* paxi's pairs_on was at paxi_txn_new: it has a pair,
+				* and its data counts in its inflight */
 
 	void *src_user;
 	uint64_t available;   /* supplied by the source so far; in TX_DATA, all of
 			       * it handed to the fabric (pump) */
-	sim_time_t when;      /* until TX_SETUP: paxi_txn_start's time, which its
-			       * slot's wait counts from; then until it has landed:
-			       * its setup's end; then: when it landed */
-	uint16_t src, dst;
-	uint32_t id;          /* its place in paxi's store (txn_blocks, more_blocks) */
-} __attribute__((aligned(32)));
-G_STATIC_ASSERT(offsetof(struct paxi_txn, src_user) == 64 && sizeof(struct paxi_txn) == 96);
+} __attribute__((aligned(16)));
+G_STATIC_ASSERT(offsetof(struct paxi_txn, src_user) == 64 && sizeof(struct paxi_txn) == 80);
 G_STATIC_ASSERT(LINK_MAX_RANKS <= UINT16_MAX + 1);
 G_STATIC_ASSERT(PAXI_MAX_CDMA_UNITS <= UINT8_MAX + 1);
+G_STATIC_ASSERT(PAXI_MAX_TXN_OPS <= 8 && PAXI_SENDRECV <= 1);
+
+/* Transactions per block of a store (struct txn_store). */
+#define TXN_BLOCK 1024
+
+/* A transaction made while paxi_keep_times is on, and its kept times. */
+struct kept_txn {
+	struct paxi_txn t;
+	struct txn_more more;
+};
+
+/* Transactions of one size, TXN_BLOCK a block, freed with the paxi; one
+ * handed back is taken again first. */
+struct txn_store {
+	GPtrArray *blocks;            /* owned */
+	size_t size;                  /* of one: a transaction and what follows it */
+	uint32_t used;                /* taken from the last block */
+	struct paxi_txn *free;        /* handed back, linked by next_free */
+};
 
 struct paxi_msg {
 	struct paxi_txn *t;
@@ -121,7 +140,8 @@ G_STATIC_ASSERT(sizeof(struct paxi_msg) == 16);
  * (paxi_unit_reserve): the user's key, when the setup ends (and, while
  * paxi_keep_times is on, when the slot was granted: paxi's res_slot).
  * Reservations live in paxi's store, RES_BLOCK a block, and link by
- * index + 1 (0: none), each unit's in a list, the free ones in another. */
+ * index + 1 (0: none), each unit's in a list, the oldest first, the free
+ * ones in another. */
 struct reservation {
 	uint32_t key;
 	uint32_t next;                /* the unit's next one, or the next free one */
@@ -131,15 +151,15 @@ struct reservation {
 /* Reservations per block of paxi's reservation store. */
 #define RES_BLOCK 256
 
+/* A CDMA unit. The transactions waiting for its slots are in paxi's
+ * wait_tail, apart: a user that keeps its own queue (paxi_unit_would_wait)
+ * never has one wait. */
 struct cdma {
 	uint32_t busy;                /* slots held: transactions and reservations */
-	uint32_t res;                 /* its first reservation, index + 1; 0: none */
-	struct paxi_txn *wait_tail;   /* the last transaction waiting for a slot, NULL
-				       * none; the waiting ones link in a ring by
-				       * next_wait, the tail's to the first */
+	uint32_t res;                 /* its oldest reservation, index + 1; 0: none */
 	sim_time_t setup_free_at;
 };
-G_STATIC_ASSERT(sizeof(struct cdma) == 24);
+G_STATIC_ASSERT(sizeof(struct cdma) == 16);
 
 /* A piece of work queued on a node's engine (paxi.engine). */
 struct engine_item {
@@ -190,24 +210,32 @@ struct paxi {
 				       * of the transactions made, in order */
 	struct paxi_params p;
 	int nodes;
-	struct cdma *units;           /* nodes x cdma_units */
+	struct cdma *units[PAXI_MAX_CDMA_UNITS]; /* owned: per unit index < cdma_units,
+				       * that unit of every node, made when one is
+				       * first used (unit_at); else NULL */
+	struct paxi_txn **wait_tail[PAXI_MAX_CDMA_UNITS]; /* owned: as units, per node
+				       * the last transaction waiting for a slot of
+				       * that unit, NULL none (the waiting ones link
+				       * in a ring by next_wait, the tail's to the
+				       * first); made when one first waits */
 	sim_time_t *reduce_free_at;   /* per reducer (reducer_of) */
 	struct engine *engines;       /* paxi.engine: per node; NULL without */
+	bool pairs_on;                /* transactions have pairs (paired): only what
+				       * reads them does (control out of band, the
+				       * backlogs kept with the times), from the first
+				       * paxi_keep_times on; the rest are NULL until */
 	GArray *inflight;             /* of uint64_t, per (src, dst) pair that has a
-				       * transaction: data bytes sent, not delivered */
+				       * paired transaction: its paired transactions'
+				       * data bytes sent, not delivered */
 	GArray *pair_lat;             /* control out of band (else NULL): of struct
 				       * pair_lat, per pair as inflight */
 	GHashTable *pairs;            /* src x nodes + dst + 1 -> its inflight slot + 1:
 				       * every pair but those only ever in last_pair
 				       * (a source of one pair has none here) */
 	struct pair_memo *last_pair;  /* per source node: its last transaction's pair */
-	GPtrArray *txn_blocks;        /* owned: the transactions, TXN_BLOCK a block */
-	GPtrArray *more_blocks;       /* owned: the transactions' kept times, a block
-				       * beside each of txn_blocks, made when one of
-				       * its transactions is made while paxi_keep_times
-				       * is on (until then NULL) */
-	uint32_t txn_block_used;      /* transactions taken from the last block */
-	struct paxi_txn *free_txns;   /* handed back (paxi_txn_free), linked by next_free */
+	struct txn_store txns;        /* the transactions */
+	struct txn_store kept;        /* those made while paxi_keep_times is on, each
+				       * followed by its kept times (more_of) */
 	GPtrArray *res_blocks;        /* owned: the reservations, RES_BLOCK a block */
 	uint32_t res_made;            /* reservations taken from the blocks */
 	uint32_t res_free;            /* the first handed back, index + 1; 0: none */
@@ -227,8 +255,29 @@ struct paxi {
 /* t's kept times (t->kept). */
 static struct txn_more *more_of(const struct paxi_txn *t)
 {
-	return (struct txn_more *)g_ptr_array_index(t->x->more_blocks, t->id / TXN_BLOCK) +
-	       t->id % TXN_BLOCK;
+	return &((struct kept_txn *)(void *)t)->more;
+}
+
+/* Transaction t's protocol: a Transfer's is the run's, a Send/Recv's
+ * Simple. */
+static enum paxi_proto txn_proto(const struct paxi_txn *t)
+{
+	return t->kind == PAXI_TRANSFER ? (enum paxi_proto)t->x->p.proto : PAXI_PROTO_SIMPLE;
+}
+
+/* Flow fidelity: t's route's first channel (its drain); -1 at packet
+ * fidelity. */
+static int txn_chan(const struct paxi_txn *t)
+{
+	return t->x->flow ? fabric_first_channel(t->x->f, t->src, t->dst, ROUTE_SHORTEST) : -1;
+}
+
+static uint32_t pair_slot(struct paxi *x, int src, int dst);
+
+/* Paired t's data bytes of its pair in flight. */
+static uint64_t *txn_inflight(const struct paxi_txn *t)
+{
+	return &g_array_index(t->x->inflight, uint64_t, pair_slot(t->x, t->src, t->dst));
 }
 
 static void engine_kick(struct paxi *x, int node);
@@ -325,6 +374,19 @@ uint64_t paxi_proto_wire_bytes(enum paxi_proto p, uint64_t bytes)
 
 static void paxi_handler(struct sim *s, struct sim_component *self, struct sim_event *ev);
 
+/* Transactions made from now on have pairs (pairs_on). */
+static void pairs_init(struct paxi *x)
+{
+	x->pairs_on = true;
+	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	if (x->p.control == PAXI_CONTROL_OOB)
+		x->pair_lat = g_array_new(FALSE, FALSE, sizeof(struct pair_lat));
+	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
+	for (int i = 0; i < x->nodes; i++)
+		x->last_pair[i] = (struct pair_memo){ .dst = -1 };
+}
+
 struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params *p,
 		      GError **error)
 {
@@ -358,25 +420,21 @@ struct paxi *paxi_new(struct sim *s, struct fabric *f, const struct paxi_params 
 		fabric_set_early(f, data_early);
 	x->p = *p;
 	x->nodes = fabric_ranks(f);
-	x->units = g_new0(struct cdma, (gsize)x->nodes * p->cdma_units);
 	x->reduce_free_at = g_new0(sim_time_t, p->reduce_per == PAXI_REDUCE_UNIT
 							     ? (gsize)x->nodes * p->cdma_units
 							     : (gsize)x->nodes);
 	if (p->engine) /* else no work is queued on one */
 		x->engines = g_new0(struct engine, (gsize)x->nodes);
-	x->inflight = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	if (p->control == PAXI_CONTROL_OOB)
-		x->pair_lat = g_array_new(FALSE, FALSE, sizeof(struct pair_lat));
-	x->pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
-	x->last_pair = g_new(struct pair_memo, (gsize)x->nodes);
-	for (int i = 0; i < x->nodes; i++)
-		x->last_pair[i] = (struct pair_memo){ .dst = -1 };
-	x->txn_blocks = g_ptr_array_new_with_free_func(free);
+		pairs_init(x);
+	x->txns = (struct txn_store){ .blocks = g_ptr_array_new_with_free_func(g_free),
+				      .size = sizeof(struct paxi_txn) };
+	x->kept = (struct txn_store){ .blocks = g_ptr_array_new_with_free_func(g_free),
+				      .size = sizeof(struct kept_txn) };
 	x->res_blocks = g_ptr_array_new_with_free_func(g_free);
 	x->route = g_array_new(FALSE, FALSE, sizeof(int));
 	pool_init(&x->msgs, sizeof(struct paxi_msg), POOL_BLOCK);
 	pool_init(&x->reqs, sizeof(struct reduce_req), POOL_BLOCK);
-	x->more_blocks = g_ptr_array_new_with_free_func(g_free);
 	sim_component_init(s, &x->c, "paxi", paxi_handler);
 	return x;
 }
@@ -385,26 +443,31 @@ void paxi_free(struct paxi *x)
 {
 	if (!x)
 		return;
-	g_ptr_array_unref(x->txn_blocks);
+	g_ptr_array_unref(x->txns.blocks);
+	g_ptr_array_unref(x->kept.blocks);
 	g_array_unref(x->route);
 	pool_release(&x->msgs);
 	pool_release(&x->reqs);
-	g_ptr_array_unref(x->more_blocks);
 	g_ptr_array_unref(x->res_blocks);
 	if (x->res_slot)
 		g_array_unref(x->res_slot);
-	g_free(x->units);
+	for (uint32_t k = 0; k < x->p.cdma_units; k++) {
+		g_free(x->units[k]);
+		g_free(x->wait_tail[k]);
+	}
 	g_free(x->reduce_free_at);
 	for (int i = 0; x->engines && i < x->nodes; i++) {
 		g_queue_clear_full(&x->engines[i].queue, g_free);
 		g_free(x->engines[i].cur);
 	}
 	g_free(x->engines);
-	g_array_unref(x->inflight);
+	if (x->pairs_on) {
+		g_array_unref(x->inflight);
+		g_hash_table_unref(x->pairs);
+		g_free(x->last_pair);
+	}
 	if (x->pair_lat)
 		g_array_unref(x->pair_lat);
-	g_hash_table_unref(x->pairs);
-	g_free(x->last_pair);
 	g_free(x);
 }
 
@@ -463,8 +526,13 @@ void paxi_keep_times(struct paxi *x, bool keep)
 {
 	/* a reservation's slot grant is kept (res_slot) or not from its
 	 * making to its transaction's */
-	for (size_t i = 0; keep != x->keep_times && i < (size_t)x->nodes * x->p.cdma_units; i++)
-		g_assert(!x->units[i].res);
+	for (uint32_t k = 0; keep != x->keep_times && k < x->p.cdma_units; k++)
+		for (int i = 0; x->units[k] && i < x->nodes; i++)
+			g_assert(!x->units[k][i].res);
+	/* the backlogs count from here: a pair's data in flight is that of its
+	 * transactions made since */
+	if (keep && !x->pairs_on)
+		pairs_init(x);
 	x->keep_times = keep;
 }
 
@@ -508,9 +576,11 @@ void paxi_txn_free(struct paxi_txn *t)
 	g_assert(t->state == TX_DATA && t->over && t->notified == t->bytes && !t->last_data);
 	g_assert(x->st.txns_live > 0);
 	x->st.txns_live--;
+	struct txn_store *st = t->kept ? &x->kept : &x->txns;
+
 	t->x = NULL;
-	t->next_free = x->free_txns;
-	x->free_txns = t;
+	t->next_free = st->free;
+	st->free = t;
 }
 
 void paxi_txn_set_src_user(struct paxi_txn *t, void *src_user)
@@ -533,19 +603,20 @@ static sim_time_t time_at_rate(uint64_t bytes, uint64_t bytes_per_s)
  * the data's, as most transactions' are. */
 static uint64_t txn_wire_bytes(const struct paxi_txn *t, uint64_t bytes)
 {
-	return t->proto == PAXI_PROTO_SIMPLE ? bytes : paxi_proto_wire_bytes(t->proto, bytes);
+	return t->simple ? bytes : paxi_proto_wire_bytes(txn_proto(t), bytes);
 }
 
 /* The data bytes of t delivered at its destination: those of its wire
  * bytes delivered (the lines whole, LL's and LL128's). */
-static uint64_t txn_arrived(const struct paxi_txn *t)
+static inline uint64_t txn_arrived(const struct paxi_txn *t)
 {
-	if (t->proto == PAXI_PROTO_SIMPLE)
+	if (t->simple)
 		return t->wire_arrived;
-	if (t->wire_arrived >= paxi_proto_wire_bytes(t->proto, t->bytes))
+	enum paxi_proto p = txn_proto(t);
+
+	if (t->wire_arrived >= paxi_proto_wire_bytes(p, t->bytes))
 		return t->bytes;
-	return (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[t->proto] /
-			  wire_num[t->proto]);
+	return (uint64_t)((unsigned __int128)t->wire_arrived * wire_den[p] / wire_num[p]);
 }
 
 static const struct paxi_txn_ops *ops_of(const struct paxi_txn *t)
@@ -597,7 +668,9 @@ static void send_ctrl(struct paxi_txn *t, enum ctrl_type type)
 	bool forward = type == CTRL_RTS || type == CTRL_FLAG;
 
 	if (x->p.control == PAXI_CONTROL_OOB && type != CTRL_FLAG) {
-		struct pair_lat *pl = &g_array_index(x->pair_lat, struct pair_lat, t->pair);
+		g_assert(t->paired); /* pairs_on from paxi_new */
+		struct pair_lat *pl = &g_array_index(x->pair_lat, struct pair_lat,
+						     pair_slot(x, t->src, t->dst));
 		sim_time_t *lat = forward ? &pl->fwd : &pl->back;
 
 		if (*lat == SIM_TIME_MAX)
@@ -688,7 +761,8 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 
 		/* its last message has not started: it carries this data too */
 		if (fabric_append(x->f, t->src, t->dst, ROUTE_SHORTEST, wire, t->last_data)) {
-			g_array_index(x->inflight, uint64_t, t->pair) += wire;
+			if (t->paired)
+				*txn_inflight(t) += wire;
 			if (t->kept)
 				more_of(t)->last_msg_bytes += wire;
 			injected = t->available;
@@ -698,11 +772,11 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 		struct paxi_msg *m = msg_get(x);
 
 		m->t = t;
-		uint64_t *inflight = &g_array_index(x->inflight, uint64_t, t->pair);
-
 		uint64_t wire = txn_wire_bytes(t, t->available) - txn_wire_bytes(t, injected);
 
-		if (t->kept) {
+		uint64_t *inflight = t->paired ? txn_inflight(t) : NULL;
+
+		if (t->kept) { /* so paired */
 			struct txn_more *more = more_of(t);
 
 			if (!injected && !t->zero_sent)
@@ -710,12 +784,13 @@ static void pump(struct paxi_txn *t, uint64_t injected)
 			more->backlog_last = *inflight;
 			more->last_msg_bytes = wire;
 		}
-		*inflight += wire;
+		if (inflight)
+			*inflight += wire;
 		if (x->flow && t->kind == PAXI_TRANSFER) {
 			/* usable as the packets make it: per slice (Simple's flag),
 			 * per packet (LL and LL128 lines are usable as they land):
 			 * the pipeline */
-			uint64_t slice = t->proto == PAXI_PROTO_SIMPLE
+			uint64_t slice = t->simple
 						 ? txn_wire_bytes(t, x->p.slice_bytes)
 						 : fabric_packet_payload(x->f, t->src, t->dst, ROUTE_SHORTEST);
 
@@ -762,13 +837,15 @@ static bool data_early(void *user, double rate, sim_time_t since, sim_time_t unt
 
 double paxi_txn_chan_rate(const struct paxi_txn *t)
 {
-	return fabric_channel_rate(t->x->f, t->chan);
+	return fabric_channel_rate(t->x->f, txn_chan(t));
 }
 
 bool paxi_txn_resp_joins(const struct paxi_txn *in, const struct paxi_txn *out)
 {
-	return in->x->p.control != PAXI_CONTROL_OOB && out->chan >= 0 &&
-	       fabric_first_channel(in->x->f, in->dst, in->src, ROUTE_SHORTEST) == out->chan;
+	int chan = txn_chan(out);
+
+	return in->x->p.control != PAXI_CONTROL_OOB && chan >= 0 &&
+	       fabric_first_channel(in->x->f, in->dst, in->src, ROUTE_SHORTEST) == chan;
 }
 
 /* Flow fidelity: how long a Transfer's receiver can wait for its next
@@ -783,26 +860,31 @@ static sim_time_t data_slack(void *user)
 	return ops_of(t)->slack(t->dst_user, t);
 }
 
+/* paxi_txn_drain_ps of a Transfer at flow fidelity, without an engine,
+ * whose setup ends at setup_end, not yet past, on first channel chan: none
+ * of its data leaves before its setup ends (PX_SETUP_DONE allows a
+ * Transfer's data at once, or it was sent ahead of it), nor before its
+ * channel has sent what is queued on it. */
+static sim_time_t drain_before_end(const struct paxi *x, sim_time_t setup_end, int chan)
+{
+	sim_time_t now = sim_now(x->s);
+	sim_time_t left = setup_end > now ? setup_end - now : 0;
+
+	return MAX(left, fabric_channel_drain_ps(x->f, chan));
+}
+
 sim_time_t paxi_txn_drain_ps(const struct paxi_txn *t)
 {
-	sim_time_t now = sim_now(t->x->s);
-
 	/* sent ahead, its data is allowed at its setup's end (when, until it
 	 * has landed) */
 	bool before_end = t->state == TX_SETUP ||
-			  (t->state == TX_DATA && t->ahead && !t->landed && t->when > now);
+			  (t->state == TX_DATA && t->ahead && !t->landed && t->when > sim_now(t->x->s));
 
-	if (before_end && t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow) {
-		/* none of its data leaves before its setup ends (PX_SETUP_DONE
-		 * allows a Transfer's data at once, or it was sent ahead of it),
-		 * nor before its channel has sent what is queued on it */
-		sim_time_t left = t->when > now ? t->when - now : 0;
-
-		return MAX(left, fabric_channel_drain_ps(t->x->f, t->chan));
-	}
+	if (before_end && t->kind == PAXI_TRANSFER && !t->x->p.engine && t->x->flow)
+		return drain_before_end(t->x, t->when, txn_chan(t));
 	if (t->state != TX_DATA)
 		return 0;
-	return fabric_channel_drain_ps(t->x->f, t->chan);
+	return fabric_channel_drain_ps(t->x->f, txn_chan(t));
 }
 
 static void on_data_delivered(void *user, uint64_t bytes, bool done)
@@ -811,7 +893,8 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	struct paxi_txn *t = m->t;
 	struct paxi *x = t->x;
 
-	g_array_index(x->inflight, uint64_t, t->pair) -= bytes - m->seen;
+	if (t->paired)
+		*txn_inflight(t) -= bytes - m->seen;
 	t->wire_arrived += bytes - m->seen;
 	m->seen = bytes;
 	uint64_t arrived = txn_arrived(t);
@@ -834,7 +917,7 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 	bool all = arrived == t->bytes && done;
 
 	/* Simple: per slice (its flag); LL, LL128: every line as it lands */
-	if (all || (t->proto == PAXI_PROTO_SIMPLE ? arrived - t->notified >= x->p.slice_bytes
+	if (all || (t->simple ? arrived - t->notified >= x->p.slice_bytes
 						  : arrived > t->notified)) {
 		t->notified = arrived;
 		if (all && t->kept)
@@ -845,14 +928,41 @@ static void on_data_delivered(void *user, uint64_t bytes, bool done)
 		send_ctrl(t, CTRL_RESP);
 }
 
-static struct cdma *unit_of(struct paxi_txn *t)
+/* Unit k (< cdma_units) of node, its index's units made if none has been
+ * used. */
+static inline struct cdma *unit_in(struct paxi *x, uint32_t k, int node)
 {
-	return &t->x->units[(size_t)t->src * t->x->p.cdma_units + t->unit];
+	struct cdma **u = &x->units[k];
+
+	if (G_UNLIKELY(!*u))
+		*u = g_new0(struct cdma, (gsize)x->nodes);
+	return &(*u)[node];
 }
 
-static struct cdma *unit_at(const struct paxi *x, int node, uint32_t unit)
+/* Unit `unit` (modulo the node's) of node. */
+static struct cdma *unit_at(struct paxi *x, int node, uint32_t unit)
 {
-	return &x->units[(size_t)node * x->p.cdma_units + unit % x->p.cdma_units];
+	return unit_in(x, unit % x->p.cdma_units, node);
+}
+
+/* The same where it has been used, else NULL (no slot held, none waits). */
+static const struct cdma *unit_used(const struct paxi *x, int node, uint32_t unit)
+{
+	const struct cdma *u = x->units[unit % x->p.cdma_units];
+
+	return u ? &u[node] : NULL;
+}
+
+static struct cdma *unit_of(struct paxi_txn *t)
+{
+	return unit_in(t->x, t->unit, t->src);
+}
+
+/* The last transaction waiting for a slot of unit k (< cdma_units) of
+ * node, NULL none. */
+static struct paxi_txn *waiting(const struct paxi *x, uint32_t k, int node)
+{
+	return x->wait_tail[k] ? x->wait_tail[k][node] : NULL;
 }
 
 /* A slot of u from now, and a setup queued on its descriptor engine, for
@@ -885,7 +995,7 @@ static void begin_setup(struct paxi_txn *t)
 	struct cdma *u = unit_of(t);
 	sim_time_t now = sim_now(x->s);
 
-	t->when = unit_take(x, u, t->proto, t->when);
+	t->when = unit_take(x, u, txn_proto(t), t->when);
 	if (t->kept) {
 		more_of(t)->slot = now;
 		more_of(t)->setup_end = t->when;
@@ -899,6 +1009,9 @@ static void begin_setup(struct paxi_txn *t)
 }
 
 /* The place of ops among x's (ops[]), taken if new. */
+static struct paxi_txn *txn_take(struct txn_store *st);
+static void pair_make(struct paxi *x, int src, int dst);
+
 static uint8_t ops_index(struct paxi *x, const struct paxi_txn_ops *ops)
 {
 	uint8_t i = 0;
@@ -918,28 +1031,8 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			      void *src_user, void *dst_user)
 {
 	g_assert(src >= 0 && src < x->nodes && dst >= 0 && dst < x->nodes && src != dst);
-	/* transactions come from blocks, freed with them at paxi_free; one
-	 * handed back (paxi_txn_free) is taken again first */
-	struct paxi_txn *t = x->free_txns;
+	struct paxi_txn *t = txn_take(x->keep_times ? &x->kept : &x->txns);
 
-	if (t) {
-		x->free_txns = t->next_free;
-		*t = (struct paxi_txn){ .id = t->id };
-	} else {
-		if (!x->txn_blocks->len || x->txn_block_used == TXN_BLOCK) {
-			void *mem = NULL;
-
-			if (posix_memalign(&mem, 64, sizeof(struct paxi_txn) * TXN_BLOCK))
-				g_error("paxi: out of memory for %d transactions", TXN_BLOCK);
-			memset(mem, 0, sizeof(struct paxi_txn) * TXN_BLOCK);
-			g_ptr_array_add(x->txn_blocks, mem);
-			x->txn_block_used = 0;
-		}
-		g_assert(x->txn_blocks->len <= UINT32_MAX / TXN_BLOCK);
-		t = (struct paxi_txn *)g_ptr_array_index(x->txn_blocks, x->txn_blocks->len - 1) +
-		    x->txn_block_used;
-		t->id = (x->txn_blocks->len - 1) * TXN_BLOCK + x->txn_block_used++;
-	}
 	if (++x->st.txns_live > x->st.txns_live_peak)
 		x->st.txns_live_peak = x->st.txns_live;
 
@@ -950,21 +1043,60 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 	t->src = (uint16_t)src;
 	t->dst = (uint16_t)dst;
 	t->unit = (uint8_t)(unit % x->p.cdma_units);
-	t->proto = (uint8_t)(kind == PAXI_TRANSFER ? (enum paxi_proto)x->p.proto : PAXI_PROTO_SIMPLE);
-	t->kind = (uint8_t)kind;
+	t->kind = kind == PAXI_SENDRECV;
+	t->simple = txn_proto(t) == PAXI_PROTO_SIMPLE;
 	t->bytes = bytes;
 	if (x->keep_times) {
-		guint b = t->id / TXN_BLOCK;
-
-		if (x->more_blocks->len <= b)
-			g_ptr_array_set_size(x->more_blocks, b + 1);
-		if (!g_ptr_array_index(x->more_blocks, b))
-			g_ptr_array_index(x->more_blocks, b) = g_new(struct txn_more, TXN_BLOCK);
 		t->kept = true;
 		*more_of(t) = (struct txn_more){
 			.hops = fabric_route(x->f, src, dst, ROUTE_SHORTEST, x->route),
 		};
 	}
+	if (x->pairs_on) {
+		pair_make(x, src, dst);
+		t->paired = true;
+	}
+	x->st.txns++;
+	return t;
+}
+
+/* A transaction from st's blocks (freed with them at paxi_free), zeroed:
+ * one handed back (paxi_txn_free) first. */
+static struct paxi_txn *txn_take(struct txn_store *st)
+{
+	struct paxi_txn *t = st->free;
+
+	if (t) {
+		st->free = t->next_free;
+		memset(t, 0, st->size);
+		return t;
+	}
+	if (!st->blocks->len || st->used == TXN_BLOCK) {
+		g_ptr_array_add(st->blocks, g_malloc0(st->size * TXN_BLOCK));
+		st->used = 0;
+	}
+	return (struct paxi_txn *)(void *)((char *)g_ptr_array_index(st->blocks, st->blocks->len - 1) +
+					   st->size * st->used++);
+}
+
+/* The slot in the paxi's inflight of pair (src, dst), made by pair_make. */
+static uint32_t pair_slot(struct paxi *x, int src, int dst)
+{
+	const struct pair_memo *memo = &x->last_pair[src];
+
+	if (memo->dst == dst)
+		return memo->slot;
+	guint slot = GPOINTER_TO_UINT(g_hash_table_lookup(
+		x->pairs, GUINT_TO_POINTER((guint)src * (guint)x->nodes + (guint)dst + 1)));
+
+	g_assert(slot);
+	return slot - 1;
+}
+
+/* A transaction of pair (src, dst) is made: the pair is made if new, and
+ * is its source's last (last_pair). */
+static void pair_make(struct paxi *x, int src, int dst)
+{
 	/* memory linear in the transactions, not in nodes^2 */
 	G_STATIC_ASSERT((uint64_t)LINK_MAX_RANKS * LINK_MAX_RANKS < G_MAXUINT);
 	struct pair_memo *memo = &x->last_pair[src];
@@ -985,11 +1117,7 @@ struct paxi_txn *paxi_txn_new(struct paxi *x, enum paxi_kind kind, int src, int 
 			g_array_append_val(x->pair_lat,
 					   ((struct pair_lat){ SIM_TIME_MAX, SIM_TIME_MAX }));
 	}
-	t->pair = slot - 1;
-	*memo = (struct pair_memo){ .dst = dst, .slot = t->pair };
-	t->chan = x->flow ? fabric_first_channel(x->f, src, dst, ROUTE_SHORTEST) : -1;
-	x->st.txns++;
-	return t;
+	*memo = (struct pair_memo){ .dst = dst, .slot = slot - 1 };
 }
 
 void paxi_txn_set_ops(struct paxi_txn *t, const struct paxi_txn_ops *ops)
@@ -1018,20 +1146,26 @@ void paxi_txn_start(struct paxi_txn *t)
 		return;
 	}
 	t->state = TX_WAIT_SLOT;
-	if (u->wait_tail) {
-		t->next_wait = u->wait_tail->next_wait;
-		u->wait_tail->next_wait = t;
+	struct paxi_txn **tails = t->x->wait_tail[t->unit];
+
+	if (!tails)
+		tails = t->x->wait_tail[t->unit] = g_new0(struct paxi_txn *, (gsize)t->x->nodes);
+	struct paxi_txn **tail = &tails[t->src];
+
+	if (*tail) {
+		t->next_wait = (*tail)->next_wait;
+		(*tail)->next_wait = t;
 	} else {
 		t->next_wait = t;
 	}
-	u->wait_tail = t;
+	*tail = t;
 }
 
 bool paxi_unit_would_wait(const struct paxi *x, int node, uint32_t unit)
 {
-	const struct cdma *u = unit_at(x, node, unit);
+	const struct cdma *u = unit_used(x, node, unit);
 
-	return u->busy >= x->p.slots || u->wait_tail;
+	return u && (u->busy >= x->p.slots || waiting(x, unit % x->p.cdma_units, node));
 }
 
 void paxi_set_refill(struct paxi *x, void (*refill)(void *user, int node, uint32_t unit),
@@ -1046,7 +1180,7 @@ void paxi_txn_start_queued(struct paxi_txn *t, sim_time_t start_ps, uint64_t ava
 {
 	struct cdma *u = unit_of(t);
 
-	g_assert(!t->started && !u->wait_tail && u->busy < t->x->p.slots);
+	g_assert(!t->started && !waiting(t->x, t->unit, t->src) && u->busy < t->x->p.slots);
 	g_assert(available <= t->bytes && start_ps <= sim_now(t->x->s));
 	t->started = true;
 	txn_set_start(t, start_ps);
@@ -1087,9 +1221,14 @@ bool paxi_unit_reserve(struct paxi *x, int node, uint32_t unit, enum paxi_kind k
 	struct reservation *res = res_at(x, i - 1);
 
 	res->key = key;
-	res->next = u->res;
+	res->next = 0;
 	res->setup_end = unit_take(x, u, (enum paxi_proto)x->p.proto, start_ps);
-	u->res = i;
+	/* last: a unit's oldest, most often the next one taken, is first */
+	uint32_t *at = &u->res;
+
+	while (*at)
+		at = &res_at(x, *at - 1)->next;
+	*at = i;
 	if (x->keep_times) {
 		if (!x->res_slot)
 			x->res_slot = g_array_new(FALSE, FALSE, sizeof(sim_time_t));
@@ -1113,7 +1252,12 @@ static uint32_t *res_find(const struct paxi *x, struct cdma *u, uint32_t key)
 
 bool paxi_unit_reserved(const struct paxi *x, int node, uint32_t unit, uint32_t key)
 {
-	return *res_find(x, unit_at(x, node, unit), key) != 0;
+	const struct cdma *u = unit_used(x, node, unit);
+
+	for (uint32_t i = u ? u->res : 0; i; i = res_at(x, i - 1)->next)
+		if (res_at(x, i - 1)->key == key)
+			return true;
+	return false;
 }
 
 void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t key)
@@ -1139,6 +1283,36 @@ void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t k
 	*at = res->next;
 	res->next = x->res_free;
 	x->res_free = i;
+}
+
+/* The first channel of a transaction node -> dst (its chan at flow
+ * fidelity). */
+static int first_chan(struct paxi *x, int node, int dst)
+{
+	return fabric_first_channel(x->f, node, dst, ROUTE_SHORTEST);
+}
+
+sim_time_t paxi_reserved_drain_ps(struct paxi *x, int node, uint32_t unit, uint32_t key, int dst)
+{
+	uint32_t i = *res_find(x, unit_at(x, node, unit), key);
+
+	/* its transaction is a Transfer in its setup (paxi_txn_start_reserved) */
+	g_assert(i && x->flow && !x->p.engine);
+	return drain_before_end(x, res_at(x, i - 1)->setup_end, first_chan(x, node, dst));
+}
+
+double paxi_reserved_chan_rate(struct paxi *x, int node, int dst)
+{
+	return fabric_channel_rate(x->f, first_chan(x, node, dst));
+}
+
+bool paxi_reserved_resp_joins(const struct paxi_txn *in, int node, int dst)
+{
+	struct paxi *x = in->x;
+	int chan = first_chan(x, node, dst);
+
+	return x->p.control != PAXI_CONTROL_OOB && chan >= 0 &&
+	       fabric_first_channel(x->f, in->dst, in->src, ROUTE_SHORTEST) == chan;
 }
 
 void paxi_txn_supplied_now(struct paxi_txn *t)
@@ -1213,14 +1387,16 @@ static void release_slot(struct paxi_txn *t)
 {
 	struct cdma *u = unit_of(t);
 
-	u->busy--;
-	if (u->wait_tail) {
-		struct paxi_txn *n = u->wait_tail->next_wait;
+	struct paxi_txn *tail = waiting(t->x, t->unit, t->src);
 
-		if (n == u->wait_tail)
-			u->wait_tail = NULL;
+	u->busy--;
+	if (tail) {
+		struct paxi_txn *n = tail->next_wait;
+
+		if (n == tail)
+			t->x->wait_tail[t->unit][t->src] = NULL;
 		else
-			u->wait_tail->next_wait = n->next_wait;
+			tail->next_wait = n->next_wait;
 		n->last_data = NULL;
 		begin_setup(n);
 	} else if (t->x->refill) {
@@ -1277,7 +1453,7 @@ static struct reduce_req *req_get(struct paxi *x, void (*done)(void *user), void
 void paxi_unit_setup(struct paxi *x, int node, uint32_t unit, void (*done)(void *user),
 		     void *user)
 {
-	struct cdma *u = &x->units[(size_t)node * x->p.cdma_units + unit % x->p.cdma_units];
+	struct cdma *u = unit_at(x, node, unit);
 	sim_time_t now = sim_now(x->s);
 	sim_time_t begin = MAX(now, u->setup_free_at);
 
@@ -1500,7 +1676,7 @@ void paxi_engine_work(struct paxi *x, int node, uint32_t unit, uint64_t from, ui
 		      bool reduce, const struct paxi_txn *from_txn, struct paxi_txn *remote,
 		      void (*started)(void *user), void (*done)(void *user), void *user)
 {
-	bool paced = from_txn && paxi_proto_polled(from_txn->proto);
+	bool paced = from_txn && paxi_proto_polled(txn_proto(from_txn));
 
 	engine_work(x, node, unit, from, to, reduce, x->p.engine_lat_ps, paced, remote, started,
 		    done, user);

@@ -302,6 +302,14 @@ bool paxi_unit_reserve(struct paxi *x, int node, uint32_t unit, enum paxi_kind k
 bool paxi_unit_reserved(const struct paxi *x, int node, uint32_t unit, uint32_t key);
 void paxi_txn_start_reserved(struct paxi_txn *t, sim_time_t start_ps, uint32_t key);
 
+/* Of the transaction to dst that the reservation of `key` on `unit` of
+ * `node` will start (paxi_txn_start_reserved), before it is made: what
+ * paxi_txn_drain_ps, paxi_txn_chan_rate and paxi_txn_resp_joins (as its
+ * `out`) would say of it made and started now. */
+sim_time_t paxi_reserved_drain_ps(struct paxi *x, int node, uint32_t unit, uint32_t key, int dst);
+double paxi_reserved_chan_rate(struct paxi *x, int node, int dst);
+bool paxi_reserved_resp_joins(const struct paxi_txn *in, int node, int dst);
+
 /* Flow fidelity: t's final bytes, supplied before the data they come from
  * had landed (paxi_txn_ops.early), count as supplied now, when it has
  * (tm.last_supply, which the breakdown follows back). */
@@ -349,7 +357,10 @@ struct paxi_txn_times {
 	sim_time_t last_supply;  /* (kept) the final bytes were supplied */
 	uint64_t last_msg_bytes; /* (kept) size of the final data message */
 	uint64_t backlog_first;  /* (kept) data bytes of the same (src, dst) pair
-				  * still in flight when its first data message left */
+				  * still in flight when its first data message left
+				  * (of the transactions made since paxi_keep_times
+				  * was first on, or since paxi_new with control out
+				  * of band) */
 	uint64_t backlog_last;   /* (kept) the same, when its last data message left */
 	sim_time_t arrived;      /* all data delivered at the destination */
 	sim_time_t usable;       /* (kept) all data usable there */
