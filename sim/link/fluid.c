@@ -3,10 +3,13 @@
  * State: each flow's bytes still in its node's memory (its line's head
  * sends), each part's runs, each buffer's total, each flow's bytes
  * delivered. A solve finds every input's grant and every part's inflow
- * from that state by rounds: each round shares every output among its
- * inputs (fill) with the demands and caps the round before gave, then
- * sends the grants on to the parts below (spread); it stops where a round
- * changes no grant, inflow or mix. Outputs are the channels, then each
+ * from that state, starting from those of the event before: the outputs
+ * whose inputs changed (a run drained, a part emptied or began to hold, a
+ * buffer filled or drained, a line's message sent) share themselves again
+ * (regrant: fill, then send_on), and an output whose grants change what a
+ * part that holds nothing receives, or what a full buffer drains, puts the
+ * output of that part, or the one above that buffer, in line to share
+ * itself again, until none changes. Outputs are the channels, then each
  * node's ejection (index nchans + node). */
 #include "sim/link/fluid.h"
 
@@ -15,7 +18,10 @@
 #include <string.h>
 
 /* What counts as nothing, in bytes, and as equal, in bytes per ps. */
-#define FLUID_EMPTY 1e-6
+#define FLUID_EMPTY 1e-2
+/* Bytes a flow may lack at its delivery: those dropped as nothing on its
+ * way (FLUID_EMPTY a run at most). */
+#define FLUID_DONE 1.0
 #define FLUID_SAME 1e-13
 /* A buffer within this fraction of its size is full. */
 #define FLUID_FULL 1e-9
@@ -45,10 +51,19 @@ struct fluid_part {
 	GArray *runs;          /* owned, of struct fluid_run: runs[head..] in order */
 	guint head;
 	double content;        /* bytes of its runs */
-	double grant, grant_new;
-	double inflow, inflow_new;
-	GArray *in, *in_new;   /* owned, of struct fluid_share (x: bytes per ps): what
+	double grant;
+	double inflow;         /* the sum of in[] */
+	GArray *in;            /* owned, of struct fluid_share (x: bytes per ps): what
 				* arrives, by flow and hop */
+	GArray *sent;          /* owned, of struct fluid_sent: what its grant sends on */
+};
+
+/* What an input's grant sends to a part below (part), or delivers
+ * (part UINT32_MAX): flow's bytes that arrived by hop `hop` there, at x
+ * bytes per ps. */
+struct fluid_sent {
+	uint32_t part, flow, hop;
+	double x;
 };
 
 struct fluid_flow {
@@ -64,7 +79,8 @@ struct fluid_flow {
 
 struct fluid_line {
 	int32_t head, tail;    /* flows, -1: empty */
-	double grant, grant_new;
+	double grant;
+	GArray *sent;          /* owned, of struct fluid_sent */
 };
 
 struct fluid {
@@ -78,7 +94,11 @@ struct fluid {
 				    * that wait for each output */
 	double *buf;               /* nchans x nvc: each buffer's bytes */
 	double *drain;             /* nchans x nvc: what the parts of each buffer
-				    * were granted in the round before */
+				    * are granted */
+	GArray *dirty;             /* of int32_t: outputs whose grants are to be
+				    * found again, in order */
+	guint dirty_head;
+	bool *queued;              /* nchans + nnodes: in dirty */
 	double now_ps;
 	uint32_t undone;
 	struct fluid_stats stats;
@@ -106,7 +126,10 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 	f->flows = g_array_new(FALSE, FALSE, sizeof(struct fluid_flow));
 	f->lines = g_new(struct fluid_line, nchans);
 	for (int c = 0; c < nchans; c++)
-		f->lines[c] = (struct fluid_line){ .head = -1, .tail = -1 };
+		f->lines[c] = (struct fluid_line){
+			.head = -1, .tail = -1,
+			.sent = g_array_new(FALSE, FALSE, sizeof(struct fluid_sent)),
+		};
 	f->parts = g_ptr_array_new();
 	f->part_of = g_hash_table_new(g_direct_hash, g_direct_equal);
 	f->outs = g_new(GArray *, nchans + nnodes);
@@ -114,6 +137,8 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 		f->outs[o] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	f->buf = g_new0(double, (gsize)nchans * nvc);
 	f->drain = g_new0(double, (gsize)nchans * nvc);
+	f->dirty = g_array_new(FALSE, FALSE, sizeof(int32_t));
+	f->queued = g_new0(bool, nchans + nnodes);
 	return f;
 }
 
@@ -131,7 +156,7 @@ static void part_free(struct fluid_part *p)
 		run_clear(&g_array_index(p->runs, struct fluid_run, i));
 	g_array_unref(p->runs);
 	g_array_unref(p->in);
-	g_array_unref(p->in_new);
+	g_array_unref(p->sent);
 	g_free(p);
 }
 
@@ -153,11 +178,24 @@ void fluid_free(struct fluid *f)
 	for (int o = 0; o < f->nchans + f->nnodes; o++)
 		g_array_unref(f->outs[o]);
 	g_free(f->outs);
+	for (int c = 0; c < f->nchans; c++)
+		g_array_unref(f->lines[c].sent);
 	g_free(f->lines);
+	g_array_unref(f->dirty);
+	g_free(f->queued);
 	g_free(f->buf);
 	g_free(f->drain);
 	g_free(f->chans);
 	g_free(f);
+}
+
+/* Output o's grants are to be found again. */
+static void mark(struct fluid *f, int32_t o)
+{
+	if (!f->queued[o]) {
+		f->queued[o] = true;
+		g_array_append_val(f->dirty, o);
+	}
 }
 
 uint32_t fluid_add(struct fluid *f, int dst, double wire_bytes, int hops, const int *chans,
@@ -184,6 +222,7 @@ uint32_t fluid_add(struct fluid *f, int dst, double wire_bytes, int hops, const 
 		line->head = (int32_t)id;
 	line->tail = (int32_t)id;
 	f->undone++;
+	mark(f, chans[0]);
 	return id;
 }
 
@@ -205,11 +244,12 @@ static uint32_t part_get(struct fluid *f, int32_t cin, uint8_t vin, int32_t out,
 	*p = (struct fluid_part){ .cin = cin, .out = out, .vin = vin, .vnext = vnext };
 	p->runs = g_array_new(FALSE, FALSE, sizeof(struct fluid_run));
 	p->in = g_array_new(FALSE, FALSE, sizeof(struct fluid_share));
-	p->in_new = g_array_new(FALSE, FALSE, sizeof(struct fluid_share));
+	p->sent = g_array_new(FALSE, FALSE, sizeof(struct fluid_sent));
 	k = f->parts->len;
 	g_ptr_array_add(f->parts, p);
 	g_hash_table_insert(f->part_of, key, GUINT_TO_POINTER(k + 1));
 	g_array_append_val(f->outs[out], k);
+	mark(f, out);
 	return k;
 }
 
@@ -238,24 +278,6 @@ static double shares_get(const GArray *a, uint32_t flow, uint32_t hop)
 			return s->x;
 	}
 	return 0;
-}
-
-/* The largest difference between two sets of shares. */
-static double shares_diff(const GArray *a, const GArray *b)
-{
-	double d = 0;
-
-	for (guint i = 0; i < a->len; i++) {
-		const struct fluid_share *s = &g_array_index(a, struct fluid_share, i);
-
-		d = MAX(d, fabs(s->x - shares_get(b, s->flow, s->hop)));
-	}
-	for (guint i = 0; i < b->len; i++) {
-		const struct fluid_share *s = &g_array_index(b, struct fluid_share, i);
-
-		d = MAX(d, fabs(s->x - shares_get(a, s->flow, s->hop)));
-	}
-	return d;
 }
 
 /* Round robin at one output: grants g[0..k) among demands d with each
@@ -330,162 +352,171 @@ static void part_stream(const struct fluid_part *p, const struct fluid_share **s
 	}
 }
 
-/* Sends rate g of a stream on from output o: the parts below get it, or,
- * at an ejection, its flows' delivery rates. */
-static void spread(struct fluid *f, int32_t o, double g, const struct fluid_share *sh, uint32_t n,
-		   double total, bool from_memory)
+/* Adds x to what part k receives of flow by hop; a part that holds nothing
+ * passes it on, so its output's grants are to be found again. */
+static void part_receive(struct fluid *f, uint32_t k, uint32_t flow, uint32_t hop, double x)
 {
-	if (!(g > 0) || !(total > 0))
-		return;
-	for (uint32_t i = 0; i < n; i++) {
-		struct fluid_flow *fl = flow_at(f, sh[i].flow);
-		double x = g * sh[i].x / total;
-		uint32_t h = from_memory ? 0 : sh[i].hop + 1;
+	struct fluid_part *p = f->parts->pdata[k];
+	GArray *a = p->in;
+	double sum = 0;
 
-		if (o >= f->nchans) {
-			fl->drate += x;
+	shares_add(a, flow, hop, x);
+	for (guint i = 0; i < a->len;) {
+		struct fluid_share *sh = &g_array_index(a, struct fluid_share, i);
+
+		if (fabs(sh->x) < FLUID_SAME) {
+			g_array_remove_index(a, i);
 			continue;
 		}
-		g_assert((int)h < fl->hops && fl->chans[h] == o);
-		bool last = (int)h + 1 == fl->hops;
-		int32_t out = last ? f->nchans + fl->dst : fl->chans[h + 1];
-		uint8_t vnext = last ? 0 : fl->vcs[h + 1];
-		uint32_t k = part_get(f, o, fl->vcs[h], out, vnext);
-		struct fluid_part *p = f->parts->pdata[k];
-
-		p->inflow_new += x;
-		shares_add(p->in_new, sh[i].flow, h, x);
+		sum += sh->x;
+		i++;
 	}
+	p->inflow = MAX(sum, 0);
+	if (p->content <= FLUID_EMPTY)
+		mark(f, p->out);
 }
 
-/* One round: grants from the demands and caps of the round before, then
- * what they send on. Returns the largest change. */
-static double round_once(struct fluid *f, bool first)
+/* What grant g of a stream sends on from output o (to the parts below, or
+ * delivers at an ejection), in place of what `sent` held. */
+static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_share *sh, uint32_t n,
+		    double total, bool from_memory, GArray *sent)
 {
-	int nout = f->nchans + f->nnodes;
-	double diff = 0;
-	GArray *d = g_array_new(FALSE, FALSE, sizeof(double));
-	GArray *g = g_array_new(FALSE, FALSE, sizeof(double));
-	GArray *grp = g_array_new(FALSE, FALSE, sizeof(uint8_t));
+	GArray *now = g_array_sized_new(FALSE, FALSE, sizeof(struct fluid_sent), n);
 
-	for (guint i = 0; i < f->flows->len; i++)
-		flow_at(f, i)->drate = 0;
-	for (guint i = 0; i < f->parts->len; i++) {
-		struct fluid_part *p = f->parts->pdata[i];
+	if (g > 0 && total > 0)
+		for (uint32_t i = 0; i < n; i++) {
+			struct fluid_flow *fl = flow_at(f, sh[i].flow);
+			uint32_t h = from_memory ? 0 : sh[i].hop + 1;
+			struct fluid_sent x = { UINT32_MAX, sh[i].flow, h, g * sh[i].x / total };
 
-		if (!p)
-			continue;
-		p->inflow_new = 0;
-		g_array_set_size(p->in_new, 0);
-	}
-	for (int32_t o = 0; o < nout; o++) {
-		GArray *ins = f->outs[o];
-		struct fluid_line *line = o < f->nchans ? &f->lines[o] : NULL;
-		bool mem = line && line->head >= 0;
-		uint32_t k = ins->len + mem;
-		double cap[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
+			if (o < f->nchans) {
+				bool last = (int)h + 1 == fl->hops;
 
-		if (!k)
-			continue;
-		g_array_set_size(d, k);
-		g_array_set_size(g, k);
-		g_array_set_size(grp, k);
-		for (uint32_t j = 0; j < ins->len; j++) {
-			struct fluid_part *p = f->parts->pdata[g_array_index(ins, uint32_t, j)];
-
-			g_array_index(d, double, j) = p->content > FLUID_EMPTY ? INFINITY : p->inflow;
-			g_array_index(grp, uint8_t, j) = p->vnext;
-		}
-		if (mem) {
-			struct fluid_flow *fl = flow_at(f, (uint32_t)line->head);
-
-			g_array_index(d, double, k - 1) = INFINITY;
-			g_array_index(grp, uint8_t, k - 1) = fl->vcs[0];
-		}
-		if (o < f->nchans && !first)
-			for (int v = 0; v < f->nvc; v++) {
-				gsize q = (gsize)o * f->nvc + v;
-
-				if (f->buf[q] >= f->chans[o].buf_bytes * (1 - FLUID_FULL))
-					cap[v] = f->drain[q];
+				g_assert((int)h < fl->hops && fl->chans[h] == o);
+				x.part = part_get(f, o, fl->vcs[h], last ? f->nchans + fl->dst :
+								   fl->chans[h + 1],
+						  last ? 0 : fl->vcs[h + 1]);
 			}
-		fill(o < f->nchans ? f->chans[o].bytes_per_ps : INFINITY, (double *)(void *)d->data,
-		     (uint8_t *)grp->data, cap, (double *)(void *)g->data, k);
-		for (uint32_t j = 0; j < ins->len; j++) {
-			struct fluid_part *p = f->parts->pdata[g_array_index(ins, uint32_t, j)];
-			const struct fluid_share *sh;
-			uint32_t n;
-			double total;
-
-			p->grant_new = g_array_index(g, double, j);
-			part_stream(p, &sh, &n, &total);
-			spread(f, o, p->grant_new, sh, n, total, false);
+			g_array_append_val(now, x);
 		}
-		if (mem) {
-			struct fluid_share one = { (uint32_t)line->head, 0, 1 };
+	/* unchanged: nothing to do */
+	if (now->len == sent->len) {
+		guint i = 0;
 
-			line->grant_new = g_array_index(g, double, k - 1);
-			spread(f, o, line->grant_new, &one, 1, 1, true);
-		} else if (line) {
-			line->grant_new = 0;
+		for (; i < now->len; i++) {
+			const struct fluid_sent *a = &g_array_index(now, struct fluid_sent, i);
+			const struct fluid_sent *b = &g_array_index(sent, struct fluid_sent, i);
+
+			if (a->part != b->part || a->flow != b->flow || a->hop != b->hop ||
+			    fabs(a->x - b->x) >= FLUID_SAME)
+				break;
+		}
+		if (i == now->len) {
+			g_array_unref(now);
+			return;
 		}
 	}
-	memset(f->drain, 0, (size_t)f->nchans * f->nvc * sizeof(double));
-	for (guint i = 0; i < f->parts->len; i++) {
-		struct fluid_part *p = f->parts->pdata[i];
+	for (guint i = 0; i < sent->len; i++) {
+		const struct fluid_sent *b = &g_array_index(sent, struct fluid_sent, i);
 
-		if (!p)
-			continue;
-		f->drain[(gsize)p->cin * f->nvc + p->vin] += p->grant_new;
-		diff = MAX(diff, fabs(p->grant_new - p->grant));
-		diff = MAX(diff, fabs(p->inflow_new - p->inflow));
-		diff = MAX(diff, shares_diff(p->in_new, p->in));
-		p->grant = p->grant_new;
-		p->inflow = p->inflow_new;
-		GArray *t = p->in;
+		if (b->part == UINT32_MAX)
+			flow_at(f, b->flow)->drate -= b->x;
+		else
+			part_receive(f, b->part, b->flow, b->hop, -b->x);
+	}
+	for (guint i = 0; i < now->len; i++) {
+		const struct fluid_sent *a = &g_array_index(now, struct fluid_sent, i);
 
-		p->in = p->in_new;
-		p->in_new = t;
+		if (a->part == UINT32_MAX)
+			flow_at(f, a->flow)->drate += a->x;
+		else
+			part_receive(f, a->part, a->flow, a->hop, a->x);
 	}
-	for (int c = 0; c < f->nchans; c++) {
-		diff = MAX(diff, fabs(f->lines[c].grant_new - f->lines[c].grant));
-		f->lines[c].grant = f->lines[c].grant_new;
-	}
-	g_array_unref(d);
-	g_array_unref(g);
-	g_array_unref(grp);
-	return diff;
+	g_array_set_size(sent, 0);
+	g_array_append_vals(sent, now->data, now->len);
+	g_array_unref(now);
 }
 
-/* Rounds to the fixed point of the state as it is. Parts made by a round
- * (a first inflow) take part from the next. */
+/* Output o shares itself among its inputs again, and sends their grants on. */
+static void regrant(struct fluid *f, int32_t o)
+{
+	GArray *ins = f->outs[o];
+	struct fluid_line *line = o < f->nchans ? &f->lines[o] : NULL;
+	bool mem = line && line->head >= 0;
+	uint32_t k = ins->len + mem;
+	double cap[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
+	double *d = g_newa(double, k + 1), *g = g_newa(double, k + 1);
+	uint8_t *grp = g_newa(uint8_t, k + 1);
+
+	for (uint32_t j = 0; j < ins->len; j++) {
+		struct fluid_part *p = f->parts->pdata[g_array_index(ins, uint32_t, j)];
+
+		d[j] = p->content > FLUID_EMPTY ? INFINITY : p->inflow;
+		grp[j] = p->vnext;
+	}
+	if (mem) {
+		d[k - 1] = INFINITY;
+		grp[k - 1] = flow_at(f, (uint32_t)line->head)->vcs[0];
+	}
+	if (o < f->nchans)
+		for (int v = 0; v < f->nvc; v++) {
+			gsize q = (gsize)o * f->nvc + v;
+
+			if (f->buf[q] >= f->chans[o].buf_bytes * (1 - FLUID_FULL))
+				cap[v] = MAX(f->drain[q], 0);
+		}
+	fill(o < f->nchans ? f->chans[o].bytes_per_ps : INFINITY, d, grp, cap, g, k);
+	for (uint32_t j = 0; j < ins->len; j++) {
+		uint32_t pk = g_array_index(ins, uint32_t, j);
+		struct fluid_part *p = f->parts->pdata[pk];
+		const struct fluid_share *sh;
+		uint32_t n;
+		double total;
+
+		if (fabs(g[j] - p->grant) >= FLUID_SAME) {
+			gsize q = (gsize)p->cin * f->nvc + p->vin;
+
+			f->drain[q] += g[j] - p->grant;
+			if (f->buf[q] >= f->chans[p->cin].buf_bytes * (1 - FLUID_FULL))
+				mark(f, p->cin);
+		}
+		p->grant = g[j];
+		part_stream(p, &sh, &n, &total);
+		send_on(f, o, p->grant, sh, n, total, false, p->sent);
+		/* part_get may have moved the parts' array */
+		ins = f->outs[o];
+	}
+	if (line) {
+		struct fluid_share one = { mem ? (uint32_t)line->head : 0, 0, 1 };
+
+		line->grant = mem ? g[k - 1] : 0;
+		send_on(f, o, line->grant, &one, mem, 1, true, line->sent);
+	}
+}
+
+/* Finds the grants again where they may have changed, until nothing moves
+ * (or a bound on the work, counted as unsettled). */
 static void solve(struct fluid *f)
 {
-	for (int r = 0; r < FLUID_ROUNDS; r++) {
-		guint nparts = f->parts->len;
-		double diff = round_once(f, r == 0);
+	uint64_t work = 0, most = 100000 + 1000 * (uint64_t)(f->nchans + f->nnodes);
 
+	while (f->dirty_head < f->dirty->len) {
+		int32_t o = g_array_index(f->dirty, int32_t, f->dirty_head++);
+
+		f->queued[o] = false;
+		regrant(f, o);
 		f->stats.rounds++;
-		if (r > 0 && diff < FLUID_SAME && f->parts->len == nparts)
-			return;
+		if (++work > most) {
+			f->stats.unsettled++;
+			break;
+		}
 	}
-	f->stats.unsettled++;
+	for (guint i = f->dirty_head; i < f->dirty->len; i++)
+		f->queued[g_array_index(f->dirty, int32_t, i)] = false;
+	g_array_set_size(f->dirty, 0);
+	f->dirty_head = 0;
 }
 
-static double part_bytes_of_buffer_in(const struct fluid *f, gsize q)
-{
-	double in = 0;
-
-	for (guint i = 0; i < f->parts->len; i++) {
-		const struct fluid_part *p = f->parts->pdata[i];
-
-		if (p && (gsize)p->cin * f->nvc + p->vin == q)
-			in += p->inflow;
-	}
-	return in;
-}
-
-/* The time to the next event at the rates of the last solve. */
 static bool shares_same(const struct fluid_share *a, uint32_t na, const GArray *b, double btotal)
 {
 	if (na != b->len)
@@ -523,11 +554,19 @@ static double next_event(const struct fluid *f)
 			dt = MIN(dt, x);
 		}
 	}
-	for (gsize q = 0; q < (gsize)f->nchans * f->nvc; q++) {
+	gsize nq = (gsize)f->nchans * f->nvc;
+	g_autofree double *in = g_new0(double, nq);
+
+	for (guint i = 0; i < f->parts->len; i++) {
+		const struct fluid_part *p = f->parts->pdata[i];
+
+		in[(gsize)p->cin * f->nvc + p->vin] += p->inflow;
+	}
+	for (gsize q = 0; q < nq; q++) {
 		double size = f->chans[q / f->nvc].buf_bytes;
 
 		if (f->buf[q] < size * (1 - FLUID_FULL)) {
-			double net = part_bytes_of_buffer_in(f, q) - f->drain[q];
+			double net = in[q] - f->drain[q];
 
 			if (net > FLUID_SAME)
 				dt = MIN(dt, (size - f->buf[q]) / net);
@@ -553,6 +592,25 @@ static void part_append(struct fluid_part *p, double bytes)
 			last->bytes += bytes;
 			return;
 		}
+		/* a tail of less than a byte: what arrives joins it, mixed */
+		if (last->bytes < 1 && p->runs->len - 1 > p->head) {
+			GArray *m = g_array_new(FALSE, FALSE, sizeof(struct fluid_share));
+			double tot = last->bytes + bytes;
+
+			for (uint32_t i = 0; i < last->n; i++)
+				shares_add(m, last->shares[i].flow, last->shares[i].hop,
+					   last->shares[i].x * last->bytes / tot);
+			for (guint i = 0; i < p->in->len; i++) {
+				const struct fluid_share *x = &g_array_index(p->in, struct fluid_share, i);
+
+				shares_add(m, x->flow, x->hop, x->x / p->inflow * bytes / tot);
+			}
+			g_free(last->shares);
+			last->n = m->len;
+			last->shares = (struct fluid_share *)(void *)g_array_free(m, FALSE);
+			last->bytes = tot;
+			return;
+		}
 	}
 	struct fluid_run r = { .bytes = bytes, .n = p->in->len };
 
@@ -567,6 +625,11 @@ static void part_append(struct fluid_part *p, double bytes)
 /* Moves every rate on by dt, then lets go of what has emptied. */
 static void advance(struct fluid *f, double dt)
 {
+	gsize nq = (gsize)f->nchans * f->nvc;
+	g_autofree bool *full = g_new(bool, nq);
+
+	for (gsize q = 0; q < nq; q++)
+		full[q] = f->buf[q] >= f->chans[q / f->nvc].buf_bytes * (1 - FLUID_FULL);
 	for (int c = 0; c < f->nchans; c++) {
 		struct fluid_line *line = &f->lines[c];
 
@@ -580,6 +643,7 @@ static void advance(struct fluid *f, double dt)
 			line->head = fl->next;
 			if (line->head < 0)
 				line->tail = -1;
+			mark(f, c);
 		}
 	}
 	for (guint i = 0; i < f->parts->len; i++) {
@@ -589,6 +653,8 @@ static void advance(struct fluid *f, double dt)
 			continue;
 		gsize q = (gsize)p->cin * f->nvc + p->vin;
 		double out = p->grant * dt, in = p->inflow * dt;
+		bool held = p->content > FLUID_EMPTY;
+		guint head = p->head;
 
 		if (p->content > FLUID_EMPTY) {
 			struct fluid_run *h = &g_array_index(p->runs, struct fluid_run, p->head);
@@ -615,15 +681,22 @@ static void advance(struct fluid *f, double dt)
 			run_clear(h);
 			p->head++;
 		}
+		if (p->head != head || held != (p->content > FLUID_EMPTY))
+			mark(f, p->out);
 		if (p->head == p->runs->len) {
 			g_array_set_size(p->runs, 0);
 			p->head = 0;
 			p->content = 0;
 		}
 	}
-	for (gsize q = 0; q < (gsize)f->nchans * f->nvc; q++)
+	for (gsize q = 0; q < (gsize)f->nchans * f->nvc; q++) {
+		double size = f->chans[q / f->nvc].buf_bytes;
+
 		if (f->buf[q] < FLUID_EMPTY)
 			f->buf[q] = 0;
+		if ((f->buf[q] >= size * (1 - FLUID_FULL)) != full[q])
+			mark(f, (int32_t)(q / f->nvc));
+	}
 	f->now_ps += dt;
 	for (guint i = 0; i < f->flows->len; i++) {
 		struct fluid_flow *fl = flow_at(f, i);
@@ -631,7 +704,7 @@ static void advance(struct fluid *f, double dt)
 		if (fl->done_ps >= 0)
 			continue;
 		fl->delivered += fl->drate * dt;
-		if (fl->delivered >= fl->wire - 1e-3) {
+		if (fl->delivered >= fl->wire - FLUID_DONE) {
 			fl->done_ps = f->now_ps;
 			f->undone--;
 		}

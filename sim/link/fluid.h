@@ -15,12 +15,13 @@
  * output is full for a virtual channel, the inputs that send into it take
  * together no more than it drains.
  *
- * Between events every rate is constant. Rates are solved by rounds from
- * the state (what each part holds, which buffers are full) to a fixed
- * point, starting from full buffers that hold nothing back (so that a ring
- * of full buffers moves at the rate its exits allow, not at none). An
- * event is the next of: a part's head run drained, a memory line's message
- * sent, a buffer filled, a flow delivered.
+ * Between events every rate is constant. At an event the outputs whose
+ * inputs changed share themselves again, and so on down (what a part that
+ * holds nothing passes on) and up (what a full buffer drains), to a fixed
+ * point. An event is the next of: a part's head run drained (or the part,
+ * where what arrives goes on growing its one run), a memory line's message
+ * sent, a buffer filled, a flow delivered. Contents of less than
+ * FLUID_EMPTY bytes (fluid.c) count as nothing.
  *
  * Not modelled: the links' latency and the credits' return time, packets
  * (a run is a fluid), a node's injection limit. Times are in picoseconds as
@@ -42,8 +43,8 @@ struct fluid_chan {
 /* Counts of the work done, for benchmarks and tests. */
 struct fluid_stats {
 	uint64_t events;       /* intervals of constant rates */
-	uint64_t rounds;       /* rounds of the rate solve, over all events */
-	uint64_t unsettled;    /* solves that reached the round limit */
+	uint64_t rounds;       /* outputs shared again, over all events */
+	uint64_t unsettled;    /* solves stopped by their bound on that work */
 };
 
 struct fluid;

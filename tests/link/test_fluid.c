@@ -150,7 +150,10 @@ static void compare(const char *what, const struct shape *sh, const struct msg *
  * links' time (ring 32, eight hops: 1187.9 us against 301.5). */
 static void test_shift(void)
 {
-	const struct { int n, d; } cases[] = { { 8, 2 }, { 8, 3 }, { 16, 5 }, { 32, 8 } };
+	const struct { int n, d; uint64_t bytes; } cases[] = {
+		{ 8, 2, 16 << 20 }, { 8, 3, 16 << 20 }, { 16, 5, 16 << 20 }, { 32, 8, 16 << 20 },
+		{ 64, 16, 4 << 20 },
+	};
 
 	for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
 		int n = cases[c].n;
@@ -158,7 +161,7 @@ static void test_shift(void)
 		g_autofree char *what = g_strdup_printf("ring %d, shift %d", n, cases[c].d);
 
 		for (int i = 0; i < n; i++)
-			m[i] = (struct msg){ i, (i + cases[c].d) % n, 16 << 20 };
+			m[i] = (struct msg){ i, (i + cases[c].d) % n, cases[c].bytes };
 		compare(what, &(struct shape){ &topo_ring_ops, n, 64 }, m, n, 0.01);
 	}
 }
