@@ -1,0 +1,74 @@
+/* An event-driven fluid of a fabric's receive buffers.
+ *
+ * What the packet fabric does where ranks forward messages larger than a
+ * link's receive buffer, in continuous time and with an event only where a
+ * rate changes. Each channel has a rate and, at its downstream node, a
+ * receive buffer per virtual channel. A buffer's contents are queued by
+ * the input they wait for at their next output (the next channel and its
+ * virtual channel, or the node's ejection), as the packet fabric queues
+ * what a node forwards: each such part is first in, first out, its runs
+ * each a mix of flows in fixed proportions (what arrived together). An
+ * output serves its inputs round robin in equal shares (the node's memory
+ * line on the channel, one message at a time in the order they were added,
+ * and each part that waits for it); an input with nothing queued asks only
+ * what arrives for it, and passes it through. Where the buffer below an
+ * output is full for a virtual channel, the inputs that send into it take
+ * together no more than it drains.
+ *
+ * Between events every rate is constant. At an event the outputs whose
+ * inputs changed share themselves again, and so on down (what a part that
+ * holds nothing passes on) and up (what a full buffer drains), to a fixed
+ * point. An event is the next of: a part's head run drained (or the part,
+ * where what arrives goes on growing its one run), a memory line's message
+ * sent, a buffer filled, a flow delivered. Contents of less than
+ * FLUID_EMPTY bytes (fluid.c) count as nothing.
+ *
+ * Not modelled: the links' latency and the credits' return time, packets
+ * (a run is a fluid), a node's injection limit. Times are in picoseconds as
+ * doubles; bytes are wire bytes. */
+#ifndef G5_SIM_LINK_FLUID_H
+#define G5_SIM_LINK_FLUID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A channel from node `from` to node `to`: its rate and its receive buffer
+ * per virtual channel (INFINITY: unlimited). */
+struct fluid_chan {
+	int from, to;
+	double bytes_per_ps;   /* > 0 */
+	double buf_bytes;      /* > 0 */
+};
+
+/* Counts of the work done, for benchmarks and tests. */
+struct fluid_stats {
+	uint64_t events;       /* intervals of constant rates */
+	uint64_t rounds;       /* outputs shared again, over all events */
+	uint64_t unsettled;    /* solves stopped by their bound on that work */
+};
+
+struct fluid;
+
+/* A fluid over `nchans` channels between `nnodes` nodes, with `nvc`
+ * virtual channels (1..4) and unlimited ejection. Never NULL. */
+struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, int nvc);
+void fluid_free(struct fluid *f);
+
+/* Adds a flow of `wire_bytes` (> 0) to node `dst` over `hops` channels
+ * (chans[k] and its virtual channel vcs[k]; consecutive channels meet at a
+ * node; the last enters dst): it enters the line of its first channel, behind
+ * the flows there. Returns its index (0, 1, ... in order of adding). */
+uint32_t fluid_add(struct fluid *f, int dst, double wire_bytes, int hops, const int *chans,
+		   const uint8_t *vcs);
+
+/* Runs until every flow added is delivered; false where nothing can move
+ * while some flow is not (a deadlock of full buffers). */
+bool fluid_run(struct fluid *f);
+
+/* When flow `id` was delivered (ps from the start), or a negative number
+ * while it is not. */
+double fluid_done_ps(const struct fluid *f, uint32_t id);
+
+void fluid_get_stats(const struct fluid *f, struct fluid_stats *out);
+
+#endif

@@ -1,0 +1,222 @@
+/* Tests of the event-driven fluid of receive buffers (sim/link/fluid.h)
+ * against the packet fabric: the same messages, sent at once on a ring of
+ * the seed's links, end at the times packet fidelity gives them, last and
+ * on average, where ranks forward more than their buffers hold (shifts of
+ * three hops and more, every rank to every other), with unlimited buffers,
+ * and in the parking lot of a one-way ring; in tens to hundreds of events
+ * where the packet fabric takes hundreds of thousands to millions. */
+#include <glib.h>
+#include <math.h>
+
+#include "sim/core/sim.h"
+#include "sim/link/fluid.h"
+#include "sim/link/link.h"
+#include "sim/link/topo.h"
+#include "sim/link/topos.h"
+
+struct msg {
+	int src, dst;
+	uint64_t bytes;
+};
+
+struct rx {
+	struct sim *s;
+	sim_time_t done_ps;
+};
+
+static void on_deliver(void *user, uint64_t bytes, bool done)
+{
+	struct rx *r = user;
+
+	(void)bytes;
+	if (done)
+		r->done_ps = sim_now(r->s);
+}
+
+/* The fabric of the cases: a topology of n ranks with the seed's links,
+ * `credits` a receive buffer (0: unlimited). */
+struct shape {
+	const struct topo_ops *topo;
+	int n;
+	uint32_t credits;
+};
+
+static void shape_config(struct fabric_config *cfg, const struct shape *sh, enum link_fidelity fid)
+{
+	*cfg = (struct fabric_config){ .topo = sh->topo, .nranks = sh->n, .fidelity = fid };
+	link_params_default(&cfg->link);
+	cfg->link.credits = sh->credits;
+}
+
+/* The messages at packet fidelity, sent at once in order: each one's
+ * delivery, us. */
+static void packet_times(const struct shape *sh, const struct msg *m, int k, double *us,
+			 uint64_t *events)
+{
+	struct fabric_config cfg;
+	struct sim *s = sim_new(1);
+	struct fabric *f;
+	g_autofree struct rx *r = g_new0(struct rx, k);
+
+	shape_config(&cfg, sh, LINK_FIDELITY_PACKET);
+	f = fabric_new(s, &cfg, NULL);
+	g_assert_nonnull(f);
+	for (int i = 0; i < k; i++) {
+		r[i].s = s;
+		fabric_send(f, m[i].src, m[i].dst, m[i].bytes, ROUTE_SHORTEST, on_deliver, &r[i]);
+	}
+	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
+	*events = sim_counters(s)->executed;
+	for (int i = 0; i < k; i++) {
+		g_assert_cmpuint(r[i].done_ps, >, 0);
+		us[i] = (double)r[i].done_ps / 1e6;
+	}
+	fabric_free(f);
+	sim_free(s);
+}
+
+/* The same messages in the fluid, on the ring's channels and routes. */
+static void fluid_times(const struct shape *sh, const struct msg *m, int k, double *us,
+			struct fluid_stats *st)
+{
+	struct fabric_config cfg;
+	struct topo t;
+	GError *error = NULL;
+
+	shape_config(&cfg, sh, LINK_FIDELITY_FLOW);
+	g_assert_true(topo_init(&t, &cfg, 0, &error));
+	g_autofree struct fluid_chan *ch = g_new(struct fluid_chan, t.nchans);
+	const struct link_params *lp = &cfg.link;
+	double rate = (double)lp->bw_bytes_per_s / 1e12;
+	double pkt = lp->max_payload_bytes + lp->header_bytes;
+
+	for (int c = 0; c < t.nchans; c++)
+		ch[c] = (struct fluid_chan){ t.chans[c].src, t.chans[c].dst, rate,
+					     lp->credits ? lp->credits * pkt : INFINITY };
+	struct fluid *fl = fluid_new(t.nnodes, t.nchans, ch, t.nvc);
+	g_autofree int *nodes = g_new(int, t.nnodes + 1);
+	g_autofree uint8_t *vcs = g_new(uint8_t, t.nnodes);
+	g_autofree int *chans = g_new(int, t.nnodes);
+
+	for (int i = 0; i < k; i++) {
+		int hops = topo_route(&t, m[i].src, m[i].dst, ROUTE_SHORTEST, nodes, vcs);
+		uint64_t packets = (m[i].bytes + lp->max_payload_bytes - 1) / lp->max_payload_bytes;
+
+		for (int h = 0; h < hops; h++)
+			chans[h] = topo_chan_find(&t, nodes[h], nodes[h + 1]);
+		fluid_add(fl, m[i].dst, (double)(m[i].bytes + packets * lp->header_bytes), hops, chans,
+			  vcs);
+	}
+	g_assert_true(fluid_run(fl));
+	for (int i = 0; i < k; i++) {
+		us[i] = fluid_done_ps(fl, (uint32_t)i) / 1e6;
+		g_assert_cmpfloat(us[i], >, 0);
+	}
+	fluid_get_stats(fl, st);
+	fluid_free(fl);
+	topo_release(&t);
+}
+
+/* The fluid's last and mean delivery within tol of packet fidelity's, in
+ * a hundredth of its events or fewer. */
+static void compare(const char *what, const struct shape *sh, const struct msg *m, int k, double tol)
+{
+	g_autofree double *pk = g_new(double, k);
+	g_autofree double *fl = g_new(double, k);
+	uint64_t pev;
+	struct fluid_stats st;
+	double pl = 0, pm = 0, fll = 0, fm = 0;
+
+	packet_times(sh, m, k, pk, &pev);
+	fluid_times(sh, m, k, fl, &st);
+	for (int i = 0; i < k; i++) {
+		pl = MAX(pl, pk[i]);
+		fll = MAX(fll, fl[i]);
+		pm += pk[i] / k;
+		fm += fl[i] / k;
+	}
+	g_test_message("%s: last %.3f / %.3f us, mean %.3f / %.3f us (packet / fluid); events "
+		       "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT ", rounds %" G_GUINT64_FORMAT
+		       ", unsettled %" G_GUINT64_FORMAT, what, pl, fll, pm, fm, pev, st.events,
+		       st.rounds, st.unsettled);
+	g_assert_cmpfloat(fabs(fll / pl - 1), <, tol);
+	g_assert_cmpfloat(fabs(fm / pm - 1), <, tol);
+	g_assert_cmpuint(st.events * 100, <, pev);
+}
+
+/* Every rank sends one message d ranks on (a step of pairwise AllToAll
+ * without its protocol). From three hops on, the ranks forward more than
+ * their buffers hold, and the packet fabric takes two to four times the
+ * links' time (ring 32, eight hops: 1187.9 us against 301.5). */
+static void test_shift(void)
+{
+	const struct { int n, d; uint64_t bytes; } cases[] = {
+		{ 8, 2, 16 << 20 }, { 8, 3, 16 << 20 }, { 16, 5, 16 << 20 }, { 32, 8, 16 << 20 },
+		{ 64, 16, 4 << 20 },
+	};
+
+	for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+		int n = cases[c].n;
+		g_autofree struct msg *m = g_new(struct msg, n);
+		g_autofree char *what = g_strdup_printf("ring %d, shift %d", n, cases[c].d);
+
+		for (int i = 0; i < n; i++)
+			m[i] = (struct msg){ i, (i + cases[c].d) % n, cases[c].bytes };
+		compare(what, &(struct shape){ &topo_ring_ops, n, 64 }, m, n, 0.01);
+	}
+}
+
+/* With unlimited buffers nothing holds a link back: the shift of three hops
+ * takes its links' time at both fidelities. */
+static void test_unlimited(void)
+{
+	struct msg m[8];
+
+	for (int i = 0; i < 8; i++)
+		m[i] = (struct msg){ i, (i + 3) % 8, 16 << 20 };
+	compare("ring 8, shift 3, unlimited buffers", &(struct shape){ &topo_ring_ops, 8, 0 }, m, 8,
+		0.01);
+}
+
+/* Four ranks of a one-way ring into rank 4: each channel serves its memory
+ * and its upstream input in turn, so the message from 3 ends first, at
+ * twice its time alone, and those forwarded furthest last. */
+static void test_parking_lot(void)
+{
+	const struct msg m[] = { { 0, 4, 16 << 20 }, { 1, 4, 16 << 20 }, { 2, 4, 16 << 20 },
+				 { 3, 4, 16 << 20 } };
+
+	compare("ring-uni 8, 0..3 into 4", &(struct shape){ &topo_ring_uni_ops, 8, 64 }, m, 4, 0.01);
+}
+
+/* Every rank to every other, its messages in line on each channel in
+ * order of distance. */
+static void test_all_to_all(void)
+{
+	const struct { const struct topo_ops *topo; int n; uint64_t bytes; } cases[] = {
+		{ &topo_ring_ops, 8, 2 << 20 }, { &topo_ring_ops, 16, 1 << 20 },
+		{ &topo_switch_ops, 8, 4 << 20 },
+	};
+
+	for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+		int n = cases[c].n, k = 0;
+		g_autofree struct msg *m = g_new(struct msg, n * (n - 1));
+		g_autofree char *what = g_strdup_printf("%s %d, every rank to every other",
+							cases[c].topo->name, n);
+
+		for (int i = 0; i < n; i++)
+			for (int j = 1; j < n; j++)
+				m[k++] = (struct msg){ i, (i + j) % n, cases[c].bytes };
+		compare(what, &(struct shape){ cases[c].topo, n, 64 }, m, k, 0.03);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/fluid/shift", test_shift);
+	g_test_add_func("/fluid/unlimited", test_unlimited);
+	g_test_add_func("/fluid/parking-lot", test_parking_lot);
+	g_test_add_func("/fluid/all-to-all", test_all_to_all);
+	return g_test_run();
+}
