@@ -86,6 +86,8 @@ struct fluid_line {
 struct fluid {
 	int nnodes, nchans, nvc;
 	struct fluid_chan *chans;  /* owned */
+	double *room;              /* nchans: a buffer's bytes less its credits' loop
+				    * (fluid_chan) */
 	GArray *flows;             /* of struct fluid_flow */
 	struct fluid_line *lines;  /* owned, nchans */
 	GPtrArray *parts;          /* of struct fluid_part *, owned; NULL: freed */
@@ -123,6 +125,11 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 	f->nchans = nchans;
 	f->nvc = nvc;
 	f->chans = g_memdup2(chans, (gsize)nchans * sizeof(*chans));
+	f->room = g_new(double, nchans);
+	for (int c = 0; c < nchans; c++) {
+		f->room[c] = chans[c].buf_bytes - chans[c].bytes_per_ps * chans[c].loop_ps;
+		g_assert(f->room[c] > 0);
+	}
 	f->flows = g_array_new(FALSE, FALSE, sizeof(struct fluid_flow));
 	f->lines = g_new(struct fluid_line, nchans);
 	for (int c = 0; c < nchans; c++)
@@ -186,6 +193,7 @@ void fluid_free(struct fluid *f)
 	g_free(f->buf);
 	g_free(f->drain);
 	g_free(f->chans);
+	g_free(f->room);
 	g_free(f);
 }
 
@@ -462,7 +470,7 @@ static void regrant(struct fluid *f, int32_t o)
 		for (int v = 0; v < f->nvc; v++) {
 			gsize q = (gsize)o * f->nvc + v;
 
-			if (f->buf[q] >= f->chans[o].buf_bytes * (1 - FLUID_FULL))
+			if (f->buf[q] >= f->room[o] * (1 - FLUID_FULL))
 				cap[v] = MAX(f->drain[q], 0);
 		}
 	fill(o < f->nchans ? f->chans[o].bytes_per_ps : INFINITY, d, grp, cap, g, k);
@@ -477,7 +485,7 @@ static void regrant(struct fluid *f, int32_t o)
 			gsize q = (gsize)p->cin * f->nvc + p->vin;
 
 			f->drain[q] += g[j] - p->grant;
-			if (f->buf[q] >= f->chans[p->cin].buf_bytes * (1 - FLUID_FULL))
+			if (f->buf[q] >= f->room[p->cin] * (1 - FLUID_FULL))
 				mark(f, p->cin);
 		}
 		p->grant = g[j];
@@ -563,7 +571,7 @@ static double next_event(const struct fluid *f)
 		in[(gsize)p->cin * f->nvc + p->vin] += p->inflow;
 	}
 	for (gsize q = 0; q < nq; q++) {
-		double size = f->chans[q / f->nvc].buf_bytes;
+		double size = f->room[q / f->nvc];
 
 		if (f->buf[q] < size * (1 - FLUID_FULL)) {
 			double net = in[q] - f->drain[q];
@@ -629,7 +637,7 @@ static void advance(struct fluid *f, double dt)
 	g_autofree bool *full = g_new(bool, nq);
 
 	for (gsize q = 0; q < nq; q++)
-		full[q] = f->buf[q] >= f->chans[q / f->nvc].buf_bytes * (1 - FLUID_FULL);
+		full[q] = f->buf[q] >= f->room[q / f->nvc] * (1 - FLUID_FULL);
 	for (int c = 0; c < f->nchans; c++) {
 		struct fluid_line *line = &f->lines[c];
 
@@ -690,7 +698,7 @@ static void advance(struct fluid *f, double dt)
 		}
 	}
 	for (gsize q = 0; q < (gsize)f->nchans * f->nvc; q++) {
-		double size = f->chans[q / f->nvc].buf_bytes;
+		double size = f->room[q / f->nvc];
 
 		if (f->buf[q] < FLUID_EMPTY)
 			f->buf[q] = 0;

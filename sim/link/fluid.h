@@ -23,8 +23,8 @@
  * sent, a buffer filled, a flow delivered. Contents of less than
  * FLUID_EMPTY bytes (fluid.c) count as nothing.
  *
- * Not modelled: the links' latency and the credits' return time, packets
- * (a run is a fluid), a node's injection limit. Times are in picoseconds as
+ * Not modelled: the links' latency as a delay (only as the credits' loop,
+ * above), packets (a run is a fluid), a node's injection limit. Times are in picoseconds as
  * doubles; bytes are wire bytes. */
 #ifndef G5_SIM_LINK_FLUID_H
 #define G5_SIM_LINK_FLUID_H
@@ -32,12 +32,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A channel from node `from` to node `to`: its rate and its receive buffer
- * per virtual channel (INFINITY: unlimited). */
+/* A channel from node `from` to node `to`: its rate, its receive buffer
+ * per virtual channel (INFINITY: unlimited) and its credits' loop (its
+ * latency and the credits' return time). A credit comes back a loop after
+ * its packet left the buffer, so a sender at the channel's rate has that
+ * many bytes on the way that the buffer cannot hold: the fluid's buffer is
+ * what is left, buf_bytes - bytes_per_ps x loop_ps (> 0). */
 struct fluid_chan {
 	int from, to;
 	double bytes_per_ps;   /* > 0 */
 	double buf_bytes;      /* > 0 */
+	double loop_ps;        /* >= 0 */
 };
 
 /* Counts of the work done, for benchmarks and tests. */
