@@ -18,7 +18,7 @@
  * buffer's bytes are those of its parts. Each entity whose rates changed
  * in a solve finds its next event again (settle), in a binary heap of
  * (time, entity); an event takes from the heap every entity due within
- * FLUID_TOL_PS of the first and moves only those on (happen). A buffer is
+ * tol_ps of the first and moves only those on (happen). A buffer is
  * full from the event that fills it until its feeders send less than it
  * drains. The cost of an event is that of the entities it changes, not of
  * the fabric's size. */
@@ -30,8 +30,8 @@
 
 /* What counts as nothing, in bytes, and as equal, in bytes per ps. */
 #define FLUID_EMPTY 1e-2
-/* Bytes a flow may lack at its delivery: those dropped as nothing on its
- * way (FLUID_EMPTY a run at most). */
+/* Bytes a flow may lack at its delivery: those it loses as nothing on its
+ * way (FLUID_EMPTY a run at most, dropped or counted in the run behind). */
 #define FLUID_DONE 1.0
 #define FLUID_SAME 1e-13
 /* A buffer within this fraction of its size is full; a full one is full no
@@ -39,8 +39,6 @@
  * less than it drains. */
 #define FLUID_FULL 1e-9
 #define FLUID_LESS 1e-6
-/* Events due within this many ps of each other are one event. */
-#define FLUID_TOL_PS 1e-3
 #define FLUID_NOWHERE G_MAXUINT
 /* Solves a settle may run at most, each after the one before changed what
  * a buffer caps. */
@@ -146,6 +144,10 @@ struct fluid {
 	guint dirty_head;
 	bool *queued;              /* nchans + nnodes: in dirty */
 	double now_ps;
+	double tol_ps;             /* events due within it of each other are one:
+				    * the time the fastest channel takes to move
+				    * FLUID_EMPTY, what moves in it counting as
+				    * nothing */
 	uint32_t undone;
 	struct fluid_stats stats;
 };
@@ -169,6 +171,9 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 	f->nchans = nchans;
 	f->nvc = nvc;
 	f->chans = g_memdup2(chans, (gsize)nchans * sizeof(*chans));
+	f->tol_ps = INFINITY;
+	for (int c = 0; c < nchans; c++)
+		f->tol_ps = MIN(f->tol_ps, FLUID_EMPTY / chans[c].bytes_per_ps);
 	f->flows = g_array_new(FALSE, FALSE, sizeof(struct fluid_flow));
 	f->lines = g_new(struct fluid_line, nchans);
 	for (int c = 0; c < nchans; c++)
@@ -534,8 +539,11 @@ static void part_append(struct fluid_part *p, double bytes)
 }
 
 /* Moves part k on to now (its head drains at its grant, what arrives
- * joins its tail), then lets go of the runs that have emptied; its output
- * is to share itself again where its head or whether it holds changed. */
+ * joins its tail), then lets go of the head runs of FLUID_EMPTY bytes or
+ * less: their bytes join the run behind (so that a full buffer keeps its
+ * bytes, and full buffers in a chain pass a run's end on in step), or
+ * are dropped where none is behind. Its output is to share itself again
+ * where its head or whether it holds changed. */
 static void part_sync(struct fluid *f, uint32_t k)
 {
 	struct fluid_part *p = f->parts->pdata[k];
@@ -568,8 +576,12 @@ static void part_sync(struct fluid *f, uint32_t k)
 	       g_array_index(p->runs, struct fluid_run, p->head).bytes <= FLUID_EMPTY) {
 		struct fluid_run *h = &g_array_index(p->runs, struct fluid_run, p->head);
 
-		p->content -= h->bytes;
-		f->buf[q] -= h->bytes;
+		if (p->head + 1 < p->runs->len) {
+			h[1].bytes += h->bytes;
+		} else {
+			p->content -= h->bytes;
+			f->buf[q] -= h->bytes;
+		}
 		run_clear(h);
 		p->head++;
 	}
@@ -877,7 +889,7 @@ static double part_due(struct fluid *f, uint32_t k)
 	return f->now_ps + h->bytes / p->grant;
 }
 
-/* When buffer q fills. A buffer within FLUID_TOL_PS of filling is full
+/* When buffer q fills. A buffer within tol_ps of filling is full
  * now; a full one whose feeders send less than it drains is full no more
  * (its cap held nothing back); either way its channel shares itself
  * again. */
@@ -903,7 +915,7 @@ static double buf_due(struct fluid *f, gsize q)
 			return INFINITY;
 		x = (size - f->buf[q]) / net;
 	}
-	if (x <= FLUID_TOL_PS) {
+	if (x <= f->tol_ps) {
 		f->full[q] = true;
 		mark(f, (int32_t)(q / f->nvc));
 		return INFINITY;
@@ -963,7 +975,7 @@ static void settle(struct fluid *f)
 	}
 }
 
-/* Entity ent's event is due (within FLUID_TOL_PS): it moves on to now and
+/* Entity ent's event is due (within tol_ps): it moves on to now and
  * changes what it must. */
 static void happen(struct fluid *f, uint32_t ent)
 {
@@ -1021,7 +1033,7 @@ bool fluid_run(struct fluid *f)
 			f->stats.events++;
 		}
 		while (f->heap->len &&
-		       g_array_index(f->heap, struct fluid_due, 0).t_ps <= t + FLUID_TOL_PS) {
+		       g_array_index(f->heap, struct fluid_due, 0).t_ps <= t + f->tol_ps) {
 			uint32_t ent = g_array_index(f->heap, struct fluid_due, 0).ent;
 
 			due_set(f, ent, INFINITY);
