@@ -79,6 +79,7 @@ struct fluid_part {
 	double t_ps;           /* when runs and content were last moved on */
 	guint hpos;            /* in the heap, FLUID_NOWHERE: not */
 	bool touched;          /* in fluid.touched */
+	bool got;              /* in fluid.got */
 };
 
 /* What an input's grant sends to a part below (part), or delivers
@@ -137,6 +138,7 @@ struct fluid {
 	GArray *heap;              /* of struct fluid_due: a binary min-heap on
 				    * (t_ps, ent), an entry per entity with an
 				    * event ahead */
+	GArray *got;               /* of uint32_t: the parts a send_on changed */
 	GArray *touched;           /* of uint32_t (ent): entities whose rates may
 				    * have changed in this solve */
 	GArray *dirty;             /* of int32_t: outputs whose grants are to be
@@ -198,6 +200,7 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 	}
 	f->heap = g_array_new(FALSE, FALSE, sizeof(struct fluid_due));
 	f->touched = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	f->got = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	f->dirty = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	f->queued = g_new0(bool, nchans + nnodes);
 	return f;
@@ -253,6 +256,7 @@ void fluid_free(struct fluid *f)
 	g_free(f->bparts);
 	g_array_unref(f->heap);
 	g_array_unref(f->touched);
+	g_array_unref(f->got);
 	g_free(f->chans);
 	g_free(f);
 }
@@ -325,31 +329,39 @@ static uint32_t part_get(struct fluid *f, int32_t cin, uint8_t vin, int32_t out,
 	return k;
 }
 
+/* Share lists are sorted by (flow, hop). The index of flow/hop's entry in
+ * a, or of where it would go; *found says which. */
+static guint shares_find(const GArray *a, uint32_t flow, uint32_t hop, bool *found)
+{
+	uint64_t key = ((uint64_t)flow << 32) | hop;
+	guint lo = 0, hi = a->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		const struct fluid_share *s = &g_array_index(a, struct fluid_share, mid);
+		uint64_t k = ((uint64_t)s->flow << 32) | s->hop;
+
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < a->len && g_array_index(a, struct fluid_share, lo).flow == flow &&
+		 g_array_index(a, struct fluid_share, lo).hop == hop;
+	return lo;
+}
+
 /* Adds x to flow/hop's entry of shares (made where it has none). */
 static void shares_add(GArray *a, uint32_t flow, uint32_t hop, double x)
 {
-	for (guint i = 0; i < a->len; i++) {
-		struct fluid_share *s = &g_array_index(a, struct fluid_share, i);
-
-		if (s->flow == flow && s->hop == hop) {
-			s->x += x;
-			return;
-		}
-	}
+	bool found;
+	guint i = shares_find(a, flow, hop, &found);
 	struct fluid_share s = { flow, hop, x };
 
-	g_array_append_val(a, s);
-}
-
-static double shares_get(const GArray *a, uint32_t flow, uint32_t hop)
-{
-	for (guint i = 0; i < a->len; i++) {
-		const struct fluid_share *s = &g_array_index(a, struct fluid_share, i);
-
-		if (s->flow == flow && s->hop == hop)
-			return s->x;
-	}
-	return 0;
+	if (found)
+		g_array_index(a, struct fluid_share, i).x += x;
+	else
+		g_array_insert_val(a, i, s);
 }
 
 /* The heap of entities' next events. */
@@ -487,13 +499,18 @@ static void flow_sync(struct fluid *f, uint32_t id)
 	fl->t_ps = f->now_ps;
 }
 
+/* Whether a (fractions) holds the proportions of b (rates summing to
+ * btotal); both sorted. */
 static bool shares_same(const struct fluid_share *a, uint32_t na, const GArray *b, double btotal)
 {
 	if (na != b->len)
 		return false;
-	for (uint32_t i = 0; i < na; i++)
-		if (fabs(a[i].x - shares_get(b, a[i].flow, a[i].hop) / btotal) > 1e-9)
+	for (uint32_t i = 0; i < na; i++) {
+		const struct fluid_share *y = &g_array_index(b, struct fluid_share, i);
+
+		if (a[i].flow != y->flow || a[i].hop != y->hop || fabs(a[i].x - y->x / btotal) > 1e-9)
 			return false;
+	}
 	return true;
 }
 
@@ -682,27 +699,42 @@ static double buf_rate(const struct fluid *f, gsize q, bool in)
 	return sum;
 }
 
-/* Adds x to what part k receives of flow by hop; a part that holds nothing
- * passes it on, so its output's grants are to be found again. */
+/* Drops the entries of a (rates) that are nothing. */
+static void shares_prune(GArray *a)
+{
+	guint n = 0;
+
+	for (guint i = 0; i < a->len; i++) {
+		const struct fluid_share *sh = &g_array_index(a, struct fluid_share, i);
+
+		if (fabs(sh->x) >= FLUID_SAME)
+			g_array_index(a, struct fluid_share, n++) = *sh;
+	}
+	g_array_set_size(a, n);
+}
+
+/* Adds x to what part k receives of flow by hop; part_received then sums
+ * it up. */
 static void part_receive(struct fluid *f, uint32_t k, uint32_t flow, uint32_t hop, double x)
 {
 	struct fluid_part *p = f->parts->pdata[k];
-	gsize q = (gsize)p->cin * f->nvc + p->vin;
-	GArray *a = p->in;
-	double sum = 0;
 
 	part_sync(f, k);
-	shares_add(a, flow, hop, x);
-	for (guint i = 0; i < a->len;) {
-		struct fluid_share *sh = &g_array_index(a, struct fluid_share, i);
+	shares_add(p->in, flow, hop, x);
+}
 
-		if (fabs(sh->x) < FLUID_SAME) {
-			g_array_remove_index(a, i);
-			continue;
-		}
-		sum += sh->x;
-		i++;
-	}
+/* What part k receives has changed: its entries of nothing go, its inflow
+ * is summed afresh; a part that holds nothing passes it on, so its
+ * output's grants are to be found again. */
+static void part_received(struct fluid *f, uint32_t k)
+{
+	struct fluid_part *p = f->parts->pdata[k];
+	gsize q = (gsize)p->cin * f->nvc + p->vin;
+	double sum = 0;
+
+	shares_prune(p->in);
+	for (guint i = 0; i < p->in->len; i++)
+		sum += g_array_index(p->in, struct fluid_share, i).x;
 	p->inflow = MAX(sum, 0);
 	touch(f, FLUID_ENT(FLUID_PART, k));
 	touch(f, FLUID_ENT(FLUID_BUF, q));
@@ -750,6 +782,8 @@ static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_sha
 			return;
 		}
 	}
+	GArray *got = f->got;
+
 	for (guint i = 0; i < sent->len; i++) {
 		const struct fluid_sent *b = &g_array_index(sent, struct fluid_sent, i);
 
@@ -757,9 +791,18 @@ static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_sha
 			flow_sync(f, b->flow);
 			flow_at(f, b->flow)->drate -= b->x;
 			touch(f, FLUID_ENT(FLUID_FLOW, b->flow));
-		} else
+		} else {
 			part_receive(f, b->part, b->flow, b->hop, -b->x);
+			if (!((struct fluid_part *)f->parts->pdata[b->part])->got) {
+				((struct fluid_part *)f->parts->pdata[b->part])->got = true;
+				g_array_append_val(got, b->part);
+			}
+		}
 	}
+	/* entries taken back to nothing go before the new ones come, so
+	 * that these start from what is sent, not from a sum's rounding */
+	for (guint i = 0; i < got->len; i++)
+		shares_prune(((struct fluid_part *)f->parts->pdata[g_array_index(got, uint32_t, i)])->in);
 	for (guint i = 0; i < now->len; i++) {
 		const struct fluid_sent *a = &g_array_index(now, struct fluid_sent, i);
 
@@ -767,9 +810,21 @@ static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_sha
 			flow_sync(f, a->flow);
 			flow_at(f, a->flow)->drate += a->x;
 			touch(f, FLUID_ENT(FLUID_FLOW, a->flow));
-		} else
+		} else {
 			part_receive(f, a->part, a->flow, a->hop, a->x);
+			if (!((struct fluid_part *)f->parts->pdata[a->part])->got) {
+				((struct fluid_part *)f->parts->pdata[a->part])->got = true;
+				g_array_append_val(got, a->part);
+			}
+		}
 	}
+	for (guint i = 0; i < got->len; i++) {
+		uint32_t k = g_array_index(got, uint32_t, i);
+
+		((struct fluid_part *)f->parts->pdata[k])->got = false;
+		part_received(f, k);
+	}
+	g_array_set_size(got, 0);
 	g_array_set_size(sent, 0);
 	g_array_append_vals(sent, now->data, now->len);
 	g_array_unref(now);
