@@ -80,6 +80,7 @@ struct fluid_part {
 	guint hpos;            /* in the heap, FLUID_NOWHERE: not */
 	bool touched;          /* in fluid.touched */
 	bool got;              /* in fluid.got */
+	bool synced;           /* part_sync has run at t_ps */
 };
 
 /* What an input's grant sends to a part below (part), or delivers
@@ -570,6 +571,10 @@ static void part_sync(struct fluid *f, uint32_t k)
 	bool held = p->content > FLUID_EMPTY;
 	guint head = p->head;
 
+	/* moved on already: nothing has changed since */
+	if (dt == 0 && p->synced)
+		return;
+	p->synced = true;
 	p->t_ps = f->now_ps;
 	if (dt > 0) {
 		if (held) {
@@ -748,6 +753,10 @@ static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_sha
 		    double total, bool from_memory, GArray *sent)
 {
 	GArray *now = g_array_sized_new(FALSE, FALSE, sizeof(struct fluid_sent), n);
+	/* the last part found, for the next share to the same */
+	int32_t cout = -1;
+	uint8_t cvin = 0, cvnext = 0;
+	uint32_t cpart = 0;
 
 	if (g > 0 && total > 0)
 		for (uint32_t i = 0; i < n; i++) {
@@ -757,11 +766,17 @@ static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_sha
 
 			if (o < f->nchans) {
 				bool last = (int)h + 1 == fl->hops;
+				int32_t next = last ? f->nchans + fl->dst : fl->chans[h + 1];
+				uint8_t vnext = last ? 0 : fl->vcs[h + 1];
 
 				g_assert((int)h < fl->hops && fl->chans[h] == o);
-				x.part = part_get(f, o, fl->vcs[h], last ? f->nchans + fl->dst :
-								   fl->chans[h + 1],
-						  last ? 0 : fl->vcs[h + 1]);
+				if (next != cout || fl->vcs[h] != cvin || vnext != cvnext) {
+					cpart = part_get(f, o, fl->vcs[h], next, vnext);
+					cout = next;
+					cvin = fl->vcs[h];
+					cvnext = vnext;
+				}
+				x.part = cpart;
 			}
 			g_array_append_val(now, x);
 		}
