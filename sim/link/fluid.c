@@ -10,7 +10,18 @@
  * part that holds nothing receives, or what a full buffer drains, puts the
  * output of that part, or the one above that buffer, in line to share
  * itself again, until none changes. Outputs are the channels, then each
- * node's ejection (index nchans + node). */
+ * node's ejection (index nchans + node).
+ *
+ * The state is lazy: each line, part and flow holds its contents as of its
+ * own t_ps and moves them on at its constant rates (line_sync, part_sync,
+ * flow_sync) only where it is read or its rates are about to change; a
+ * buffer's bytes are those of its parts. Each entity whose rates changed
+ * in a solve finds its next event again (settle), in a binary heap of
+ * (time, entity); an event takes from the heap every entity due within
+ * tol_ps of the first and moves only those on (happen). A buffer is
+ * full from the event that fills it until its feeders send less than it
+ * drains. The cost of an event is that of the entities it changes, not of
+ * the fabric's size. */
 #include "sim/link/fluid.h"
 
 #include <glib.h>
@@ -19,13 +30,22 @@
 
 /* What counts as nothing, in bytes, and as equal, in bytes per ps. */
 #define FLUID_EMPTY 1e-2
-/* Bytes a flow may lack at its delivery: those dropped as nothing on its
- * way (FLUID_EMPTY a run at most). */
+/* Bytes a flow may lack at its delivery: those it loses as nothing on its
+ * way (FLUID_EMPTY a run at most, dropped or counted in the run behind). */
 #define FLUID_DONE 1.0
 #define FLUID_SAME 1e-13
-/* A buffer within this fraction of its size is full. */
+/* A buffer within this fraction of its size is full; a full one is full no
+ * more where its feeders send at least this fraction of its channel's rate
+ * less than it drains. */
 #define FLUID_FULL 1e-9
-enum { FLUID_ROUNDS = 1000 };
+#define FLUID_LESS 1e-6
+#define FLUID_NOWHERE G_MAXUINT
+/* Solves a settle may run at most, each after the one before changed what
+ * a buffer caps. */
+enum { FLUID_SETTLE = 1000 };
+
+enum fluid_kind { FLUID_LINE, FLUID_PART, FLUID_BUF, FLUID_FLOW };
+#define FLUID_ENT(kind, i) (((uint32_t)(kind) << 30) | (uint32_t)(i))
 
 /* A flow's share of a stream: its bytes arrived by hop `hop` of its route
  * (the channel whose buffer holds them), as a fraction of the stream or a
@@ -56,6 +76,11 @@ struct fluid_part {
 	GArray *in;            /* owned, of struct fluid_share (x: bytes per ps): what
 				* arrives, by flow and hop */
 	GArray *sent;          /* owned, of struct fluid_sent: what its grant sends on */
+	double t_ps;           /* when runs and content were last moved on */
+	guint hpos;            /* in the heap, FLUID_NOWHERE: not */
+	bool touched;          /* in fluid.touched */
+	bool got;              /* in fluid.got */
+	bool synced;           /* part_sync has run at t_ps */
 };
 
 /* What an input's grant sends to a part below (part), or delivers
@@ -75,12 +100,25 @@ struct fluid_flow {
 	double delivered, drate;
 	double done_ps;        /* < 0 while not delivered */
 	int32_t next;          /* its line's next, -1 */
+	double t_ps;           /* when delivered was last moved on */
+	guint hpos;            /* in the heap, FLUID_NOWHERE: not */
+	bool touched;          /* in fluid.touched */
 };
 
 struct fluid_line {
 	int32_t head, tail;    /* flows, -1: empty */
 	double grant;
 	GArray *sent;          /* owned, of struct fluid_sent */
+	double t_ps;           /* when its head's rem was last moved on */
+	guint hpos;            /* in the heap, FLUID_NOWHERE: not */
+	bool touched;          /* in fluid.touched */
+};
+
+/* An entity's next event: ent is its kind (enum fluid_kind) times 2^30
+ * plus its index. */
+struct fluid_due {
+	double t_ps;
+	uint32_t ent;
 };
 
 struct fluid {
@@ -94,14 +132,27 @@ struct fluid {
 	GHashTable *part_of;       /* key (fluid_key) -> index + 1 */
 	GArray **outs;             /* owned, nchans + nnodes: the parts (uint32_t)
 				    * that wait for each output */
-	double *buf;               /* nchans x nvc: each buffer's bytes */
-	double *drain;             /* nchans x nvc: what the parts of each buffer
-				    * are granted */
+	double *buf;               /* nchans x nvc: each buffer's bytes, as of
+				    * its parts' t_ps */
+	bool *full;                /* nchans x nvc: caps its feeders */
+	GArray **bparts;           /* owned, nchans x nvc: its parts (uint32_t) */
+	guint *bhpos;              /* nchans x nvc: in the heap, FLUID_NOWHERE: not */
+	bool *btouched;            /* nchans x nvc: in touched */
+	GArray *heap;              /* of struct fluid_due: a binary min-heap on
+				    * (t_ps, ent), an entry per entity with an
+				    * event ahead */
+	GArray *got;               /* of uint32_t: the parts a send_on changed */
+	GArray *touched;           /* of uint32_t (ent): entities whose rates may
+				    * have changed in this solve */
 	GArray *dirty;             /* of int32_t: outputs whose grants are to be
 				    * found again, in order */
 	guint dirty_head;
 	bool *queued;              /* nchans + nnodes: in dirty */
 	double now_ps;
+	double tol_ps;             /* events due within it of each other are one:
+				    * the time the fastest channel takes to move
+				    * FLUID_EMPTY, what moves in it counting as
+				    * nothing */
 	uint32_t undone;
 	struct fluid_stats stats;
 };
@@ -130,12 +181,16 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 		f->room[c] = chans[c].buf_bytes - chans[c].bytes_per_ps * chans[c].loop_ps;
 		g_assert(f->room[c] > 0);
 	}
+	f->tol_ps = INFINITY;
+	for (int c = 0; c < nchans; c++)
+		f->tol_ps = MIN(f->tol_ps, FLUID_EMPTY / chans[c].bytes_per_ps);
 	f->flows = g_array_new(FALSE, FALSE, sizeof(struct fluid_flow));
 	f->lines = g_new(struct fluid_line, nchans);
 	for (int c = 0; c < nchans; c++)
 		f->lines[c] = (struct fluid_line){
 			.head = -1, .tail = -1,
 			.sent = g_array_new(FALSE, FALSE, sizeof(struct fluid_sent)),
+			.hpos = FLUID_NOWHERE,
 		};
 	f->parts = g_ptr_array_new();
 	f->part_of = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -143,7 +198,17 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 	for (int o = 0; o < nchans + nnodes; o++)
 		f->outs[o] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	f->buf = g_new0(double, (gsize)nchans * nvc);
-	f->drain = g_new0(double, (gsize)nchans * nvc);
+	f->full = g_new0(bool, (gsize)nchans * nvc);
+	f->btouched = g_new0(bool, (gsize)nchans * nvc);
+	f->bhpos = g_new(guint, (gsize)nchans * nvc);
+	f->bparts = g_new(GArray *, (gsize)nchans * nvc);
+	for (gsize q = 0; q < (gsize)nchans * nvc; q++) {
+		f->bhpos[q] = FLUID_NOWHERE;
+		f->bparts[q] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	}
+	f->heap = g_array_new(FALSE, FALSE, sizeof(struct fluid_due));
+	f->touched = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	f->got = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	f->dirty = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	f->queued = g_new0(bool, nchans + nnodes);
 	return f;
@@ -191,7 +256,15 @@ void fluid_free(struct fluid *f)
 	g_array_unref(f->dirty);
 	g_free(f->queued);
 	g_free(f->buf);
-	g_free(f->drain);
+	g_free(f->full);
+	g_free(f->btouched);
+	g_free(f->bhpos);
+	for (gsize q = 0; q < (gsize)f->nchans * f->nvc; q++)
+		g_array_unref(f->bparts[q]);
+	g_free(f->bparts);
+	g_array_unref(f->heap);
+	g_array_unref(f->touched);
+	g_array_unref(f->got);
 	g_free(f->chans);
 	g_free(f->room);
 	g_free(f);
@@ -212,7 +285,7 @@ uint32_t fluid_add(struct fluid *f, int dst, double wire_bytes, int hops, const 
 	uint32_t id = f->flows->len;
 	struct fluid_flow fl = {
 		.dst = dst, .hops = hops, .wire = wire_bytes, .rem = wire_bytes, .done_ps = -1,
-		.next = -1,
+		.next = -1, .t_ps = f->now_ps, .hpos = FLUID_NOWHERE,
 	};
 	struct fluid_line *line;
 
@@ -229,6 +302,8 @@ uint32_t fluid_add(struct fluid *f, int dst, double wire_bytes, int hops, const 
 	else
 		line->head = (int32_t)id;
 	line->tail = (int32_t)id;
+	if (line->head == (int32_t)id)
+		line->t_ps = f->now_ps;
 	f->undone++;
 	mark(f, chans[0]);
 	return id;
@@ -249,7 +324,8 @@ static uint32_t part_get(struct fluid *f, int32_t cin, uint8_t vin, int32_t out,
 	if (k)
 		return k - 1;
 	p = g_new0(struct fluid_part, 1);
-	*p = (struct fluid_part){ .cin = cin, .out = out, .vin = vin, .vnext = vnext };
+	*p = (struct fluid_part){ .cin = cin, .out = out, .vin = vin, .vnext = vnext,
+				  .t_ps = f->now_ps, .hpos = FLUID_NOWHERE };
 	p->runs = g_array_new(FALSE, FALSE, sizeof(struct fluid_run));
 	p->in = g_array_new(FALSE, FALSE, sizeof(struct fluid_share));
 	p->sent = g_array_new(FALSE, FALSE, sizeof(struct fluid_sent));
@@ -257,37 +333,298 @@ static uint32_t part_get(struct fluid *f, int32_t cin, uint8_t vin, int32_t out,
 	g_ptr_array_add(f->parts, p);
 	g_hash_table_insert(f->part_of, key, GUINT_TO_POINTER(k + 1));
 	g_array_append_val(f->outs[out], k);
+	g_array_append_val(f->bparts[(gsize)cin * f->nvc + vin], k);
 	mark(f, out);
 	return k;
+}
+
+/* Share lists are sorted by (flow, hop). The index of flow/hop's entry in
+ * a, or of where it would go; *found says which. */
+static guint shares_find(const GArray *a, uint32_t flow, uint32_t hop, bool *found)
+{
+	uint64_t key = ((uint64_t)flow << 32) | hop;
+	guint lo = 0, hi = a->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		const struct fluid_share *s = &g_array_index(a, struct fluid_share, mid);
+		uint64_t k = ((uint64_t)s->flow << 32) | s->hop;
+
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < a->len && g_array_index(a, struct fluid_share, lo).flow == flow &&
+		 g_array_index(a, struct fluid_share, lo).hop == hop;
+	return lo;
 }
 
 /* Adds x to flow/hop's entry of shares (made where it has none). */
 static void shares_add(GArray *a, uint32_t flow, uint32_t hop, double x)
 {
-	for (guint i = 0; i < a->len; i++) {
-		struct fluid_share *s = &g_array_index(a, struct fluid_share, i);
+	bool found;
+	guint i = shares_find(a, flow, hop, &found);
+	struct fluid_share s = { flow, hop, x };
 
-		if (s->flow == flow && s->hop == hop) {
-			s->x += x;
+	if (found)
+		g_array_index(a, struct fluid_share, i).x += x;
+	else
+		g_array_insert_val(a, i, s);
+}
+
+/* The heap of entities' next events. */
+static guint *due_pos(struct fluid *f, uint32_t ent)
+{
+	uint32_t i = ent & ((1u << 30) - 1);
+
+	switch (ent >> 30) {
+	case FLUID_LINE:
+		return &f->lines[i].hpos;
+	case FLUID_PART:
+		return &((struct fluid_part *)f->parts->pdata[i])->hpos;
+	case FLUID_BUF:
+		return &f->bhpos[i];
+	case FLUID_FLOW:
+		return &flow_at(f, i)->hpos;
+	}
+	g_assert_not_reached();
+}
+
+static inline bool due_before(const struct fluid_due *a, const struct fluid_due *b)
+{
+	return a->t_ps < b->t_ps || (a->t_ps == b->t_ps && a->ent < b->ent);
+}
+
+/* Puts d at slot i, moved up or down to where it belongs. */
+static void heap_place(struct fluid *f, guint i, struct fluid_due d)
+{
+	struct fluid_due *h = (struct fluid_due *)(void *)f->heap->data;
+	guint n = f->heap->len;
+
+	while (i > 0 && due_before(&d, &h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		*due_pos(f, h[i].ent) = i;
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		guint c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && due_before(&h[c + 1], &h[c]))
+			c++;
+		if (!due_before(&h[c], &d))
+			break;
+		h[i] = h[c];
+		*due_pos(f, h[i].ent) = i;
+		i = c;
+	}
+	h[i] = d;
+	*due_pos(f, d.ent) = i;
+}
+
+/* Entity ent's next event is at t_ps (INFINITY: none). */
+static void due_set(struct fluid *f, uint32_t ent, double t_ps)
+{
+	guint *pos = due_pos(f, ent);
+	struct fluid_due d = { t_ps, ent };
+
+	if (*pos == FLUID_NOWHERE) {
+		if (!isfinite(t_ps))
+			return;
+		g_array_set_size(f->heap, f->heap->len + 1);
+		heap_place(f, f->heap->len - 1, d);
+	} else if (isfinite(t_ps)) {
+		heap_place(f, *pos, d);
+	} else {
+		guint i = *pos;
+		struct fluid_due last = g_array_index(f->heap, struct fluid_due, f->heap->len - 1);
+
+		*pos = FLUID_NOWHERE;
+		g_array_set_size(f->heap, f->heap->len - 1);
+		if (i < f->heap->len)
+			heap_place(f, i, last);
+	}
+}
+
+/* Entity ent's rates may have changed: its next event is found again once
+ * the solve settles. */
+static bool *touched_of(struct fluid *f, uint32_t ent)
+{
+	uint32_t i = ent & ((1u << 30) - 1);
+
+	switch (ent >> 30) {
+	case FLUID_LINE:
+		return &f->lines[i].touched;
+	case FLUID_PART:
+		return &((struct fluid_part *)f->parts->pdata[i])->touched;
+	case FLUID_BUF:
+		return &f->btouched[i];
+	case FLUID_FLOW:
+		return &flow_at(f, i)->touched;
+	}
+	g_assert_not_reached();
+}
+
+static void touch_clear(struct fluid *f, uint32_t ent)
+{
+	*touched_of(f, ent) = false;
+}
+
+static void touch(struct fluid *f, uint32_t ent)
+{
+	bool *t = touched_of(f, ent);
+
+	if (!*t) {
+		*t = true;
+		g_array_append_val(f->touched, ent);
+	}
+}
+
+/* Moves line c's head on to now. */
+static void line_sync(struct fluid *f, int32_t c)
+{
+	struct fluid_line *line = &f->lines[c];
+
+	if (line->head >= 0)
+		flow_at(f, (uint32_t)line->head)->rem -= line->grant * (f->now_ps - line->t_ps);
+	line->t_ps = f->now_ps;
+}
+
+/* Moves flow id's delivery on to now; delivered where it lacks no more than
+ * FLUID_DONE. */
+static void flow_sync(struct fluid *f, uint32_t id)
+{
+	struct fluid_flow *fl = flow_at(f, id);
+
+	if (fl->done_ps < 0) {
+		fl->delivered += fl->drate * (f->now_ps - fl->t_ps);
+		if (fl->delivered >= fl->wire - FLUID_DONE) {
+			fl->done_ps = f->now_ps;
+			f->undone--;
+		}
+	}
+	fl->t_ps = f->now_ps;
+}
+
+/* Whether a (fractions) holds the proportions of b (rates summing to
+ * btotal); both sorted. */
+static bool shares_same(const struct fluid_share *a, uint32_t na, const GArray *b, double btotal)
+{
+	if (na != b->len)
+		return false;
+	for (uint32_t i = 0; i < na; i++) {
+		const struct fluid_share *y = &g_array_index(b, struct fluid_share, i);
+
+		if (a[i].flow != y->flow || a[i].hop != y->hop || fabs(a[i].x - y->x / btotal) > 1e-9)
+			return false;
+	}
+	return true;
+}
+
+/* A new run of `bytes` in the proportions of what arrives at p, or more of
+ * its last run where that has them. */
+static void part_append(struct fluid_part *p, double bytes)
+{
+	if (p->runs->len > p->head) {
+		struct fluid_run *last = &g_array_index(p->runs, struct fluid_run, p->runs->len - 1);
+
+		if (shares_same(last->shares, last->n, p->in, p->inflow)) {
+			last->bytes += bytes;
+			return;
+		}
+		/* a tail of less than a byte: what arrives joins it, mixed */
+		if (last->bytes < 1 && p->runs->len - 1 > p->head) {
+			GArray *m = g_array_new(FALSE, FALSE, sizeof(struct fluid_share));
+			double tot = last->bytes + bytes;
+
+			for (uint32_t i = 0; i < last->n; i++)
+				shares_add(m, last->shares[i].flow, last->shares[i].hop,
+					   last->shares[i].x * last->bytes / tot);
+			for (guint i = 0; i < p->in->len; i++) {
+				const struct fluid_share *x = &g_array_index(p->in, struct fluid_share, i);
+
+				shares_add(m, x->flow, x->hop, x->x / p->inflow * bytes / tot);
+			}
+			g_free(last->shares);
+			last->n = m->len;
+			last->shares = (struct fluid_share *)(void *)g_array_free(m, FALSE);
+			last->bytes = tot;
 			return;
 		}
 	}
-	struct fluid_share s = { flow, hop, x };
+	struct fluid_run r = { .bytes = bytes, .n = p->in->len };
 
-	g_array_append_val(a, s);
-}
-
-static double shares_get(const GArray *a, uint32_t flow, uint32_t hop)
-{
-	for (guint i = 0; i < a->len; i++) {
-		const struct fluid_share *s = &g_array_index(a, struct fluid_share, i);
-
-		if (s->flow == flow && s->hop == hop)
-			return s->x;
+	r.shares = g_new(struct fluid_share, r.n);
+	for (uint32_t i = 0; i < r.n; i++) {
+		r.shares[i] = g_array_index(p->in, struct fluid_share, i);
+		r.shares[i].x /= p->inflow;
 	}
-	return 0;
+	g_array_append_val(p->runs, r);
 }
 
+/* Moves part k on to now (its head drains at its grant, what arrives
+ * joins its tail), then lets go of the head runs of FLUID_EMPTY bytes or
+ * less: their bytes join the run behind (so that a full buffer keeps its
+ * bytes, and full buffers in a chain pass a run's end on in step), or
+ * are dropped where none is behind. Its output is to share itself again
+ * where its head or whether it holds changed. */
+static void part_sync(struct fluid *f, uint32_t k)
+{
+	struct fluid_part *p = f->parts->pdata[k];
+	gsize q = (gsize)p->cin * f->nvc + p->vin;
+	double dt = f->now_ps - p->t_ps;
+	double out = p->grant * dt, in = p->inflow * dt;
+	bool held = p->content > FLUID_EMPTY;
+	guint head = p->head;
+
+	/* moved on already: nothing has changed since */
+	if (dt == 0 && p->synced)
+		return;
+	p->synced = true;
+	p->t_ps = f->now_ps;
+	if (dt > 0) {
+		if (held) {
+			struct fluid_run *h = &g_array_index(p->runs, struct fluid_run, p->head);
+
+			h->bytes -= out;
+			p->content -= out;
+			f->buf[q] -= out;
+			if (in > 0) {
+				part_append(p, in);
+				p->content += in;
+				f->buf[q] += in;
+			}
+		} else if (in > out * (1 + 1e-12)) {
+			part_append(p, in - out);
+			p->content += in - out;
+			f->buf[q] += in - out;
+		}
+	}
+	while (p->head < p->runs->len &&
+	       g_array_index(p->runs, struct fluid_run, p->head).bytes <= FLUID_EMPTY) {
+		struct fluid_run *h = &g_array_index(p->runs, struct fluid_run, p->head);
+
+		if (p->head + 1 < p->runs->len) {
+			h[1].bytes += h->bytes;
+		} else {
+			p->content -= h->bytes;
+			f->buf[q] -= h->bytes;
+		}
+		run_clear(h);
+		p->head++;
+	}
+	if (f->buf[q] < FLUID_EMPTY)
+		f->buf[q] = 0;
+	if (p->head != head || held != (p->content > FLUID_EMPTY))
+		mark(f, p->out);
+	if (p->head == p->runs->len) {
+		g_array_set_size(p->runs, 0);
+		p->head = 0;
+		p->content = 0;
+	}
+}
 /* Round robin at one output: grants g[0..k) among demands d with each
  * input's group's cap (cap[grp], INFINITY: none) and the output's
  * capacity; equal shares, an input that asks less leaving the rest to the
@@ -360,26 +697,60 @@ static void part_stream(const struct fluid_part *p, const struct fluid_share **s
 	}
 }
 
-/* Adds x to what part k receives of flow by hop; a part that holds nothing
- * passes it on, so its output's grants are to be found again. */
+/* What the parts of buffer q receive (in) or are granted, summed afresh
+ * so that a buffer whose feeders and output all stop reads exactly 0. */
+static double buf_rate(const struct fluid *f, gsize q, bool in)
+{
+	const GArray *ps = f->bparts[q];
+	double sum = 0;
+
+	for (guint i = 0; i < ps->len; i++) {
+		const struct fluid_part *p = f->parts->pdata[g_array_index(ps, uint32_t, i)];
+
+		sum += in ? p->inflow : p->grant;
+	}
+	return sum;
+}
+
+/* Drops the entries of a (rates) that are nothing. */
+static void shares_prune(GArray *a)
+{
+	guint n = 0;
+
+	for (guint i = 0; i < a->len; i++) {
+		const struct fluid_share *sh = &g_array_index(a, struct fluid_share, i);
+
+		if (fabs(sh->x) >= FLUID_SAME)
+			g_array_index(a, struct fluid_share, n++) = *sh;
+	}
+	g_array_set_size(a, n);
+}
+
+/* Adds x to what part k receives of flow by hop; part_received then sums
+ * it up. */
 static void part_receive(struct fluid *f, uint32_t k, uint32_t flow, uint32_t hop, double x)
 {
 	struct fluid_part *p = f->parts->pdata[k];
-	GArray *a = p->in;
+
+	part_sync(f, k);
+	shares_add(p->in, flow, hop, x);
+}
+
+/* What part k receives has changed: its entries of nothing go, its inflow
+ * is summed afresh; a part that holds nothing passes it on, so its
+ * output's grants are to be found again. */
+static void part_received(struct fluid *f, uint32_t k)
+{
+	struct fluid_part *p = f->parts->pdata[k];
+	gsize q = (gsize)p->cin * f->nvc + p->vin;
 	double sum = 0;
 
-	shares_add(a, flow, hop, x);
-	for (guint i = 0; i < a->len;) {
-		struct fluid_share *sh = &g_array_index(a, struct fluid_share, i);
-
-		if (fabs(sh->x) < FLUID_SAME) {
-			g_array_remove_index(a, i);
-			continue;
-		}
-		sum += sh->x;
-		i++;
-	}
+	shares_prune(p->in);
+	for (guint i = 0; i < p->in->len; i++)
+		sum += g_array_index(p->in, struct fluid_share, i).x;
 	p->inflow = MAX(sum, 0);
+	touch(f, FLUID_ENT(FLUID_PART, k));
+	touch(f, FLUID_ENT(FLUID_BUF, q));
 	if (p->content <= FLUID_EMPTY)
 		mark(f, p->out);
 }
@@ -390,6 +761,10 @@ static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_sha
 		    double total, bool from_memory, GArray *sent)
 {
 	GArray *now = g_array_sized_new(FALSE, FALSE, sizeof(struct fluid_sent), n);
+	/* the last part found, for the next share to the same */
+	int32_t cout = -1;
+	uint8_t cvin = 0, cvnext = 0;
+	uint32_t cpart = 0;
 
 	if (g > 0 && total > 0)
 		for (uint32_t i = 0; i < n; i++) {
@@ -399,11 +774,17 @@ static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_sha
 
 			if (o < f->nchans) {
 				bool last = (int)h + 1 == fl->hops;
+				int32_t next = last ? f->nchans + fl->dst : fl->chans[h + 1];
+				uint8_t vnext = last ? 0 : fl->vcs[h + 1];
 
 				g_assert((int)h < fl->hops && fl->chans[h] == o);
-				x.part = part_get(f, o, fl->vcs[h], last ? f->nchans + fl->dst :
-								   fl->chans[h + 1],
-						  last ? 0 : fl->vcs[h + 1]);
+				if (next != cout || fl->vcs[h] != cvin || vnext != cvnext) {
+					cpart = part_get(f, o, fl->vcs[h], next, vnext);
+					cout = next;
+					cvin = fl->vcs[h];
+					cvnext = vnext;
+				}
+				x.part = cpart;
 			}
 			g_array_append_val(now, x);
 		}
@@ -424,22 +805,49 @@ static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_sha
 			return;
 		}
 	}
+	GArray *got = f->got;
+
 	for (guint i = 0; i < sent->len; i++) {
 		const struct fluid_sent *b = &g_array_index(sent, struct fluid_sent, i);
 
-		if (b->part == UINT32_MAX)
+		if (b->part == UINT32_MAX) {
+			flow_sync(f, b->flow);
 			flow_at(f, b->flow)->drate -= b->x;
-		else
+			touch(f, FLUID_ENT(FLUID_FLOW, b->flow));
+		} else {
 			part_receive(f, b->part, b->flow, b->hop, -b->x);
+			if (!((struct fluid_part *)f->parts->pdata[b->part])->got) {
+				((struct fluid_part *)f->parts->pdata[b->part])->got = true;
+				g_array_append_val(got, b->part);
+			}
+		}
 	}
+	/* entries taken back to nothing go before the new ones come, so
+	 * that these start from what is sent, not from a sum's rounding */
+	for (guint i = 0; i < got->len; i++)
+		shares_prune(((struct fluid_part *)f->parts->pdata[g_array_index(got, uint32_t, i)])->in);
 	for (guint i = 0; i < now->len; i++) {
 		const struct fluid_sent *a = &g_array_index(now, struct fluid_sent, i);
 
-		if (a->part == UINT32_MAX)
+		if (a->part == UINT32_MAX) {
+			flow_sync(f, a->flow);
 			flow_at(f, a->flow)->drate += a->x;
-		else
+			touch(f, FLUID_ENT(FLUID_FLOW, a->flow));
+		} else {
 			part_receive(f, a->part, a->flow, a->hop, a->x);
+			if (!((struct fluid_part *)f->parts->pdata[a->part])->got) {
+				((struct fluid_part *)f->parts->pdata[a->part])->got = true;
+				g_array_append_val(got, a->part);
+			}
+		}
 	}
+	for (guint i = 0; i < got->len; i++) {
+		uint32_t k = g_array_index(got, uint32_t, i);
+
+		((struct fluid_part *)f->parts->pdata[k])->got = false;
+		part_received(f, k);
+	}
+	g_array_set_size(got, 0);
 	g_array_set_size(sent, 0);
 	g_array_append_vals(sent, now->data, now->len);
 	g_array_unref(now);
@@ -459,6 +867,7 @@ static void regrant(struct fluid *f, int32_t o)
 	for (uint32_t j = 0; j < ins->len; j++) {
 		struct fluid_part *p = f->parts->pdata[g_array_index(ins, uint32_t, j)];
 
+		part_sync(f, g_array_index(ins, uint32_t, j));
 		d[j] = p->content > FLUID_EMPTY ? INFINITY : p->inflow;
 		grp[j] = p->vnext;
 	}
@@ -470,8 +879,8 @@ static void regrant(struct fluid *f, int32_t o)
 		for (int v = 0; v < f->nvc; v++) {
 			gsize q = (gsize)o * f->nvc + v;
 
-			if (f->buf[q] >= f->room[o] * (1 - FLUID_FULL))
-				cap[v] = MAX(f->drain[q], 0);
+			if (f->full[q])
+				cap[v] = buf_rate(f, q, false);
 		}
 	fill(o < f->nchans ? f->chans[o].bytes_per_ps : INFINITY, d, grp, cap, g, k);
 	for (uint32_t j = 0; j < ins->len; j++) {
@@ -484,9 +893,10 @@ static void regrant(struct fluid *f, int32_t o)
 		if (fabs(g[j] - p->grant) >= FLUID_SAME) {
 			gsize q = (gsize)p->cin * f->nvc + p->vin;
 
-			f->drain[q] += g[j] - p->grant;
-			if (f->buf[q] >= f->room[p->cin] * (1 - FLUID_FULL))
+			if (f->full[q])
 				mark(f, p->cin);
+			touch(f, FLUID_ENT(FLUID_PART, pk));
+			touch(f, FLUID_ENT(FLUID_BUF, q));
 		}
 		p->grant = g[j];
 		part_stream(p, &sh, &n, &total);
@@ -497,6 +907,9 @@ static void regrant(struct fluid *f, int32_t o)
 	if (line) {
 		struct fluid_share one = { mem ? (uint32_t)line->head : 0, 0, 1 };
 
+		line_sync(f, o);
+		if (line->grant != (mem ? g[k - 1] : 0))
+			touch(f, FLUID_ENT(FLUID_LINE, o));
 		line->grant = mem ? g[k - 1] : 0;
 		send_on(f, o, line->grant, &one, mem, 1, true, line->sent);
 	}
@@ -525,213 +938,186 @@ static void solve(struct fluid *f)
 	f->dirty_head = 0;
 }
 
-static bool shares_same(const struct fluid_share *a, uint32_t na, const GArray *b, double btotal)
+/* When line c next sends its head's last byte. */
+static double line_due(struct fluid *f, int32_t c)
 {
-	if (na != b->len)
-		return false;
-	for (uint32_t i = 0; i < na; i++)
-		if (fabs(a[i].x - shares_get(b, a[i].flow, a[i].hop) / btotal) > 1e-9)
-			return false;
-	return true;
+	const struct fluid_line *line = &f->lines[c];
+
+	line_sync(f, c);
+	if (line->head < 0 || !(line->grant > 0))
+		return INFINITY;
+	return f->now_ps + flow_at(f, (uint32_t)line->head)->rem / line->grant;
 }
 
-static double next_event(const struct fluid *f)
+/* When part k's head run drains (or the part, where what arrives goes on
+ * growing its one run). */
+static double part_due(struct fluid *f, uint32_t k)
 {
-	double dt = INFINITY;
+	const struct fluid_part *p = f->parts->pdata[k];
+	const struct fluid_run *h;
 
-	for (int c = 0; c < f->nchans; c++) {
-		const struct fluid_line *line = &f->lines[c];
-
-		if (line->head >= 0 && line->grant > 0)
-			dt = MIN(dt, flow_at(f, (uint32_t)line->head)->rem / line->grant);
-	}
-	for (guint i = 0; i < f->parts->len; i++) {
-		const struct fluid_part *p = f->parts->pdata[i];
-
-		if (p && p->content > FLUID_EMPTY && p->grant > 0) {
-			const struct fluid_run *h = &g_array_index(p->runs, struct fluid_run, p->head);
-			double x;
-
-			/* a lone run that what arrives goes on growing ends only
-			 * where the part empties */
-			if (p->runs->len - p->head == 1 && p->inflow > 0 &&
-			    shares_same(h->shares, h->n, p->in, p->inflow))
-				x = p->grant > p->inflow ? p->content / (p->grant - p->inflow) : INFINITY;
-			else
-				x = h->bytes / p->grant;
-			dt = MIN(dt, x);
-		}
-	}
-	gsize nq = (gsize)f->nchans * f->nvc;
-	g_autofree double *in = g_new0(double, nq);
-
-	for (guint i = 0; i < f->parts->len; i++) {
-		const struct fluid_part *p = f->parts->pdata[i];
-
-		in[(gsize)p->cin * f->nvc + p->vin] += p->inflow;
-	}
-	for (gsize q = 0; q < nq; q++) {
-		double size = f->room[q / f->nvc];
-
-		if (f->buf[q] < size * (1 - FLUID_FULL)) {
-			double net = in[q] - f->drain[q];
-
-			if (net > FLUID_SAME)
-				dt = MIN(dt, (size - f->buf[q]) / net);
-		}
-	}
-	for (guint i = 0; i < f->flows->len; i++) {
-		const struct fluid_flow *fl = flow_at(f, i);
-
-		if (fl->done_ps < 0 && fl->drate > 0)
-			dt = MIN(dt, (fl->wire - fl->delivered) / fl->drate);
-	}
-	return dt;
+	part_sync(f, k);
+	if (!(p->content > FLUID_EMPTY && p->grant > 0))
+		return INFINITY;
+	h = &g_array_index(p->runs, struct fluid_run, p->head);
+	if (p->runs->len - p->head == 1 && p->inflow > 0 &&
+	    shares_same(h->shares, h->n, p->in, p->inflow))
+		return p->grant > p->inflow ? f->now_ps + p->content / (p->grant - p->inflow) :
+					      INFINITY;
+	return f->now_ps + h->bytes / p->grant;
 }
 
-/* A new run of `bytes` in the proportions of what arrives at p, or more of
- * its last run where that has them. */
-static void part_append(struct fluid_part *p, double bytes)
+/* When buffer q fills. A buffer within tol_ps of filling is full
+ * now; a full one whose feeders send less than it drains is full no more
+ * (its cap held nothing back); either way its channel shares itself
+ * again. */
+static double buf_due(struct fluid *f, gsize q)
 {
-	if (p->runs->len > p->head) {
-		struct fluid_run *last = &g_array_index(p->runs, struct fluid_run, p->runs->len - 1);
+	const GArray *ps = f->bparts[q];
+	double size = f->room[q / f->nvc], net, x;
 
-		if (shares_same(last->shares, last->n, p->in, p->inflow)) {
-			last->bytes += bytes;
+	for (guint i = 0; i < ps->len; i++)
+		part_sync(f, g_array_index(ps, uint32_t, i));
+	net = buf_rate(f, q, true) - buf_rate(f, q, false);
+	if (f->full[q]) {
+		if (net < -FLUID_LESS * f->chans[q / f->nvc].bytes_per_ps) {
+			f->full[q] = false;
+			mark(f, (int32_t)(q / f->nvc));
+		}
+		return INFINITY;
+	}
+	if (f->buf[q] >= size * (1 - FLUID_FULL)) {
+		x = net >= -FLUID_SAME ? 0 : INFINITY;
+	} else {
+		if (!(net > FLUID_SAME))
+			return INFINITY;
+		x = (size - f->buf[q]) / net;
+	}
+	if (x <= f->tol_ps) {
+		f->full[q] = true;
+		mark(f, (int32_t)(q / f->nvc));
+		return INFINITY;
+	}
+	return f->now_ps + x;
+}
+
+/* When flow id is delivered. */
+static double flow_due(struct fluid *f, uint32_t id)
+{
+	const struct fluid_flow *fl = flow_at(f, id);
+
+	flow_sync(f, id);
+	if (fl->done_ps >= 0 || !(fl->drate > 0))
+		return INFINITY;
+	return f->now_ps + (fl->wire - fl->delivered) / fl->drate;
+}
+
+/* Solves, then finds the next event of each entity whose rates changed;
+ * again where that changed what a buffer caps. */
+static void settle(struct fluid *f)
+{
+	for (int round = 0;; round++) {
+		solve(f);
+		if (!f->touched->len)
+			return;
+		if (round == FLUID_SETTLE) {
+			f->stats.unsettled++;
+			for (guint i = 0; i < f->touched->len; i++)
+				touch_clear(f, g_array_index(f->touched, uint32_t, i));
+			g_array_set_size(f->touched, 0);
 			return;
 		}
-		/* a tail of less than a byte: what arrives joins it, mixed */
-		if (last->bytes < 1 && p->runs->len - 1 > p->head) {
-			GArray *m = g_array_new(FALSE, FALSE, sizeof(struct fluid_share));
-			double tot = last->bytes + bytes;
+		for (guint i = 0; i < f->touched->len; i++) {
+			uint32_t ent = g_array_index(f->touched, uint32_t, i);
+			uint32_t k = ent & ((1u << 30) - 1);
+			double t;
 
-			for (uint32_t i = 0; i < last->n; i++)
-				shares_add(m, last->shares[i].flow, last->shares[i].hop,
-					   last->shares[i].x * last->bytes / tot);
-			for (guint i = 0; i < p->in->len; i++) {
-				const struct fluid_share *x = &g_array_index(p->in, struct fluid_share, i);
-
-				shares_add(m, x->flow, x->hop, x->x / p->inflow * bytes / tot);
+			touch_clear(f, ent);
+			switch (ent >> 30) {
+			case FLUID_LINE:
+				t = line_due(f, (int32_t)k);
+				break;
+			case FLUID_PART:
+				t = part_due(f, k);
+				break;
+			case FLUID_BUF:
+				t = buf_due(f, k);
+				break;
+			default:
+				t = flow_due(f, k);
+				break;
 			}
-			g_free(last->shares);
-			last->n = m->len;
-			last->shares = (struct fluid_share *)(void *)g_array_free(m, FALSE);
-			last->bytes = tot;
-			return;
+			due_set(f, ent, t);
 		}
+		g_array_set_size(f->touched, 0);
 	}
-	struct fluid_run r = { .bytes = bytes, .n = p->in->len };
-
-	r.shares = g_new(struct fluid_share, r.n);
-	for (uint32_t i = 0; i < r.n; i++) {
-		r.shares[i] = g_array_index(p->in, struct fluid_share, i);
-		r.shares[i].x /= p->inflow;
-	}
-	g_array_append_val(p->runs, r);
 }
 
-/* Moves every rate on by dt, then lets go of what has emptied. */
-static void advance(struct fluid *f, double dt)
+/* Entity ent's event is due (within tol_ps): it moves on to now and
+ * changes what it must. */
+static void happen(struct fluid *f, uint32_t ent)
 {
-	gsize nq = (gsize)f->nchans * f->nvc;
-	g_autofree bool *full = g_new(bool, nq);
+	uint32_t k = ent & ((1u << 30) - 1);
 
-	for (gsize q = 0; q < nq; q++)
-		full[q] = f->buf[q] >= f->room[q / f->nvc] * (1 - FLUID_FULL);
-	for (int c = 0; c < f->nchans; c++) {
-		struct fluid_line *line = &f->lines[c];
+	switch (ent >> 30) {
+	case FLUID_LINE: {
+		struct fluid_line *line = &f->lines[k];
+		struct fluid_flow *fl;
 
-		if (line->head < 0)
-			continue;
-		struct fluid_flow *fl = flow_at(f, (uint32_t)line->head);
-
-		fl->rem -= line->grant * dt;
-		if (fl->rem <= FLUID_EMPTY) {
+		line_sync(f, (int32_t)k);
+		fl = line->head >= 0 ? flow_at(f, (uint32_t)line->head) : NULL;
+		if (fl && fl->rem <= FLUID_EMPTY) {
 			fl->rem = 0;
 			line->head = fl->next;
 			if (line->head < 0)
 				line->tail = -1;
-			mark(f, c);
+			mark(f, (int32_t)k);
 		}
+		break;
 	}
-	for (guint i = 0; i < f->parts->len; i++) {
-		struct fluid_part *p = f->parts->pdata[i];
+	case FLUID_PART: {
+		const struct fluid_part *p = f->parts->pdata[k];
 
-		if (!p)
-			continue;
-		gsize q = (gsize)p->cin * f->nvc + p->vin;
-		double out = p->grant * dt, in = p->inflow * dt;
-		bool held = p->content > FLUID_EMPTY;
-		guint head = p->head;
-
-		if (p->content > FLUID_EMPTY) {
-			struct fluid_run *h = &g_array_index(p->runs, struct fluid_run, p->head);
-
-			h->bytes -= out;
-			p->content -= out;
-			f->buf[q] -= out;
-			if (in > 0) {
-				part_append(p, in);
-				p->content += in;
-				f->buf[q] += in;
-			}
-		} else if (in > out * (1 + 1e-12)) {
-			part_append(p, in - out);
-			p->content += in - out;
-			f->buf[q] += in - out;
-		}
-		while (p->head < p->runs->len &&
-		       g_array_index(p->runs, struct fluid_run, p->head).bytes <= FLUID_EMPTY) {
-			struct fluid_run *h = &g_array_index(p->runs, struct fluid_run, p->head);
-
-			p->content -= h->bytes;
-			f->buf[q] -= h->bytes;
-			run_clear(h);
-			p->head++;
-		}
-		if (p->head != head || held != (p->content > FLUID_EMPTY))
-			mark(f, p->out);
-		if (p->head == p->runs->len) {
-			g_array_set_size(p->runs, 0);
-			p->head = 0;
-			p->content = 0;
-		}
+		part_sync(f, k);
+		touch(f, FLUID_ENT(FLUID_BUF, (gsize)p->cin * f->nvc + p->vin));
+		break;
 	}
-	for (gsize q = 0; q < (gsize)f->nchans * f->nvc; q++) {
-		double size = f->room[q / f->nvc];
-
-		if (f->buf[q] < FLUID_EMPTY)
-			f->buf[q] = 0;
-		if ((f->buf[q] >= size * (1 - FLUID_FULL)) != full[q])
-			mark(f, (int32_t)(q / f->nvc));
+	case FLUID_BUF:
+		break;
+	case FLUID_FLOW:
+		flow_sync(f, k);
+		break;
+	default:
+		g_assert_not_reached();
 	}
-	f->now_ps += dt;
-	for (guint i = 0; i < f->flows->len; i++) {
-		struct fluid_flow *fl = flow_at(f, i);
-
-		if (fl->done_ps >= 0)
-			continue;
-		fl->delivered += fl->drate * dt;
-		if (fl->delivered >= fl->wire - FLUID_DONE) {
-			fl->done_ps = f->now_ps;
-			f->undone--;
-		}
-	}
+	touch(f, ent);
 }
 
 bool fluid_run(struct fluid *f)
 {
-	while (f->undone) {
-		double dt;
+	for (;;) {
+		double t;
 
-		solve(f);
-		dt = next_event(f);
-		if (!isfinite(dt))
+		if (!f->undone)
+			return true;
+		settle(f);
+		if (!f->undone)
+			return true;
+		if (!f->heap->len)
 			return false;
-		f->stats.events++;
-		advance(f, dt);
+		t = g_array_index(f->heap, struct fluid_due, 0).t_ps;
+		if (t > f->now_ps) {
+			f->now_ps = t;
+			f->stats.events++;
+		}
+		while (f->heap->len &&
+		       g_array_index(f->heap, struct fluid_due, 0).t_ps <= t + f->tol_ps) {
+			uint32_t ent = g_array_index(f->heap, struct fluid_due, 0).ent;
+
+			due_set(f, ent, INFINITY);
+			happen(f, ent);
+		}
 	}
-	return true;
 }
 
 double fluid_done_ps(const struct fluid *f, uint32_t id)

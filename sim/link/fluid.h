@@ -21,7 +21,11 @@
  * point. An event is the next of: a part's head run drained (or the part,
  * where what arrives goes on growing its one run), a memory line's message
  * sent, a buffer filled, a flow delivered. Contents of less than
- * FLUID_EMPTY bytes (fluid.c) count as nothing.
+ * FLUID_EMPTY bytes (fluid.c) count as nothing: a head run that small
+ * joins the run behind it (its bytes counted in that run's mix), and
+ * events due within the time the fastest channel takes to move that much
+ * are one event. A buffer is full from the event that fills it until its
+ * feeders send less than it drains.
  *
  * Not modelled: the links' latency as a delay (only as the credits' loop,
  * above), packets (a run is a fluid), a node's injection limit. Times are in picoseconds as
