@@ -11,6 +11,7 @@ static const struct bench benches[] = {
 	{ "engine", "event engine, hold model (--pending N, --events N, --json)", bench_engine },
 	{ "fabric", "8-node ring, 512 MiB per node to its neighbour (--mib N, --json)", bench_fabric },
 	{ "fidelity", "flow fidelity's error against packet fidelity over every collective x algorithm x topology (long)", bench_fidelity },
+	{ "fluid", "the buffers' event-driven fluid on raw traffic, a ring's shift or XOR step (--ranks, --pattern, --distance, --size, --packet, --json)", bench_fluid },
 	{ "scale", "large runs: events, wall, cpu, peak RSS (--full, --repeat N, --row N)", bench_scale },
 };
 

@@ -14,6 +14,7 @@ struct bench {
 int bench_engine(int argc, char **argv);
 int bench_fabric(int argc, char **argv);
 int bench_fidelity(int argc, char **argv);
+int bench_fluid(int argc, char **argv);
 int bench_scale(int argc, char **argv);
 
 /* The engine's hold model (bench_engine.c): `pending` events held, `events`

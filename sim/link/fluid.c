@@ -24,6 +24,9 @@
  * the fabric's size. */
 #include "sim/link/fluid.h"
 
+#include "sim/link/link.h"
+#include "sim/link/topo.h"
+
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -124,6 +127,8 @@ struct fluid_due {
 struct fluid {
 	int nnodes, nchans, nvc;
 	struct fluid_chan *chans;  /* owned */
+	struct topo *topo;         /* owned, fluid_new_fabric's: its routes */
+	struct link_params link;   /* fluid_new_fabric's */
 	double *room;              /* nchans: a buffer's bytes less its credits' loop
 				    * (fluid_chan) */
 	GArray *flows;             /* of struct fluid_flow */
@@ -267,6 +272,10 @@ void fluid_free(struct fluid *f)
 	g_array_unref(f->got);
 	g_free(f->chans);
 	g_free(f->room);
+	if (f->topo) {
+		topo_release(f->topo);
+		g_free(f->topo);
+	}
 	g_free(f);
 }
 
@@ -1129,4 +1138,46 @@ void fluid_get_stats(const struct fluid *f, struct fluid_stats *out)
 {
 
 	*out = f->stats;
+}
+
+struct fluid *fluid_new_fabric(const struct fabric_config *cfg, GError **error)
+{
+	struct topo *t = g_new0(struct topo, 1);
+	const struct link_params *lp = &cfg->link;
+	double pkt = (double)lp->max_payload_bytes + lp->header_bytes;
+
+	if (!topo_init(t, cfg, 0, error)) {
+		g_free(t);
+		return NULL;
+	}
+	g_autofree struct fluid_chan *ch = g_new(struct fluid_chan, t->nchans);
+
+	for (int c = 0; c < t->nchans; c++)
+		ch[c] = (struct fluid_chan){
+			.from = t->chans[c].src, .to = t->chans[c].dst,
+			.bytes_per_ps = (double)lp->bw_bytes_per_s / 1e12,
+			.buf_bytes = lp->credits ? lp->credits * pkt : INFINITY,
+			.loop_ps = (double)(lp->lat_ps + lp->credit_return_ps),
+		};
+	struct fluid *f = fluid_new(t->nnodes, t->nchans, ch, t->nvc);
+
+	f->topo = t;
+	f->link = *lp;
+	return f;
+}
+
+uint32_t fluid_send(struct fluid *f, int src, int dst, uint64_t bytes)
+{
+	const struct topo *t = f->topo;
+	g_autofree int *nodes = g_new(int, t->nnodes + 1);
+	g_autofree uint8_t *vcs = g_new(uint8_t, t->nnodes);
+	g_autofree int *chans = g_new(int, t->nnodes);
+	uint64_t packets = (bytes + f->link.max_payload_bytes - 1) / f->link.max_payload_bytes;
+	int hops;
+
+	g_assert(t && bytes > 0 && src != dst);
+	hops = topo_route(t, src, dst, ROUTE_SHORTEST, nodes, vcs);
+	for (int h = 0; h < hops; h++)
+		chans[h] = topo_chan_find(t, nodes[h], nodes[h + 1]);
+	return fluid_add(f, dst, (double)(bytes + packets * f->link.header_bytes), hops, chans, vcs);
 }

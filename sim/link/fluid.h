@@ -33,8 +33,11 @@
 #ifndef G5_SIM_LINK_FLUID_H
 #define G5_SIM_LINK_FLUID_H
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+struct fabric_config;
 
 /* A channel from node `from` to node `to`: its rate, its receive buffer
  * per virtual channel (INFINITY: unlimited) and its credits' loop (its
@@ -69,6 +72,18 @@ void fluid_free(struct fluid *f);
  * the flows there. Returns its index (0, 1, ... in order of adding). */
 uint32_t fluid_add(struct fluid *f, int dst, double wire_bytes, int hops, const int *chans,
 		   const uint8_t *vcs);
+
+/* A fluid of the channels of cfg's topology, each with cfg->link's rate,
+ * receive buffer (credits x packet wire bytes) and credits' loop (latency
+ * and credit return), for fluid_send. NULL with `error` set where the
+ * topology does not admit cfg. */
+struct fluid *fluid_new_fabric(const struct fabric_config *cfg, GError **error);
+
+/* On a fluid of fluid_new_fabric: adds a message of `bytes` (> 0) payload
+ * from rank src to rank dst (src != dst) on the route the fabric gives it
+ * (ROUTE_SHORTEST), as its wire bytes (a header a packet), behind what src
+ * sent before on that route's first channel. Returns its index. */
+uint32_t fluid_send(struct fluid *f, int src, int dst, uint64_t bytes);
 
 /* Runs until every flow added is delivered; false where nothing can move
  * while some flow is not (a deadlock of full buffers). */

@@ -78,39 +78,19 @@ static void packet_times(const struct shape *sh, const struct msg *m, int k, dou
 	sim_free(s);
 }
 
-/* The same messages in the fluid, on the ring's channels and routes. */
+/* The same messages in the fluid of the same fabric. */
 static void fluid_times(const struct shape *sh, const struct msg *m, int k, double *us,
 			struct fluid_stats *st)
 {
 	struct fabric_config cfg;
-	struct topo t;
 	GError *error = NULL;
 
 	shape_config(&cfg, sh, LINK_FIDELITY_FLOW);
-	g_assert_true(topo_init(&t, &cfg, 0, &error));
-	g_autofree struct fluid_chan *ch = g_new(struct fluid_chan, t.nchans);
-	const struct link_params *lp = &cfg.link;
-	double rate = (double)lp->bw_bytes_per_s / 1e12;
-	double pkt = lp->max_payload_bytes + lp->header_bytes;
+	struct fluid *fl = fluid_new_fabric(&cfg, &error);
 
-	for (int c = 0; c < t.nchans; c++)
-		ch[c] = (struct fluid_chan){ t.chans[c].src, t.chans[c].dst, rate,
-					     lp->credits ? lp->credits * pkt : INFINITY,
-					     (double)(lp->lat_ps + lp->credit_return_ps) };
-	struct fluid *fl = fluid_new(t.nnodes, t.nchans, ch, t.nvc);
-	g_autofree int *nodes = g_new(int, t.nnodes + 1);
-	g_autofree uint8_t *vcs = g_new(uint8_t, t.nnodes);
-	g_autofree int *chans = g_new(int, t.nnodes);
-
-	for (int i = 0; i < k; i++) {
-		int hops = topo_route(&t, m[i].src, m[i].dst, ROUTE_SHORTEST, nodes, vcs);
-		uint64_t packets = (m[i].bytes + lp->max_payload_bytes - 1) / lp->max_payload_bytes;
-
-		for (int h = 0; h < hops; h++)
-			chans[h] = topo_chan_find(&t, nodes[h], nodes[h + 1]);
-		fluid_add(fl, m[i].dst, (double)(m[i].bytes + packets * lp->header_bytes), hops, chans,
-			  vcs);
-	}
+	g_assert_no_error(error);
+	for (int i = 0; i < k; i++)
+		g_assert_cmpuint(fluid_send(fl, m[i].src, m[i].dst, m[i].bytes), ==, (guint)i);
 	g_assert_true(fluid_run(fl));
 	for (int i = 0; i < k; i++) {
 		us[i] = fluid_done_ps(fl, (uint32_t)i) / 1e6;
@@ -118,7 +98,6 @@ static void fluid_times(const struct shape *sh, const struct msg *m, int k, doub
 	}
 	fluid_get_stats(fl, st);
 	fluid_free(fl);
-	topo_release(&t);
 }
 
 /* The fluid's last and mean delivery within tol of packet fidelity's, in

@@ -1195,7 +1195,7 @@ static void test_cli_verbose_order(void)
 static void test_cli_help_examples(void)
 {
 	static const char *const cmds[] = { "sim", "run", "plot", "bench", "bench engine", "bench fabric",
-					    "bench scale",
+					    "bench scale", "bench fluid",
 					    "schedule", "verify", "algos", "compare", "calibrate",
 					    "workload", "tune" };
 
@@ -3315,6 +3315,23 @@ static void test_bench_scale_workload(void)
 	g_assert_nonnull(strstr(wl, step));
 }
 
+/* g5 bench fluid --packet: the fluid's last and mean delivery of a ring's
+ * shift of three hops within 1 % of packet fidelity's, in a hundredth of
+ * its events or fewer; a bad flag is a usage error. */
+static void test_bench_fluid(void)
+{
+	g_autofree char *out = NULL, *err = NULL, *bad = NULL, *berr = NULL;
+
+	g_assert_cmpint(g5("bench fluid --ranks 8 --distance 3 --size 16MiB --packet --json", &out, &err),
+			==, 0);
+	g_assert_nonnull(strstr(out, "\"bench\": \"fluid\", \"ranks\": 8, \"pattern\": \"shift\", "));
+	g_assert_cmpfloat(fabs(json_num(out, "last_us") / json_num(out, "packet_last_us") - 1), <, 0.01);
+	g_assert_cmpfloat(fabs(json_num(out, "mean_us") / json_num(out, "packet_mean_us") - 1), <, 0.01);
+	g_assert_cmpfloat(json_num(out, "events") * 100, <, json_num(out, "packet_events"));
+	g_assert_cmpint(g5("bench fluid --pattern xor --distance 3", &bad, &berr), ==, 2);
+	g_assert_nonnull(strstr(berr, "--distance must be in 1..63"));
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -3358,6 +3375,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sim/bench/scale-tiers", test_bench_scale_tiers);
 	g_test_add_func("/sim/bench/scale-workload", test_bench_scale_workload);
 	g_test_add_func("/sim/bench/scale-goal", test_bench_scale_goal);
+	g_test_add_func("/sim/bench/fluid", test_bench_fluid);
 	g_test_add_func("/sim/runner/unmatched", test_runner_unmatched);
 	g_test_add_func("/sim/runner/alike", test_runner_alike);
 	g_test_add_func("/sim/limits/ranks", test_rank_limit);
