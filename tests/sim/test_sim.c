@@ -1567,7 +1567,7 @@ static void test_cli_errors(void)
 		{ "sim --collective allredcue", "; did you mean 'allreduce'?" },
 		{ "sim --topo hypercub", "got 'hypercub'; did you mean 'hypercube'?" },
 		{ "sime", "unknown command 'sime' (known: sim, run, plot, bench, schedule, verify, algos, compare, calibrate, workload, tune); did you mean 'sim'?" },
-		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, fidelity, scale, all); did you mean 'engine'?" },
+		{ "bench engin", "unknown benchmark 'engin' (known: engine, fabric, fidelity, fluid, scale, all); did you mean 'engine'?" },
 		{ "sim -b 4K -e 1K", "-e 1K is below -b 4K" },
 		{ "sim -b 4Q", "-b must be a size such as 64MiB, got '4Q'" },
 		{ "sim -b 4K -e 1X", "-e must be a size such as 64MiB, got '1X'" },
