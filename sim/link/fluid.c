@@ -50,6 +50,13 @@ enum { FLUID_SETTLE = 1000 };
 enum fluid_kind { FLUID_LINE, FLUID_PART, FLUID_BUF, FLUID_FLOW };
 #define FLUID_ENT(kind, i) (((uint32_t)(kind) << 30) | (uint32_t)(i))
 
+/* What the heap of next events keeps of each entity (a line, a part, a
+ * buffer, a flow). */
+struct fluid_ent {
+	guint hpos;            /* in the heap, FLUID_NOWHERE: not */
+	bool touched;          /* in fluid.touched */
+};
+
 /* A flow's share of a stream: its bytes arrived by hop `hop` of its route
  * (the channel whose buffer holds them), as a fraction of the stream or a
  * rate. */
@@ -80,10 +87,8 @@ struct fluid_part {
 				* arrives, by flow and hop */
 	GArray *sent;          /* owned, of struct fluid_sent: what its grant sends on */
 	double t_ps;           /* when runs and content were last moved on */
-	guint hpos;            /* in the heap, FLUID_NOWHERE: not */
-	bool touched;          /* in fluid.touched */
+	struct fluid_ent ent;
 	bool got;              /* in fluid.got */
-	bool synced;           /* part_sync has run at t_ps */
 };
 
 /* What an input's grant sends to a part below (part), or delivers
@@ -104,8 +109,7 @@ struct fluid_flow {
 	double done_ps;        /* < 0 while not delivered */
 	int32_t next;          /* its line's next, -1 */
 	double t_ps;           /* when delivered was last moved on */
-	guint hpos;            /* in the heap, FLUID_NOWHERE: not */
-	bool touched;          /* in fluid.touched */
+	struct fluid_ent ent;
 };
 
 struct fluid_line {
@@ -113,8 +117,7 @@ struct fluid_line {
 	double grant;
 	GArray *sent;          /* owned, of struct fluid_sent */
 	double t_ps;           /* when its head's rem was last moved on */
-	guint hpos;            /* in the heap, FLUID_NOWHERE: not */
-	bool touched;          /* in fluid.touched */
+	struct fluid_ent ent;
 };
 
 /* An entity's next event: ent is its kind (enum fluid_kind) times 2^30
@@ -141,8 +144,7 @@ struct fluid {
 				    * its parts' t_ps */
 	bool *full;                /* nchans x nvc: caps its feeders */
 	GArray **bparts;           /* owned, nchans x nvc: its parts (uint32_t) */
-	guint *bhpos;              /* nchans x nvc: in the heap, FLUID_NOWHERE: not */
-	bool *btouched;            /* nchans x nvc: in touched */
+	struct fluid_ent *bent;    /* nchans x nvc */
 	GArray *heap;              /* of struct fluid_due: a binary min-heap on
 				    * (t_ps, ent), an entry per entity with an
 				    * event ahead */
@@ -195,7 +197,7 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 		f->lines[c] = (struct fluid_line){
 			.head = -1, .tail = -1,
 			.sent = g_array_new(FALSE, FALSE, sizeof(struct fluid_sent)),
-			.hpos = FLUID_NOWHERE,
+			.ent.hpos = FLUID_NOWHERE,
 		};
 	f->parts = g_ptr_array_new();
 	f->part_of = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -204,11 +206,10 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 		f->outs[o] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	f->buf = g_new0(double, (gsize)nchans * nvc);
 	f->full = g_new0(bool, (gsize)nchans * nvc);
-	f->btouched = g_new0(bool, (gsize)nchans * nvc);
-	f->bhpos = g_new(guint, (gsize)nchans * nvc);
+	f->bent = g_new0(struct fluid_ent, (gsize)nchans * nvc);
 	f->bparts = g_new(GArray *, (gsize)nchans * nvc);
 	for (gsize q = 0; q < (gsize)nchans * nvc; q++) {
-		f->bhpos[q] = FLUID_NOWHERE;
+		f->bent[q].hpos = FLUID_NOWHERE;
 		f->bparts[q] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	}
 	f->heap = g_array_new(FALSE, FALSE, sizeof(struct fluid_due));
@@ -262,8 +263,7 @@ void fluid_free(struct fluid *f)
 	g_free(f->queued);
 	g_free(f->buf);
 	g_free(f->full);
-	g_free(f->btouched);
-	g_free(f->bhpos);
+	g_free(f->bent);
 	for (gsize q = 0; q < (gsize)f->nchans * f->nvc; q++)
 		g_array_unref(f->bparts[q]);
 	g_free(f->bparts);
@@ -294,7 +294,7 @@ uint32_t fluid_add(struct fluid *f, int dst, double wire_bytes, int hops, const 
 	uint32_t id = f->flows->len;
 	struct fluid_flow fl = {
 		.dst = dst, .hops = hops, .wire = wire_bytes, .rem = wire_bytes, .done_ps = -1,
-		.next = -1, .t_ps = f->now_ps, .hpos = FLUID_NOWHERE,
+		.next = -1, .t_ps = f->now_ps, .ent.hpos = FLUID_NOWHERE,
 	};
 	struct fluid_line *line;
 
@@ -334,7 +334,7 @@ static uint32_t part_get(struct fluid *f, int32_t cin, uint8_t vin, int32_t out,
 		return k - 1;
 	p = g_new0(struct fluid_part, 1);
 	*p = (struct fluid_part){ .cin = cin, .out = out, .vin = vin, .vnext = vnext,
-				  .t_ps = f->now_ps, .hpos = FLUID_NOWHERE };
+				  .t_ps = f->now_ps, .ent.hpos = FLUID_NOWHERE };
 	p->runs = g_array_new(FALSE, FALSE, sizeof(struct fluid_run));
 	p->in = g_array_new(FALSE, FALSE, sizeof(struct fluid_share));
 	p->sent = g_array_new(FALSE, FALSE, sizeof(struct fluid_sent));
@@ -382,22 +382,28 @@ static void shares_add(GArray *a, uint32_t flow, uint32_t hop, double x)
 		g_array_insert_val(a, i, s);
 }
 
-/* The heap of entities' next events. */
-static guint *due_pos(struct fluid *f, uint32_t ent)
+/* What the heap keeps of entity ent. */
+static struct fluid_ent *ent_of(struct fluid *f, uint32_t ent)
 {
 	uint32_t i = ent & ((1u << 30) - 1);
 
 	switch (ent >> 30) {
 	case FLUID_LINE:
-		return &f->lines[i].hpos;
+		return &f->lines[i].ent;
 	case FLUID_PART:
-		return &((struct fluid_part *)f->parts->pdata[i])->hpos;
+		return &((struct fluid_part *)f->parts->pdata[i])->ent;
 	case FLUID_BUF:
-		return &f->bhpos[i];
+		return &f->bent[i];
 	case FLUID_FLOW:
-		return &flow_at(f, i)->hpos;
+		return &flow_at(f, i)->ent;
 	}
 	g_assert_not_reached();
+}
+
+/* The heap of entities' next events. */
+static guint *due_pos(struct fluid *f, uint32_t ent)
+{
+	return &ent_of(f, ent)->hpos;
 }
 
 static inline bool due_before(const struct fluid_due *a, const struct fluid_due *b)
@@ -461,19 +467,7 @@ static void due_set(struct fluid *f, uint32_t ent, double t_ps)
  * the solve settles. */
 static bool *touched_of(struct fluid *f, uint32_t ent)
 {
-	uint32_t i = ent & ((1u << 30) - 1);
-
-	switch (ent >> 30) {
-	case FLUID_LINE:
-		return &f->lines[i].touched;
-	case FLUID_PART:
-		return &((struct fluid_part *)f->parts->pdata[i])->touched;
-	case FLUID_BUF:
-		return &f->btouched[i];
-	case FLUID_FLOW:
-		return &flow_at(f, i)->touched;
-	}
-	g_assert_not_reached();
+	return &ent_of(f, ent)->touched;
 }
 
 static void touch_clear(struct fluid *f, uint32_t ent)
@@ -588,28 +582,25 @@ static void part_sync(struct fluid *f, uint32_t k)
 	bool held = p->content > FLUID_EMPTY;
 	guint head = p->head;
 
-	/* moved on already: nothing has changed since */
-	if (dt == 0 && p->synced)
+	/* moved on already: runs change only as time passes */
+	if (!(dt > 0))
 		return;
-	p->synced = true;
 	p->t_ps = f->now_ps;
-	if (dt > 0) {
-		if (held) {
-			struct fluid_run *h = &g_array_index(p->runs, struct fluid_run, p->head);
+	if (held) {
+		struct fluid_run *h = &g_array_index(p->runs, struct fluid_run, p->head);
 
-			h->bytes -= out;
-			p->content -= out;
-			f->buf[q] -= out;
-			if (in > 0) {
-				part_append(p, in);
-				p->content += in;
-				f->buf[q] += in;
-			}
-		} else if (in > out * (1 + 1e-12)) {
-			part_append(p, in - out);
-			p->content += in - out;
-			f->buf[q] += in - out;
+		h->bytes -= out;
+		p->content -= out;
+		f->buf[q] -= out;
+		if (in > 0) {
+			part_append(p, in);
+			p->content += in;
+			f->buf[q] += in;
 		}
+	} else if (in > out * (1 + 1e-12)) {
+		part_append(p, in - out);
+		p->content += in - out;
+		f->buf[q] += in - out;
 	}
 	while (p->head < p->runs->len &&
 	       g_array_index(p->runs, struct fluid_run, p->head).bytes <= FLUID_EMPTY) {
@@ -764,6 +755,25 @@ static void part_received(struct fluid *f, uint32_t k)
 		mark(f, p->out);
 }
 
+/* Adds sign x what x sends: to its flow's delivery rate, or to what its
+ * part receives (the part listed in fluid.got for part_received). */
+static void sent_apply(struct fluid *f, const struct fluid_sent *x, double sign)
+{
+	if (x->part == UINT32_MAX) {
+		flow_sync(f, x->flow);
+		flow_at(f, x->flow)->drate += sign * x->x;
+		touch(f, FLUID_ENT(FLUID_FLOW, x->flow));
+		return;
+	}
+	struct fluid_part *p = f->parts->pdata[x->part];
+
+	part_receive(f, x->part, x->flow, x->hop, sign * x->x);
+	if (!p->got) {
+		p->got = true;
+		g_array_append_val(f->got, x->part);
+	}
+}
+
 /* What grant g of a stream sends on from output o (to the parts below, or
  * delivers at an ejection), in place of what `sent` held. */
 static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_share *sh, uint32_t n,
@@ -816,40 +826,14 @@ static void send_on(struct fluid *f, int32_t o, double g, const struct fluid_sha
 	}
 	GArray *got = f->got;
 
-	for (guint i = 0; i < sent->len; i++) {
-		const struct fluid_sent *b = &g_array_index(sent, struct fluid_sent, i);
-
-		if (b->part == UINT32_MAX) {
-			flow_sync(f, b->flow);
-			flow_at(f, b->flow)->drate -= b->x;
-			touch(f, FLUID_ENT(FLUID_FLOW, b->flow));
-		} else {
-			part_receive(f, b->part, b->flow, b->hop, -b->x);
-			if (!((struct fluid_part *)f->parts->pdata[b->part])->got) {
-				((struct fluid_part *)f->parts->pdata[b->part])->got = true;
-				g_array_append_val(got, b->part);
-			}
-		}
-	}
+	for (guint i = 0; i < sent->len; i++)
+		sent_apply(f, &g_array_index(sent, struct fluid_sent, i), -1);
 	/* entries taken back to nothing go before the new ones come, so
 	 * that these start from what is sent, not from a sum's rounding */
 	for (guint i = 0; i < got->len; i++)
 		shares_prune(((struct fluid_part *)f->parts->pdata[g_array_index(got, uint32_t, i)])->in);
-	for (guint i = 0; i < now->len; i++) {
-		const struct fluid_sent *a = &g_array_index(now, struct fluid_sent, i);
-
-		if (a->part == UINT32_MAX) {
-			flow_sync(f, a->flow);
-			flow_at(f, a->flow)->drate += a->x;
-			touch(f, FLUID_ENT(FLUID_FLOW, a->flow));
-		} else {
-			part_receive(f, a->part, a->flow, a->hop, a->x);
-			if (!((struct fluid_part *)f->parts->pdata[a->part])->got) {
-				((struct fluid_part *)f->parts->pdata[a->part])->got = true;
-				g_array_append_val(got, a->part);
-			}
-		}
-	}
+	for (guint i = 0; i < now->len; i++)
+		sent_apply(f, &g_array_index(now, struct fluid_sent, i), 1);
 	for (guint i = 0; i < got->len; i++) {
 		uint32_t k = g_array_index(got, uint32_t, i);
 
@@ -1136,7 +1120,6 @@ double fluid_done_ps(const struct fluid *f, uint32_t id)
 
 void fluid_get_stats(const struct fluid *f, struct fluid_stats *out)
 {
-
 	*out = f->stats;
 }
 
