@@ -26,6 +26,7 @@
 #include "sim/link/topos.h"
 #include "sim/core/sim.h"
 #include "sim/link/link.h"
+#include "tests/support/sends.h"
 
 struct rx {
 	sim_time_t done_ps;   /* when the last byte was delivered */
@@ -75,37 +76,6 @@ static void net_free(struct net *x)
 {
 	fabric_free(x->f);
 	sim_free(x->s);
-}
-
-struct send {
-	int src, dst;
-	uint64_t bytes;
-};
-
-/* The k messages of `sends`, sent at once in that order on the fabric of
- * cfg, run to their end: each one's delivery time in done[]. */
-static void run_sends(const struct fabric_config *cfg, const struct send *sends, int k,
-		      sim_time_t *done)
-{
-	struct sim *s = sim_new(1);
-	struct fabric *f = fabric_new(s, cfg, NULL);
-	struct rx r[4] = { { 0 } };
-
-	g_assert_nonnull(f);
-	g_assert_cmpint(k, <=, (int)G_N_ELEMENTS(r));
-	for (int i = 0; i < k; i++) {
-		g_dataset_set_data(&r[i], "sim", s);
-		fabric_send(f, sends[i].src, sends[i].dst, sends[i].bytes, ROUTE_SHORTEST, on_deliver,
-			    &r[i]);
-	}
-	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
-	g_assert_cmpuint(fabric_in_flight(f), ==, 0);
-	for (int i = 0; i < k; i++) {
-		done[i] = r[i].done_ps;
-		g_dataset_destroy(&r[i]);
-	}
-	fabric_free(f);
-	sim_free(s);
 }
 
 /* One message src -> dst of `bytes` alone: its delivery time. */
@@ -256,7 +226,7 @@ static void switch_pass(enum link_fidelity fid, sim_time_t done[2])
 
 	link_params_default(&cfg.link);
 	cfg.switch_link = cfg.link;
-	run_sends(&cfg, sends, 2, done);
+	sends_run(&cfg, sends, 2, done);
 }
 
 static void test_switch_pass(void)
@@ -281,7 +251,7 @@ static void ring_uni_three(const struct send sends[3], sim_time_t p[3], sim_time
 					     .fidelity = k ? LINK_FIDELITY_FLOW : LINK_FIDELITY_PACKET };
 
 		link_params_default(&cfg.link);
-		run_sends(&cfg, sends, 3, k ? f : p);
+		sends_run(&cfg, sends, 3, k ? f : p);
 	}
 	g_test_message("packet %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
 		       ", flow %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " ps",
@@ -354,7 +324,7 @@ static void flag_behind(enum link_fidelity fid, sim_time_t done[2])
 	cfg.link.bw_bytes_per_s = 12500000000ull;
 	cfg.switch_link = cfg.link;
 	cfg.node.inject_bytes_per_s = cfg.node.eject_bytes_per_s = 13000000000ull;
-	run_sends(&cfg, sends, 2, done);
+	sends_run(&cfg, sends, 2, done);
 }
 
 static void test_flag_behind(void)
@@ -971,7 +941,7 @@ static void parking_lot(enum link_fidelity fid, enum link_flow_arbiter arbiter, 
 	const struct send sends[] = { { 0, 4, bytes }, { 1, 4, bytes }, { 2, 4, bytes }, { 3, 4, bytes } };
 
 	link_params_default(&cfg.link);
-	run_sends(&cfg, sends, 4, done);
+	sends_run(&cfg, sends, 4, done);
 }
 
 /* A channel's arbiter serves its inputs round robin, not its flows: on the
@@ -1049,30 +1019,21 @@ static void shift_run(enum link_fidelity fid, enum link_flow_arbiter arbiter, in
 {
 	struct fabric_config cfg = { .topo = &topo_ring_ops, .nranks = n, .fidelity = fid,
 				     .flow_arbiter = arbiter };
-	struct sim *s = sim_new(1);
-	struct fabric *f;
-	g_autofree struct rx *r = g_new0(struct rx, n);
+	g_autofree struct send *m = g_new(struct send, n);
+	g_autofree sim_time_t *done = g_new(sim_time_t, n);
 	double sum = 0;
 
 	link_params_default(&cfg.link);
-	f = fabric_new(s, &cfg, NULL);
-	g_assert_nonnull(f);
-	for (int i = 0; i < n; i++) {
-		g_dataset_set_data(&r[i], "sim", s);
-		fabric_send(f, i, (i + d) % n, bytes, ROUTE_SHORTEST, on_deliver, &r[i]);
-	}
-	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
-	g_assert_cmpuint(fabric_in_flight(f), ==, 0);
+	for (int i = 0; i < n; i++)
+		m[i] = (struct send){ i, (i + d) % n, bytes };
+	sends_run(&cfg, m, n, done);
 	*last = 0;
 	for (int i = 0; i < n; i++) {
-		g_assert_cmpuint(r[i].done_ps, >, 0);
-		*last = MAX(*last, (double)r[i].done_ps / 1e6);
-		sum += (double)r[i].done_ps / 1e6;
-		g_dataset_destroy(&r[i]);
+		g_assert_cmpuint(done[i], >, 0);
+		*last = MAX(*last, (double)done[i] / 1e6);
+		sum += (double)done[i] / 1e6;
 	}
 	*mean = sum / n;
-	fabric_free(f);
-	sim_free(s);
 }
 
 /* A shift of two hops leaves the links busy at every fidelity. From three
@@ -1119,7 +1080,7 @@ static void burst_run(enum link_fidelity fid, const uint64_t *bytes, int k, sim_
 	g_assert_cmpint(k, <=, 4);
 	for (int i = 0; i < k; i++)
 		sends[i] = (struct send){ 0, 1, bytes[i] };
-	run_sends(&cfg, sends, k, done);
+	sends_run(&cfg, sends, k, done);
 }
 
 /* A node's injection below its link's rate is a clock in the packet

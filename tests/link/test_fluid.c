@@ -16,25 +16,7 @@
 #include "sim/link/link.h"
 #include "sim/link/topo.h"
 #include "sim/link/topos.h"
-
-struct msg {
-	int src, dst;
-	uint64_t bytes;
-};
-
-struct rx {
-	struct sim *s;
-	sim_time_t done_ps;
-};
-
-static void on_deliver(void *user, uint64_t bytes, bool done)
-{
-	struct rx *r = user;
-
-	(void)bytes;
-	if (done)
-		r->done_ps = sim_now(r->s);
-}
+#include "tests/support/sends.h"
 
 /* The fabric of the cases: a topology of n ranks with the seed's links,
  * `credits` a receive buffer (0: unlimited). */
@@ -53,33 +35,22 @@ static void shape_config(struct fabric_config *cfg, const struct shape *sh, enum
 
 /* The messages at packet fidelity, sent at once in order: each one's
  * delivery, us. */
-static void packet_times(const struct shape *sh, const struct msg *m, int k, double *us,
+static void packet_times(const struct shape *sh, const struct send *m, int k, double *us,
 			 uint64_t *events)
 {
 	struct fabric_config cfg;
-	struct sim *s = sim_new(1);
-	struct fabric *f;
-	g_autofree struct rx *r = g_new0(struct rx, k);
+	g_autofree sim_time_t *done = g_new(sim_time_t, k);
 
 	shape_config(&cfg, sh, LINK_FIDELITY_PACKET);
-	f = fabric_new(s, &cfg, NULL);
-	g_assert_nonnull(f);
+	*events = sends_run(&cfg, m, k, done);
 	for (int i = 0; i < k; i++) {
-		r[i].s = s;
-		fabric_send(f, m[i].src, m[i].dst, m[i].bytes, ROUTE_SHORTEST, on_deliver, &r[i]);
+		g_assert_cmpuint(done[i], >, 0);
+		us[i] = (double)done[i] / 1e6;
 	}
-	sim_run(s, SIM_TIME_MAX, UINT64_MAX);
-	*events = sim_counters(s)->executed;
-	for (int i = 0; i < k; i++) {
-		g_assert_cmpuint(r[i].done_ps, >, 0);
-		us[i] = (double)r[i].done_ps / 1e6;
-	}
-	fabric_free(f);
-	sim_free(s);
 }
 
 /* The same messages in the fluid of the same fabric. */
-static void fluid_times(const struct shape *sh, const struct msg *m, int k, double *us,
+static void fluid_times(const struct shape *sh, const struct send *m, int k, double *us,
 			struct fluid_stats *st)
 {
 	struct fabric_config cfg;
@@ -102,7 +73,7 @@ static void fluid_times(const struct shape *sh, const struct msg *m, int k, doub
 
 /* The fluid's last and mean delivery within tol of packet fidelity's, in
  * a hundredth of its events or fewer. */
-static void compare(const char *what, const struct shape *sh, const struct msg *m, int k, double tol)
+static void compare(const char *what, const struct shape *sh, const struct send *m, int k, double tol)
 {
 	g_autofree double *pk = g_new(double, k);
 	g_autofree double *fl = g_new(double, k);
@@ -140,11 +111,11 @@ static void test_shift(void)
 
 	for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
 		int n = cases[c].n;
-		g_autofree struct msg *m = g_new(struct msg, n);
+		g_autofree struct send *m = g_new(struct send, n);
 		g_autofree char *what = g_strdup_printf("ring %d, shift %d", n, cases[c].d);
 
 		for (int i = 0; i < n; i++)
-			m[i] = (struct msg){ i, (i + cases[c].d) % n, cases[c].bytes };
+			m[i] = (struct send){ i, (i + cases[c].d) % n, cases[c].bytes };
 		compare(what, &(struct shape){ &topo_ring_ops, n, 64 }, m, n, 0.01);
 	}
 }
@@ -153,10 +124,10 @@ static void test_shift(void)
  * takes its links' time at both fidelities. */
 static void test_unlimited(void)
 {
-	struct msg m[8];
+	struct send m[8];
 
 	for (int i = 0; i < 8; i++)
-		m[i] = (struct msg){ i, (i + 3) % 8, 16 << 20 };
+		m[i] = (struct send){ i, (i + 3) % 8, 16 << 20 };
 	compare("ring 8, shift 3, unlimited buffers", &(struct shape){ &topo_ring_ops, 8, 0 }, m, 8,
 		0.01);
 }
@@ -166,7 +137,7 @@ static void test_unlimited(void)
  * twice its time alone, and those forwarded furthest last. */
 static void test_parking_lot(void)
 {
-	const struct msg m[] = { { 0, 4, 16 << 20 }, { 1, 4, 16 << 20 }, { 2, 4, 16 << 20 },
+	const struct send m[] = { { 0, 4, 16 << 20 }, { 1, 4, 16 << 20 }, { 2, 4, 16 << 20 },
 				 { 3, 4, 16 << 20 } };
 
 	compare("ring-uni 8, 0..3 into 4", &(struct shape){ &topo_ring_uni_ops, 8, 64 }, m, 4, 0.01);
@@ -183,13 +154,13 @@ static void test_all_to_all(void)
 
 	for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
 		int n = cases[c].n, k = 0;
-		g_autofree struct msg *m = g_new(struct msg, n * (n - 1));
+		g_autofree struct send *m = g_new(struct send, n * (n - 1));
 		g_autofree char *what = g_strdup_printf("%s %d, every rank to every other",
 							cases[c].topo->name, n);
 
 		for (int i = 0; i < n; i++)
 			for (int j = 1; j < n; j++)
-				m[k++] = (struct msg){ i, (i + j) % n, cases[c].bytes };
+				m[k++] = (struct send){ i, (i + j) % n, cases[c].bytes };
 		compare(what, &(struct shape){ cases[c].topo, n, 64 }, m, k, 0.01);
 	}
 }
@@ -201,14 +172,14 @@ static void test_four_ports(void)
 	const struct topo_ops *topos[] = { &topo_torus_ops, &topo_hypercube_ops };
 
 	for (guint t = 0; t < G_N_ELEMENTS(topos); t++) {
-		struct msg m[16 * 15];
+		struct send m[16 * 15];
 		int k = 0;
 		g_autofree char *what = g_strdup_printf("%s 16, every rank to every other",
 							topos[t]->name);
 
 		for (int i = 0; i < 16; i++)
 			for (int j = 1; j < 16; j++)
-				m[k++] = (struct msg){ i, (i + j) % 16, 4 << 20 };
+				m[k++] = (struct send){ i, (i + j) % 16, 4 << 20 };
 		compare(what, &(struct shape){ topos[t], 16, 64 }, m, k, 0.01);
 	}
 }
