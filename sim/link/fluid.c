@@ -19,8 +19,8 @@
  * in a solve finds its next event again (settle), in a binary heap of
  * (time, entity); an event takes from the heap every entity due within
  * tol_ps of the first and moves only those on (happen). A buffer is
- * full from the event that fills it until its feeders send less than it
- * drains. The cost of an event is that of the entities it changes, not of
+ * full from the event that fills it until it has drained a grain below
+ * its room (fluid_set_grain). The cost of an event is that of the entities it changes, not of
  * the fabric's size. */
 #include "sim/link/fluid.h"
 
@@ -44,8 +44,11 @@
 #define FLUID_LESS 1e-6
 #define FLUID_NOWHERE G_MAXUINT
 /* Solves a settle may run at most, each after the one before changed what
- * a buffer caps. */
-enum { FLUID_SETTLE = 1000 };
+ * a buffer caps; regrants a solve may run at most, per output. Full
+ * buffers in a cycle (through the virtual channels' shares of a channel)
+ * cap each other by what the next drains, which the solve then finds only
+ * lap by lap; past these bounds it stops, unsettled (fluid_get_stats). */
+enum { FLUID_SETTLE = 16, FLUID_WORK = 1000 };
 
 enum fluid_kind { FLUID_LINE, FLUID_PART, FLUID_BUF, FLUID_FLOW };
 #define FLUID_ENT(kind, i) (((uint32_t)(kind) << 30) | (uint32_t)(i))
@@ -110,6 +113,7 @@ struct fluid_flow {
 	int32_t next;          /* its line's next, -1 */
 	double t_ps;           /* when delivered was last moved on */
 	struct fluid_ent ent;
+	bool listed;           /* in fluid.changed */
 };
 
 struct fluid_line {
@@ -134,6 +138,10 @@ struct fluid {
 	struct link_params link;   /* fluid_new_fabric's */
 	double *room;              /* nchans: a buffer's bytes less its credits' loop
 				    * (fluid_chan) */
+	double *eject;             /* nnodes: each node's ejection, bytes per ps */
+	double grain;              /* fluid_set_grain */
+	GArray *changed;           /* of uint32_t: flows whose delivery rate or
+				    * line changed since fluid_take_changed */
 	GArray *flows;             /* of struct fluid_flow */
 	struct fluid_line *lines;  /* owned, nchans */
 	GPtrArray *parts;          /* of struct fluid_part *, owned; NULL: freed */
@@ -188,6 +196,13 @@ struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, 
 		f->room[c] = chans[c].buf_bytes - chans[c].bytes_per_ps * chans[c].loop_ps;
 		g_assert(f->room[c] > 0);
 	}
+	/* unlimited ejection: what all its channels bring, so that what a
+	 * part there holds drains in finite time */
+	f->eject = g_new0(double, nnodes);
+	for (int c = 0; c < nchans; c++)
+		f->eject[chans[c].to] += chans[c].bytes_per_ps;
+	f->changed = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	f->grain = 1;
 	f->tol_ps = INFINITY;
 	for (int c = 0; c < nchans; c++)
 		f->tol_ps = MIN(f->tol_ps, FLUID_EMPTY / chans[c].bytes_per_ps);
@@ -272,6 +287,8 @@ void fluid_free(struct fluid *f)
 	g_array_unref(f->got);
 	g_free(f->chans);
 	g_free(f->room);
+	g_free(f->eject);
+	g_array_unref(f->changed);
 	if (f->topo) {
 		topo_release(f->topo);
 		g_free(f->topo);
@@ -321,6 +338,18 @@ uint32_t fluid_add(struct fluid *f, int dst, double wire_bytes, int hops, const 
 static inline struct fluid_flow *flow_at(const struct fluid *f, uint32_t id)
 {
 	return &g_array_index(f->flows, struct fluid_flow, id);
+}
+
+/* Flow id's delivery rate, delivery or line may have changed: it is listed
+ * for fluid_take_changed. */
+static void list_changed(struct fluid *f, uint32_t id)
+{
+	struct fluid_flow *fl = flow_at(f, id);
+
+	if (!fl->listed) {
+		fl->listed = true;
+		g_array_append_val(f->changed, id);
+	}
 }
 
 /* The part for key, made where there is none. */
@@ -506,6 +535,7 @@ static void flow_sync(struct fluid *f, uint32_t id)
 		if (fl->delivered >= fl->wire - FLUID_DONE) {
 			fl->done_ps = f->now_ps;
 			f->undone--;
+			list_changed(f, id);
 		}
 	}
 	fl->t_ps = f->now_ps;
@@ -528,7 +558,7 @@ static bool shares_same(const struct fluid_share *a, uint32_t na, const GArray *
 
 /* A new run of `bytes` in the proportions of what arrives at p, or more of
  * its last run where that has them. */
-static void part_append(struct fluid_part *p, double bytes)
+static void part_append(struct fluid_part *p, double bytes, double grain)
 {
 	if (p->runs->len > p->head) {
 		struct fluid_run *last = &g_array_index(p->runs, struct fluid_run, p->runs->len - 1);
@@ -537,8 +567,8 @@ static void part_append(struct fluid_part *p, double bytes)
 			last->bytes += bytes;
 			return;
 		}
-		/* a tail of less than a byte: what arrives joins it, mixed */
-		if (last->bytes < 1 && p->runs->len - 1 > p->head) {
+		/* a tail of less than a grain: what arrives joins it, mixed */
+		if (last->bytes < grain && p->runs->len - 1 > p->head) {
 			GArray *m = g_array_new(FALSE, FALSE, sizeof(struct fluid_share));
 			double tot = last->bytes + bytes;
 
@@ -593,12 +623,12 @@ static void part_sync(struct fluid *f, uint32_t k)
 		p->content -= out;
 		f->buf[q] -= out;
 		if (in > 0) {
-			part_append(p, in);
+			part_append(p, in, f->grain);
 			p->content += in;
 			f->buf[q] += in;
 		}
 	} else if (in > out * (1 + 1e-12)) {
-		part_append(p, in - out);
+		part_append(p, in - out, f->grain);
 		p->content += in - out;
 		f->buf[q] += in - out;
 	}
@@ -875,7 +905,7 @@ static void regrant(struct fluid *f, int32_t o)
 			if (f->full[q])
 				cap[v] = buf_rate(f, q, false);
 		}
-	fill(o < f->nchans ? f->chans[o].bytes_per_ps : INFINITY, d, grp, cap, g, k);
+	fill(o < f->nchans ? f->chans[o].bytes_per_ps : f->eject[o - f->nchans], d, grp, cap, g, k);
 	for (uint32_t j = 0; j < ins->len; j++) {
 		uint32_t pk = g_array_index(ins, uint32_t, j);
 		struct fluid_part *p = f->parts->pdata[pk];
@@ -912,7 +942,7 @@ static void regrant(struct fluid *f, int32_t o)
  * (or a bound on the work, counted as unsettled). */
 static void solve(struct fluid *f)
 {
-	uint64_t work = 0, most = 100000 + 1000 * (uint64_t)(f->nchans + f->nnodes);
+	uint64_t work = 0, most = 1000 + FLUID_WORK * (uint64_t)(f->nchans + f->nnodes);
 
 	while (f->dirty_head < f->dirty->len) {
 		int32_t o = g_array_index(f->dirty, int32_t, f->dirty_head++);
@@ -960,10 +990,13 @@ static double part_due(struct fluid *f, uint32_t k)
 	return f->now_ps + h->bytes / p->grant;
 }
 
-/* When buffer q fills. A buffer within tol_ps of filling is full
- * now; a full one whose feeders send less than it drains is full no more
- * (its cap held nothing back); either way its channel shares itself
- * again. */
+/* When buffer q fills, or, full, when it has drained a grain below its
+ * room. A buffer within tol_ps of either is full, or full no more, now;
+ * either way its channel shares itself again. While a full buffer's
+ * feeders send less than it drains, its cap holds nothing back: it stays
+ * full until then (a rule of "full no more as soon as they send less"
+ * let it toggle every few hundredths of a picosecond where the cap made
+ * them send less). */
 static double buf_due(struct fluid *f, gsize q)
 {
 	const GArray *ps = f->bparts[q];
@@ -973,11 +1006,17 @@ static double buf_due(struct fluid *f, gsize q)
 		part_sync(f, g_array_index(ps, uint32_t, i));
 	net = buf_rate(f, q, true) - buf_rate(f, q, false);
 	if (f->full[q]) {
-		if (net < -FLUID_LESS * f->chans[q / f->nvc].bytes_per_ps) {
+		/* full until it has drained a grain: while its feeders send
+		 * less than it drains, its cap holds nothing back */
+		double low = MAX(size - f->grain, FLUID_EMPTY);
+
+		x = net < -FLUID_SAME ? MAX(f->buf[q] - low, 0) / -net : INFINITY;
+		if (f->buf[q] <= low || x <= f->tol_ps) {
 			f->full[q] = false;
 			mark(f, (int32_t)(q / f->nvc));
+			return INFINITY;
 		}
-		return INFINITY;
+		return f->now_ps + x;
 	}
 	if (f->buf[q] >= size * (1 - FLUID_FULL)) {
 		x = net >= -FLUID_SAME ? 0 : INFINITY;
@@ -1038,6 +1077,7 @@ static void settle(struct fluid *f)
 				break;
 			default:
 				t = flow_due(f, k);
+				list_changed(f, k);
 				break;
 			}
 			due_set(f, ent, t);
@@ -1061,6 +1101,7 @@ static void happen(struct fluid *f, uint32_t ent)
 		fl = line->head >= 0 ? flow_at(f, (uint32_t)line->head) : NULL;
 		if (fl && fl->rem <= FLUID_EMPTY) {
 			fl->rem = 0;
+			list_changed(f, (uint32_t)line->head);
 			line->head = fl->next;
 			if (line->head < 0)
 				line->tail = -1;
@@ -1086,11 +1127,26 @@ static void happen(struct fluid *f, uint32_t ent)
 	touch(f, ent);
 }
 
+/* The events due within tol_ps of the first (at t_ps) happen. */
+static void happen_at(struct fluid *f, double t_ps)
+{
+	if (t_ps > f->now_ps) {
+		f->now_ps = t_ps;
+		f->stats.events++;
+	}
+	while (f->heap->len && g_array_index(f->heap, struct fluid_due, 0).t_ps <= t_ps + f->tol_ps) {
+		struct fluid_due d = g_array_index(f->heap, struct fluid_due, 0);
+
+		/* one due again within the event moves on from its own time */
+		f->now_ps = MAX(f->now_ps, d.t_ps);
+		due_set(f, d.ent, INFINITY);
+		happen(f, d.ent);
+	}
+}
+
 bool fluid_run(struct fluid *f)
 {
 	for (;;) {
-		double t;
-
 		if (!f->undone)
 			return true;
 		settle(f);
@@ -1098,19 +1154,114 @@ bool fluid_run(struct fluid *f)
 			return true;
 		if (!f->heap->len)
 			return false;
-		t = g_array_index(f->heap, struct fluid_due, 0).t_ps;
-		if (t > f->now_ps) {
-			f->now_ps = t;
-			f->stats.events++;
-		}
-		while (f->heap->len &&
-		       g_array_index(f->heap, struct fluid_due, 0).t_ps <= t + f->tol_ps) {
-			uint32_t ent = g_array_index(f->heap, struct fluid_due, 0).ent;
-
-			due_set(f, ent, INFINITY);
-			happen(f, ent);
-		}
+		happen_at(f, g_array_index(f->heap, struct fluid_due, 0).t_ps);
 	}
+}
+
+double fluid_next_ps(struct fluid *f)
+{
+	settle(f);
+	return f->heap->len ? g_array_index(f->heap, struct fluid_due, 0).t_ps : INFINITY;
+}
+
+void fluid_advance(struct fluid *f, double t_ps)
+{
+	for (double t; (t = fluid_next_ps(f)) <= t_ps;)
+		happen_at(f, t);
+	f->now_ps = MAX(f->now_ps, t_ps);
+}
+
+void fluid_set_grain(struct fluid *f, double bytes)
+{
+	g_assert(bytes >= 1);
+	f->grain = bytes;
+}
+
+void fluid_set_eject(struct fluid *f, int node, double bytes_per_ps)
+{
+	g_assert(node >= 0 && node < f->nnodes && bytes_per_ps > 0);
+	f->eject[node] = bytes_per_ps;
+	mark(f, f->nchans + node);
+}
+
+void fluid_state(const struct fluid *f, uint32_t id, struct fluid_flow_state *out)
+{
+	const struct fluid_flow *fl = flow_at(f, id);
+	const struct fluid_line *line = &f->lines[fl->chans[0]];
+	double rem = fl->rem;
+
+	if (line->head == (int32_t)id)
+		rem -= line->grant * (f->now_ps - line->t_ps);
+	out->done = fl->done_ps >= 0;
+	out->delivered = out->done ? fl->wire : MIN(fl->delivered + fl->drate * (f->now_ps - fl->t_ps), fl->wire);
+	out->rate = out->done ? 0 : fl->drate;
+	out->rem = MAX(rem, 0);
+	out->in_line = fl->rem > 0;
+}
+
+void fluid_grow(struct fluid *f, uint32_t id, double wire_bytes)
+{
+	struct fluid_flow *fl = flow_at(f, id);
+	int32_t c = fl->chans[0];
+	struct fluid_line *line = &f->lines[c];
+
+	g_assert(wire_bytes > 0);
+	flow_sync(f, id);
+	line_sync(f, c);
+	fl = flow_at(f, id);
+	if (fl->done_ps >= 0) {
+		fl->done_ps = -1;
+		f->undone++;
+	}
+	fl->wire += wire_bytes;
+	if (!(fl->rem > 0)) {
+		/* its line had gone on from it: it is its line's head again */
+		g_assert(line->head < 0);
+		fl->next = -1;
+		line->head = line->tail = (int32_t)id;
+		fl->rem = 0;
+	}
+	fl->rem += wire_bytes;
+	mark(f, c);
+	touch(f, FLUID_ENT(FLUID_LINE, c));
+	touch(f, FLUID_ENT(FLUID_FLOW, id));
+}
+
+void fluid_finish(struct fluid *f, uint32_t id)
+{
+	struct fluid_flow *fl = flow_at(f, id);
+	int32_t c = fl->chans[0];
+	struct fluid_line *line = &f->lines[c];
+
+	flow_sync(f, id);
+	line_sync(f, c);
+	fl = flow_at(f, id);
+	if (fl->rem > 0) {
+		/* still in its line: it leaves it (it can only be the head) */
+		g_assert(line->head == (int32_t)id);
+		fl->rem = 0;
+		line->head = fl->next;
+		if (line->head < 0)
+			line->tail = -1;
+		mark(f, c);
+		touch(f, FLUID_ENT(FLUID_LINE, c));
+	}
+	if (fl->done_ps < 0) {
+		fl->done_ps = f->now_ps;
+		f->undone--;
+	}
+	due_set(f, FLUID_ENT(FLUID_FLOW, id), INFINITY);
+}
+
+void fluid_take_changed(struct fluid *f, GArray *out)
+{
+	for (guint i = 0; i < f->changed->len; i++) {
+		uint32_t id = g_array_index(f->changed, uint32_t, i);
+
+		flow_at(f, id)->listed = false;
+		g_array_append_val(out, id);
+	}
+	g_array_set_size(f->changed, 0);
 }
 
 double fluid_done_ps(const struct fluid *f, uint32_t id)
@@ -1146,6 +1297,7 @@ struct fluid *fluid_new_fabric(const struct fabric_config *cfg, GError **error)
 
 	f->topo = t;
 	f->link = *lp;
+	fluid_set_grain(f, pkt);
 	return f;
 }
 

@@ -24,8 +24,8 @@
  * FLUID_EMPTY bytes (fluid.c) count as nothing: a head run that small
  * joins the run behind it (its bytes counted in that run's mix), and
  * events due within the time the fastest channel takes to move that much
- * are one event. A buffer is full from the event that fills it until its
- * feeders send less than it drains.
+ * are one event. A buffer is full from the event that fills it until it
+ * has drained a grain (fluid_set_grain) below its size.
  *
  * Not modelled: the links' latency as a delay (only as the credits' loop,
  * above), packets (a run is a fluid), a node's injection limit. Times are in picoseconds as
@@ -56,13 +56,16 @@ struct fluid_chan {
 struct fluid_stats {
 	uint64_t events;       /* intervals of constant rates */
 	uint64_t rounds;       /* outputs shared again, over all events */
-	uint64_t unsettled;    /* solves stopped by their bound on that work */
+	uint64_t unsettled;    /* solves stopped by their bound on that work: full
+				* buffers in a cycle whose caps did not settle;
+				* the rates after one are not to be trusted */
 };
 
 struct fluid;
 
 /* A fluid over `nchans` channels between `nnodes` nodes, with `nvc`
- * virtual channels (1..4) and unlimited ejection. Never NULL. */
+ * virtual channels (1..4) and ejection unlimited (as fast as all of a
+ * node's channels bring, fluid_set_eject). Never NULL. */
 struct fluid *fluid_new(int nnodes, int nchans, const struct fluid_chan *chans, int nvc);
 void fluid_free(struct fluid *f);
 
@@ -75,8 +78,8 @@ uint32_t fluid_add(struct fluid *f, int dst, double wire_bytes, int hops, const 
 
 /* A fluid of the channels of cfg's topology, each with cfg->link's rate,
  * receive buffer (credits x packet wire bytes) and credits' loop (latency
- * and credit return), for fluid_send. NULL with `error` set where the
- * topology does not admit cfg. */
+ * and credit return), its grain a packet's wire bytes, for fluid_send.
+ * NULL with `error` set where the topology does not admit cfg. */
 struct fluid *fluid_new_fabric(const struct fabric_config *cfg, GError **error);
 
 /* On a fluid of fluid_new_fabric: adds a message of `bytes` (> 0) payload
@@ -94,5 +97,47 @@ bool fluid_run(struct fluid *f);
 double fluid_done_ps(const struct fluid *f, uint32_t id);
 
 void fluid_get_stats(const struct fluid *f, struct fluid_stats *out);
+
+/* What arrives at a buffer's part while its last run holds fewer than
+ * `bytes` (>= 1; 1 by default) joins that run, mixed, in place of a run
+ * of its own: the packet, below which the packet fabric does not divide
+ * what it forwards, and without which runs a fraction of a packet long
+ * each cost an event. */
+void fluid_set_grain(struct fluid *f, double bytes);
+
+/* Node `node`'s ejection takes at most bytes_per_ps (> 0). */
+void fluid_set_eject(struct fluid *f, int node, double bytes_per_ps);
+
+/* Run by steps, for a simulation that adds flows as time passes: the time
+ * of the fluid's next event (INFINITY: none), its rates settled first
+ * (after fluid_add, fluid_grow or fluid_finish); and the fluid moved on to
+ * t_ps (no earlier than its time), every event due by then having
+ * happened. fluid_add, fluid_grow and fluid_finish act at the fluid's
+ * time. */
+double fluid_next_ps(struct fluid *f);
+void fluid_advance(struct fluid *f, double t_ps);
+
+/* A flow as of the fluid's time. */
+struct fluid_flow_state {
+	double delivered;      /* bytes */
+	double rate;           /* delivery rate, bytes per ps */
+	double rem;            /* bytes still in memory */
+	bool in_line;          /* its line has not gone on from it */
+	bool done;
+};
+
+void fluid_state(const struct fluid *f, uint32_t id, struct fluid_flow_state *out);
+
+/* Flow id grows by wire_bytes (> 0), sent from memory behind what it had;
+ * where its line had gone on from it, that line must be empty. */
+void fluid_grow(struct fluid *f, uint32_t id, double wire_bytes);
+
+/* Flow id is delivered now, whatever it lacks (it leaves its line); what
+ * the buffers hold of it still drains. */
+void fluid_finish(struct fluid *f, uint32_t id);
+
+/* Appends to `out` (of uint32_t) the flows whose delivery rate, delivery
+ * or line may have changed since the last call. */
+void fluid_take_changed(struct fluid *f, GArray *out);
 
 #endif
