@@ -20,8 +20,8 @@
  * (time, entity); an event takes from the heap every entity due within
  * tol_ps of the first and moves only those on (happen). A buffer is
  * full from the event that fills it until it has drained a grain below
- * its room (fluid_set_grain). The cost of an event is that of the entities it changes, not of
- * the fabric's size. */
+ * its room (fluid_set_grain). The cost of an event is that of the
+ * entities it changes, not of the fabric's size. */
 #include "sim/link/fluid.h"
 
 #include "sim/link/link.h"
@@ -37,11 +37,8 @@
  * way (FLUID_EMPTY a run at most, dropped or counted in the run behind). */
 #define FLUID_DONE 1.0
 #define FLUID_SAME 1e-13
-/* A buffer within this fraction of its size is full; a full one is full no
- * more where its feeders send at least this fraction of its channel's rate
- * less than it drains. */
+/* A buffer within this fraction of its size is full. */
 #define FLUID_FULL 1e-9
-#define FLUID_LESS 1e-6
 #define FLUID_NOWHERE G_MAXUINT
 /* Solves a settle may run at most, each after the one before changed what
  * a buffer caps; regrants a solve may run at most, per output. Full
@@ -522,6 +519,20 @@ static void line_sync(struct fluid *f, int32_t c)
 	if (line->head >= 0)
 		flow_at(f, (uint32_t)line->head)->rem -= line->grant * (f->now_ps - line->t_ps);
 	line->t_ps = f->now_ps;
+}
+
+/* Line c's head has sent its last byte from memory: the line goes on to
+ * the next, and its channel shares itself again. */
+static void line_pop(struct fluid *f, int32_t c)
+{
+	struct fluid_line *line = &f->lines[c];
+	struct fluid_flow *fl = flow_at(f, (uint32_t)line->head);
+
+	fl->rem = 0;
+	line->head = fl->next;
+	if (line->head < 0)
+		line->tail = -1;
+	mark(f, c);
 }
 
 /* Moves flow id's delivery on to now; delivered where it lacks no more than
@@ -1100,12 +1111,8 @@ static void happen(struct fluid *f, uint32_t ent)
 		line_sync(f, (int32_t)k);
 		fl = line->head >= 0 ? flow_at(f, (uint32_t)line->head) : NULL;
 		if (fl && fl->rem <= FLUID_EMPTY) {
-			fl->rem = 0;
 			list_changed(f, (uint32_t)line->head);
-			line->head = fl->next;
-			if (line->head < 0)
-				line->tail = -1;
-			mark(f, (int32_t)k);
+			line_pop(f, (int32_t)k);
 		}
 		break;
 	}
@@ -1193,7 +1200,8 @@ void fluid_state(const struct fluid *f, uint32_t id, struct fluid_flow_state *ou
 	if (line->head == (int32_t)id)
 		rem -= line->grant * (f->now_ps - line->t_ps);
 	out->done = fl->done_ps >= 0;
-	out->delivered = out->done ? fl->wire : MIN(fl->delivered + fl->drate * (f->now_ps - fl->t_ps), fl->wire);
+	out->delivered = out->done ? fl->wire
+				   : MIN(fl->delivered + fl->drate * (f->now_ps - fl->t_ps), fl->wire);
 	out->rate = out->done ? 0 : fl->drate;
 	out->rem = MAX(rem, 0);
 	out->in_line = fl->rem > 0;
@@ -1208,7 +1216,6 @@ void fluid_grow(struct fluid *f, uint32_t id, double wire_bytes)
 	g_assert(wire_bytes > 0);
 	flow_sync(f, id);
 	line_sync(f, c);
-	fl = flow_at(f, id);
 	if (fl->done_ps >= 0) {
 		fl->done_ps = -1;
 		f->undone++;
@@ -1235,15 +1242,10 @@ void fluid_finish(struct fluid *f, uint32_t id)
 
 	flow_sync(f, id);
 	line_sync(f, c);
-	fl = flow_at(f, id);
 	if (fl->rem > 0) {
 		/* still in its line: it leaves it (it can only be the head) */
 		g_assert(line->head == (int32_t)id);
-		fl->rem = 0;
-		line->head = fl->next;
-		if (line->head < 0)
-			line->tail = -1;
-		mark(f, c);
+		line_pop(f, c);
 		touch(f, FLUID_ENT(FLUID_LINE, c));
 	}
 	if (fl->done_ps < 0) {

@@ -278,8 +278,11 @@ static void test_grow_finish(void)
 	fluid_finish(f, a);
 	fluid_state(f, a, &st);
 	g_assert_true(st.done && !st.in_line);
+	/* b sends at once: a held its line for its whole 16 MiB */
+	fluid_advance(f, fluid_done_ps(f, 0) + 1e6);
 	fluid_state(f, b, &st);
 	g_assert_true(st.in_line);
+	g_assert_cmpfloat(st.delivered, >, 0);
 	g_assert_cmpfloat(fluid_next_ps(f), <, INFINITY);
 	run_by_steps(f);
 	g_assert_cmpfloat(fluid_done_ps(f, b), >, 0);
